@@ -1,0 +1,39 @@
+#pragma once
+// The `kiln` command line. run_cli() is the whole program: main() only calls it, and a user's own
+// executable that links kiln (with its own registered components) can call it too.
+// Each subcommand lives in its own cmd_<name>.cpp and adds itself to the app.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Parses arguments, runs the subcommand, maps errors to exit codes (DESIGN.md §5): 0 success,
+/// 1 runtime error, 2 usage or config error, 3 internal error.
+int run_cli(int argc, char** argv);
+
+namespace cli {
+
+/// What a parsed subcommand runs; returns the exit code.
+using Action = std::function<int()>;
+
+/// The command line this process was started with, for run.json.
+const std::string& invocation();
+
+/// Config files and `--set` overrides, as several commands take them.
+struct ConfigArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> overrides;
+  void add_to(CLI::App& command);
+};
+
+void add_train_command(CLI::App& app, Action& action);
+void add_eval_command(CLI::App& app, Action& action);
+void add_list_command(CLI::App& app, Action& action);
+void add_config_command(CLI::App& app, Action& action);
+
+}  // namespace cli
+}  // namespace kiln

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Training throughput: kiln against the same model as a plain PyTorch Python loop.
+#
+#   benchmarks/train_throughput.sh [STEPS] [RUNS]
+#
+# Both train configs/examples/fashion_mnist/cnn.yaml's CNN on Fashion-MNIST: same data, batch 128,
+# AdamW, same number of steps and threads (all cores), no validation. Runs alternate kiln / PyTorch
+# RUNS times and the table shows the median samples/s of each and their ratio (> 1: kiln faster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=${1:-469}   # one epoch
+runs=${2:-3}
+threads=$(nproc)
+kiln=${KILN:-build/kiln}
+python=${PYTHON:-/usr/bin/python3}   # Debian's python3-torch lives here, not in a pyenv
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+kiln_rate() {
+  "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work" \
+    --set "train.max=$steps steps" --set data.val=null --set "runtime.threads=$threads" \
+    --set "train.log_every=100000 steps" > "$work/kiln.out"
+  local run; run=$(sed -n 's/^run: //p' "$work/kiln.out")
+  "$python" -c "import json,sys; s=json.load(open('$run/summary.json')); print(s['steps']*128/s['seconds'])"
+}
+
+peer_rate() {
+  "$python" benchmarks/peers/train_cnn.py --steps "$steps" --threads "$threads" |
+    "$python" -c "import json,sys; r=json.load(sys.stdin); print(r['samples']/r['seconds'])"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+: > "$work/kiln.rates"; : > "$work/peer.rates"
+for i in $(seq "$runs"); do
+  kiln_rate >> "$work/kiln.rates"
+  peer_rate >> "$work/peer.rates"
+  echo "run $i: kiln $(tail -n1 "$work/kiln.rates") samples/s, pytorch $(tail -n1 "$work/peer.rates") samples/s" >&2
+done
+k=$(median < "$work/kiln.rates"); p=$(median < "$work/peer.rates")
+echo "| model | steps x batch | threads | kiln samples/s | PyTorch samples/s | ratio kiln/PyTorch |"
+echo "|---|---|---|---|---|---|"
+awk -v s="$steps" -v t="$threads" -v k="$k" -v p="$p" \
+  'BEGIN { printf "| fashion_mnist cnn.yaml | %s x 128 | %s | %.0f | %.0f | %.2f |\n", s, t, k, p, k / p }'

@@ -1,0 +1,24 @@
+# Build speed on a 2-core machine: Ninja (chosen by the Makefile), ccache, mold, and one shared
+# precompiled header for <torch/torch.h> (set up per target in the main CMakeLists).
+
+find_program(KILN_CCACHE ccache)
+if(KILN_CCACHE)
+  # A precompiled header is only cacheable when ccache ignores its timestamp and defines.
+  set(KILN_LAUNCHER ${CMAKE_COMMAND} -E env
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+      ${KILN_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${KILN_LAUNCHER})
+  add_compile_options(-fpch-preprocess)
+endif()
+
+find_program(KILN_MOLD mold)
+if(KILN_MOLD)
+  add_link_options(-fuse-ld=mold)
+endif()
+
+# Debug info for torch-heavy code makes objects and links several times slower; opt in with
+# -DKILN_DEBUG_INFO=ON.
+option(KILN_DEBUG_INFO "Keep debug info in Release builds" OFF)
+if(NOT KILN_DEBUG_INFO)
+  set(CMAKE_CXX_FLAGS_RELEASE "-O2 -DNDEBUG")
+endif()

@@ -1,0 +1,102 @@
+#include "kiln/core/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+#include "kiln/core/yaml_json.h"
+
+namespace kiln {
+namespace {
+
+bool has_suffix(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Json& step_into(Json& node, const PathStep& step, const std::string& path) {
+  if (const auto* key = std::get_if<std::string>(&step)) {
+    if (node.is_null()) node = Json::object();
+    if (!node.is_object())
+      throw ConfigError(path, "--set", "'" + *key + "' is not inside a mapping");
+    return node[*key];
+  }
+  size_t index = std::get<size_t>(step);
+  if (!node.is_array() || index >= node.size()) {
+    size_t size = node.is_array() ? node.size() : 0;
+    throw ConfigError(path, "--set",
+                      fmt::format("index {} is out of range (the list has {} items)", index, size));
+  }
+  return node[index];
+}
+
+}  // namespace
+
+Json parse_config_text(const std::string& text, const std::string& origin, bool is_json) {
+  if (is_json) {
+    try {
+      return Json::parse(text, nullptr, true, /*ignore_comments=*/true);
+    } catch (const Json::parse_error& e) {
+      throw ConfigError("", origin, std::string("invalid JSON: ") + e.what());
+    }
+  }
+  try {
+    YAML::Node node = YAML::Load(text);
+    return yaml_to_json(node);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("", origin,
+                      fmt::format("invalid YAML at line {}, column {}: {}", e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+}
+
+Json load_config_file(const std::string& path) {
+  bool is_json = has_suffix(path, ".json");
+  if (!is_json && !has_suffix(path, ".yaml") && !has_suffix(path, ".yml"))
+    throw ConfigError("", path, "unknown config file type; expected .yaml, .yml or .json");
+  Json tree = parse_config_text(read_text_file(path), path, is_json);
+  if (tree.is_null()) return Json::object();
+  if (!tree.is_object())
+    throw ConfigError("", path, "the top level of a config must be a mapping of keys to values");
+  return tree;
+}
+
+void deep_merge(Json& base, const Json& overlay) {
+  if (!base.is_object() || !overlay.is_object()) {
+    base = overlay;
+    return;
+  }
+  for (const auto& [key, value] : overlay.items()) deep_merge(base[key], value);
+}
+
+void apply_override(RawConfig& config, const std::string& assignment) {
+  size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw ConfigError(assignment, "--set", "expected PATH=VALUE, e.g. train.max=\"2 epochs\"");
+  std::string path = assignment.substr(0, equals);
+  Json value = parse_config_text(assignment.substr(equals + 1), "--set " + path, false);
+  Json* node = &config.tree;
+  for (const auto& step : parse_config_path(path)) node = &step_into(*node, step, path);
+  *node = value;
+  config.origins.record(path, value, "--set");
+}
+
+RawConfig load_config(const std::vector<std::string>& files,
+                      const std::vector<std::string>& overrides) {
+  RawConfig config;
+  for (const auto& file : files) {
+    Json tree = load_config_file(file);
+    deep_merge(config.tree, tree);
+    config.origins.record("", tree, file);
+  }
+  for (const auto& assignment : overrides) apply_override(config, assignment);
+  return config;
+}
+
+std::string to_yaml(const Json& tree) {
+  YAML::Emitter out;
+  emit_yaml(out, tree);
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace kiln

@@ -1,0 +1,25 @@
+#include "kiln/data/dataset.h"
+
+namespace kiln::data {
+
+TensorDataset::TensorDataset(torch::Tensor inputs, torch::Tensor targets)
+    : inputs_(std::move(inputs)), targets_(std::move(targets)) {
+  KILN_CHECK(inputs_.size(0) == targets_.size(0), "a dataset has {} inputs but {} targets",
+             inputs_.size(0), targets_.size(0));
+}
+
+Batch TensorDataset::gather(const torch::Tensor& indices) const {
+  return {inputs_.index_select(0, indices), targets_.index_select(0, indices)};
+}
+
+std::vector<int64_t> TensorDataset::input_shape() const {
+  auto sizes = inputs_.sizes();
+  return {sizes.begin() + 1, sizes.end()};
+}
+
+DatasetRegistry& dataset_registry() {
+  static DatasetRegistry registry("dataset", "Sources of training and evaluation examples.");
+  return registry;
+}
+
+}  // namespace kiln::data

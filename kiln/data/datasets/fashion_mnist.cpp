@@ -1,0 +1,66 @@
+// fashion_mnist: Zalando's Fashion-MNIST from its IDX files (Debian: dataset-fashion-mnist).
+
+#include "kiln/data/dataset.h"
+#include "kiln/io/idx.h"
+
+namespace kiln::data {
+namespace {
+
+struct FashionMnistOptions {
+  std::string root = "/usr/share/datasets/fashion-mnist";
+  std::string split = "train";
+  int64_t limit = 0;
+  void describe(Schema& s) {
+    s.field("root", root, "Folder holding the four IDX files, gzipped or not.");
+    s.field("split", split, "Which part: train (60000 images) or test (10000).")
+        .one_of({"train", "test"});
+    s.field("limit", limit, "Keep only the first N examples (0 = all), for quick runs.").min(0);
+  }
+};
+
+io::IdxArray read_part(const std::string& root, const std::string& stem) {
+  for (const char* suffix : {".gz", ""}) {
+    std::string path = root + "/" + stem + suffix;
+    if (FILE* probe = std::fopen(path.c_str(), "rb")) {
+      std::fclose(probe);
+      return io::read_idx(path);
+    }
+  }
+  throw Error("Fashion-MNIST file " + root + "/" + stem +
+              "[.gz] not found; install the Debian package dataset-fashion-mnist "
+              "(scripts/install-deps.sh does) or set the dataset's root");
+}
+
+torch::Tensor as_tensor(const io::IdxArray& array, const std::string& what, size_t rank) {
+  KILN_CHECK(array.type == io::IdxType::kUint8 && array.dims.size() == rank,
+             "Fashion-MNIST {} must be unsigned bytes of rank {}", what, rank);
+  return torch::from_blob(const_cast<uint8_t*>(array.data.data()), array.dims, torch::kUInt8)
+      .clone();
+}
+
+class FashionMnist : public TensorDataset {
+ public:
+  explicit FashionMnist(const FashionMnistOptions& options)
+      : TensorDataset(load(options, true), load(options, false)) {}
+
+ private:
+  static torch::Tensor load(const FashionMnistOptions& options, bool images) {
+    std::string prefix = options.split == "train" ? "train" : "t10k";
+    torch::Tensor data =
+        images ? as_tensor(read_part(options.root, prefix + "-images-idx3-ubyte"), "images", 3)
+                     .unsqueeze(1)
+                     .to(torch::kFloat32)
+                     .div_(255.0)
+               : as_tensor(read_part(options.root, prefix + "-labels-idx1-ubyte"), "labels", 1)
+                     .to(torch::kInt64);
+    if (options.limit > 0 && options.limit < data.size(0)) data = data.slice(0, 0, options.limit);
+    return data;
+  }
+};
+
+}  // namespace
+
+KILN_REGISTER(dataset_registry, "fashion_mnist", FashionMnist, FashionMnistOptions,
+              "Fashion-MNIST 28x28 grayscale clothing images in 10 classes, scaled to [0, 1].");
+
+}  // namespace kiln::data

@@ -1,0 +1,56 @@
+#pragma once
+// What a long command shows while it works. On a terminal: a progress bar redrawn in place (steps,
+// loss, samples/s, ETA), with log lines printed above it. Elsewhere (CI, pipes, files): plain log
+// lines only. Every log line is also appended, time-stamped, to the run's train.log.
+// Thread-safety: one thread.
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+
+namespace kiln::engine {
+
+/// Seconds since some fixed point; injected so tests control time.
+using Clock = std::function<double()>;
+/// Wall-clock seconds since the epoch.
+double system_seconds();
+
+struct ProgressState {
+  int64_t step = 0, total_steps = 0;
+  double epoch = 0;
+  double loss = 0;
+  double samples_per_s = 0;
+  double elapsed_s = 0;
+};
+
+class Console {
+ public:
+  /// Writes to `out`; draws a bar when `interactive`. `log_path` may be empty (no file).
+  Console(std::FILE* out, bool interactive, const std::string& log_path, Clock clock);
+  ~Console();
+
+  /// A log line: printed (above the bar) and appended to the log file.
+  void line(const std::string& text);
+  /// Redraws the bar (at most 10 times a second); does nothing when not interactive.
+  void progress(const ProgressState& state);
+  /// Removes the bar, before the program prints its last lines.
+  void finish();
+
+ private:
+  void clear_bar();
+
+  std::FILE* out_;
+  bool interactive_;
+  std::ofstream log_;
+  Clock clock_;
+  double last_draw_ = -1;
+  bool bar_visible_ = false;
+};
+
+/// `[=======>      ] 1200/2345 ep 2.51 loss 0.3121 8,512 samples/s ETA 2:13`.
+std::string progress_bar_text(const ProgressState& state, int width);
+/// `1:02:03` or `2:13`.
+std::string format_duration(double seconds);
+
+}  // namespace kiln::engine

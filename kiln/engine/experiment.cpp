@@ -1,0 +1,94 @@
+#include "kiln/engine/experiment.h"
+
+#include <thread>
+
+#include <fmt/ranges.h>
+
+#include "kiln/optim/optimizer.h"
+
+namespace kiln::engine {
+namespace {
+
+std::vector<std::shared_ptr<const data::Transform>> build_transforms(const ComponentList& list) {
+  std::vector<std::shared_ptr<const data::Transform>> transforms;
+  for (const auto& spec : list.items) transforms.push_back(data::transform_registry().create(spec));
+  return transforms;
+}
+
+}  // namespace
+
+torch::Device setup_runtime(const ExperimentConfig& config) {
+  int64_t threads = config.runtime.threads.value;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  torch::set_num_threads(static_cast<int>(threads));
+  torch::manual_seed(static_cast<uint64_t>(config.seed));
+  const std::string& device = config.runtime.device;
+  bool has_cuda = torch::cuda::is_available();
+  if (device == "cuda" && !has_cuda)
+    throw ConfigError("runtime.device", "",
+                      "cuda requested but this LibTorch sees no CUDA device; use auto or cpu");
+  return (device == "cuda" || (device == "auto" && has_cuda)) ? torch::Device(torch::kCUDA)
+                                                              : torch::Device(torch::kCPU);
+}
+
+Experiment::Experiment(ExperimentConfig config)
+    : config_(std::move(config)), device_(setup_runtime(config_)) {}
+
+std::vector<std::string> Experiment::splits() const {
+  std::vector<std::string> out = {"train"};
+  if (!config_.data.val.empty()) out.push_back("val");
+  if (!config_.data.test.empty()) out.push_back("test");
+  return out;
+}
+
+const ComponentSpec& Experiment::split_spec(const std::string& split) const {
+  const ComponentSpec* spec = split == "train"  ? &config_.data.train
+                              : split == "val"  ? &config_.data.val
+                              : split == "test" ? &config_.data.test
+                                                : nullptr;
+  if (!spec || spec->empty())
+    throw UsageError(fmt::format("the config defines no \"{}\" split (data.{}); it has: {}", split,
+                                 split, fmt::join(splits(), ", ")));
+  return *spec;
+}
+
+std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& split) {
+  auto& slot = datasets_[split];
+  if (!slot) slot = data::dataset_registry().create(split_spec(split));
+  return slot;
+}
+
+data::Loader Experiment::loader(const std::string& split) {
+  const DataOptions& d = config_.data;
+  bool training = split == "train";
+  data::LoaderOptions options;
+  options.batch_size = training || d.eval_batch_size == 0 ? d.batch_size : d.eval_batch_size;
+  options.shuffle = training && d.shuffle;
+  options.drop_last = training && d.drop_last;
+  options.seed = static_cast<uint64_t>(config_.seed);
+  return data::Loader(dataset(split),
+                      build_transforms(training ? d.transforms.train : d.transforms.eval), options);
+}
+
+std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
+  auto model = models::build_model(config_.model, dataset(split)->input_shape());
+  model->to(device_);
+  return model;
+}
+
+std::unique_ptr<losses::Loss> Experiment::build_loss() const {
+  return losses::loss_registry().create(config_.loss);
+}
+
+std::vector<NamedMetric> Experiment::build_metrics() const {
+  std::vector<NamedMetric> out;
+  for (const auto& spec : config_.metrics.items)
+    out.push_back({spec.type(), metrics::metric_registry().create(spec)});
+  return out;
+}
+
+std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Model& model) const {
+  return optim::optimizer_registry().create(config_.optimizer, model.parameters());
+}
+
+}  // namespace kiln::engine

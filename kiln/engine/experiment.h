@@ -1,0 +1,57 @@
+#pragma once
+// An experiment assembled from its config: the only place that turns component specs into
+// objects through the registries (DESIGN.md §2). Commands (train, eval) build one and hand its
+// parts to the trainer and evaluator.
+// Thread-safety: built and used on one thread.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/data/loader.h"
+#include "kiln/engine/experiment_config.h"
+#include "kiln/losses/loss.h"
+#include "kiln/metrics/metric.h"
+#include "kiln/models/model.h"
+
+namespace kiln::engine {
+
+/// A metric with its config name, which is also its tag (`val/accuracy`).
+struct NamedMetric {
+  std::string name;
+  std::unique_ptr<metrics::Metric> metric;
+};
+
+/// Sets threads and the seed; returns the device the config asks for. Throws when CUDA is asked
+/// for and absent.
+torch::Device setup_runtime(const ExperimentConfig& config);
+
+class Experiment {
+ public:
+  explicit Experiment(ExperimentConfig config);
+
+  const ExperimentConfig& config() const { return config_; }
+  torch::Device device() const { return device_; }
+
+  /// The dataset of a split: train, val or test. Throws UsageError when the config has none.
+  std::shared_ptr<const data::Dataset> dataset(const std::string& split);
+  /// A loader over a split; training loaders shuffle and use the train transforms.
+  data::Loader loader(const std::string& split);
+  /// Builds the model for the examples of `split`, on the device.
+  std::shared_ptr<models::Model> build_model(const std::string& split);
+  std::unique_ptr<losses::Loss> build_loss() const;
+  std::vector<NamedMetric> build_metrics() const;
+  std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
+  /// The splits this config defines, for messages.
+  std::vector<std::string> splits() const;
+
+ private:
+  const ComponentSpec& split_spec(const std::string& split) const;
+
+  ExperimentConfig config_;
+  torch::Device device_;
+  std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
+};
+
+}  // namespace kiln::engine

@@ -1,0 +1,82 @@
+#include "kiln/engine/experiment_config.h"
+
+namespace kiln::engine {
+
+void TransformLists::describe(Schema& s) {
+  s.field("train", train, "Applied to training batches (augmentation, then preprocessing).");
+  s.field("eval", eval, "Applied for validation, testing, export and serving.");
+}
+
+void DataOptions::describe(Schema& s) {
+  s.field("train", train, "The training dataset.").require();
+  s.field("val", val, "Dataset for validation during training (optional).");
+  s.field("test", test, "Dataset for `kiln eval --split test` (optional).");
+  s.field("batch_size", batch_size, "Examples per training step.").min(1);
+  s.field("eval_batch_size", eval_batch_size, "Examples per evaluation batch; 0 = batch_size.")
+      .min(0);
+  s.field("shuffle", shuffle, "Visit training examples in a new seeded order every epoch.");
+  s.field("drop_last", drop_last, "Skip the last, smaller training batch of each epoch.");
+  s.field("transforms", transforms, "Batch transforms for training and for evaluation.");
+}
+
+void TrainOptions::describe(Schema& s) {
+  s.field("max", max, "When training ends: steps, epochs, samples or time.");
+  s.field("validate_every", validate_every, "How often to evaluate on data.val.");
+  s.field("log_every", log_every, "How often to log training loss and throughput.");
+  s.field("monitor", monitor, "The metric that decides the best result, e.g. val/accuracy.");
+  s.field("mode", mode, "Whether the monitored metric is better lower or higher.")
+      .one_of({"min", "max"});
+}
+
+void RuntimeOptions::describe(Schema& s) {
+  s.field("device", device, "auto (CUDA when available), cpu or cuda.")
+      .one_of({"auto", "cpu", "cuda"});
+  s.field("threads", threads, "Intra-op CPU threads; auto = all cores.");
+}
+
+void ExperimentConfig::describe(Schema& s) {
+  s.field("version", version, "Config format version.").in_range(1, 1);
+  s.field("name", name, "Experiment name: runs land in <runs-root>/<name>/<timestamp>.")
+      .check(
+          [](const std::string& n) {
+            return !n.empty() && n.find('/') == std::string::npos && n != "." && n != "..";
+          },
+          "that is non-empty and has no '/'");
+  s.field("seed", seed, "Seed for weights, shuffling and dropout.").min(0);
+  s.field("data", data, "Datasets, batching and transforms.");
+  s.field("model", model, "The network.").require();
+  s.field("loss", loss, "The training objective.");
+  s.field("metrics", metrics, "Measured on every evaluation, besides the loss.");
+  s.field("optimizer", optimizer, "The parameter update rule.");
+  s.field("train", train, "Length of training, validation and logging periods.");
+  s.field("runtime", runtime, "Device and threads.");
+}
+
+ExperimentConfig parse_experiment(const RawConfig& raw) {
+  ExperimentConfig config;
+  read_options(config, raw.tree, ReadContext{"", &raw.origins});
+  return config;
+}
+
+Json resolved_config(const ExperimentConfig& config) { return write_options(config); }
+
+}  // namespace kiln::engine
+
+namespace kiln {
+
+void OptionTraits<engine::AutoCount>::read(const Json& value, engine::AutoCount& out,
+                                           const ReadContext& ctx) {
+  if (value == "auto") {
+    out.value = 0;
+  } else if (value.is_number_integer() && value.get<int64_t>() >= 1) {
+    out.value = value.get<int64_t>();
+  } else {
+    ctx.fail("expected \"auto\" or an integer >= 1, got " + value.dump());
+  }
+}
+
+Json OptionTraits<engine::AutoCount>::write(const engine::AutoCount& value) {
+  return value.value == 0 ? Json("auto") : Json(value.value);
+}
+
+}  // namespace kiln

@@ -1,0 +1,82 @@
+#pragma once
+// The top-level config of an experiment (DESIGN.md §4) as options structs: every key, its default
+// and its checks are declared here once, and the resolved form (every default filled in) is what
+// a run directory and every checkpoint store.
+// Thread-safety: values.
+
+#include <string>
+
+#include "kiln/core/config.h"
+#include "kiln/core/period.h"
+#include "kiln/core/registry.h"
+
+namespace kiln::engine {
+
+/// A count that may be `auto` (0 in memory).
+struct AutoCount {
+  int64_t value = 0;
+};
+
+struct TransformLists {
+  ComponentList train{"transform"};
+  ComponentList eval{"transform"};
+  void describe(Schema& s);
+};
+
+struct DataOptions {
+  ComponentSpec train{"dataset"};
+  ComponentSpec val{"dataset"};
+  ComponentSpec test{"dataset"};
+  int64_t batch_size = 128;
+  int64_t eval_batch_size = 0;
+  bool shuffle = true;
+  bool drop_last = false;
+  TransformLists transforms;
+  void describe(Schema& s);
+};
+
+struct TrainOptions {
+  Period max{10, Period::Unit::kEpochs};
+  Period validate_every{1, Period::Unit::kEpochs};
+  Period log_every{100, Period::Unit::kSteps};
+  std::string monitor = "val/loss";
+  std::string mode = "min";
+  void describe(Schema& s);
+};
+
+struct RuntimeOptions {
+  std::string device = "auto";
+  AutoCount threads;
+  void describe(Schema& s);
+};
+
+struct ExperimentConfig {
+  int64_t version = 1;
+  std::string name = "experiment";
+  int64_t seed = 1;
+  DataOptions data;
+  ComponentSpec model{"model"};
+  ComponentSpec loss{"loss", "cross_entropy"};
+  ComponentList metrics{"metric", {"accuracy"}};
+  ComponentSpec optimizer{"optimizer", "adam"};
+  TrainOptions train;
+  RuntimeOptions runtime;
+  void describe(Schema& s);
+};
+
+/// Checks a merged config against the declaration; throws ConfigError naming path and origin.
+ExperimentConfig parse_experiment(const RawConfig& raw);
+
+/// The resolved config: the input with every default filled in.
+Json resolved_config(const ExperimentConfig& config);
+
+}  // namespace kiln::engine
+
+namespace kiln {
+template <>
+struct OptionTraits<engine::AutoCount> {
+  static void read(const Json& value, engine::AutoCount& out, const ReadContext& ctx);
+  static Json write(const engine::AutoCount& value);
+  static std::string type_name(const engine::AutoCount&) { return "auto | integer"; }
+};
+}  // namespace kiln

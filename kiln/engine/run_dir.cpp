@@ -1,0 +1,127 @@
+#include "kiln/engine/run_dir.h"
+
+#include <sys/stat.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+
+RunDirectory RunDirectory::create(const std::string& root, const std::string& name,
+                                  std::time_t now) {
+  char stamp[32];
+  std::tm local{};
+  localtime_r(&now, &local);
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  std::string parent = root + "/" + name;
+  std::error_code error;
+  fs::create_directories(parent, error);
+  if (error) throw IoError("create", parent, error.value());
+  // mkdir fails on an existing name, so two runs started in the same second get -1, -2, ...
+  for (int n = 0; n < 1000; ++n) {
+    std::string path = parent + "/" + stamp + (n == 0 ? "" : "-" + std::to_string(n));
+    if (::mkdir(path.c_str(), 0755) == 0) {
+      fs::create_directories(path + "/checkpoints");
+      return RunDirectory(path);
+    }
+    if (errno != EEXIST) throw IoError("create", path, errno);
+  }
+  throw IoError("create a unique run directory in", parent, EEXIST);
+}
+
+RunDirectory RunDirectory::open(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  if (!fs::exists(trimmed + "/config.yaml"))
+    throw UsageError(trimmed + " is not a run directory: it has no config.yaml");
+  return RunDirectory(trimmed);
+}
+
+void RunDirectory::write_json(const std::string& name, const Json& value) const {
+  write_file_atomic(file(name), value.dump(2) + "\n");
+}
+
+Json RunDirectory::read_json(const std::string& name) const {
+  std::string text = read_text_file(file(name));
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw DataError(file(name), -1, static_cast<int64_t>(e.byte), e.what());
+  }
+}
+
+MetricsLog::MetricsLog(const std::string& path) : out_(path, std::ios::app) {
+  if (!out_) throw IoError("open", path, errno);
+  out_.seekp(0, std::ios::end);
+  if (out_.tellp() == 0) out_ << "step,epoch,split,metric,value,wall_time\n";
+}
+
+void MetricsLog::append(int64_t step, double epoch, const std::string& tag, double value,
+                        double wall_time) {
+  size_t slash = tag.find('/');
+  std::string split = slash == std::string::npos ? "" : tag.substr(0, slash);
+  std::string metric = slash == std::string::npos ? tag : tag.substr(slash + 1);
+  out_ << fmt::format("{},{:.6g},{},{},{:.9g},{:.3f}\n", step, epoch, split, metric, value,
+                      wall_time);
+  out_.flush();
+}
+
+std::string iso_time(std::time_t t) {
+  char text[32];
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+namespace {
+
+std::string first_line_of_command(const char* command) {
+  std::string out;
+  if (FILE* pipe = ::popen(command, "r")) {
+    char line[256];
+    if (std::fgets(line, sizeof(line), pipe)) out = line;
+    ::pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+}  // namespace
+
+std::string libtorch_version() {
+  return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
+}
+
+Json environment_info() {
+  char host[256] = "unknown";
+  ::gethostname(host, sizeof(host) - 1);
+  Json info = Json::object();
+  info["host"] = host;
+  info["kiln_version"] = KILN_VERSION;
+  info["libtorch_version"] = libtorch_version();
+  info["cpu"] = fmt::format("{} ({} threads)", cpu_model(), std::thread::hardware_concurrency());
+  info["cuda_devices"] = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
+  std::string commit = first_line_of_command("git rev-parse HEAD 2>/dev/null");
+  info["git_commit"] = commit.empty() ? Json() : Json(commit);
+  info["world_size"] = 1;
+  return info;
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,146 @@
+#include "kiln/engine/trainer.h"
+
+#include <cmath>
+
+#include "kiln/core/suggest.h"
+#include "kiln/optim/optimizer.h"
+
+namespace kiln::engine {
+
+struct Trainer::Window {
+  double loss_sum = 0;
+  int64_t steps = 0, samples = 0;
+  double started = 0;
+};
+
+std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metrics, bool has_val) {
+  std::vector<std::string> tags;
+  for (const std::string split : {"val", "train"}) {
+    if (split == "val" && !has_val) continue;
+    tags.push_back(split + "/loss");
+    for (const auto& m : metrics) tags.push_back(split + "/" + m.name);
+  }
+  return tags;
+}
+
+Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
+                 Clock clock)
+    : parts_(parts), options_(options), log_(log), console_(console), clock_(std::move(clock)) {
+  auto tags = monitorable_tags(parts_.metrics, parts_.val != nullptr);
+  if (std::find(tags.begin(), tags.end(), options_.monitor) == tags.end())
+    throw ConfigError("train.monitor", "",
+                      "\"" + options_.monitor + "\" is never measured; " +
+                          suggestion_text(options_.monitor, tags));
+}
+
+int64_t Trainer::estimated_total_steps() const {
+  const Period& max = options_.max;
+  int64_t per_epoch = parts_.train.batches_per_epoch();
+  switch (max.unit()) {
+    case Period::Unit::kSteps:
+      return static_cast<int64_t>(max.amount());
+    case Period::Unit::kEpochs:
+      return static_cast<int64_t>(std::ceil(max.amount() * double(per_epoch)));
+    case Period::Unit::kSamples: {
+      double batch = double(parts_.train.dataset().size()) / double(per_epoch);
+      return static_cast<int64_t>(std::ceil(max.amount() / batch));
+    }
+    case Period::Unit::kSeconds:
+      return 0;  // unknown ahead of time
+  }
+  return 0;
+}
+
+void Trainer::train_step(const data::Batch& batch, Window& window) {
+  torch::Tensor input = batch.input.to(parts_.device), target = batch.target.to(parts_.device);
+  parts_.optimizer.zero_grad();
+  torch::Tensor output = parts_.model.forward(input);
+  torch::Tensor loss = parts_.loss.forward(output, target);
+  loss.backward();
+  parts_.optimizer.step();
+  double value = loss.item<double>();
+  if (!std::isfinite(value))
+    throw Error(fmt::format("training loss became {} at step {}; lower optimizer.lr", value,
+                            progress_.steps + 1));
+  window.loss_sum += value;
+  window.steps += 1;
+  window.samples += batch.size();
+  torch::NoGradGuard no_grad;
+  for (auto& m : parts_.metrics) m.metric->update(output.detach(), target);
+}
+
+void Trainer::log_training(Window& window) {
+  if (window.steps == 0) return;
+  double elapsed = clock_() - window.started;
+  MetricValues values;
+  values["train/loss"] = window.loss_sum / double(window.steps);
+  for (auto& m : parts_.metrics) values["train/" + m.name] = m.metric->value();
+  values["train/lr"] = optim::current_lr(parts_.optimizer);
+  values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
+  record(values);
+  console_.line(fmt::format("step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s",
+                            progress_.steps, progress_.epochs, values["train/loss"],
+                            values["train/lr"], values["train/samples_per_s"]));
+  for (auto& m : parts_.metrics) m.metric->reset();
+  window = Window{0, 0, 0, clock_()};
+}
+
+void Trainer::validate() {
+  if (!parts_.val) return;
+  MetricValues values =
+      evaluate(parts_.model, *parts_.val, parts_.loss, parts_.metrics, parts_.device, "val");
+  for (auto& m : parts_.metrics) m.metric->reset();
+  record(values);
+  std::string text = fmt::format("validation at step {}:", progress_.steps);
+  for (const auto& [tag, value] : values) text += fmt::format("  {} {:.4f}", tag, value);
+  console_.line(text);
+}
+
+void Trainer::record(const MetricValues& values) {
+  double wall = clock_();
+  for (const auto& [tag, value] : values) {
+    log_.append(progress_.steps, progress_.epochs, tag, value, wall);
+    result_.last[tag] = value;
+    if (tag != options_.monitor) continue;
+    bool better = !result_.best || (options_.mode == "min" ? value < result_.best->value
+                                                           : value > result_.best->value);
+    if (better) result_.best = BestValue{tag, value, progress_.steps};
+  }
+}
+
+TrainResult Trainer::fit() {
+  start_ = clock_();
+  parts_.model.train();
+  int64_t per_epoch = parts_.train.batches_per_epoch();
+  KILN_CHECK(per_epoch > 0, "the training set yields no batch; lower data.batch_size");
+  int64_t total = estimated_total_steps();
+  Window window{0, 0, 0, start_};
+  bool validated_last = false;
+  for (int64_t epoch = 0; !options_.max.reached(progress_); ++epoch) {
+    parts_.train.start_epoch(epoch);
+    int64_t index = 0;
+    while (auto batch = parts_.train.next()) {
+      train_step(*batch, window);
+      Progress before = progress_;
+      progress_.steps += 1;
+      progress_.samples += batch->size();
+      progress_.epochs = double(epoch) + double(++index) / double(per_epoch);
+      progress_.seconds = clock_() - start_;
+      if (options_.log_every.crossed(before, progress_)) log_training(window);
+      validated_last = options_.validate_every.crossed(before, progress_);
+      if (validated_last) validate();
+      console_.progress({progress_.steps, total, progress_.epochs,
+                         window.steps ? window.loss_sum / double(window.steps) : 0,
+                         double(progress_.samples) / std::max(1e-9, progress_.seconds),
+                         progress_.seconds});
+      if (options_.max.reached(progress_)) break;
+    }
+  }
+  log_training(window);
+  if (!validated_last) validate();
+  console_.finish();
+  result_.progress = progress_;
+  return result_;
+}
+
+}  // namespace kiln::engine

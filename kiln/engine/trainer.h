@@ -1,0 +1,69 @@
+#pragma once
+// The training loop (DESIGN.md §7): batch, forward, loss, backward, step; training metrics and
+// throughput every `train.log_every`; validation every `train.validate_every`; until `train.max`.
+// Everything it measures goes to metrics.csv and the console. Optional behaviour (checkpoint
+// schedules, early stopping, EMA) will hang off it as callbacks (issue #5).
+// Thread-safety: one thread.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/period.h"
+#include "kiln/engine/console.h"
+#include "kiln/engine/evaluator.h"
+#include "kiln/engine/run_dir.h"
+
+namespace kiln::engine {
+
+/// What the trainer works on; all references outlive the trainer.
+struct TrainerParts {
+  models::Model& model;
+  torch::optim::Optimizer& optimizer;
+  const losses::Loss& loss;
+  std::vector<NamedMetric>& metrics;
+  data::Loader& train;
+  data::Loader* val = nullptr;  // optional
+  torch::Device device = torch::kCPU;
+};
+
+struct BestValue {
+  std::string metric;
+  double value = 0;
+  int64_t step = 0;
+};
+
+struct TrainResult {
+  Progress progress;
+  MetricValues last;  // the latest value of every tag
+  std::optional<BestValue> best;
+};
+
+class Trainer {
+ public:
+  Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
+          Clock clock);
+  TrainResult fit();
+
+ private:
+  struct Window;  // training statistics since the last log line
+  void train_step(const data::Batch& batch, Window& window);
+  void log_training(Window& window);
+  void validate();
+  void record(const MetricValues& values);
+  int64_t estimated_total_steps() const;
+
+  TrainerParts parts_;
+  TrainOptions options_;
+  MetricsLog& log_;
+  Console& console_;
+  Clock clock_;
+  double start_ = 0;
+  Progress progress_;
+  TrainResult result_;
+};
+
+/// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy.
+std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metrics, bool has_val);
+
+}  // namespace kiln::engine

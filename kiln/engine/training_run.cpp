@@ -1,0 +1,132 @@
+#include "kiln/engine/training_run.h"
+
+#include <unistd.h>
+
+#include <ctime>
+
+#include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/run_dir.h"
+#include "kiln/engine/trainer.h"
+
+namespace kiln::engine {
+namespace {
+
+int64_t parameter_count(const torch::nn::Module& model) {
+  int64_t count = 0;
+  for (const auto& p : model.parameters()) count += p.numel();
+  return count;
+}
+
+Json summary_json(const TrainResult& result) {
+  Json summary = Json::object();
+  summary["final"] = Json::object();
+  for (const auto& [tag, value] : result.last) summary["final"][tag] = value;
+  summary["best"] = result.best ? Json{{"metric", result.best->metric},
+                                       {"value", result.best->value},
+                                       {"step", result.best->step}}
+                                : Json();
+  summary["steps"] = result.progress.steps;
+  summary["epochs"] = result.progress.epochs;
+  summary["seconds"] = result.progress.seconds;
+  return summary;
+}
+
+struct Session {
+  Experiment experiment;
+  std::shared_ptr<models::Model> model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<losses::Loss> loss;
+  std::vector<NamedMetric> metrics;
+  data::Loader train;
+  std::optional<data::Loader> val;
+
+  explicit Session(const ExperimentConfig& config)
+      : experiment(config),
+        model(experiment.build_model("train")),
+        optimizer(experiment.build_optimizer(*model)),
+        loss(experiment.build_loss()),
+        metrics(experiment.build_metrics()),
+        train(experiment.loader("train")) {
+    if (!config.data.val.empty()) val.emplace(experiment.loader("val"));
+  }
+};
+
+TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig& config,
+                     std::FILE* out, Clock clock) {
+  Console console(out, ::isatty(::fileno(out)) != 0, run.file("train.log"), clock);
+  console.line(fmt::format("model: {} parameters; {} training examples, {} steps per epoch; {}",
+                           parameter_count(*s.model), s.train.dataset().size(),
+                           s.train.batches_per_epoch(), s.experiment.device().str()));
+  MetricsLog log(run.file("metrics.csv"));
+  TrainerParts parts{*s.model,
+                     *s.optimizer,
+                     *s.loss,
+                     s.metrics,
+                     s.train,
+                     s.val ? &*s.val : nullptr,
+                     s.experiment.device()};
+  TrainResult result = Trainer(parts, config.train, log, console, clock).fit();
+  CheckpointContents checkpoint{result.progress.steps, s.model.get(), s.optimizer.get(),
+                                Json{{"step", result.progress.steps},
+                                     {"epoch", result.progress.epochs},
+                                     {"samples", result.progress.samples}},
+                                read_text_file(run.file("config.yaml"))};
+  std::string saved = save_checkpoint(run.checkpoints(), checkpoint);
+  console.line("checkpoint: " + saved);
+  return result;
+}
+
+}  // namespace
+
+std::string run_training(const TrainRequest& request, std::FILE* out, Clock clock) {
+  ExperimentConfig config = parse_experiment(request.config);
+  if (request.dry_run) {
+    Session session(config);
+    std::fprintf(out, "config ok: model has %lld parameters\n",
+                 static_cast<long long>(parameter_count(*session.model)));
+    return "";
+  }
+  RunDirectory run =
+      RunDirectory::create(request.runs_root, config.name, static_cast<std::time_t>(clock()));
+  std::fprintf(out, "run: %s\n", run.path().c_str());
+  std::fflush(out);
+  write_file_atomic(run.file("config.yaml"), to_yaml(resolved_config(config)));
+  if (!request.note.empty()) write_file_atomic(run.file("notes.md"), request.note + "\n");
+  Json info = {{"status", "running"},
+               {"start_time", iso_time(static_cast<std::time_t>(clock()))},
+               {"command_line", request.command_line}};
+  info.update(environment_info());
+  run.write_json("run.json", info);
+  try {
+    Session session(config);
+    TrainResult result = train_in(run, session, config, out, clock);
+    run.write_json("summary.json", summary_json(result));
+    info["status"] = "finished";
+  } catch (const std::exception& e) {
+    info["status"] = "failed";
+    info["error"] = e.what();
+    info["end_time"] = iso_time(static_cast<std::time_t>(clock()));
+    run.write_json("run.json", info);
+    throw;
+  }
+  info["end_time"] = iso_time(static_cast<std::time_t>(clock()));
+  run.write_json("run.json", info);
+  return run.path();
+}
+
+MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpoint,
+                          const std::string& split) {
+  RunDirectory run = RunDirectory::open(run_dir);
+  ExperimentConfig config = parse_experiment(load_config({run.file("config.yaml")}, {}));
+  std::string checkpoint_dir = find_checkpoint(run.path(), checkpoint);
+  Experiment experiment(config);
+  data::Loader loader = experiment.loader(split);
+  auto model = experiment.build_model(split);
+  load_model_weights(checkpoint_dir, *model);
+  auto metrics = experiment.build_metrics();
+  return evaluate(*model, loader, *experiment.build_loss(), metrics, experiment.device(), split);
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,51 @@
+#include "kiln/io/file_bytes.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/core/error.h"
+
+namespace kiln::io {
+
+std::string read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("open", path, errno);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) throw IoError("read", path, errno);
+  return bytes.str();
+}
+
+bool is_gzip(const std::string& bytes) {
+  return bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
+         static_cast<uint8_t>(bytes[1]) == 0x8b;
+}
+
+std::string gunzip(const std::string& compressed, const std::string& name) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK)
+    throw InternalError("zlib inflateInit2 failed");
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  std::string out;
+  char chunk[1 << 16];
+  int status = Z_OK;
+  while (status == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof(chunk);
+    status = inflate(&stream, Z_NO_FLUSH);
+    out.append(chunk, sizeof(chunk) - stream.avail_out);
+    if (status == Z_BUF_ERROR && stream.avail_in == 0) break;  // input ended early
+  }
+  int64_t offset = static_cast<int64_t>(stream.total_in);
+  std::string reason = stream.msg ? stream.msg : "the stream ends before its end marker";
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END)
+    throw DataError(name, -1, offset, "corrupt or truncated gzip stream: " + reason);
+  return out;
+}
+
+}  // namespace kiln::io

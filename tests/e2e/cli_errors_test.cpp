@@ -1,0 +1,111 @@
+// End-to-end: bad configs and command lines exit 2 with messages that name the config path and
+// the valid alternatives; `list`, `config show` and `--version` work.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
+std::string example(const std::string& name) {
+  return std::string(KILN_SOURCE_DIR) + "/configs/examples/fashion_mnist/" + name;
+}
+
+TEST(CliErrors, MisspeltKeyExits2WithPathAndSuggestion) {
+  auto result = testing::run_command(
+      kiln("train " + example("cnn.yaml") + " --set 'train.maxx=1 epoch' --dry-run"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("train.maxx"));
+  EXPECT_THAT(result.err, HasSubstr("did you mean \"max\""));
+  EXPECT_THAT(result.err, HasSubstr("(--set)"));
+}
+
+TEST(CliErrors, WrongTypeNamesPathAndFile) {
+  testing::TempDir dir;
+  std::string overlay = dir.write("bad.yaml", "data:\n  batch_size: many\n");
+  auto result = testing::run_command(kiln("train " + example("mlp.yaml") + " " + overlay + " --dry-run"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("data.batch_size"));
+  EXPECT_THAT(result.err, HasSubstr("bad.yaml"));
+  EXPECT_THAT(result.err, HasSubstr("expected integer"));
+}
+
+TEST(CliErrors, UnknownLayerListsKnownOnes) {
+  auto result = testing::run_command(
+      kiln("train " + example("cnn.yaml") + " --set 'model.layers[2]=reluu' --dry-run"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("model.layers[2]"));
+  EXPECT_THAT(result.err, HasSubstr("did you mean \"relu\""));
+  EXPECT_THAT(result.err, HasSubstr("conv2d"));
+}
+
+TEST(CliErrors, ShapeMismatchNamesTheLayer) {
+  auto result = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set 'model.layers[0]={type: linear, out: 4}' --dry-run"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("model.layers[0]"));
+  EXPECT_THAT(result.err, HasSubstr("[1, 28, 28]"));
+  EXPECT_THAT(result.err, HasSubstr("flatten"));
+}
+
+TEST(CliErrors, DryRunBuildsTheModel) {
+  auto result = testing::run_command(kiln("train " + example("cnn.yaml") + " --dry-run"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("config ok"));
+}
+
+TEST(CliErrors, MissingConfigFileIsAUsageError) {
+  auto result = testing::run_command(kiln("train /nonexistent/x.yaml"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("x.yaml"));
+}
+
+TEST(CliErrors, UnknownSubcommandIsAUsageError) {
+  EXPECT_EQ(testing::run_command(kiln("trian")).exit_code, 2);
+  EXPECT_EQ(testing::run_command(kiln("")).exit_code, 2);
+}
+
+TEST(Cli, ListDocumentsEveryKind) {
+  auto result = testing::run_command(kiln("list"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const char* name : {"dataset:", "fashion_mnist", "layer:", "conv2d", "batchnorm", "dropout",
+                           "model:", "sequential", "loss:", "cross_entropy", "metric:", "accuracy",
+                           "optimizer:", "adamw", "momentum", "transform:", "normalize"})
+    EXPECT_THAT(result.out, HasSubstr(name));
+}
+
+TEST(Cli, ListOneKind) {
+  auto result = testing::run_command(kiln("list optimizer"));
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out, HasSubstr("sgd"));
+  EXPECT_THAT(result.out, Not(HasSubstr("conv2d")));
+  auto unknown = testing::run_command(kiln("list optimiser"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("did you mean \"optimizer\""));
+}
+
+TEST(Cli, ConfigShowResolvesDefaultsAndOverrides) {
+  auto result = testing::run_command(
+      kiln("config show " + example("cnn.yaml") + " --set optimizer.lr=0.5 --set seed=7"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("lr: 0.5"));
+  EXPECT_THAT(result.out, HasSubstr("seed: 7"));
+  EXPECT_THAT(result.out, HasSubstr("amsgrad: false"));  // a default the file never mentions
+  EXPECT_THAT(result.out, HasSubstr("momentum: 0.1"));   // batchnorm's default
+}
+
+TEST(Cli, VersionNamesLibTorch) {
+  auto result = testing::run_command(kiln("--version"));
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out, HasSubstr("LibTorch"));
+}
+
+}  // namespace
+}  // namespace kiln
