@@ -26,6 +26,7 @@ std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metric
 Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
                  Clock clock)
     : parts_(parts), options_(options), log_(log), console_(console), clock_(std::move(clock)) {
+  KILN_ASSERT(parts_.val == nullptr || parts_.val_metrics != nullptr);
   auto tags = monitorable_tags(parts_.metrics, parts_.val != nullptr);
   if (std::find(tags.begin(), tags.end(), options_.monitor) == tags.end())
     throw ConfigError("train.monitor", "",
@@ -64,6 +65,7 @@ void Trainer::train_step(const data::Batch& batch, Window& window) {
                             progress_.steps + 1));
   window.loss_sum += value;
   window.steps += 1;
+  smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
   window.samples += batch.size();
   torch::NoGradGuard no_grad;
   for (auto& m : parts_.metrics) m.metric->update(output.detach(), target);
@@ -88,8 +90,7 @@ void Trainer::log_training(Window& window) {
 void Trainer::validate() {
   if (!parts_.val) return;
   MetricValues values =
-      evaluate(parts_.model, *parts_.val, parts_.loss, parts_.metrics, parts_.device, "val");
-  for (auto& m : parts_.metrics) m.metric->reset();
+      evaluate(parts_.model, *parts_.val, parts_.loss, *parts_.val_metrics, parts_.device, "val");
   record(values);
   std::string text = fmt::format("validation at step {}:", progress_.steps);
   for (const auto& [tag, value] : values) text += fmt::format("  {} {:.4f}", tag, value);
@@ -128,9 +129,12 @@ TrainResult Trainer::fit() {
       progress_.seconds = clock_() - start_;
       if (options_.log_every.crossed(before, progress_)) log_training(window);
       validated_last = options_.validate_every.crossed(before, progress_);
-      if (validated_last) validate();
-      console_.progress({progress_.steps, total, progress_.epochs,
-                         window.steps ? window.loss_sum / double(window.steps) : 0,
+      if (validated_last) {
+        double validation_start = clock_();
+        validate();
+        window.started += clock_() - validation_start;  // throughput counts training time only
+      }
+      console_.progress({progress_.steps, total, progress_.epochs, smoothed_loss_,
                          double(progress_.samples) / std::max(1e-9, progress_.seconds),
                          progress_.seconds});
       if (options_.max.reached(progress_)) break;

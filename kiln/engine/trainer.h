@@ -21,10 +21,13 @@ struct TrainerParts {
   models::Model& model;
   torch::optim::Optimizer& optimizer;
   const losses::Loss& loss;
-  std::vector<NamedMetric>& metrics;
+  std::vector<NamedMetric>& metrics;  // measured on training batches
   data::Loader& train;
   data::Loader* val = nullptr;  // optional
   torch::Device device = torch::kCPU;
+  // Separate instances for validation, so that a validation in the middle of a logging window
+  // does not reset the training statistics; required when `val` is given.
+  std::vector<NamedMetric>* val_metrics = nullptr;
 };
 
 struct BestValue {
@@ -59,6 +62,7 @@ class Trainer {
   Console& console_;
   Clock clock_;
   double start_ = 0;
+  double smoothed_loss_ = -1;  // for the progress bar; -1 until the first step
   Progress progress_;
   TrainResult result_;
 };

@@ -38,7 +38,7 @@ struct Session {
   std::shared_ptr<models::Model> model;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<losses::Loss> loss;
-  std::vector<NamedMetric> metrics;
+  std::vector<NamedMetric> metrics, val_metrics;
   data::Loader train;
   std::optional<data::Loader> val;
 
@@ -48,6 +48,7 @@ struct Session {
         optimizer(experiment.build_optimizer(*model)),
         loss(experiment.build_loss()),
         metrics(experiment.build_metrics()),
+        val_metrics(experiment.build_metrics()),
         train(experiment.loader("train")) {
     if (!config.data.val.empty()) val.emplace(experiment.loader("val"));
   }
@@ -66,7 +67,8 @@ TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig
                      s.metrics,
                      s.train,
                      s.val ? &*s.val : nullptr,
-                     s.experiment.device()};
+                     s.experiment.device(),
+                     &s.val_metrics};
   TrainResult result = Trainer(parts, config.train, log, console, clock).fit();
   CheckpointContents checkpoint{result.progress.steps, s.model.get(), s.optimizer.get(),
                                 Json{{"step", result.progress.steps},

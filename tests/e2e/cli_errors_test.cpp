@@ -30,7 +30,8 @@ TEST(CliErrors, MisspeltKeyExits2WithPathAndSuggestion) {
 TEST(CliErrors, WrongTypeNamesPathAndFile) {
   testing::TempDir dir;
   std::string overlay = dir.write("bad.yaml", "data:\n  batch_size: many\n");
-  auto result = testing::run_command(kiln("train " + example("mlp.yaml") + " " + overlay + " --dry-run"));
+  auto result =
+      testing::run_command(kiln("train " + example("mlp.yaml") + " " + overlay + " --dry-run"));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("data.batch_size"));
   EXPECT_THAT(result.err, HasSubstr("bad.yaml"));
@@ -47,8 +48,9 @@ TEST(CliErrors, UnknownLayerListsKnownOnes) {
 }
 
 TEST(CliErrors, ShapeMismatchNamesTheLayer) {
-  auto result = testing::run_command(
-      kiln("train " + example("mlp.yaml") + " --set 'model.layers[0]={type: linear, out: 4}' --dry-run"));
+  auto result =
+      testing::run_command(kiln("train " + example("mlp.yaml") +
+                                " --set 'model.layers[0]={type: linear, out: 4}' --dry-run"));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("model.layers[0]"));
   EXPECT_THAT(result.err, HasSubstr("[1, 28, 28]"));

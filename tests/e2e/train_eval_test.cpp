@@ -51,7 +51,8 @@ class TrainEvalTest : public ::testing::Test {
   // Trains the tiny config and returns the run directory it printed first.
   std::string train(const std::string& config_text = kTinyConfig) {
     std::string config = dir_.write("tiny.yaml", config_text);
-    auto result = testing::run_command(kiln("train " + config + " --runs-root " + dir_.file("runs")));
+    auto result =
+        testing::run_command(kiln("train " + config + " --runs-root " + dir_.file("runs")));
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_THAT(result.out, StartsWith("run: "));
     std::string first_line = result.out.substr(0, result.out.find('\n'));
@@ -85,8 +86,8 @@ TEST_F(TrainEvalTest, TrainWritesTheRunDirectory) {
 
   std::string latest = slurp(run + "/checkpoints/latest");
   EXPECT_EQ(latest, "step-000000030\n");
-  for (const char* file : {"model.safetensors", "optimizer.pt", "train_state.json", "config.yaml",
-                           "MANIFEST"})
+  for (const char* file :
+       {"model.safetensors", "optimizer.pt", "train_state.json", "config.yaml", "MANIFEST"})
     EXPECT_TRUE(fs::exists(run + "/checkpoints/step-000000030/" + file)) << file;
   // The resolved config carries every default.
   EXPECT_THAT(slurp(run + "/config.yaml"), HasSubstr("eval_batch_size: 0"));

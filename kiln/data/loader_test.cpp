@@ -1,0 +1,198 @@
+#include "kiln/data/loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "kiln/core/config.h"
+#include "kiln/core/error.h"
+
+namespace kiln::data {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<int64_t> iota(int64_t n) {
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
+std::vector<int64_t> to_vector(const torch::Tensor& t) {
+  torch::Tensor flat = t.to(torch::kInt64).contiguous();
+  return {flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel()};
+}
+
+// Example i has input [i, 100 + i] and target i, so a batch shows which examples it holds and
+// whether inputs and targets stayed paired.
+std::shared_ptr<const Dataset> numbered_dataset(int64_t n) {
+  torch::Tensor index = torch::arange(n, torch::kInt64);
+  torch::Tensor inputs = torch::stack({index, index + 100}, 1).to(torch::kFloat32);
+  return std::make_shared<TensorDataset>(inputs, index);
+}
+
+// Every target the loader yields in one epoch, and the size of each batch.
+struct Epoch {
+  std::vector<int64_t> targets, batch_sizes;
+};
+
+Epoch run_epoch(Loader& loader) {
+  Epoch epoch;
+  while (auto batch = loader.next()) {
+    EXPECT_TRUE(torch::equal(batch->input.select(1, 0).to(torch::kInt64), batch->target));
+    epoch.batch_sizes.push_back(batch->size());
+    for (int64_t t : to_vector(batch->target)) epoch.targets.push_back(t);
+  }
+  return epoch;
+}
+
+std::unique_ptr<Transform> make_transform(const std::string& yaml) {
+  ComponentSpec spec{"transform"};
+  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
+                                    ReadContext{"transform", nullptr});
+  return transform_registry().create(spec);
+}
+
+TEST(EpochOrder, IsAPermutation) {
+  std::vector<int64_t> order = epoch_order(1000, 7, 3, true);
+  std::sort(order.begin(), order.end());
+  EXPECT_EQ(order, iota(1000));
+}
+
+TEST(EpochOrder, IsReproducibleFromSeedAndEpoch) {
+  EXPECT_EQ(epoch_order(500, 7, 3, true), epoch_order(500, 7, 3, true));
+}
+
+TEST(EpochOrder, DiffersAcrossEpochsAndSeeds) {
+  std::vector<int64_t> base = epoch_order(500, 7, 3, true);
+  EXPECT_NE(base, iota(500));
+  EXPECT_NE(base, epoch_order(500, 7, 4, true));
+  EXPECT_NE(base, epoch_order(500, 8, 3, true));
+  EXPECT_NE(epoch_order(500, 1, 0, true), epoch_order(500, 2, 0, true));
+}
+
+TEST(EpochOrder, IsTheIdentityWithoutShuffle) {
+  EXPECT_EQ(epoch_order(50, 7, 3, false), iota(50));
+  EXPECT_TRUE(epoch_order(0, 7, 3, true).empty());
+  EXPECT_THAT(epoch_order(1, 7, 3, true), ElementsAre(0));
+}
+
+TEST(Loader, CoversEveryExampleOnceWithAPartialLastBatch) {
+  Loader loader(numbered_dataset(10), {}, {3, true, false, 5});
+  EXPECT_EQ(loader.batches_per_epoch(), 4);
+  for (int64_t epoch : {0, 1}) {
+    loader.start_epoch(epoch);
+    Epoch seen = run_epoch(loader);
+    EXPECT_THAT(seen.batch_sizes, ElementsAre(3, 3, 3, 1));
+    EXPECT_EQ(seen.targets, epoch_order(10, 5, epoch, true)) << "epoch " << epoch;
+    std::sort(seen.targets.begin(), seen.targets.end());
+    EXPECT_EQ(seen.targets, iota(10));
+    EXPECT_FALSE(loader.next().has_value());
+  }
+}
+
+TEST(Loader, StartsAtEpochZeroAndRestartsAnEpochFromItsFirstBatch) {
+  Loader loader(numbered_dataset(10), {}, {4, true, false, 5});
+  EXPECT_EQ(run_epoch(loader).targets, epoch_order(10, 5, 0, true));
+  loader.start_epoch(2);
+  ASSERT_TRUE(loader.next().has_value());
+  loader.start_epoch(2);
+  EXPECT_EQ(run_epoch(loader).targets, epoch_order(10, 5, 2, true));
+}
+
+TEST(Loader, DropLastSkipsTheShortBatch) {
+  Loader loader(numbered_dataset(10), {}, {3, true, true, 5});
+  EXPECT_EQ(loader.batches_per_epoch(), 3);
+  Epoch seen = run_epoch(loader);
+  EXPECT_THAT(seen.batch_sizes, ElementsAre(3, 3, 3));
+  std::vector<int64_t> expected = epoch_order(10, 5, 0, true);
+  expected.resize(9);
+  EXPECT_EQ(seen.targets, expected);
+}
+
+TEST(Loader, BatchesPerEpochForExactAndSmallDatasets) {
+  EXPECT_EQ(Loader(numbered_dataset(12), {}, {4, false, false, 1}).batches_per_epoch(), 3);
+  EXPECT_EQ(Loader(numbered_dataset(12), {}, {4, false, true, 1}).batches_per_epoch(), 3);
+  EXPECT_EQ(Loader(numbered_dataset(3), {}, {4, false, false, 1}).batches_per_epoch(), 1);
+  EXPECT_EQ(Loader(numbered_dataset(3), {}, {4, false, true, 1}).batches_per_epoch(), 0);
+  Loader none(numbered_dataset(3), {}, {4, false, true, 1});
+  EXPECT_FALSE(none.next().has_value());
+}
+
+TEST(Loader, KeepsDatasetOrderWithoutShuffle) {
+  Loader loader(numbered_dataset(7), {}, {2, false, false, 5});
+  EXPECT_EQ(run_epoch(loader).targets, iota(7));
+}
+
+TEST(Loader, AppliesTransformsInOrderToInputsOnly) {
+  std::vector<std::shared_ptr<const Transform>> transforms = {
+      make_transform("{type: normalize, mean: 1, std: 2}"),
+      make_transform("{type: normalize, mean: 0, std: 0.5}")};
+  Loader loader(numbered_dataset(4), transforms, {4, false, false, 1});
+  auto batch = loader.next();
+  ASSERT_TRUE(batch.has_value());
+  // ((x - 1) / 2) / 0.5 = x - 1; the reverse order would give (x / 0.5 - 1) / 2 = x - 0.5.
+  torch::Tensor index = torch::arange(4, torch::kFloat32);
+  EXPECT_TRUE(torch::allclose(batch->input, torch::stack({index - 1, index + 99}, 1)));
+  EXPECT_THAT(to_vector(batch->target), ElementsAre(0, 1, 2, 3));
+}
+
+TEST(Normalize, ScalarMeanAndStdApplyToEveryValue) {
+  auto normalize = make_transform("{type: normalize, mean: 0.5, std: 0.25}");
+  torch::Tensor x = torch::tensor({{0.5f, 1.0f}, {0.0f, 0.75f}});
+  torch::Tensor expected = torch::tensor({{0.0f, 2.0f}, {-2.0f, 1.0f}});
+  EXPECT_TRUE(torch::allclose(normalize->apply(x), expected));
+}
+
+TEST(Normalize, PerChannelValuesLineUpWithDimensionOne) {
+  auto normalize = make_transform("{type: normalize, mean: [1, 2], std: [1, 4]}");
+  torch::Tensor x = torch::full({3, 2, 2, 2}, 6.0f);
+  torch::Tensor y = normalize->apply(x);
+  ASSERT_EQ(y.sizes(), x.sizes());
+  EXPECT_TRUE(torch::allclose(y.select(1, 0), torch::full({3, 2, 2}, 5.0f)));
+  EXPECT_TRUE(torch::allclose(y.select(1, 1), torch::full({3, 2, 2}, 1.0f)));
+}
+
+TEST(Normalize, RejectsAChannelCountMismatch) {
+  auto normalize = make_transform("{type: normalize, mean: [1, 2, 3], std: 1}");
+  try {
+    normalize->apply(torch::zeros({2, 2, 4, 4}));
+    FAIL() << "accepted 3 means for 2 channels";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("3 values"));
+    EXPECT_THAT(e.what(), HasSubstr("2 channels"));
+  }
+  EXPECT_THROW(normalize->apply(torch::zeros({2})), Error);
+}
+
+TEST(Normalize, RejectsANonPositiveStdWhenRead) {
+  EXPECT_THROW(make_transform("{type: normalize, std: [1, 0]}"), ConfigError);
+  EXPECT_THROW(make_transform("{type: normalize, std: []}"), ConfigError);
+}
+
+TEST(TensorDataset, RejectsInputsAndTargetsOfDifferentLengths) {
+  try {
+    TensorDataset(torch::zeros({3, 2}), torch::zeros({4}, torch::kInt64));
+    FAIL() << "accepted 3 inputs with 4 targets";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("3 inputs but 4 targets"));
+  }
+}
+
+TEST(TensorDataset, ReportsSizeAndExampleShapeAndGathers) {
+  TensorDataset dataset(torch::arange(5 * 2 * 3, torch::kFloat32).view({5, 1, 2, 3}),
+                        torch::arange(5, torch::kInt64));
+  EXPECT_EQ(dataset.size(), 5);
+  EXPECT_THAT(dataset.input_shape(), ElementsAre(1, 2, 3));
+  Batch batch = dataset.gather(torch::tensor({4, 1}, torch::kInt64));
+  EXPECT_EQ(batch.size(), 2);
+  EXPECT_THAT(to_vector(batch.target), ElementsAre(4, 1));
+  EXPECT_EQ(batch.input[0][0][0][0].item<float>(), 24.0f);
+  EXPECT_EQ(batch.input[1][0][0][0].item<float>(), 6.0f);
+}
+
+}  // namespace
+}  // namespace kiln::data
