@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/ranges.h>
@@ -151,19 +152,29 @@ std::string find_checkpoint(const std::string& run_dir, const std::string& which
 void verify_checkpoint(const std::string& checkpoint_dir) {
   std::string manifest_path = checkpoint_dir + "/" + kManifest;
   std::istringstream manifest(read_text_file(manifest_path));
+  std::set<std::string> listed;
   std::string line;
-  int64_t line_number = 0;
-  while (std::getline(manifest, line)) {
+  for (int64_t line_number = 0; std::getline(manifest, line); ++line_number) {
     std::istringstream fields(line);
     std::string crc, file;
     size_t size = 0;
     if (!(fields >> crc >> size >> file))
       throw DataError(manifest_path, line_number, -1, "malformed MANIFEST line: " + line);
+    if (!fs::is_regular_file(checkpoint_dir + "/" + file))
+      throw DataError(manifest_path, line_number, -1,
+                      "lists \"" + file + "\", which is missing: the checkpoint is incomplete");
     std::string bytes = io::read_file_bytes(checkpoint_dir + "/" + file);
     if (manifest_line(file, bytes) != line + "\n")
       throw DataError(checkpoint_dir + "/" + file, -1, -1,
                       "checksum or size differs from the MANIFEST: the checkpoint is corrupt");
-    ++line_number;
+    listed.insert(file);
+  }
+  // A MANIFEST that lost lines must not vouch for the files it no longer lists.
+  for (const auto& entry : fs::directory_iterator(checkpoint_dir)) {
+    std::string name = entry.path().filename().string();
+    if (name != kManifest && listed.count(name) == 0)
+      throw DataError(entry.path().string(), -1, -1,
+                      "is not listed in the MANIFEST: the checkpoint is incomplete or altered");
   }
 }
 

@@ -37,10 +37,15 @@ void Console::line(const std::string& text) {
 
 void Console::progress(const ProgressState& state) {
   if (!interactive_) return;
+  status(progress_bar_text(state, 30), state.step == state.total_steps);
+}
+
+void Console::status(const std::string& text, bool last) {
+  if (!interactive_) return;
   double now = clock_();
-  if (bar_visible_ && now - last_draw_ < 0.1 && state.step != state.total_steps) return;
+  if (bar_visible_ && now - last_draw_ < 0.1 && !last) return;
   last_draw_ = now;
-  std::fprintf(out_, "\r\033[K%s", progress_bar_text(state, 30).c_str());
+  std::fprintf(out_, "\r\033[K%s", text.c_str());
   std::fflush(out_);
   bar_visible_ = true;
 }
@@ -60,17 +65,35 @@ std::string format_duration(double seconds) {
   return fmt::format("{}:{:02d}", minutes, secs);
 }
 
-std::string progress_bar_text(const ProgressState& s, int width) {
-  double fraction = s.total_steps > 0 ? std::min(1.0, double(s.step) / double(s.total_steps)) : 0;
+namespace {
+
+std::string bar_text(int64_t done, int64_t total, int width) {
+  double fraction = total > 0 ? std::min(1.0, double(done) / double(total)) : 0;
   int filled = static_cast<int>(fraction * width);
   std::string bar(static_cast<size_t>(filled), '=');
   if (filled < width) bar += '>';
   bar.resize(static_cast<size_t>(width), ' ');
-  std::string eta = "?";
-  if (s.step > 0 && s.total_steps > 0)
-    eta = format_duration(s.elapsed_s / double(s.step) * double(s.total_steps - s.step));
-  return fmt::format("[{}] {}/{} ep {:.2f} loss {:.4f} {:.0f} samples/s ETA {}", bar, s.step,
-                     s.total_steps, s.epoch, s.loss, s.samples_per_s, eta);
+  return "[" + bar + "]";
+}
+
+std::string eta_text(int64_t done, int64_t total, double elapsed_s) {
+  if (done <= 0 || total <= 0) return "?";
+  return format_duration(elapsed_s / double(done) * double(total - done));
+}
+
+}  // namespace
+
+std::string progress_bar_text(const ProgressState& s, int width) {
+  return fmt::format("{} {}/{} ep {:.2f} loss {:.4f} {:.0f} samples/s ETA {}",
+                     bar_text(s.step, s.total_steps, width), s.step, s.total_steps, s.epoch, s.loss,
+                     s.samples_per_s, eta_text(s.step, s.total_steps, s.elapsed_s));
+}
+
+std::string count_bar_text(int64_t done, int64_t total, double elapsed_s, const char* unit,
+                           int width) {
+  double rate = elapsed_s > 0 ? double(done) / elapsed_s : 0;
+  return fmt::format("{} {}/{} {} {:.0f}/s ETA {}", bar_text(done, total, width), done, total, unit,
+                     rate, eta_text(done, total, elapsed_s));
 }
 
 }  // namespace kiln::engine

@@ -32,8 +32,10 @@ class Console {
 
   /// A log line: printed (above the bar) and appended to the log file.
   void line(const std::string& text);
-  /// Redraws the bar (at most 10 times a second); does nothing when not interactive.
+  /// Redraws the training bar (at most 10 times a second); does nothing when not interactive.
   void progress(const ProgressState& state);
+  /// Redraws any one-line status the same way; `last` forces the final redraw.
+  void status(const std::string& text, bool last);
   /// Removes the bar, before the program prints its last lines.
   void finish();
 
@@ -48,8 +50,11 @@ class Console {
   bool bar_visible_ = false;
 };
 
-/// `[=======>      ] 1200/2345 ep 2.51 loss 0.3121 8,512 samples/s ETA 2:13`.
+/// `[=======>      ] 1200/2345 ep 2.51 loss 0.3121 8512 samples/s ETA 2:13`.
 std::string progress_bar_text(const ProgressState& state, int width);
+/// `[=====>     ] 30000/60000 records 41,000/s ETA 0:01`, for work counted in items.
+std::string count_bar_text(int64_t done, int64_t total, double elapsed_s, const char* unit,
+                           int width);
 /// `1:02:03` or `2:13`.
 std::string format_duration(double seconds);
 

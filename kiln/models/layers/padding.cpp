@@ -19,7 +19,10 @@ int64_t Padding::resolve(int64_t effective_kernel) const {
 }
 
 int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {
-  return (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  // C++ division truncates toward zero: -1 / 2 would be 0 and report one window that is not there.
+  if (span < 0) return 0;
+  return span / stride + 1;
 }
 
 }  // namespace kiln::models

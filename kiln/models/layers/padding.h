@@ -19,7 +19,8 @@ struct Padding {
   int64_t resolve(int64_t effective_kernel) const;
 };
 
-/// Output length of a window op: floor((in + 2 pad - dilation (k - 1) - 1) / stride) + 1.
+/// Output length of a window op: floor((in + 2 pad - dilation (k - 1) - 1) / stride) + 1, or 0
+/// when not even one window fits (as PyTorch computes it).
 int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation);
 
 }  // namespace kiln::models

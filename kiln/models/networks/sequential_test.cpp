@@ -140,6 +140,10 @@ TEST(Conv2d, SamePaddingNeedsStrideOne) {
 TEST(Conv2d, RejectsAKernelLargerThanTheInput) {
   EXPECT_THROW(build("[{type: conv2d, out: 2, kernel: 5, padding: valid}]", {1, 4, 4}),
                ConfigError);
+  // With a stride the window overshoots by less than one step; still no output.
+  EXPECT_THROW(build("[{type: conv2d, out: 2, kernel: 3, stride: 2, padding: valid}]", {1, 2, 2}),
+               ConfigError);
+  EXPECT_THROW(build("[{type: maxpool, kernel: 3, stride: 2}]", {1, 2, 2}), ConfigError);
 }
 
 TEST(BatchNorm, Picks2dForImagesAnd1dOtherwise) {

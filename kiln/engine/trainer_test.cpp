@@ -1,0 +1,165 @@
+// The training loop's schedule: where `train.max` stops it, at which steps it validates and logs
+// (read back from metrics.csv), and the errors it reports for a bad monitor or a diverging loss.
+// Metric bookkeeping (best values, throughput, windows) is in trainer_metrics_test.cpp.
+
+#include "kiln/engine/trainer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <regex>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/trainer_test_rig.h"
+
+namespace kiln::engine {
+namespace {
+
+using test_rig::train_options;
+using test_rig::TrainerRig;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+struct MaxCase {
+  std::string max;
+  int64_t steps;
+  double epochs;
+};
+
+TEST(Trainer, StopsWhereTrainMaxSaysInEveryUnit) {
+  // 8 examples in batches of 2: 4 steps per epoch, 2 samples per step.
+  const MaxCase cases[] = {
+      {"5 steps", 5, 1.25},  {"1 epoch", 4, 1.0},     {"1.5 epochs", 6, 1.5},
+      {"3 epochs", 12, 3.0}, {"10 samples", 5, 1.25}, {"9 samples", 5, 1.25},
+      {"1 step", 1, 0.25},
+  };
+  for (const auto& c : cases) {
+    TrainerRig rig;
+    TrainResult result = rig.fit(train_options(c.max, "1000 steps", "1 step"));
+    EXPECT_EQ(result.progress.steps, c.steps) << c.max;
+    EXPECT_DOUBLE_EQ(result.progress.epochs, c.epochs) << c.max;
+    EXPECT_EQ(result.progress.samples, 2 * c.steps) << c.max;
+    std::vector<int64_t> every_step(static_cast<size_t>(c.steps));
+    std::iota(every_step.begin(), every_step.end(), 1);
+    EXPECT_THAT(rig.steps_logged("train/loss"), ElementsAreArray(every_step)) << c.max;
+  }
+}
+
+TEST(Trainer, ValidatesAtEveryBoundaryAndOnceMoreAtAnUnalignedEnd) {
+  struct Case {
+    std::string validate_every;
+    std::vector<int64_t> steps;
+  };
+  const Case cases[] = {
+      {"3 steps", {3, 6, 8}},     // 8 is no boundary: one final validation
+      {"2 steps", {2, 4, 6, 8}},  // 8 is a boundary: no second validation there
+      {"1 epoch", {4, 8}},
+      {"5 samples", {3, 5, 8}},  // 2 samples per step: 5, 10, 15 fall in steps 3, 5, 8
+      {"100 steps", {8}},
+  };
+  for (const auto& c : cases) {
+    TrainerRig rig;
+    rig.fit(train_options("8 steps", c.validate_every, "100 steps"));
+    EXPECT_EQ(rig.steps_logged("val/loss"), c.steps) << c.validate_every;
+    EXPECT_EQ(rig.steps_logged("val/count"), c.steps) << c.validate_every;
+  }
+}
+
+TEST(Trainer, WritesOneConsoleLinePerValidation) {
+  TrainerRig rig;
+  rig.fit(train_options("8 steps", "3 steps", "100 steps"));
+  std::string console = read_text_file(rig.dir.file("console.txt"));
+  for (int step : {3, 6, 8})
+    EXPECT_THAT(console, HasSubstr(fmt::format("validation at step {}:", step)));
+  EXPECT_THAT(console, HasSubstr("val/count 6.0000"));
+  EXPECT_THAT(read_text_file(rig.dir.file("train.log")), HasSubstr("validation at step 3:"));
+}
+
+TEST(Trainer, LogsTrainingEveryLogEveryAndFlushesAPartialWindowAtTheEnd) {
+  TrainerRig rig;
+  rig.fit(train_options("8 steps", "100 steps", "3 steps"));
+  for (const char* tag : {"train/loss", "train/lr", "train/samples_per_s", "train/count"})
+    EXPECT_THAT(rig.steps_logged(tag), ElementsAre(3, 6, 8)) << tag;
+  // The last window holds steps 7 and 8 only.
+  EXPECT_THAT(rig.values_logged("train/count"), ElementsAre(6, 6, 4));
+  EXPECT_THAT(rig.values_logged("train/lr"), ElementsAre(0.1, 0.1, 0.1));
+}
+
+TEST(Trainer, WritesNoEmptyWindowWhenTheEndFallsOnALogBoundary) {
+  TrainerRig rig;
+  rig.fit(train_options("6 steps", "100 steps", "3 steps"));
+  EXPECT_THAT(rig.steps_logged("train/loss"), ElementsAre(3, 6));
+}
+
+TEST(Trainer, RunsWithoutAValidationSplit) {
+  TrainerRig rig(8, 0);
+  TrainOptions options = train_options("4 steps", "1 step", "2 steps");
+  options.monitor = "train/loss";
+  TrainResult result = rig.fit(options);
+  EXPECT_EQ(result.progress.steps, 4);
+  EXPECT_TRUE(rig.steps_logged("val/loss").empty());
+  EXPECT_THAT(rig.steps_logged("train/loss"), ElementsAre(2, 4));
+}
+
+TEST(Trainer, AnUnknownMonitorNamesTrainMonitorAndSuggestsATag) {
+  TrainerRig rig;
+  TrainOptions options = train_options("4 steps", "1 epoch", "1 step");
+  options.monitor = "val/cuont";
+  try {
+    rig.fit(options);
+    FAIL() << "accepted train.monitor: val/cuont";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "train.monitor");
+    EXPECT_THAT(e.what(), HasSubstr("train.monitor"));
+    EXPECT_THAT(e.what(), HasSubstr("\"val/cuont\""));
+    EXPECT_THAT(e.what(), HasSubstr("did you mean \"val/count\"?"));
+  }
+  EXPECT_TRUE(rig.steps_logged("train/loss").empty()) << "trained despite the bad monitor";
+}
+
+TEST(Trainer, AValidationMonitorWithoutAValidationSplitIsAConfigError) {
+  TrainerRig rig(8, 0);
+  try {
+    rig.fit(train_options("4 steps", "1 epoch", "1 step"));  // monitor defaults to val/loss
+    FAIL() << "accepted train.monitor: val/loss without a val split";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "train.monitor");
+    EXPECT_THAT(e.what(), HasSubstr("train/loss"));
+  }
+}
+
+TEST(Trainer, ANonFiniteLossNamesTheStep) {
+  TrainerRig rig;
+  rig.loss = std::make_unique<test_rig::PoisonedLoss>(4);
+  try {
+    rig.fit(train_options("8 steps", "100 steps", "1 step"));
+    FAIL() << "trained on through a NaN loss";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("became nan at step 4"));
+    EXPECT_THAT(e.what(), HasSubstr("optimizer.lr"));
+  }
+  EXPECT_THAT(rig.steps_logged("train/loss"), ElementsAre(1, 2, 3));
+}
+
+TEST(Trainer, AHugeLearningRateStopsAtTheFirstNonFiniteStep) {
+  TrainerRig rig(8, 6, "{type: sgd, lr: 1.0e+38}");
+  try {
+    rig.fit(train_options("200 steps", "1000 steps", "1 step"));
+    FAIL() << "200 steps at lr 1e38 kept a finite loss";
+  } catch (const Error& e) {
+    std::cmatch match;
+    ASSERT_TRUE(
+        std::regex_search(e.what(), match, std::regex("became (nan|inf|-inf) at step (\\d+)")))
+        << e.what();
+    // Every step before the bad one completed and was logged; the bad one was not.
+    int64_t bad_step = std::stoll(match[2]);
+    EXPECT_GT(bad_step, 1);
+    EXPECT_EQ(rig.steps_logged("train/loss").size(), static_cast<size_t>(bad_step - 1));
+  }
+}
+
+}  // namespace
+}  // namespace kiln::engine

@@ -1,0 +1,178 @@
+#pragma once
+// A tiny, fully controlled training setup for the Trainer's unit tests: a linear model over a
+// few random examples, a fake clock that only the fakes below move, and a parsed metrics.csv. The
+// fake metrics stand in for work whose duration and result the test decides, so every number the
+// trainer logs can be predicted exactly.
+// Thread-safety: one test thread.
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kiln/core/config.h"
+#include "kiln/engine/trainer.h"
+#include "kiln/optim/optimizer.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::engine::test_rig {
+
+inline ComponentSpec read_spec(const std::string& kind, const std::string& yaml) {
+  ComponentSpec spec{kind};
+  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
+                                    ReadContext{kind, nullptr});
+  return spec;
+}
+
+/// Counts the examples seen since the last reset and moves the fake clock by a fixed time per
+/// batch, so a test decides how long training steps and validations take.
+class CountingMetric : public metrics::Metric {
+ public:
+  CountingMetric(double* now, double seconds_per_batch)
+      : now_(now), seconds_per_batch_(seconds_per_batch) {}
+  void reset() override { count_ = 0; }
+  void update(const torch::Tensor&, const torch::Tensor& target) override {
+    count_ += static_cast<double>(target.size(0));
+    *now_ += seconds_per_batch_;
+  }
+  std::vector<double> sums() const override { return {count_}; }
+  double value() const override { return count_; }
+
+ private:
+  double* now_;
+  double seconds_per_batch_;
+  double count_ = 0;
+};
+
+/// Reports the scripted values one after the other, one per value() call (the last repeats).
+class ScriptedMetric : public metrics::Metric {
+ public:
+  explicit ScriptedMetric(std::vector<double> script) : script_(std::move(script)) {}
+  void reset() override {}
+  void update(const torch::Tensor&, const torch::Tensor&) override {}
+  std::vector<double> sums() const override { return {}; }
+  double value() const override { return script_[std::min(calls_++, script_.size() - 1)]; }
+
+ private:
+  std::vector<double> script_;
+  mutable size_t calls_ = 0;
+};
+
+/// Cross-entropy that turns NaN from its `poisoned_call`-th call on (1-based).
+class PoisonedLoss : public losses::Loss {
+ public:
+  explicit PoisonedLoss(int poisoned_call) : poisoned_call_(poisoned_call) {}
+  torch::Tensor forward(const torch::Tensor& output, const torch::Tensor& target) const override {
+    torch::Tensor loss = torch::nn::functional::cross_entropy(output, target);
+    if (++calls_ < poisoned_call_) return loss;
+    return loss * std::numeric_limits<double>::quiet_NaN();
+  }
+
+ private:
+  int poisoned_call_;
+  mutable int calls_ = 0;
+};
+
+struct CsvRow {
+  int64_t step = 0;
+  std::string tag;  // split/metric
+  double value = 0;
+};
+
+inline TrainOptions train_options(const std::string& max, const std::string& validate_every,
+                                  const std::string& log_every) {
+  TrainOptions options;
+  options.max = Period::parse(max);
+  options.validate_every = Period::parse(validate_every);
+  options.log_every = Period::parse(log_every);
+  return options;
+}
+
+inline std::shared_ptr<const data::Dataset> random_dataset(int64_t size, int64_t seed) {
+  torch::manual_seed(static_cast<uint64_t>(seed));
+  return std::make_shared<data::TensorDataset>(torch::randn({size, 4}),
+                                               torch::arange(size, torch::kInt64) % 3);
+}
+
+/// Training examples come in batches of 2 (so 4 steps per epoch with the default 8 examples),
+/// validation examples in batches of 4. Training batches take 1 s of fake time, validation
+/// batches 100 s. Tests may replace the loss and metrics before fit().
+struct TrainerRig {
+  explicit TrainerRig(int64_t train_size = 8, int64_t val_size = 6,
+                      const std::string& optimizer_yaml = "{type: sgd, lr: 0.1}")
+      : model(models::build_model(
+            read_spec("model", "{type: sequential, layers: [{type: linear, out: 3}]}"), {4})),
+        optimizer(optim::optimizer_registry().create(read_spec("optimizer", optimizer_yaml),
+                                                     model->parameters())),
+        loss(losses::loss_registry().create(read_spec("loss", "cross_entropy"))),
+        train(random_dataset(train_size, 1), {}, {2, false, false, 1}) {
+    if (val_size > 0)
+      val.emplace(random_dataset(val_size, 2),
+                  std::vector<std::shared_ptr<const data::Transform>>{},
+                  data::LoaderOptions{4, false, false, 1});
+    metrics.push_back({"count", std::make_unique<CountingMetric>(&now, 1.0)});
+    val_metrics.push_back({"count", std::make_unique<CountingMetric>(&now, 100.0)});
+  }
+
+  TrainResult fit(const TrainOptions& options) {
+    MetricsLog log(dir.file("metrics.csv"));
+    // Closed even when the trainer throws, which several tests expect it to.
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(
+        std::fopen(dir.file("console.txt").c_str(), "w"), &std::fclose);
+    Clock clock = [this] { return now; };
+    Console console(out.get(), false, dir.file("train.log"), clock);
+    TrainerParts parts{*model,      *optimizer,  *loss, metrics, train, val ? &*val : nullptr,
+                       torch::kCPU, &val_metrics};
+    return Trainer(parts, options, log, console, clock).fit();
+  }
+
+  /// metrics.csv without its header.
+  std::vector<CsvRow> rows() const {
+    std::ifstream in(dir.file("metrics.csv"));
+    std::string line, step, epoch, split, metric, value;
+    std::getline(in, line);
+    std::vector<CsvRow> rows;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::getline(fields, step, ',');
+      std::getline(fields, epoch, ',');
+      std::getline(fields, split, ',');
+      std::getline(fields, metric, ',');
+      std::getline(fields, value, ',');
+      rows.push_back({std::stoll(step), split + "/" + metric, std::stod(value)});
+    }
+    return rows;
+  }
+
+  std::vector<int64_t> steps_logged(const std::string& tag) const {
+    std::vector<int64_t> steps;
+    for (const auto& row : rows())
+      if (row.tag == tag) steps.push_back(row.step);
+    return steps;
+  }
+
+  std::vector<double> values_logged(const std::string& tag) const {
+    std::vector<double> values;
+    for (const auto& row : rows())
+      if (row.tag == tag) values.push_back(row.value);
+    return values;
+  }
+
+  kiln::testing::TempDir dir;
+  double now = 1e9;  // the fake clock, in seconds since the epoch
+  std::shared_ptr<models::Model> model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<losses::Loss> loss;
+  std::vector<NamedMetric> metrics, val_metrics;
+  data::Loader train;
+  std::optional<data::Loader> val;
+};
+
+}  // namespace kiln::engine::test_rig

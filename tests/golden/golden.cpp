@@ -1,0 +1,54 @@
+#include "tests/golden/golden.h"
+
+#include <cerrno>
+#include <fstream>
+
+#include "kiln/core/config.h"
+#include "kiln/core/error.h"
+
+namespace kiln::golden {
+
+Json load_golden(const std::string& file_name) {
+  const std::string path = std::string(KILN_GOLDEN_DIR) + "/" + file_name;
+  std::ifstream in(path);
+  if (!in) throw IoError("read golden file", path, errno);
+  return Json::parse(in);
+}
+
+const Json& find_case(const Json& cases, const std::string& name) {
+  for (const Json& c : cases)
+    if (c.at("name") == name) return c;
+  throw InternalError("no golden case named \"" + name + "\"; re-run make_golden.py?");
+}
+
+torch::Tensor tensor_from(const Json& encoded) {
+  auto data = encoded.at("data").get<std::vector<float>>();
+  auto shape = encoded.at("shape").get<std::vector<int64_t>>();
+  return torch::tensor(data, torch::kFloat32).reshape(shape);
+}
+
+ComponentSpec read_spec(const std::string& kind, const std::string& yaml) {
+  ComponentSpec spec{kind};
+  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "golden", false), spec,
+                                    ReadContext{kind, nullptr});
+  return spec;
+}
+
+::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected) {
+  if (actual.sizes() != expected.sizes()) {
+    return ::testing::AssertionFailure()
+           << "shape " << actual.sizes() << ", PyTorch's is " << expected.sizes();
+  }
+  torch::Tensor kiln_values = actual.detach().to(torch::kFloat64).flatten();
+  torch::Tensor torch_values = expected.to(torch::kFloat64).flatten();
+  torch::Tensor excess = (kiln_values - torch_values).abs() -
+                         (kAbsoluteTolerance + kRelativeTolerance * torch_values.abs());
+  // Written so that a NaN fails: it is not <= 0.
+  if ((excess <= 0).all().item<bool>()) return ::testing::AssertionSuccess();
+  int64_t worst = excess.argmax().item<int64_t>();
+  return ::testing::AssertionFailure()
+         << "element " << worst << " (flat) of " << expected.sizes() << ": kiln "
+         << kiln_values[worst].item<double>() << ", PyTorch " << torch_values[worst].item<double>();
+}
+
+}  // namespace kiln::golden

@@ -1,0 +1,55 @@
+// cross_entropy and accuracy against the values PyTorch computes for the same batches
+// (losses_metrics.json, written by make_golden.py).
+
+#include <gtest/gtest.h>
+
+#include "kiln/losses/loss.h"
+#include "kiln/metrics/metric.h"
+#include "tests/golden/golden.h"
+
+namespace kiln::golden {
+namespace {
+
+const Json& golden() {
+  static const Json json = load_golden("losses_metrics.json");
+  return json;
+}
+
+torch::Tensor class_indices(const Json& targets) {
+  return torch::tensor(targets.get<std::vector<int64_t>>(), torch::kInt64);
+}
+
+TEST(GoldenCrossEntropy, LossAndItsGradientMatchPyTorch) {
+  const Json& golden_case = golden().at("cross_entropy");
+  auto loss = losses::loss_registry().create(
+      read_spec("loss", golden_case.at("config").get<std::string>()));
+  // One row's logits are far beyond exp()'s float32 range, so only a log-sum-exp form passes.
+  torch::Tensor logits = tensor_from(golden_case.at("logits")).requires_grad_();
+  torch::Tensor value = loss->forward(logits, class_indices(golden_case.at("targets")));
+  value.backward();
+  EXPECT_EQ(value.dim(), 0) << "the loss is the batch mean, a scalar";
+  EXPECT_TRUE(all_close(value, torch::tensor(golden_case.at("loss").get<double>())));
+  EXPECT_TRUE(all_close(logits.grad(), tensor_from(golden_case.at("grad"))));
+}
+
+// Each case feeds two batches to one metric, as an evaluation loop does, so the value is over
+// both and not the last batch's.
+TEST(GoldenAccuracy, TwoUpdatesMatchPyTorch) {
+  ASSERT_EQ(golden().at("accuracy").size(), 2u);
+  for (const Json& golden_case : golden().at("accuracy")) {
+    SCOPED_TRACE(golden_case.at("name").get<std::string>());
+    auto metric = metrics::metric_registry().create(
+        read_spec("metric", golden_case.at("config").get<std::string>()));
+    metric->reset();
+    ASSERT_EQ(golden_case.at("batches").size(), 2u);
+    for (const Json& batch : golden_case.at("batches"))
+      metric->update(tensor_from(batch.at("logits")), class_indices(batch.at("targets")));
+    std::vector<double> expected_sums = {golden_case.at("correct").get<double>(),
+                                         golden_case.at("total").get<double>()};
+    EXPECT_EQ(metric->sums(), expected_sums);
+    EXPECT_DOUBLE_EQ(metric->value(), golden_case.at("value").get<double>());
+  }
+}
+
+}  // namespace
+}  // namespace kiln::golden

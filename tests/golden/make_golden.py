@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""Writes the golden values kiln's tests/golden/*_test.cpp compare against, computed by PyTorch.
+
+Re-run from the repository root after changing a case (the output is deterministic, so an
+unchanged script reproduces the checked-in files byte for byte):
+
+    /usr/bin/python3 tests/golden/make_golden.py
+
+It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and writes beside itself:
+losses_metrics.json (cross_entropy value and gradient, accuracy over two update() calls),
+optimizers.json (the parameter after each of five steps of sgd, adam, adamw) and layers.json
+(names, shapes and forward outputs of small sequential models, batchnorm running statistics).
+
+Every case carries the kiln config text that builds the component. Optimizer configs are written
+from the very options torch.optim gets; each layer case pairs the config text with the torch.nn
+module a user would write for it. Tensors are {"shape": [...], "data": [flat floats]}, each value
+the shortest decimal that reads back as the same float32; inputs are rounded to 4 decimals so the
+files stay small.
+"""
+
+import json
+import os
+
+import numpy
+import torch
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rounded(shape, scale=1.0, shift=0.0):
+    """A float32 tensor of normal values rounded to 4 decimals."""
+    values = torch.randn(shape, dtype=torch.float64) * scale + shift
+    return torch.tensor([round(v, 4) for v in values.flatten().tolist()],
+                        dtype=torch.float32).reshape(shape)
+
+
+def shortest(value):
+    """The shortest decimal that reads back as the same float32."""
+    return float(str(numpy.float32(value)))
+
+
+def encode(tensor):
+    values = tensor.detach().to(torch.float32).flatten().tolist()
+    return {"shape": list(tensor.shape), "data": [shortest(v) for v in values]}
+
+
+def yaml_flow(value):
+    """A Python option value written as kiln's YAML config would spell it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(yaml_flow(v) for v in value) + "]"
+    return repr(value)
+
+
+def component_text(name, options):
+    return "{" + ", ".join(["type: " + name] +
+                           ["%s: %s" % (k, yaml_flow(v)) for k, v in options.items()]) + "}"
+
+
+# --- losses and metrics -------------------------------------------------------------------------
+
+
+def cross_entropy_case():
+    torch.manual_seed(1)
+    logits = rounded((4, 5), scale=2.0)
+    logits[3] *= 60  # a row far outside exp()'s float32 range: a naive softmax overflows
+    logits = logits.requires_grad_()
+    targets = torch.tensor([0, 3, 4, 1])
+    loss = nn.functional.cross_entropy(logits, targets)
+    loss.backward()
+    return {"config": "cross_entropy", "logits": encode(logits), "targets": targets.tolist(),
+            "loss": shortest(loss.item()), "grad": encode(logits.grad)}
+
+
+def accuracy_case(name, batches):
+    correct = sum(int((b[0].argmax(1) == torch.tensor(b[1])).sum()) for b in batches)
+    total = sum(len(b[1]) for b in batches)
+    return {"name": name, "config": "accuracy",
+            "batches": [{"logits": encode(b[0]), "targets": b[1]} for b in batches],
+            "correct": correct, "total": total, "value": correct / total}
+
+
+def accuracy_cases():
+    torch.manual_seed(2)
+    tie_free = [(rounded((3, 4)), [0, 1, 2]), (rounded((5, 4)), [3, 3, 0, 1, 2])]
+    # Rows with equal maxima: torch's argmax picks the first, so row 0 counts for class 1 only.
+    ties = torch.tensor([[0.0, 2.0, 2.0], [1.0, 1.0, 1.0], [0.5, -1.0, 0.5]])
+    with_ties = [(ties, [1, 0, 2]), (rounded((2, 3)), [0, 1])]
+    return [accuracy_case("tie_free", tie_free), accuracy_case("with_ties", with_ties)]
+
+
+# --- optimizers ---------------------------------------------------------------------------------
+
+OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+
+# (case name, registry name, options); options not given keep both sides' defaults, so a default
+# that differs from PyTorch's fails too.
+OPTIMIZER_CASES = [
+    ("sgd_plain", "sgd", {"lr": 0.1}),
+    ("sgd_momentum_dampening_decay", "sgd",
+     {"lr": 0.1, "momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01}),
+    ("sgd_nesterov", "sgd", {"lr": 0.05, "momentum": 0.8, "nesterov": True, "weight_decay": 0.02}),
+    ("adam_defaults", "adam", {"lr": 0.01}),
+    ("adam_weight_decay", "adam", {"lr": 0.01, "betas": [0.8, 0.95], "eps": 1e-6,
+                                   "weight_decay": 0.1}),
+    ("adam_amsgrad", "adam", {"lr": 0.02, "betas": [0.9, 0.6], "amsgrad": True}),
+    ("adamw_defaults", "adamw", {"lr": 0.01}),
+    ("adamw_weight_decay_amsgrad", "adamw",
+     {"lr": 0.02, "betas": [0.85, 0.7], "weight_decay": 0.1, "amsgrad": True}),
+]
+
+# Shrinking gradients: with a low beta2 the second moment falls, so amsgrad's maximum matters.
+GRADIENT_SCALES = [3.0, 1.0, 0.2, 0.5, 0.1]
+
+
+def run_optimizer(name, options, initial, gradients):
+    param = initial.clone().requires_grad_()
+    optimizer, after = OPTIMIZERS[name]([param], **options), []
+    for grad in gradients:
+        param.grad = grad.clone()
+        optimizer.step()
+        after.append(param.detach().clone())
+    return after
+
+
+def optimizer_cases():
+    torch.manual_seed(3)
+    initial = rounded((2, 3))
+    gradients = [rounded((2, 3), scale=s) for s in GRADIENT_SCALES]
+    cases = []
+    for case, name, options in OPTIMIZER_CASES:
+        after = run_optimizer(name, options, initial, gradients)
+        if options.get("amsgrad"):
+            plain = run_optimizer(name, dict(options, amsgrad=False), initial, gradients)
+            assert not torch.allclose(plain[-1], after[-1], atol=1e-3), case + " tests nothing"
+        cases.append({"name": case, "config": component_text(name, options),
+                      "initial": encode(initial), "gradients": [encode(g) for g in gradients],
+                      "after_step": [encode(p) for p in after]})
+    return cases
+
+
+# --- layers of a sequential model ---------------------------------------------------------------
+
+
+def layer_cases():
+    """(name, example shape, mode, [(kiln layer text, the PyTorch module a user would write)])."""
+    stack_eval = [("{type: conv2d, out: 2, kernel: 3, padding: same}",
+                   nn.Conv2d(1, 2, 3, padding=1)),
+                  ("batchnorm", nn.BatchNorm2d(2)), ("relu", nn.ReLU()),
+                  ("{type: maxpool, kernel: 2}", nn.MaxPool2d(2)), ("flatten", nn.Flatten()),
+                  ("{type: linear, out: 3}", nn.Linear(18, 3)),
+                  ("{type: dropout, p: 0.5}", nn.Dropout(0.5))]
+    stack_train = [("{type: conv2d, out: 2, kernel: 3, padding: valid}", nn.Conv2d(1, 2, 3)),
+                   ("batchnorm", nn.BatchNorm2d(2)), ("relu", nn.ReLU()),
+                   ("flatten", nn.Flatten()), ("{type: linear, out: 2}", nn.Linear(32, 2))]
+    return [
+        ("linear", (4,), "eval", [("{type: linear, out: 3}", nn.Linear(4, 3))]),
+        ("linear_no_bias", (5,), "eval",
+         [("{type: linear, out: 2, bias: false}", nn.Linear(5, 2, bias=False))]),
+        ("conv2d_same", (2, 5, 5), "eval",
+         [("{type: conv2d, out: 3, kernel: 3, padding: same}",
+           nn.Conv2d(2, 3, 3, padding="same"))]),
+        ("conv2d_same_dilated", (1, 6, 6), "eval",
+         [("{type: conv2d, out: 2, kernel: 3, dilation: 2, padding: same}",
+           nn.Conv2d(1, 2, 3, dilation=2, padding="same"))]),
+        ("conv2d_valid", (2, 5, 5), "eval",
+         [("{type: conv2d, out: 2, kernel: 3, padding: valid}", nn.Conv2d(2, 2, 3))]),
+        ("conv2d_stride2_valid", (1, 7, 6), "eval",
+         [("{type: conv2d, out: 2, kernel: 3, stride: 2, padding: valid}",
+           nn.Conv2d(1, 2, 3, stride=2))]),
+        ("conv2d_stride2_padded", (1, 6, 6), "eval",
+         [("{type: conv2d, out: 2, kernel: 3, stride: 2, padding: 1}",
+           nn.Conv2d(1, 2, 3, stride=2, padding=1))]),
+        ("batchnorm2d_train", (3, 3, 3), "train",
+         [("{type: batchnorm, momentum: 0.3, eps: 0.001}",
+           nn.BatchNorm2d(3, eps=1e-3, momentum=0.3))]),
+        ("batchnorm2d_eval", (3, 3, 3), "eval", [("batchnorm", nn.BatchNorm2d(3))]),
+        ("batchnorm1d_train", (4,), "train", [("batchnorm", nn.BatchNorm1d(4))]),
+        ("maxpool2d", (2, 4, 4), "eval", [("maxpool", nn.MaxPool2d(2))]),
+        ("maxpool2d_stride_padding", (1, 5, 5), "eval",
+         [("{type: maxpool, kernel: 3, stride: 2, padding: 1}", nn.MaxPool2d(3, 2, 1))]),
+        ("maxpool1d", (2, 7), "eval", [("{type: maxpool, kernel: 2}", nn.MaxPool1d(2))]),
+        ("stack_eval", (1, 6, 6), "eval", stack_eval),
+        ("stack_train", (1, 6, 6), "train", stack_train),
+    ]
+
+
+def randomize_state(net):
+    """Non-default values everywhere, so a weight or statistic kiln ignores changes the output."""
+    with torch.no_grad():
+        for name, tensor in list(net.named_parameters()) + list(net.named_buffers()):
+            if name.endswith("num_batches_tracked"):
+                tensor.fill_(2)
+            elif name.endswith("running_var") or (name.endswith("weight") and tensor.dim() == 1):
+                tensor.copy_(rounded(tensor.shape, scale=0.2, shift=1.0).abs())
+            else:
+                tensor.copy_(rounded(tensor.shape, scale=0.5))
+
+
+def layer_case(name, shape, mode, layers):
+    net = nn.Module()  # holds the layers as kiln's sequential does: names are "layers.0.weight"
+    net.layers = nn.Sequential(*[module for _, module in layers])
+    randomize_state(net)
+    config = "{type: sequential, layers: [" + ", ".join(text for text, _ in layers) + "]}"
+    case = {"name": name, "config": config, "input_shape": list(shape), "mode": mode,
+            "parameters": {k: encode(v) for k, v in net.named_parameters()},
+            "buffers": {k: encode(v) for k, v in net.named_buffers()}}
+    x = rounded((3,) + shape)
+    net.train(mode == "train")
+    with torch.no_grad():
+        output = net.layers(x)
+    case.update(input=encode(x), output=encode(output))
+    if mode == "train":
+        case["buffers_after"] = {k: encode(v) for k, v in net.named_buffers()}
+    return case
+
+
+def compact_json(value, indent=0):
+    """Indented JSON with each list of numbers on one line: small, and diffs stay readable."""
+    pad = " " * (indent + 1)
+    if isinstance(value, dict) and value:
+        items = ",\n".join(pad + json.dumps(k) + ": " + compact_json(v, indent + 1)
+                           for k, v in value.items())
+        return "{\n" + items + "\n" + " " * indent + "}"
+    if isinstance(value, list) and value and not all(isinstance(v, (int, float)) for v in value):
+        items = ",\n".join(pad + compact_json(v, indent + 1) for v in value)
+        return "[\n" + items + "\n" + " " * indent + "]"
+    return json.dumps(value)
+
+
+def write(file_name, **content):
+    with open(os.path.join(HERE, file_name), "w") as out:
+        out.write(compact_json(dict(torch_version=torch.__version__, **content)) + "\n")
+
+
+def main():
+    torch.set_num_threads(1)  # one summation order, run after run
+    write("losses_metrics.json", cross_entropy=cross_entropy_case(), accuracy=accuracy_cases())
+    write("optimizers.json", cases=optimizer_cases())
+    torch.manual_seed(4)
+    write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+// sgd, adam and adamw against torch.optim: the same parameter, the same five gradients, the
+// parameter compared after every step (optimizers.json, written by make_golden.py).
+
+#include <gtest/gtest.h>
+
+#include "kiln/optim/optimizer.h"
+#include "tests/golden/golden.h"
+
+namespace kiln::golden {
+namespace {
+
+// The cases make_golden.py writes, named here so each is its own test.
+const std::vector<std::string>& case_names() {
+  static const std::vector<std::string> names = {
+      "sgd_plain",         "sgd_momentum_dampening_decay",
+      "sgd_nesterov",      "adam_defaults",
+      "adam_weight_decay", "adam_amsgrad",
+      "adamw_defaults",    "adamw_weight_decay_amsgrad",
+  };
+  return names;
+}
+
+const Json& golden_cases() {
+  static const Json json = load_golden("optimizers.json");
+  return json.at("cases");
+}
+
+class OptimizerVsTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OptimizerVsTorch, ParameterAfterEveryStep) {
+  const Json& golden_case = find_case(golden_cases(), GetParam());
+  SCOPED_TRACE(golden_case.at("config").get<std::string>());
+  torch::Tensor param = tensor_from(golden_case.at("initial")).requires_grad_();
+  auto optimizer = optim::optimizer_registry().create(
+      read_spec("optimizer", golden_case.at("config").get<std::string>()), {param});
+  const Json& gradients = golden_case.at("gradients");
+  ASSERT_EQ(gradients.size(), 5u);
+  for (size_t step = 0; step < gradients.size(); ++step) {
+    param.mutable_grad() = tensor_from(gradients[step]);
+    optimizer->step();
+    EXPECT_TRUE(all_close(param, tensor_from(golden_case.at("after_step")[step])))
+        << "after step " << step + 1;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, OptimizerVsTorch, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return info.param; });
+
+// A case added to make_golden.py but not to case_names() would otherwise never run.
+TEST(GoldenOptimizerCases, EveryGeneratedCaseIsTested) {
+  std::vector<std::string> generated;
+  for (const Json& golden_case : golden_cases())
+    generated.push_back(golden_case.at("name").get<std::string>());
+  EXPECT_EQ(generated, case_names());
+}
+
+}  // namespace
+}  // namespace kiln::golden
