@@ -34,6 +34,8 @@ void add_train_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
+void add_data_command(CLI::App& app, Action& action);
+void add_data_convert_command(CLI::App& data, Action& action);
 
 }  // namespace cli
 }  // namespace kiln

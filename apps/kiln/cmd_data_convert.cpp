@@ -1,0 +1,88 @@
+// kiln data convert idx --images FILE [--labels FILE] --out PREFIX [--shards N]
+//                       [--compression none|gzip|zlib]
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "apps/kiln/cli.h"
+#include "kiln/engine/console.h"
+#include "kiln/io/convert_idx.h"
+
+namespace kiln::cli {
+namespace {
+
+struct OutputArgs {
+  std::string prefix, compression = "none";
+  int shards = 1;
+  void add_to(CLI::App& command) {
+    command.add_option("--out", prefix, "Output prefix: PREFIX-00000-of-0000N.tfrecord[.gz]")
+        ->required();
+    command.add_option("--shards", shards, "Number of output files")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    command.add_option("--compression", compression, "none, gzip or zlib")
+        ->check(CLI::IsMember({"none", "gzip", "zlib"}))
+        ->capture_default_str();
+  }
+};
+
+struct IdxArgs {
+  std::string images, labels;
+  OutputArgs out;
+};
+
+// Runs `convert` into the sharded writer with a progress bar, then prints the summary line.
+int convert_with_progress(
+    const OutputArgs& args,
+    const std::function<void(io::ShardedTfRecordWriter&, const io::ConvertProgress&)>& convert) {
+  std::filesystem::path parent = std::filesystem::path(args.prefix).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  io::ShardedTfRecordWriter writer(args.prefix, args.shards,
+                                   io::parse_compression(args.compression));
+  engine::Console console(stdout, ::isatty(::fileno(stdout)) != 0, "", engine::system_seconds);
+  double start = engine::system_seconds();
+  convert(writer, [&](int64_t done, int64_t total) {
+    console.status(
+        engine::count_bar_text(done, total, engine::system_seconds() - start, "records", 30),
+        done == total);
+  });
+  writer.close();
+  console.line(fmt::format(
+      "wrote {} records ({:.1f} MB before compression) to {} shard{} in "
+      "{:.1f} s: {}{}",
+      writer.records(), double(writer.bytes()) / 1e6, args.shards, args.shards == 1 ? "" : "s",
+      engine::system_seconds() - start, writer.paths().front(), args.shards > 1 ? " ..." : ""));
+  return 0;
+}
+
+void add_idx_command(CLI::App& convert, Action& action) {
+  auto* idx = convert.add_subcommand("idx", "IDX images (and labels) to tf.Example records");
+  auto args = std::make_shared<IdxArgs>();
+  idx->add_option("--images", args->images, "IDX image file ([N, H, W] or [N, H, W, C] bytes)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  idx->add_option("--labels", args->labels, "IDX label file ([N] integers)")
+      ->check(CLI::ExistingFile);
+  args->out.add_to(*idx);
+  idx->callback([&action, args] {
+    action = [args] {
+      return convert_with_progress(args->out, [&](auto& writer, const auto& progress) {
+        io::convert_idx(args->images, args->labels, writer, progress);
+      });
+    };
+  });
+}
+
+}  // namespace
+
+void add_data_convert_command(CLI::App& data, Action& action) {
+  auto* convert = data.add_subcommand("convert", "Write datasets as TFRecord files of tf.Example");
+  convert->require_subcommand(1);
+  add_idx_command(*convert, action);
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,81 @@
+#include "kiln/core/text_codec.h"
+
+#include <cstdint>
+
+namespace kiln {
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// The length of the UTF-8 sequence starting at `lead` and the smallest code point it may encode
+// (anything smaller is an overlong form); 0 for a byte that cannot start a sequence.
+int sequence_length(uint8_t lead, uint32_t& code_point, uint32_t& minimum) {
+  if (lead < 0x80) return code_point = lead, minimum = 0, 1;
+  if ((lead & 0xe0) == 0xc0) return code_point = lead & 0x1f, minimum = 0x80, 2;
+  if ((lead & 0xf0) == 0xe0) return code_point = lead & 0x0f, minimum = 0x800, 3;
+  if ((lead & 0xf8) == 0xf0) return code_point = lead & 0x07, minimum = 0x10000, 4;
+  return 0;
+}
+
+}  // namespace
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    size_t n = std::min<size_t>(3, bytes.size() - i);
+    uint32_t group = 0;
+    for (size_t j = 0; j < 3; ++j)
+      group = (group << 8) | (j < n ? static_cast<uint8_t>(bytes[i + j]) : 0u);
+    for (size_t j = 0; j < 4; ++j)
+      out.push_back(j <= n ? kAlphabet[(group >> (18 - 6 * j)) & 63] : '=');
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    int value = base64_value(c);
+    if (value < 0) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<uint32_t>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+bool is_valid_utf8(std::string_view bytes) {
+  for (size_t i = 0; i < bytes.size();) {
+    uint32_t code_point = 0, minimum = 0;
+    int length = sequence_length(static_cast<uint8_t>(bytes[i]), code_point, minimum);
+    if (length == 0 || i + length > bytes.size()) return false;
+    for (int k = 1; k < length; ++k) {
+      auto next = static_cast<uint8_t>(bytes[i + k]);
+      if ((next & 0xc0) != 0x80) return false;
+      code_point = (code_point << 6) | (next & 0x3f);
+    }
+    if (code_point < minimum || code_point > 0x10ffff) return false;
+    if (code_point >= 0xd800 && code_point <= 0xdfff) return false;
+    i += static_cast<size_t>(length);
+  }
+  return true;
+}
+
+}  // namespace kiln

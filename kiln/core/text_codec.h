@@ -1,0 +1,21 @@
+#pragma once
+// Text encodings of binary data, as JSON interfaces need them: base64 (RFC 4648, the `{"b64": ...}`
+// convention of TensorFlow Serving and `kiln data inspect`) and UTF-8 validation (bytes that are
+// valid UTF-8 can be shown as a JSON string). Thread-safety: pure functions.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kiln {
+
+/// Standard base64 with `=` padding.
+std::string base64_encode(std::string_view bytes);
+/// Decodes standard base64 (padding optional, no whitespace); nothing when malformed.
+std::optional<std::string> base64_decode(std::string_view text);
+
+/// True when `bytes` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+/// U+10FFFF).
+bool is_valid_utf8(std::string_view bytes);
+
+}  // namespace kiln

@@ -1,0 +1,54 @@
+#include "kiln/core/text_codec.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+TEST(Base64, MatchesTheRfc4648Vectors) {
+  const std::pair<const char*, const char*> vectors[] = {{"", ""},
+                                                         {"f", "Zg=="},
+                                                         {"fo", "Zm8="},
+                                                         {"foo", "Zm9v"},
+                                                         {"foob", "Zm9vYg=="},
+                                                         {"fooba", "Zm9vYmE="},
+                                                         {"foobar", "Zm9vYmFy"}};
+  for (const auto& [plain, encoded] : vectors) {
+    EXPECT_EQ(base64_encode(plain), encoded);
+    EXPECT_EQ(base64_decode(encoded), plain);
+  }
+}
+
+TEST(Base64, RoundTripsEveryByteValue) {
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  EXPECT_EQ(base64_encode(all).substr(0, 8), "AAECAwQF");
+  EXPECT_EQ(base64_decode(base64_encode(all)), all);
+  EXPECT_EQ(base64_decode("Zm9vYg"), "foob");  // padding is optional
+}
+
+TEST(Base64, RejectsMalformedText) {
+  EXPECT_FALSE(base64_decode("Zm9v!"));
+  EXPECT_FALSE(base64_decode("Z"));
+  EXPECT_FALSE(base64_decode("Zm 9v"));
+}
+
+TEST(Utf8, AcceptsWellFormedText) {
+  EXPECT_TRUE(is_valid_utf8(""));
+  EXPECT_TRUE(is_valid_utf8("chicken"));
+  EXPECT_TRUE(is_valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x94"));  // é € 🐔
+  EXPECT_TRUE(is_valid_utf8(std::string("a\0b", 3)));
+}
+
+TEST(Utf8, RejectsMalformedSequences) {
+  EXPECT_FALSE(is_valid_utf8("\xff"));
+  EXPECT_FALSE(is_valid_utf8("\x80"));              // a lone continuation byte
+  EXPECT_FALSE(is_valid_utf8("\xc3"));              // cut short
+  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+  EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("\xe2\x28\xa1"));      // a bad continuation byte
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,76 @@
+#pragma once
+// TFRecord files (INTEROP.md §1.1): records framed as a little-endian uint64 length, the masked
+// CRC-32C of those 8 bytes, the data, and the masked CRC-32C of the data; the whole stream may be
+// gzip or zlib compressed. TensorFlow, TensorBoard and kiln's converters all speak it.
+// Thread-safety: one thread per reader or writer.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kiln/io/byte_stream.h"
+
+namespace kiln::io {
+
+/// The bytes of one framed record: header, data, footer.
+std::string frame_tfrecord(std::string_view data);
+
+/// Reads the records of one file in order, checking both CRCs of every record.
+class TfRecordReader {
+ public:
+  /// Opens `path`; detects the compression from the file when none is given. Throws IoError.
+  explicit TfRecordReader(std::string path, std::optional<Compression> compression = {});
+
+  /// Reads the next record into `record`; false at the clean end of the file. Throws DataError
+  /// naming the file, the record index and the byte offset where the record starts (in the
+  /// uncompressed stream) for a CRC mismatch or a truncated record. After a data-CRC mismatch the
+  /// reader stands at the following record, so a caller may skip the bad one; after any other
+  /// error the framing is lost and the reader reports the end.
+  bool next(std::string& record);
+
+  const std::string& path() const { return path_; }
+  Compression compression() const { return compression_; }
+  /// Index of the next record (= records read so far, bad ones included).
+  int64_t record_index() const { return index_; }
+  /// Byte offset of the next record in the uncompressed stream.
+  int64_t offset() const { return offset_; }
+  /// Byte offset where the record last returned by next() starts (its 12-byte header).
+  int64_t record_offset() const { return record_offset_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem, bool recoverable);
+  size_t read_up_to(std::string& out, size_t size);
+
+  std::string path_;
+  Compression compression_;
+  std::unique_ptr<InputStream> input_;
+  int64_t index_ = 0, offset_ = 0, record_offset_ = 0;
+  bool broken_ = false;
+};
+
+/// Writes records to `path`, first under `path.partial`, renamed into place by close(): a file
+/// with the final name is always complete. Destroyed without close(), it removes the partial file.
+class TfRecordWriter {
+ public:
+  explicit TfRecordWriter(std::string path, Compression compression = Compression::kNone);
+  ~TfRecordWriter();
+  TfRecordWriter(const TfRecordWriter&) = delete;
+  TfRecordWriter& operator=(const TfRecordWriter&) = delete;
+
+  void write(std::string_view record);
+  /// Finishes the stream and renames the file into place; throws IoError.
+  void close();
+
+  int64_t records() const { return records_; }
+  /// Uncompressed bytes written, framing included.
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  std::string path_, partial_path_;
+  std::unique_ptr<OutputStream> output_;
+  int64_t records_ = 0, bytes_ = 0;
+};
+
+}  // namespace kiln::io

@@ -1,0 +1,75 @@
+// End-to-end: `kiln data convert idx` writes sharded TFRecords that `kiln data inspect` reads back,
+// and leaves nothing behind when the input is bad.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "kiln/core/json.h"
+#include "kiln/io/idx.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
+
+std::string write_idx(const testing::TempDir& dir, const std::string& name,
+                      std::vector<int64_t> dims) {
+  io::IdxArray array{io::IdxType::kUint8, std::move(dims), {}};
+  array.data.resize(static_cast<size_t>(array.element_count()), 7);
+  return dir.write(name, io::encode_idx(array));
+}
+
+TEST(DataConvert, IdxToShardedGzipTfRecordsThatInspectReads) {
+  testing::TempDir dir;
+  std::string images = write_idx(dir, "images.idx", {5, 4, 3});
+  std::string labels = write_idx(dir, "labels.idx", {5});
+  auto result = testing::run_command(kiln("data convert idx --images " + images + " --labels " +
+                                          labels + " --out " + dir.file("out/train") +
+                                          " --shards 2 --compression gzip"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("wrote 5 records"));
+  EXPECT_THAT(result.out, HasSubstr("to 2 shards"));
+  int64_t total = 0;
+  for (const char* shard :
+       {"train-00000-of-00002.tfrecord.gz", "train-00001-of-00002.tfrecord.gz"}) {
+    auto inspect = testing::run_command(kiln("data inspect --json " + dir.file("out/") + shard));
+    ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+    Json report = Json::parse(inspect.out);
+    EXPECT_EQ(report["compression"], "gzip");
+    EXPECT_EQ(report["first"]["height"], Json::array({4}));
+    EXPECT_EQ(report["first"]["width"], Json::array({3}));
+    EXPECT_EQ(report["first"]["label"], Json::array({7}));
+    total += report["records"].get<int64_t>();
+  }
+  EXPECT_EQ(total, 5);
+}
+
+TEST(DataConvert, BadInputExits1AndLeavesNoFiles) {
+  testing::TempDir dir;
+  std::string images = write_idx(dir, "images.idx", {5, 4, 3});
+  std::string labels = write_idx(dir, "labels.idx", {4});
+  auto result = testing::run_command(kiln("data convert idx --images " + images + " --labels " +
+                                          labels + " --out " + dir.file("out/train")));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("4 labels for 5 images"));
+  EXPECT_TRUE(fs::is_empty(dir.file("out")));  // no shard, no .partial
+}
+
+TEST(DataConvert, AShardCountBelowOneIsAUsageError) {
+  testing::TempDir dir;
+  std::string images = write_idx(dir, "images.idx", {1, 2, 2});
+  auto result = testing::run_command(
+      kiln("data convert idx --images " + images + " --out " + dir.file("x") + " --shards 0"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("--shards"));
+}
+
+}  // namespace
+}  // namespace kiln
