@@ -18,10 +18,11 @@ trap 'rm -rf "$work"' EXIT
 
 kiln_rate() {
   "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work" \
-    --set "train.max=$steps steps" --set data.val=null --set "runtime.threads=$threads" \
+    --set "train.max=$steps steps" --set data.val=null --set train.monitor=train/loss \
+    --set train.mode=min --set "runtime.threads=$threads" \
     --set "train.log_every=100000 steps" > "$work/kiln.out"
   local run; run=$(sed -n 's/^run: //p' "$work/kiln.out")
-  "$python" -c "import json,sys; s=json.load(open('$run/summary.json')); print(s['steps']*128/s['seconds'])"
+  "$python" -c "import json,sys; s=json.load(open('$run/summary.json')); print(s['samples']/s['seconds'])"
 }
 
 peer_rate() {

@@ -13,6 +13,7 @@
 // Thread-safety: a Schema is a short-lived, single-threaded view over one options struct.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -264,6 +265,28 @@ struct OptionTraits<std::vector<T>> {
   }
   static std::string type_name(const std::vector<T>&) {
     return "list of " + OptionTraits<T>::type_name(T{});
+  }
+};
+
+/// Mappings from names the user chooses to values (`features: {image: {...}, label: {...}}`).
+template <class T>
+struct OptionTraits<std::map<std::string, T>> {
+  static void read(const Json& value, std::map<std::string, T>& out, const ReadContext& ctx) {
+    if (!value.is_object() && !value.is_null())
+      ctx.fail("expected a mapping of names to values, got " + value.dump());
+    std::map<std::string, T> items;
+    if (value.is_object())
+      for (const auto& [key, item] : value.items())
+        OptionTraits<T>::read(item, items[key], ctx.child(key));
+    out = std::move(items);
+  }
+  static Json write(const std::map<std::string, T>& map) {
+    Json out = Json::object();
+    for (const auto& [key, item] : map) out[key] = OptionTraits<T>::write(item);
+    return out;
+  }
+  static std::string type_name(const std::map<std::string, T>&) {
+    return "mapping of name to " + OptionTraits<T>::type_name(T{});
   }
 };
 

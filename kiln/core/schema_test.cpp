@@ -211,3 +211,39 @@ TEST(Schema, DescribeOptionsDocumentsEveryField) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+struct NamedTrainings {
+  std::map<std::string, TrainOptions> runs;
+  void describe(Schema& s) { s.field("runs", runs, "Trainings by name."); }
+};
+
+TEST(Schema, MappingsReadEveryNamedValueWithDefaults) {
+  NamedTrainings o;
+  read_options(o, parse_config_text("runs: {fast: {lr: 0.5}, slow: {}}", "m.yaml", false),
+               ReadContext{"", nullptr});
+  ASSERT_EQ(o.runs.size(), 2u);
+  EXPECT_EQ(o.runs["fast"].lr, 0.5);
+  EXPECT_EQ(o.runs["slow"].epochs, 10);
+  EXPECT_EQ(write_options(o)["runs"]["fast"]["lr"], 0.5);
+  EXPECT_EQ(write_options(o)["runs"]["slow"]["max"], 100);
+}
+
+TEST(Schema, MappingErrorsNameTheEntry) {
+  NamedTrainings o;
+  try {
+    read_options(o, parse_config_text("runs: {fast: {lrr: 0.5}}", "m.yaml", false),
+                 ReadContext{"", nullptr});
+    FAIL() << "accepted an unknown key";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "runs.fast.lrr");
+  }
+  EXPECT_THROW(
+      read_options(o, parse_config_text("runs: [1, 2]", "m.yaml", false), ReadContext{"", nullptr}),
+      ConfigError);
+}
+
+}  // namespace
+}  // namespace kiln

@@ -29,6 +29,7 @@ Json summary_json(const TrainResult& result) {
                                 : Json();
   summary["steps"] = result.progress.steps;
   summary["epochs"] = result.progress.epochs;
+  summary["samples"] = result.progress.samples;
   summary["seconds"] = result.progress.seconds;
   return summary;
 }

@@ -1,0 +1,147 @@
+// The tfrecord dataset: feature specs against real records written by kiln's TFRecord writer.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/config.h"
+#include "kiln/core/error.h"
+#include "kiln/data/dataset.h"
+#include "kiln/io/example.h"
+#include "kiln/io/file_bytes.h"
+#include "kiln/io/image_codec.h"
+#include "kiln/io/tfrecord.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::data {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Example i: a 2x3 single-channel image whose pixels are 10*i + position, and label i.
+io::Example numbered_example(int64_t i, bool png) {
+  io::Image image{2, 3, 1, {}};
+  for (int p = 0; p < 6; ++p) image.pixels.push_back(uint8_t(10 * i + p));
+  std::string bytes =
+      png ? io::encode_png(image) : std::string(image.pixels.begin(), image.pixels.end());
+  io::Example example;
+  example.features["image"] = io::bytes_feature({bytes});
+  example.features["label"] = io::int64_feature({i});
+  return example;
+}
+
+std::string write_shard(const testing::TempDir& dir, const std::string& name,
+                        const std::vector<io::Example>& examples) {
+  io::TfRecordWriter writer(dir.file(name), io::Compression::kGzip);
+  for (const auto& e : examples) writer.write(io::encode_example(e));
+  writer.close();
+  return dir.file(name);
+}
+
+std::shared_ptr<Dataset> make_dataset(const std::string& yaml) {
+  ComponentSpec spec{"dataset"};
+  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
+                                    ReadContext{"data.train", nullptr});
+  return dataset_registry().create(spec);
+}
+
+std::string spec_yaml(const std::string& files, const std::string& image_spec,
+                      const std::string& extra = "") {
+  return "{type: tfrecord, files: " + files + ", features: {image: " + image_spec +
+         ", label: {dtype: int64}}" + extra + "}";
+}
+
+TEST(TfRecordDataset, ReadsShardsInOrderAndDeliversChannelsFirst) {
+  testing::TempDir dir;
+  write_shard(dir, "d-00000-of-00002", {numbered_example(0, false), numbered_example(1, false)});
+  write_shard(dir, "d-00001-of-00002", {numbered_example(2, false)});
+  auto dataset = make_dataset(
+      spec_yaml(dir.file("d-*"), "{shape: [2, 3, 1], channels_first: true, scale: 0.1}"));
+  ASSERT_EQ(dataset->size(), 3);
+  EXPECT_THAT(dataset->input_shape(), ElementsAre(1, 2, 3));
+  Batch batch = dataset->gather(torch::tensor({2, 0}, torch::kInt64));
+  EXPECT_TRUE(torch::equal(batch.target, torch::tensor({2, 0}, torch::kInt64)));
+  EXPECT_EQ(batch.input.dtype(), torch::kFloat32);
+  EXPECT_FLOAT_EQ(batch.input[0][0][1][2].item<float>(), 2.5f);  // (20 + 5) * 0.1
+  EXPECT_FLOAT_EQ(batch.input[1][0][0][1].item<float>(), 0.1f);
+}
+
+TEST(TfRecordDataset, DecodesPngImages) {
+  testing::TempDir dir;
+  std::string file = write_shard(dir, "png", {numbered_example(3, true)});
+  auto dataset = make_dataset(spec_yaml(file, "{dtype: uint8, shape: [2, 3, 1], encoding: png}"));
+  Batch batch = dataset->gather(torch::tensor({0}, torch::kInt64));
+  EXPECT_EQ(batch.input.dtype(), torch::kUInt8);
+  EXPECT_THAT(batch.input.sizes().vec(), ElementsAre(1, 2, 3, 1));
+  EXPECT_EQ(batch.input[0][1][2][0].item<int>(), 35);
+}
+
+TEST(TfRecordDataset, AWrongValueCountNamesFileRecordAndFeature) {
+  testing::TempDir dir;
+  std::string file =
+      write_shard(dir, "d", {numbered_example(0, false), numbered_example(1, false)});
+  try {
+    make_dataset(spec_yaml(file, "{shape: [28, 28]}"));
+    FAIL() << "accepted 6 values for a [28, 28] feature";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), file);
+    EXPECT_EQ(e.record(), 0);
+    EXPECT_EQ(e.offset(), 12);
+    EXPECT_THAT(e.what(),
+                HasSubstr("feature \"image\": has 6 values, its shape [28, 28] needs 784"));
+  }
+}
+
+TEST(TfRecordDataset, AMissingFeatureNeedsADefault) {
+  testing::TempDir dir;
+  io::Example unlabelled = numbered_example(5, false);
+  unlabelled.features.erase("label");
+  std::string file = write_shard(dir, "d", {numbered_example(4, false), unlabelled});
+  try {
+    make_dataset(spec_yaml(file, "{shape: [6]}"));
+    FAIL() << "accepted a record without its label";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.record(), 1);
+    EXPECT_THAT(e.what(), HasSubstr("feature \"label\": is missing"));
+  }
+  std::string with_default =
+      "{type: tfrecord, files: " + file +
+      ", features: {image: {shape: [6]}, label: {dtype: int64, default: -1}}}";
+  auto dataset = make_dataset(with_default);
+  EXPECT_EQ(dataset->gather(torch::tensor({1}, torch::kInt64)).target[0].item<int64_t>(), -1);
+}
+
+TEST(TfRecordDataset, OnCorruptSkipDropsDamagedRecordsAndKeepsTheRest) {
+  testing::TempDir dir;
+  std::string file = dir.file("d");
+  {
+    io::TfRecordWriter writer(file);
+    for (int i = 0; i < 4; ++i) writer.write(io::encode_example(numbered_example(i, false)));
+    writer.close();
+  }
+  std::string bytes = io::read_file_bytes(file);
+  bytes[bytes.size() / 4 + 20] ^= 1;  // inside the data of record 1
+  dir.write("d", bytes);
+  EXPECT_THROW(make_dataset(spec_yaml(file, "{shape: [6]}")), DataError);
+  auto dataset = make_dataset(spec_yaml(file, "{shape: [6]}", ", on_corrupt: skip"));
+  ASSERT_EQ(dataset->size(), 3);
+  EXPECT_TRUE(torch::equal(dataset->gather(torch::arange(3)).target,
+                           torch::tensor({0, 2, 3}, torch::kInt64)));
+}
+
+TEST(TfRecordDataset, ConfigMistakesAreReportedBeforeReading) {
+  testing::TempDir dir;
+  std::string file = write_shard(dir, "d", {numbered_example(0, false)});
+  EXPECT_THROW(make_dataset(spec_yaml(dir.file("nothing-*"), "{shape: [6]}")), Error);
+  EXPECT_THROW(make_dataset(spec_yaml(file, "{shape: [6], encoding: gif}")), ConfigError);
+  EXPECT_THROW(make_dataset(spec_yaml(file, "{shape: [6], channels_first: true}")), ConfigError);
+  try {
+    make_dataset(spec_yaml(file, "{shape: [6]}", ", input: pixels"));
+    FAIL() << "accepted an undeclared input";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("\"pixels\""));
+  }
+}
+
+}  // namespace
+}  // namespace kiln::data

@@ -1,0 +1,146 @@
+#include "kiln/data/example_features.h"
+
+#include <numeric>
+
+#include <fmt/ranges.h>
+
+#include "kiln/core/error.h"
+#include "kiln/io/image_codec.h"
+
+namespace kiln::data {
+namespace {
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+torch::Dtype torch_dtype(const std::string& name) {
+  return name == "uint8" ? torch::kUInt8 : name == "int64" ? torch::kInt64 : torch::kFloat32;
+}
+
+[[noreturn]] void fail(const io::RecordLocation& where, const std::string& feature,
+                       const std::string& problem) {
+  throw DataError(where.file, where.record, where.offset,
+                  fmt::format("feature \"{}\": {}", feature, problem));
+}
+
+std::string describe_location(const io::RecordLocation& where, const std::string& feature) {
+  return fmt::format("{}, record {}, feature {}", where.file, where.record, feature);
+}
+
+// The raw values of a feature as a 1-D tensor, before any shape or dtype is applied.
+torch::Tensor raw_values(const std::string& name, const FeatureSpec& spec, const io::Feature& f,
+                         const io::RecordLocation& where) {
+  using Kind = io::Feature::Kind;
+  if (spec.encoding != "raw" && f.kind != Kind::kBytes)
+    fail(where, name,
+         fmt::format("is a {}, but encoding {} needs a bytes_list", io::feature_kind_name(f.kind),
+                     spec.encoding));
+  switch (f.kind) {
+    case Kind::kFloat:
+      return torch::from_blob(const_cast<float*>(f.floats.data()), {int64_t(f.floats.size())},
+                              torch::kFloat32);
+    case Kind::kInt64:
+      return torch::from_blob(const_cast<int64_t*>(f.ints.data()), {int64_t(f.ints.size())},
+                              torch::kInt64);
+    case Kind::kBytes:
+      break;
+    case Kind::kNone:
+      return torch::empty({0});
+  }
+  if (spec.encoding == "raw") {
+    std::string joined;
+    for (const auto& b : f.bytes) joined += b;
+    return torch::from_blob(joined.data(), {int64_t(joined.size())}, torch::kUInt8).clone();
+  }
+  if (f.bytes.size() != 1)
+    fail(where, name,
+         fmt::format("holds {} images; an encoded image feature holds one", f.bytes.size()));
+  int channels = spec.shape.size() == 3 ? static_cast<int>(spec.shape[2]) : 1;
+  io::Image image = io::decode_image(f.bytes[0], channels, describe_location(where, name));
+  if (spec.shape.size() >= 2 && (image.height != spec.shape[0] || image.width != spec.shape[1]))
+    fail(where, name,
+         fmt::format("is a {}x{} image, the spec's shape is [{}]", image.height, image.width,
+                     fmt::join(spec.shape, ", ")));
+  return torch::from_blob(image.pixels.data(), {int64_t(image.pixels.size())}, torch::kUInt8)
+      .clone();
+}
+
+}  // namespace
+
+void FeatureSpec::describe(Schema& s) {
+  s.field("dtype", dtype, "Type of the delivered tensor.").one_of({"float32", "int64", "uint8"});
+  s.field("shape", shape, "Shape of one example's value as stored ([] for a single value).")
+      .each_min(1);
+  s.field("encoding", encoding, "How a bytes_list is read: raw bytes, or one PNG/JPEG image.")
+      .one_of({"raw", "png", "jpeg"});
+  s.field("default", default_value,
+          "Value for every element when the feature is missing or empty; null: such a record "
+          "is an error.");
+  s.field("scale", scale,
+          "Multiplies float32 values (1/255 = 0.00392156862745098 maps bytes "
+          "to [0, 1]).");
+  s.field("channels_first", channels_first,
+          "The stored shape is [H, W, C]; deliver [C, H, W], the layout conv2d reads.");
+}
+
+FeatureDecoder::FeatureDecoder(std::map<std::string, FeatureSpec> specs, const std::string& path)
+    : specs_(std::move(specs)) {
+  for (const auto& [name, spec] : specs_) {
+    if (spec.channels_first && spec.shape.size() != 3)
+      throw ConfigError(
+          path + "." + name + ".channels_first", "",
+          fmt::format("needs a shape [H, W, C], got [{}]", fmt::join(spec.shape, ", ")));
+    if (!spec.default_value.is_null() && !spec.default_value.is_number())
+      throw ConfigError(path + "." + name + ".default", "",
+                        "expected a number or null, got " + spec.default_value.dump());
+  }
+}
+
+std::vector<int64_t> FeatureDecoder::delivered_shape(const std::string& feature) const {
+  const FeatureSpec& spec = specs_.at(feature);
+  if (!spec.channels_first) return spec.shape;
+  return {spec.shape[2], spec.shape[0], spec.shape[1]};
+}
+
+std::map<std::string, torch::Tensor> FeatureDecoder::allocate(int64_t rows) const {
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& [name, spec] : specs_) {
+    std::vector<int64_t> shape = delivered_shape(name);
+    shape.insert(shape.begin(), rows);
+    out[name] = torch::empty(shape, torch_dtype(spec.dtype));
+  }
+  return out;
+}
+
+torch::Tensor FeatureDecoder::values_of(const std::string& name, const FeatureSpec& spec,
+                                        const io::Feature* feature,
+                                        const io::RecordLocation& where) const {
+  int64_t wanted = element_count(spec.shape);
+  if (!feature || feature->size() == 0) {
+    if (spec.default_value.is_null())
+      fail(where, name, "is missing; declare a default for it, or use on_corrupt: skip");
+    return torch::full({wanted}, spec.default_value.get<double>(), torch::kFloat64);
+  }
+  torch::Tensor values = raw_values(name, spec, *feature, where);
+  if (values.numel() != wanted)
+    fail(where, name,
+         fmt::format("has {} values, its shape [{}] needs {}", values.numel(),
+                     fmt::join(spec.shape, ", "), wanted));
+  return values;
+}
+
+void FeatureDecoder::decode(const io::Example& example, const io::RecordLocation& where,
+                            int64_t row, std::map<std::string, torch::Tensor>& out) const {
+  for (const auto& [name, spec] : specs_) {
+    auto found = example.features.find(name);
+    const io::Feature* feature = found == example.features.end() ? nullptr : &found->second;
+    torch::Tensor values = values_of(name, spec, feature, where).view(spec.shape);
+    if (spec.channels_first) values = values.permute({2, 0, 1});
+    torch::Tensor converted = values.to(torch_dtype(spec.dtype));
+    if (spec.dtype == "float32" && spec.scale != 1.0) converted.mul_(spec.scale);
+    out.at(name)[row].copy_(converted);
+  }
+}
+
+}  // namespace kiln::data

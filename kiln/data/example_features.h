@@ -1,0 +1,52 @@
+#pragma once
+// How a dataset turns tf.Example features into tensors: a declared spec per feature (dtype, shape,
+// encoding of bytes, default for a missing value, scale, channels-first), and a decoder that
+// writes one record's features into row `row` of preallocated [N, ...shape] tensors. Every
+// mismatch between a record and its spec is a DataError naming the file, the record, its byte
+// offset and the feature.
+// Thread-safety: FeatureDecoder is immutable after construction; decode() may run on several
+// threads at once when they write different rows.
+
+#include <torch/torch.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/core/schema.h"
+#include "kiln/io/example.h"
+
+namespace kiln::data {
+
+struct FeatureSpec {
+  std::string dtype = "float32";
+  std::vector<int64_t> shape;
+  std::string encoding = "raw";
+  Json default_value = nullptr;
+  double scale = 1.0;
+  bool channels_first = false;
+  void describe(Schema& s);
+};
+
+/// Decodes the declared features of records into tensors.
+class FeatureDecoder {
+ public:
+  /// `specs` by feature name; `path` is where they sit in the config, for errors.
+  FeatureDecoder(std::map<std::string, FeatureSpec> specs, const std::string& path);
+
+  /// Empty tensors of `rows` examples, one per feature, in the delivered shape and dtype.
+  std::map<std::string, torch::Tensor> allocate(int64_t rows) const;
+  /// Writes the features of `example` into row `row` of `out`.
+  void decode(const io::Example& example, const io::RecordLocation& where, int64_t row,
+              std::map<std::string, torch::Tensor>& out) const;
+  /// Shape of one example of `feature` as delivered (channels first when asked).
+  std::vector<int64_t> delivered_shape(const std::string& feature) const;
+
+ private:
+  torch::Tensor values_of(const std::string& name, const FeatureSpec& spec,
+                          const io::Feature* feature, const io::RecordLocation& where) const;
+
+  std::map<std::string, FeatureSpec> specs_;
+};
+
+}  // namespace kiln::data

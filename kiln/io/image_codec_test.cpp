@@ -1,0 +1,73 @@
+#include "kiln/io/image_codec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stb_image_write.h>
+
+#include <cstdlib>
+
+#include "kiln/core/error.h"
+#include "kiln/io/file_bytes.h"
+
+namespace kiln::io {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A 5x4 image whose every byte differs from its neighbours, so any reordering shows.
+Image pattern(int64_t channels) {
+  Image image{5, 4, channels, {}};
+  for (int64_t i = 0; i < 5 * 4 * channels; ++i) image.pixels.push_back(uint8_t(i * 37 % 251));
+  return image;
+}
+
+TEST(ImageCodec, PngRoundTripsEveryChannelCount) {
+  for (int64_t channels : {1, 3, 4}) {
+    Image original = pattern(channels);
+    std::string png = encode_png(original);
+    EXPECT_EQ(png.substr(1, 3), "PNG");
+    Image back = decode_image(png, 0, "pattern.png");
+    EXPECT_EQ(back.height, 5);
+    EXPECT_EQ(back.width, 4);
+    EXPECT_EQ(back.channels, channels);
+    EXPECT_EQ(back.pixels, original.pixels) << channels << " channels";
+  }
+}
+
+TEST(ImageCodec, ConvertsChannelsWhenAsked) {
+  Image gray = pattern(1);
+  Image rgb = decode_image(encode_png(gray), 3, "gray.png");
+  ASSERT_EQ(rgb.channels, 3);
+  for (size_t i = 0; i < gray.pixels.size(); ++i) {
+    EXPECT_EQ(rgb.pixels[3 * i], gray.pixels[i]);
+    EXPECT_EQ(rgb.pixels[3 * i + 2], gray.pixels[i]);
+  }
+}
+
+TEST(ImageCodec, DecodesJpegApproximately) {
+  Image flat{8, 8, 3, std::vector<uint8_t>(8 * 8 * 3, 200)};
+  std::string jpeg;
+  auto append = [](void* out, void* data, int size) {
+    static_cast<std::string*>(out)->append(static_cast<const char*>(data), size_t(size));
+  };
+  ASSERT_TRUE(stbi_write_jpg_to_func(append, &jpeg, 8, 8, 3, flat.pixels.data(), 95));
+  Image back = decode_image(jpeg, 0, "flat.jpg");
+  EXPECT_EQ(back.channels, 3);
+  for (uint8_t v : back.pixels) EXPECT_NEAR(v, 200, 3);
+}
+
+TEST(ImageCodec, GarbageAndTruncatedFilesAreDataErrorsNamingTheSource) {
+  std::string png = encode_png(pattern(3));
+  for (const std::string& bad :
+       {std::string("not an image"), png.substr(0, png.size() / 2), std::string()}) {
+    try {
+      decode_image(bad, 0, "data.tfrecord, record 3, feature image");
+      ADD_FAILURE() << "decoded " << bad.size() << " bad bytes";
+    } catch (const DataError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("record 3, feature image"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::io
