@@ -1,6 +1,8 @@
 #include "kiln/io/example.h"
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 
 #include "kiln/core/error.h"
 #include "kiln/io/protobuf_wire.h"
@@ -75,56 +77,54 @@ Feature::Kind kind_of_field(uint32_t field) {
                                : Feature::Kind::kInt64;
 }
 
-Feature read_feature(WireReader reader) {
-  Feature feature;
+// Calls `on_message(field, reader of its payload)` for each field of the message that is one of
+// `fields`, all of them sub-messages or strings; other fields are skipped, as protobuf skips
+// unknown fields.
+template <class OnMessage>
+void for_each_message(WireReader reader, std::initializer_list<uint32_t> fields,
+                      const char* message, OnMessage on_message) {
   while (!reader.done()) {
     WireType type;
     uint32_t field = reader.read_key(type);
-    if (field < kBytesList || field > kInt64List) {
+    if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
       reader.skip(type);
       continue;
     }
-    expect_type(type, WireType::kLengthDelimited, field, "Feature", reader.offset());
-    // A oneof: a different kind replaces the value, the same kind merges (protobuf semantics).
-    if (feature.kind != kind_of_field(field)) feature = Feature{kind_of_field(field), {}, {}, {}};
-    read_list(nested(reader), feature);
+    expect_type(type, WireType::kLengthDelimited, field, message, reader.offset());
+    on_message(field, nested(reader));
   }
+}
+
+Feature read_feature(WireReader reader) {
+  Feature feature;
+  for_each_message(reader, {kBytesList, kFloatList, kInt64List}, "Feature",
+                   [&feature](uint32_t field, WireReader list) {
+                     // A oneof: a different kind replaces the value, the same kind merges.
+                     if (feature.kind != kind_of_field(field))
+                       feature = Feature{kind_of_field(field), {}, {}, {}};
+                     read_list(list, feature);
+                   });
   return feature;
 }
 
 // Reads the entries of a map<string, V> message, calling `read_value(key, reader)` per entry.
 template <class ReadValue>
 void read_map(WireReader reader, const char* message, ReadValue read_value) {
-  while (!reader.done()) {
-    WireType type;
-    if (reader.read_key(type) != kMapEntry) {
-      reader.skip(type);
-      continue;
-    }
-    expect_type(type, WireType::kLengthDelimited, kMapEntry, message, reader.offset());
-    WireReader entry = nested(reader);
+  for_each_message(reader, {kMapEntry}, message, [&read_value](uint32_t, WireReader entry) {
     std::string key;
-    std::string_view value;
-    int64_t value_offset = entry.offset();
-    while (!entry.done()) {
-      uint32_t field = entry.read_key(type);
-      if (field != kEntryKey && field != kEntryValue) {
-        entry.skip(type);
-        continue;
-      }
-      expect_type(type, WireType::kLengthDelimited, field, "a map entry", entry.offset());
-      int64_t at = 0;
-      std::string_view bytes = entry.read_bytes(at);
-      if (field == kEntryKey) key.assign(bytes);
-      if (field == kEntryValue) value = bytes, value_offset = at;
-    }
+    WireReader value("", entry.offset());
+    for_each_message(entry, {kEntryKey, kEntryValue}, "a map entry",
+                     [&](uint32_t field, WireReader payload) {
+                       if (field == kEntryKey) key.assign(payload.bytes());
+                       if (field == kEntryValue) value = payload;
+                     });
     try {
-      read_value(key, WireReader(value, value_offset));
+      read_value(key, value);
     } catch (WireError& e) {
       e.problem = "in feature \"" + key + "\": " + e.problem;
       throw;
     }
-  }
+  });
 }
 
 void read_features(WireReader reader, Features& out) {
@@ -137,15 +137,9 @@ void read_feature_lists(WireReader reader, std::map<std::string, std::vector<Fea
   read_map(reader, "FeatureLists", [&out](const std::string& key, WireReader value) {
     std::vector<Feature>& list = out[key];
     list.clear();
-    while (!value.done()) {
-      WireType type;
-      if (value.read_key(type) != kFeatureListFeature) {
-        value.skip(type);
-        continue;
-      }
-      expect_type(type, WireType::kLengthDelimited, 1, "FeatureList", value.offset());
-      list.push_back(read_feature(nested(value)));
-    }
+    for_each_message(
+        value, {kFeatureListFeature}, "FeatureList",
+        [&list](uint32_t, WireReader feature) { list.push_back(read_feature(feature)); });
   });
 }
 
@@ -166,16 +160,8 @@ auto parse_with_location(std::string_view bytes, const RecordLocation& where, co
 Example parse_example(std::string_view bytes, const RecordLocation& where) {
   return parse_with_location(bytes, where, "tf.Example", [](WireReader reader) {
     Example example;
-    while (!reader.done()) {
-      WireType type;
-      uint32_t field = reader.read_key(type);
-      if (field != kExampleFeatures) {
-        reader.skip(type);
-        continue;
-      }
-      expect_type(type, WireType::kLengthDelimited, field, "Example", reader.offset());
-      read_features(nested(reader), example.features);
-    }
+    for_each_message(reader, {kExampleFeatures}, "Example",
+                     [&example](uint32_t, WireReader f) { read_features(f, example.features); });
     return example;
   });
 }
@@ -183,17 +169,12 @@ Example parse_example(std::string_view bytes, const RecordLocation& where) {
 SequenceExample parse_sequence_example(std::string_view bytes, const RecordLocation& where) {
   return parse_with_location(bytes, where, "tf.SequenceExample", [](WireReader reader) {
     SequenceExample example;
-    while (!reader.done()) {
-      WireType type;
-      uint32_t field = reader.read_key(type);
-      if (field != kContext && field != kFeatureLists) {
-        reader.skip(type);
-        continue;
-      }
-      expect_type(type, WireType::kLengthDelimited, field, "SequenceExample", reader.offset());
-      if (field == kContext) read_features(nested(reader), example.context);
-      if (field == kFeatureLists) read_feature_lists(nested(reader), example.feature_lists);
-    }
+    for_each_message(reader, {kContext, kFeatureLists}, "SequenceExample",
+                     [&example](uint32_t field, WireReader message) {
+                       if (field == kContext) read_features(message, example.context);
+                       if (field == kFeatureLists)
+                         read_feature_lists(message, example.feature_lists);
+                     });
     return example;
   });
 }

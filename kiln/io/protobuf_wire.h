@@ -27,6 +27,8 @@ class WireReader {
       : bytes_(bytes), base_(base_offset) {}
 
   bool done() const { return position_ >= bytes_.size(); }
+  /// All the bytes this reader reads (a string field's value, when it reads one).
+  std::string_view bytes() const { return bytes_; }
   /// Offset of the next byte from the start of the outermost message.
   int64_t offset() const { return base_ + static_cast<int64_t>(position_); }
 

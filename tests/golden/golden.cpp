@@ -21,6 +21,12 @@ const Json& find_case(const Json& cases, const std::string& name) {
   throw InternalError("no golden case named \"" + name + "\"; re-run make_golden.py?");
 }
 
+std::vector<std::string> case_names_in(const Json& cases) {
+  std::vector<std::string> names;
+  for (const Json& golden_case : cases) names.push_back(golden_case.at("name").get<std::string>());
+  return names;
+}
+
 torch::Tensor tensor_from(const Json& encoded) {
   auto data = encoded.at("data").get<std::vector<float>>();
   auto shape = encoded.at("shape").get<std::vector<int64_t>>();

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 #include "kiln/core/json.h"
 #include "kiln/core/registry.h"
@@ -22,6 +23,10 @@ Json load_golden(const std::string& file_name);
 
 /// The entry of `cases` whose "name" is `name`; throws when there is none.
 const Json& find_case(const Json& cases, const std::string& name);
+
+/// The "name" of every entry of `cases`, in order: tests compare it with the cases they list, so
+/// a case added to make_golden.py but not to a test fails instead of never running.
+std::vector<std::string> case_names_in(const Json& cases);
 
 /// `{"shape": [...], "data": [...]}` as a float32 tensor.
 torch::Tensor tensor_from(const Json& encoded);

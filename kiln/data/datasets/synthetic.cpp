@@ -1,0 +1,87 @@
+// synthetic: small generated datasets for trying models and for tests, reproducible from a seed:
+// Gaussian blobs to classify, a noisy curve y = f(x) to regress, and periodic 1-D signals to
+// reconstruct (an autoencoder's input and target).
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+
+#include "kiln/data/dataset.h"
+
+namespace kiln::data {
+namespace {
+
+struct SyntheticOptions {
+  std::string task = "blobs";
+  int64_t size = 1000;
+  int64_t seed = 1;
+  double noise = 0.1;
+  int64_t classes = 3;
+  int64_t features = 2;
+  double spread = 3.0;
+  std::string function = "sin";
+  int64_t length = 64;
+  void describe(Schema& s) {
+    s.field("task", task,
+            "blobs (classes around random centres), curve (y = function(x) + noise), signal "
+            "(sums of sinusoids [1, length]; the target is the clean signal)")
+        .one_of({"blobs", "curve", "signal"});
+    s.field("size", size, "Number of examples.").min(1);
+    s.field("seed", seed, "Seed of the generator: the same seed gives the same data.");
+    s.field("noise", noise, "Standard deviation of the Gaussian noise added to the inputs.").min(0);
+    s.field("classes", classes, "blobs: number of classes.").min(2);
+    s.field("features", features, "blobs: dimensions of each point.").min(1);
+    s.field("spread", spread, "blobs: standard deviation of the class centres.").min(0);
+    s.field("function", function, "curve: the function of x in [-3, 3].")
+        .one_of({"sin", "square", "linear"});
+    s.field("length", length, "signal: samples per signal.").min(2);
+  }
+};
+
+using Pair = std::pair<torch::Tensor, torch::Tensor>;
+
+Pair blobs(const SyntheticOptions& o, at::Generator& gen) {
+  torch::Tensor centres = torch::randn({o.classes, o.features}, gen) * o.spread;
+  torch::Tensor labels = torch::randint(o.classes, {o.size}, gen, torch::kInt64);
+  torch::Tensor points = centres.index_select(0, labels) + torch::randn({o.size, o.features}, gen);
+  return {points.to(torch::kFloat32), labels};
+}
+
+Pair curve(const SyntheticOptions& o, at::Generator& gen) {
+  torch::Tensor x = torch::rand({o.size, 1}, gen) * 6.0 - 3.0;
+  torch::Tensor y = o.function == "sin" ? torch::sin(x) : o.function == "square" ? x * x : 0.5 * x;
+  return {x, y + torch::randn({o.size, 1}, gen) * o.noise};
+}
+
+Pair signal(const SyntheticOptions& o, at::Generator& gen) {
+  torch::Tensor t = torch::arange(o.length, torch::kFloat32) / double(o.length);
+  torch::Tensor clean = torch::zeros({o.size, 1, o.length});
+  for (int component = 0; component < 2; ++component) {
+    torch::Tensor frequency = torch::randint(1, 6, {o.size, 1, 1}, gen).to(torch::kFloat32);
+    torch::Tensor phase = torch::rand({o.size, 1, 1}, gen) * (2 * M_PI);
+    clean += torch::sin(2 * M_PI * frequency * t + phase) / double(component + 1);
+  }
+  return {clean + torch::randn(clean.sizes(), gen) * o.noise, clean};
+}
+
+Pair generate(const SyntheticOptions& o) {
+  at::Generator gen = at::detail::createCPUGenerator(static_cast<uint64_t>(o.seed));
+  if (o.task == "blobs") return blobs(o, gen);
+  if (o.task == "curve") return curve(o, gen);
+  return signal(o, gen);
+}
+
+class Synthetic : public TensorDataset {
+ public:
+  explicit Synthetic(const SyntheticOptions& options) : Synthetic(generate(options)) {}
+
+ private:
+  explicit Synthetic(Pair data) : TensorDataset(std::move(data.first), std::move(data.second)) {}
+};
+
+}  // namespace
+
+KILN_REGISTER(dataset_registry, "synthetic", Synthetic, SyntheticOptions,
+              "Generated data, reproducible from a seed: blobs, a noisy curve, periodic signals.");
+
+}  // namespace kiln::data
