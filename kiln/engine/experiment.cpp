@@ -1,9 +1,11 @@
 #include "kiln/engine/experiment.h"
 
+#include <algorithm>
 #include <thread>
 
 #include <fmt/ranges.h>
 
+#include "kiln/data/subset.h"
 #include "kiln/optim/optimizer.h"
 
 namespace kiln::engine {
@@ -36,7 +38,7 @@ Experiment::Experiment(ExperimentConfig config)
 
 std::vector<std::string> Experiment::splits() const {
   std::vector<std::string> out = {"train"};
-  if (!config_.data.val.empty()) out.push_back("val");
+  if (!config_.data.val.empty() || config_.data.val_fraction > 0) out.push_back("val");
   if (!config_.data.test.empty()) out.push_back("test");
   return out;
 }
@@ -52,7 +54,22 @@ const ComponentSpec& Experiment::split_spec(const std::string& split) const {
   return *spec;
 }
 
+bool Experiment::has_split(const std::string& split) const {
+  std::vector<std::string> all = splits();
+  return std::find(all.begin(), all.end(), split) != all.end();
+}
+
+void Experiment::carve_validation_split() {
+  std::shared_ptr<const data::Dataset> whole = data::dataset_registry().create(split_spec("train"));
+  auto [kept, carved] = data::carve_indices(whole->size(), config_.data.val_fraction,
+                                            static_cast<uint64_t>(config_.seed));
+  datasets_["train"] = std::make_shared<data::SubsetDataset>(whole, kept);
+  datasets_["val"] = std::make_shared<data::SubsetDataset>(whole, carved);
+}
+
 std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& split) {
+  bool carved = config_.data.val_fraction > 0 && (split == "train" || split == "val");
+  if (carved && !datasets_.count(split)) carve_validation_split();
   auto& slot = datasets_[split];
   if (!slot) slot = data::dataset_registry().create(split_spec(split));
   return slot;

@@ -43,11 +43,14 @@ class Experiment {
   std::unique_ptr<losses::Loss> build_loss() const;
   std::vector<NamedMetric> build_metrics() const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
-  /// The splits this config defines, for messages.
+  /// The splits this config defines: train, then val and test when it has them.
   std::vector<std::string> splits() const;
+  bool has_split(const std::string& split) const;
 
  private:
   const ComponentSpec& split_spec(const std::string& split) const;
+  /// Train and val as two parts of data.train (data.val_fraction).
+  void carve_validation_split();
 
   ExperimentConfig config_;
   torch::Device device_;

@@ -11,6 +11,10 @@ void DataOptions::describe(Schema& s) {
   s.field("train", train, "The training dataset.").require();
   s.field("val", val, "Dataset for validation during training (optional).");
   s.field("test", test, "Dataset for `kiln eval --split test` (optional).");
+  s.field("val_fraction", val_fraction,
+          "Carve this fraction of data.train out, by a seeded draw, as the validation split "
+          "(for datasets that have none; data.val must then be unset).")
+      .check([](double f) { return f >= 0 && f < 1; }, "in [0, 1)");
   s.field("batch_size", batch_size, "Examples per training step.").min(1);
   s.field("eval_batch_size", eval_batch_size, "Examples per evaluation batch; 0 = batch_size.")
       .min(0);
@@ -54,7 +58,10 @@ void ExperimentConfig::describe(Schema& s) {
 
 ExperimentConfig parse_experiment(const RawConfig& raw) {
   ExperimentConfig config;
-  read_options(config, raw.tree, ReadContext{"", &raw.origins});
+  ReadContext root{"", &raw.origins};
+  read_options(config, raw.tree, root);
+  if (config.data.val_fraction > 0 && !config.data.val.empty())
+    root.child("data").child("val_fraction").fail("give data.val or data.val_fraction, not both");
   return config;
 }
 

@@ -28,6 +28,7 @@ struct DataOptions {
   ComponentSpec val{"dataset"};
   ComponentSpec test{"dataset"};
   int64_t batch_size = 128;
+  double val_fraction = 0.0;
   int64_t eval_batch_size = 0;
   bool shuffle = true;
   bool drop_last = false;

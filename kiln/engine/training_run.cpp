@@ -51,7 +51,7 @@ struct Session {
         metrics(experiment.build_metrics()),
         val_metrics(experiment.build_metrics()),
         train(experiment.loader("train")) {
-    if (!config.data.val.empty()) val.emplace(experiment.loader("val"));
+    if (experiment.has_split("val")) val.emplace(experiment.loader("val"));
   }
 };
 

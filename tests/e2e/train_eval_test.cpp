@@ -138,6 +138,29 @@ TEST_F(TrainEvalTest, EvalOfAMissingSplitNamesTheSplits) {
   EXPECT_THAT(result.err, HasSubstr("train, val"));
 }
 
+TEST_F(TrainEvalTest, AValidationSplitCarvedFromTrainingIsUsed) {
+  std::string config = kTinyConfig;
+  size_t val = config.find("  val:");
+  config.replace(val, config.find('\n', val) + 1 - val, "  val_fraction: 0.25\n");
+  std::string run = train(config);
+  EXPECT_THAT(slurp(run + "/train.log"), HasSubstr("384 training examples"));  // 512 - 128
+  EXPECT_THAT(slurp(run + "/metrics.csv"), HasSubstr(",val,accuracy,"));
+  auto result = testing::run_command(kiln("eval " + run + " --split val --json"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NEAR(Json::parse(result.out)["val/accuracy"].get<double>(),
+              Json::parse(slurp(run + "/summary.json"))["final"]["val/accuracy"].get<double>(),
+              1e-9);
+}
+
+TEST_F(TrainEvalTest, AValidationSplitAndAFractionTogetherAreAConfigError) {
+  std::string config = dir_.write("both.yaml", kTinyConfig);
+  auto result =
+      testing::run_command(kiln("train " + config + " --set data.val_fraction=0.1 --dry-run"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("data.val_fraction"));
+  EXPECT_THAT(result.err, HasSubstr("not both"));
+}
+
 TEST_F(TrainEvalTest, EvalOfANonRunIsAUsageError) {
   auto result = testing::run_command(kiln("eval " + dir_.path() + " --json"));
   EXPECT_EQ(result.exit_code, 2);

@@ -1,6 +1,7 @@
 // fashion_mnist: Zalando's Fashion-MNIST from its IDX files (Debian: dataset-fashion-mnist).
 
 #include "kiln/data/dataset.h"
+#include "kiln/data/idx_tensors.h"
 #include "kiln/io/idx.h"
 
 namespace kiln::data {
@@ -18,12 +19,13 @@ struct FashionMnistOptions {
   }
 };
 
-io::IdxArray read_part(const std::string& root, const std::string& stem) {
+// The array of `stem` (gzipped or not) and the path it came from.
+std::pair<io::IdxArray, std::string> read_part(const std::string& root, const std::string& stem) {
   for (const char* suffix : {".gz", ""}) {
     std::string path = root + "/" + stem + suffix;
     if (FILE* probe = std::fopen(path.c_str(), "rb")) {
       std::fclose(probe);
-      return io::read_idx(path);
+      return {io::read_idx(path), path};
     }
   }
   throw Error("Fashion-MNIST file " + root + "/" + stem +
@@ -31,28 +33,17 @@ io::IdxArray read_part(const std::string& root, const std::string& stem) {
               "(scripts/install-deps.sh does) or set the dataset's root");
 }
 
-torch::Tensor as_tensor(const io::IdxArray& array, const std::string& what, size_t rank) {
-  KILN_CHECK(array.type == io::IdxType::kUint8 && array.dims.size() == rank,
-             "Fashion-MNIST {} must be unsigned bytes of rank {}", what, rank);
-  return torch::from_blob(const_cast<uint8_t*>(array.data.data()), array.dims, torch::kUInt8)
-      .clone();
-}
-
 class FashionMnist : public TensorDataset {
  public:
   explicit FashionMnist(const FashionMnistOptions& options)
-      : TensorDataset(load(options, true), load(options, false)) {}
+      : TensorDataset(load(options, "images"), load(options, "labels")) {}
 
  private:
-  static torch::Tensor load(const FashionMnistOptions& options, bool images) {
+  static torch::Tensor load(const FashionMnistOptions& options, const std::string& part) {
     std::string prefix = options.split == "train" ? "train" : "t10k";
-    torch::Tensor data =
-        images ? as_tensor(read_part(options.root, prefix + "-images-idx3-ubyte"), "images", 3)
-                     .unsqueeze(1)
-                     .to(torch::kFloat32)
-                     .div_(255.0)
-               : as_tensor(read_part(options.root, prefix + "-labels-idx1-ubyte"), "labels", 1)
-                     .to(torch::kInt64);
+    std::string stem = prefix + (part == "images" ? "-images-idx3-ubyte" : "-labels-idx1-ubyte");
+    auto [array, path] = read_part(options.root, stem);
+    torch::Tensor data = part == "images" ? idx_images(array, path) : idx_labels(array, path);
     if (options.limit > 0 && options.limit < data.size(0)) data = data.slice(0, 0, options.limit);
     return data;
   }

@@ -1,0 +1,29 @@
+#include "kiln/data/subset.h"
+
+#include <cmath>
+
+#include "kiln/data/loader.h"
+
+namespace kiln::data {
+
+SubsetDataset::SubsetDataset(std::shared_ptr<const Dataset> base, torch::Tensor indices)
+    : base_(std::move(base)), indices_(std::move(indices)) {
+  KILN_ASSERT(indices_.dim() == 1 && indices_.scalar_type() == torch::kInt64);
+}
+
+Batch SubsetDataset::gather(const torch::Tensor& indices) const {
+  return base_->gather(indices_.index_select(0, indices));
+}
+
+std::pair<torch::Tensor, torch::Tensor> carve_indices(int64_t n, double fraction, uint64_t seed) {
+  // Epoch -1: a permutation of its own, never one that a training epoch (0, 1, ...) uses.
+  std::vector<int64_t> order = epoch_order(n, seed, -1, true);
+  auto carved = static_cast<int64_t>(std::llround(double(n) * fraction));
+  KILN_CHECK(carved > 0 && carved < n,
+             "data.val_fraction {} of {} examples leaves an empty training or validation split",
+             fraction, n);
+  torch::Tensor all = torch::tensor(order, torch::kInt64);
+  return {std::get<0>(all.slice(0, carved).sort()), std::get<0>(all.slice(0, 0, carved).sort())};
+}
+
+}  // namespace kiln::data

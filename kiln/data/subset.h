@@ -1,0 +1,30 @@
+#pragma once
+// A view of some examples of another dataset, and the seeded split that carves a validation set
+// out of a training set that comes without one (`data.val_fraction`).
+// Thread-safety: gather() is const, as the base dataset's.
+
+#include <memory>
+#include <utility>
+
+#include "kiln/data/dataset.h"
+
+namespace kiln::data {
+
+class SubsetDataset : public Dataset {
+ public:
+  /// The examples of `base` at `indices` (1-D int64), in that order.
+  SubsetDataset(std::shared_ptr<const Dataset> base, torch::Tensor indices);
+  int64_t size() const override { return indices_.size(0); }
+  Batch gather(const torch::Tensor& indices) const override;
+  std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
+
+ private:
+  std::shared_ptr<const Dataset> base_;
+  torch::Tensor indices_;
+};
+
+/// Splits [0, n) by a seeded draw into (kept, carved), `carved` holding round(n * fraction)
+/// indices; both sorted, so each keeps the dataset's order.
+std::pair<torch::Tensor, torch::Tensor> carve_indices(int64_t n, double fraction, uint64_t seed);
+
+}  // namespace kiln::data
