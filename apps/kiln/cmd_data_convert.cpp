@@ -1,5 +1,6 @@
 // kiln data convert idx --images FILE [--labels FILE] --out PREFIX [--shards N]
 //                       [--compression none|gzip|zlib]
+// kiln data convert csv FILE [--delimiter C] --out PREFIX [--shards N] [--compression ...]
 
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/engine/console.h"
+#include "kiln/io/convert_csv.h"
 #include "kiln/io/convert_idx.h"
 
 namespace kiln::cli {
@@ -32,6 +34,12 @@ struct OutputArgs {
 
 struct IdxArgs {
   std::string images, labels;
+  OutputArgs out;
+};
+
+struct CsvArgs {
+  std::string file;
+  char delimiter = ',';
   OutputArgs out;
 };
 
@@ -77,12 +85,32 @@ void add_idx_command(CLI::App& convert, Action& action) {
   });
 }
 
+void add_csv_command(CLI::App& convert, Action& action) {
+  auto* csv = convert.add_subcommand(
+      "csv", "CSV rows to tf.Example records, one feature per column, typed by its values");
+  auto args = std::make_shared<CsvArgs>();
+  csv->add_option("file", args->file, "CSV file with a header row (gzipped or not)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  csv->add_option("--delimiter", args->delimiter, "Cell delimiter")->capture_default_str();
+  args->out.add_to(*csv);
+  csv->callback([&action, args] {
+    action = [args] {
+      io::CsvTable table = io::read_csv(args->file, args->delimiter);
+      return convert_with_progress(args->out, [&](auto& writer, const auto& progress) {
+        io::convert_csv(table, writer, progress);
+      });
+    };
+  });
+}
+
 }  // namespace
 
 void add_data_convert_command(CLI::App& data, Action& action) {
   auto* convert = data.add_subcommand("convert", "Write datasets as TFRecord files of tf.Example");
   convert->require_subcommand(1);
   add_idx_command(*convert, action);
+  add_csv_command(*convert, action);
 }
 
 }  // namespace kiln::cli

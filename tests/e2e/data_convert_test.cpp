@@ -51,6 +51,33 @@ TEST(DataConvert, IdxToShardedGzipTfRecordsThatInspectReads) {
   EXPECT_EQ(total, 5);
 }
 
+TEST(DataConvert, CsvRowsBecomeTypedExamples) {
+  testing::TempDir dir;
+  std::string csv =
+      dir.write("penguins.csv", "species,culmen_mm,island\n0,39.1,Torgersen\n1,,Dream\n");
+  auto result = testing::run_command(
+      kiln("data convert csv " + csv + " --out " + dir.file("p") + " --compression zlib"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("wrote 2 records"));
+  auto inspect =
+      testing::run_command(kiln("data inspect --json " + dir.file("p-00000-of-00001.tfrecord.zz")));
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  Json report = Json::parse(inspect.out);
+  EXPECT_EQ(report["features"]["species"]["type"], "int64_list");
+  EXPECT_EQ(report["features"]["culmen_mm"]["type"], "float_list");
+  EXPECT_EQ(report["features"]["culmen_mm"]["min_len"], 0);  // the empty cell
+  EXPECT_EQ(report["features"]["island"]["type"], "bytes_list");
+  EXPECT_EQ(report["first"]["island"], Json::array({"Torgersen"}));
+}
+
+TEST(DataConvert, ARaggedCsvNamesTheRow) {
+  testing::TempDir dir;
+  std::string csv = dir.write("bad.csv", "a,b\n1,2\n3\n");
+  auto result = testing::run_command(kiln("data convert csv " + csv + " --out " + dir.file("o")));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("record 1, byte offset 8"));
+}
+
 TEST(DataConvert, BadInputExits1AndLeavesNoFiles) {
   testing::TempDir dir;
   std::string images = write_idx(dir, "images.idx", {5, 4, 3});

@@ -1,0 +1,133 @@
+// csv: a table of numbers, one example per row, or sliding windows over a time series.
+
+#include <set>
+
+#include "kiln/data/dataset.h"
+#include "kiln/io/csv.h"
+
+namespace kiln::data {
+namespace {
+
+struct CsvOptions {
+  std::string file;
+  std::string delimiter = ",";
+  std::vector<std::string> features;
+  std::string target;
+  std::string target_type = "class";
+  Json fill_missing = nullptr;
+  int64_t window = 0;
+  int64_t horizon = 1;
+  void describe(Schema& s) {
+    s.field("file", file, "CSV file with a header row (gzipped or not).").require();
+    s.field("delimiter", delimiter, "The one-character cell delimiter.")
+        .check([](const std::string& d) { return d.size() == 1; }, "of one character");
+    s.field("features", features, "Input columns, in order; empty: every column but the target.");
+    s.field("target", target, "The column to predict.").require();
+    s.field("target_type", target_type,
+            "class (int64 indices; text labels are numbered in sorted order) or float.")
+        .one_of({"class", "float"});
+    s.field("fill_missing", fill_missing,
+            "Value for an empty feature cell; null: an empty cell is an error.");
+    s.field("window", window,
+            "0: one example per row. N: examples are N consecutive rows [N, features] "
+            "(a time series), the target taken `horizon` rows after the window.")
+        .min(0);
+    s.field("horizon", horizon, "With a window: how many rows ahead the target is.").min(1);
+  }
+};
+
+struct Columns {
+  std::vector<size_t> features;
+  size_t target = 0;
+};
+
+Columns pick_columns(const CsvOptions& o, const io::CsvTable& table) {
+  Columns columns{{}, table.column(o.target)};
+  for (const auto& name : o.features) columns.features.push_back(table.column(name));
+  for (size_t c = 0; o.features.empty() && c < table.header.size(); ++c)
+    if (c != columns.target) columns.features.push_back(c);
+  KILN_CHECK(!columns.features.empty(), "{}: no feature column besides the target", o.file);
+  return columns;
+}
+
+[[noreturn]] void cell_error(const io::CsvTable& table, size_t row, size_t column,
+                             const std::string& problem) {
+  throw DataError(table.name, static_cast<int64_t>(row), table.row_offsets[row],
+                  "column \"" + table.header[column] + "\": " + problem);
+}
+
+double number_at(const io::CsvTable& table, size_t row, size_t column, const Json& fill) {
+  const std::string& cell = table.rows[row][column];
+  double value = 0;
+  if (cell.empty() && fill.is_number()) return fill.get<double>();
+  if (cell.empty()) cell_error(table, row, column, "empty cell; set fill_missing to allow it");
+  if (!io::parse_double(cell, value))
+    cell_error(table, row, column, "\"" + cell + "\" is not a number");
+  return value;
+}
+
+torch::Tensor feature_matrix(const CsvOptions& o, const io::CsvTable& table, const Columns& c) {
+  torch::Tensor out = torch::empty({int64_t(table.rows.size()), int64_t(c.features.size())});
+  auto cells = out.accessor<float, 2>();
+  for (size_t r = 0; r < table.rows.size(); ++r)
+    for (size_t f = 0; f < c.features.size(); ++f)
+      cells[int64_t(r)][int64_t(f)] = float(number_at(table, r, c.features[f], o.fill_missing));
+  return out;
+}
+
+torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size_t column) {
+  auto rows = static_cast<int64_t>(table.rows.size());
+  if (o.target_type == "float") {
+    torch::Tensor out = torch::empty({rows, 1});
+    for (int64_t r = 0; r < rows; ++r) out[r][0] = number_at(table, size_t(r), column, nullptr);
+    return out;
+  }
+  bool numbered = io::infer_column_type(table, column) == io::CsvType::kInt64;
+  std::set<std::string> labels;
+  for (const auto& row : table.rows) labels.insert(row[column]);
+  torch::Tensor out = torch::empty({rows}, torch::kInt64);
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::string& cell = table.rows[size_t(r)][column];
+    if (cell.empty()) cell_error(table, size_t(r), column, "empty class label");
+    int64_t index = std::distance(labels.begin(), labels.find(cell));
+    if (numbered && (!io::parse_int64(cell, index) || index < 0))
+      cell_error(table, size_t(r), column, "class \"" + cell + "\" is not an index >= 0");
+    out[r] = index;
+  }
+  return out;
+}
+
+// Example i: rows [i, i + window) of the features, the target `horizon` rows after them.
+std::pair<torch::Tensor, torch::Tensor> windows(const CsvOptions& o, torch::Tensor x,
+                                                torch::Tensor y) {
+  int64_t count = x.size(0) - o.window - o.horizon + 1;
+  KILN_CHECK(count > 0, "{}: {} rows are too few for window {} and horizon {}", o.file, x.size(0),
+             o.window, o.horizon);
+  torch::Tensor inputs = x.unfold(0, o.window, 1).slice(0, 0, count).transpose(1, 2).contiguous();
+  return {inputs, y.slice(0, o.window + o.horizon - 1, o.window + o.horizon - 1 + count)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> load(const CsvOptions& o) {
+  io::CsvTable table = io::read_csv(o.file, o.delimiter[0]);
+  KILN_CHECK(!table.rows.empty(), "{}: the file has a header but no rows", o.file);
+  Columns columns = pick_columns(o, table);
+  torch::Tensor x = feature_matrix(o, table, columns), y = target_vector(o, table, columns.target);
+  if (o.window == 0) return {x, y};
+  return windows(o, x, y);
+}
+
+class CsvDataset : public TensorDataset {
+ public:
+  explicit CsvDataset(const CsvOptions& o) : CsvDataset(load(o)) {}
+
+ private:
+  explicit CsvDataset(std::pair<torch::Tensor, torch::Tensor> data)
+      : TensorDataset(std::move(data.first), std::move(data.second)) {}
+};
+
+}  // namespace
+
+KILN_REGISTER(dataset_registry, "csv", CsvDataset, CsvOptions,
+              "Numeric CSV columns: one example per row, or windows over a time series.");
+
+}  // namespace kiln::data

@@ -1,0 +1,84 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/config.h"
+#include "kiln/core/error.h"
+#include "kiln/data/dataset.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::data {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::shared_ptr<Dataset> csv_dataset(const std::string& file, const std::string& options) {
+  ComponentSpec spec{"dataset"};
+  OptionTraits<ComponentSpec>::read(
+      parse_config_text("{type: csv, file: " + file + ", " + options + "}", "test", false), spec,
+      ReadContext{"data.train", nullptr});
+  return dataset_registry().create(spec);
+}
+
+Batch everything(const Dataset& d) { return d.gather(torch::arange(d.size())); }
+
+TEST(CsvDataset, OneExamplePerRowWithEveryOtherColumnAsFeatures) {
+  testing::TempDir dir;
+  std::string file = dir.write("t.csv", "a,label,b\n1,0,2\n3,2,4\n5,1,6\n");
+  auto dataset = csv_dataset(file, "target: label");
+  EXPECT_THAT(dataset->input_shape(), ElementsAre(2));
+  Batch all = everything(*dataset);
+  EXPECT_TRUE(torch::equal(all.input, torch::tensor({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}})));
+  EXPECT_TRUE(torch::equal(all.target, torch::tensor({0, 2, 1}, torch::kInt64)));
+  Batch picked = everything(*csv_dataset(file, "target: label, features: [b]"));
+  EXPECT_TRUE(torch::equal(picked.input, torch::tensor({{2.f}, {4.f}, {6.f}})));
+}
+
+TEST(CsvDataset, TextLabelsAreNumberedInSortedOrderAndFloatTargetsAreColumns) {
+  testing::TempDir dir;
+  std::string file = dir.write("iris.csv", "x,species\n1,virginica\n2,setosa\n3,versicolor\n");
+  EXPECT_TRUE(torch::equal(everything(*csv_dataset(file, "target: species")).target,
+                           torch::tensor({2, 0, 1}, torch::kInt64)));
+  Batch regression = everything(*csv_dataset(file, "target: x, features: [x], target_type: float"));
+  EXPECT_THAT(regression.target.sizes().vec(), ElementsAre(3, 1));
+  EXPECT_FLOAT_EQ(regression.target[2][0].item<float>(), 3.0f);
+}
+
+TEST(CsvDataset, WindowsOverATimeSeriesPredictHorizonRowsAhead) {
+  testing::TempDir dir;
+  std::string text = "t,v\n";
+  for (int i = 0; i < 6; ++i) text += std::to_string(i) + "," + std::to_string(10 * i) + "\n";
+  std::string file = dir.write("series.csv", text);
+  auto dataset = csv_dataset(file,
+                             "target: v, features: [t, v], target_type: float, window: 3, "
+                             "horizon: 2");
+  ASSERT_EQ(dataset->size(), 2);  // windows at rows 0 and 1; targets at rows 4 and 5
+  EXPECT_THAT(dataset->input_shape(), ElementsAre(3, 2));
+  Batch all = everything(*dataset);
+  EXPECT_TRUE(torch::equal(all.input[1], torch::tensor({{1.f, 10.f}, {2.f, 20.f}, {3.f, 30.f}})));
+  EXPECT_TRUE(torch::equal(all.target, torch::tensor({{40.f}, {50.f}})));
+  EXPECT_THROW(csv_dataset(file, "target: v, window: 6"), Error);
+}
+
+TEST(CsvDataset, BadCellsNameFileRowOffsetAndColumn) {
+  testing::TempDir dir;
+  std::string file = dir.write("m.csv", "a,b,y\n1,2,0\n3,,1\n");
+  try {
+    csv_dataset(file, "target: y");
+    FAIL() << "accepted an empty cell";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), file);
+    EXPECT_EQ(e.record(), 1);
+    EXPECT_EQ(e.offset(), 12);
+    EXPECT_THAT(e.what(), HasSubstr("column \"b\": empty cell"));
+  }
+  Batch filled = everything(*csv_dataset(file, "target: y, fill_missing: -1"));
+  EXPECT_FLOAT_EQ(filled.input[1][1].item<float>(), -1.0f);
+  std::string text = dir.write("t.csv", "a,y\nabc,0\n");
+  EXPECT_THROW(csv_dataset(text, "target: y"), DataError);
+  EXPECT_THROW(csv_dataset(file, "target: z"), Error);
+  EXPECT_THROW(csv_dataset(file, "target: y, delimiter: ';;'"), ConfigError);
+}
+
+}  // namespace
+}  // namespace kiln::data

@@ -1,0 +1,151 @@
+#include "kiln/io/csv.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "kiln/core/error.h"
+#include "kiln/io/file_bytes.h"
+
+namespace kiln::io {
+namespace {
+
+// Splits text into rows of cells, one pass, tracking where each row starts.
+class CsvScanner {
+ public:
+  CsvScanner(std::string_view text, const std::string& name, char delimiter)
+      : text_(text), name_(name), delimiter_(delimiter) {}
+
+  /// The next row's cells, or false at the end of the text.
+  bool next_row(std::vector<std::string>& cells, int64_t& row_offset) {
+    cells.clear();
+    if (position_ >= text_.size()) return false;
+    row_offset = static_cast<int64_t>(position_);
+    ++row_;
+    for (;;) {
+      cells.push_back(read_cell(row_offset));
+      if (position_ >= text_.size()) return true;
+      char c = text_[position_++];
+      if (c == delimiter_) continue;
+      if (c == '\r' && position_ < text_.size() && text_[position_] == '\n') ++position_;
+      return true;
+    }
+  }
+
+ private:
+  std::string read_cell(int64_t row_offset) {
+    std::string cell;
+    if (position_ < text_.size() && text_[position_] == '"') return read_quoted(row_offset);
+    while (position_ < text_.size() && !ends_cell(text_[position_])) cell += text_[position_++];
+    return cell;
+  }
+
+  std::string read_quoted(int64_t row_offset) {
+    size_t opening = position_++;
+    std::string cell;
+    for (;;) {
+      if (position_ >= text_.size())
+        throw DataError(name_, row_, static_cast<int64_t>(opening),
+                        "a quoted cell is never closed (the row starts at byte " +
+                            std::to_string(row_offset) + ")");
+      char c = text_[position_++];
+      if (c != '"') {
+        cell += c;
+      } else if (position_ < text_.size() && text_[position_] == '"') {
+        cell += '"';
+        ++position_;
+      } else {
+        break;
+      }
+    }
+    if (position_ < text_.size() && !ends_cell(text_[position_]))
+      throw DataError(name_, row_, static_cast<int64_t>(position_),
+                      "text after the closing quote of a cell");
+    return cell;
+  }
+
+  bool ends_cell(char c) const { return c == delimiter_ || c == '\n' || c == '\r'; }
+
+  std::string_view text_;
+  const std::string& name_;
+  char delimiter_;
+  size_t position_ = 0;
+  int64_t row_ = -2;  // the header is row -1, the first data row 0
+};
+
+}  // namespace
+
+size_t CsvTable::column(const std::string& column_name) const {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == column_name) return i;
+  std::string known;
+  for (const auto& h : header) known += (known.empty() ? "" : ", ") + h;
+  throw Error(fmt::format("{} has no column \"{}\"; its columns: {}", name, column_name, known));
+}
+
+CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xef\xbb\xbf") text.remove_prefix(3);  // BOM
+  CsvTable table{name, {}, {}, {}};
+  CsvScanner scanner(text, name, delimiter);
+  int64_t offset = 0;
+  if (!scanner.next_row(table.header, offset))
+    throw DataError(name, -1, 0, "the file is empty; a CSV file starts with a header row");
+  std::vector<std::string> cells;
+  while (scanner.next_row(cells, offset)) {
+    if (cells.size() == 1 && cells[0].empty()) continue;  // a blank line
+    if (cells.size() != table.header.size())
+      throw DataError(
+          name, static_cast<int64_t>(table.rows.size()), offset,
+          fmt::format("the row has {} cells, the header {}", cells.size(), table.header.size()));
+    table.rows.push_back(cells);
+    table.row_offsets.push_back(offset);
+  }
+  return table;
+}
+
+CsvTable read_csv(const std::string& path, char delimiter) {
+  std::string bytes = read_file_bytes(path);
+  if (is_gzip(bytes)) bytes = gunzip(bytes, path);
+  return parse_csv(bytes, path, delimiter);
+}
+
+bool parse_int64(std::string_view cell, int64_t& out) {
+  if (cell.empty() || cell.size() > 20) return false;
+  std::string text(cell);
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size() || std::isspace(uint8_t(text[0])))
+    return false;
+  out = value;
+  return true;
+}
+
+bool parse_double(std::string_view cell, double& out) {
+  if (cell.empty()) return false;
+  std::string text(cell);
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || std::isspace(uint8_t(text[0]))) return false;
+  out = value;
+  return true;
+}
+
+CsvType infer_column_type(const CsvTable& table, size_t index) {
+  bool any = false, all_int = true, all_number = true;
+  for (const auto& row : table.rows) {
+    const std::string& cell = row[index];
+    if (cell.empty()) continue;
+    any = true;
+    int64_t i;
+    double d;
+    all_int = all_int && parse_int64(cell, i);
+    all_number = all_number && parse_double(cell, d);
+  }
+  if (!any || !all_number) return CsvType::kText;
+  return all_int ? CsvType::kInt64 : CsvType::kFloat;
+}
+
+}  // namespace kiln::io

@@ -1,0 +1,86 @@
+#include "kiln/io/csv.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/error.h"
+
+namespace kiln::io {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(Csv, ParsesHeaderRowsAndEmptyCells) {
+  CsvTable t = parse_csv("a,b,c\n1,2.5,x\n3,,y\n", "t.csv");
+  EXPECT_THAT(t.header, ElementsAre("a", "b", "c"));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_THAT(t.rows[1], ElementsAre("3", "", "y"));
+  EXPECT_THAT(t.row_offsets, ElementsAre(6, 14));
+  EXPECT_EQ(t.column("c"), 2u);
+}
+
+TEST(Csv, HandlesQuotesCrlfBomBlankLinesAndNoFinalNewline) {
+  CsvTable t = parse_csv(
+      "\xef\xbb\xbfname;note\r\n\"Smith; J\";\"said \"\"hi\"\"\nthen left\"\r\n\r\n"
+      "x;\"\"",
+      "q.csv", ';');
+  EXPECT_THAT(t.header, ElementsAre("name", "note"));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_THAT(t.rows[0], ElementsAre("Smith; J", "said \"hi\"\nthen left"));
+  EXPECT_THAT(t.rows[1], ElementsAre("x", ""));
+}
+
+TEST(Csv, ARaggedRowNamesTheFileRowAndOffset) {
+  try {
+    parse_csv("a,b\n1,2\n3\n", "r.csv");
+    FAIL() << "accepted a short row";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), "r.csv");
+    EXPECT_EQ(e.record(), 1);
+    EXPECT_EQ(e.offset(), 8);
+    EXPECT_THAT(e.what(), HasSubstr("the row has 1 cells, the header 2"));
+  }
+}
+
+TEST(Csv, BrokenQuotesAndEmptyFilesAreDataErrors) {
+  EXPECT_THROW(parse_csv("a\n\"never closed\n", "u.csv"), DataError);
+  EXPECT_THROW(parse_csv("a,b\n\"x\"y,2\n", "t.csv"), DataError);
+  EXPECT_THROW(parse_csv("", "e.csv"), DataError);
+}
+
+TEST(Csv, AnUnknownColumnListsTheColumns) {
+  CsvTable t = parse_csv("sepal,petal\n", "iris.csv");
+  try {
+    t.column("species");
+    FAIL() << "found a missing column";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no column \"species\"; its columns: sepal, petal"));
+  }
+}
+
+TEST(Csv, InfersTheNarrowestTypeIgnoringMissingCells) {
+  CsvTable t = parse_csv("i,f,s,e,big\n1,1,a,,17031080100\n-2,2.5,3,,\n,1e3,b,,-1\n", "t.csv");
+  EXPECT_EQ(infer_column_type(t, 0), CsvType::kInt64);
+  EXPECT_EQ(infer_column_type(t, 1), CsvType::kFloat);
+  EXPECT_EQ(infer_column_type(t, 2), CsvType::kText);
+  EXPECT_EQ(infer_column_type(t, 3), CsvType::kText);
+  EXPECT_EQ(infer_column_type(t, 4), CsvType::kInt64);
+}
+
+TEST(Csv, NumbersParseStrictly) {
+  int64_t i = 0;
+  double d = 0;
+  EXPECT_TRUE(parse_int64("-42", i));
+  EXPECT_EQ(i, -42);
+  EXPECT_FALSE(parse_int64("4.2", i));
+  EXPECT_FALSE(parse_int64(" 4", i));
+  EXPECT_FALSE(parse_int64("99999999999999999999", i));
+  EXPECT_TRUE(parse_double("2.5e-1", d));
+  EXPECT_EQ(d, 0.25);
+  EXPECT_FALSE(parse_double("1,5", d));
+  EXPECT_FALSE(parse_double("", d));
+}
+
+}  // namespace
+}  // namespace kiln::io
