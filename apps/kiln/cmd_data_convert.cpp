@@ -1,6 +1,7 @@
 // kiln data convert idx --images FILE [--labels FILE] --out PREFIX [--shards N]
 //                       [--compression none|gzip|zlib]
 // kiln data convert csv FILE [--delimiter C] --out PREFIX [--shards N] [--compression ...]
+// kiln data convert image_folder ROOT [--seed N] --out PREFIX [--shards N] [--compression ...]
 
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "kiln/engine/console.h"
 #include "kiln/io/convert_csv.h"
 #include "kiln/io/convert_idx.h"
+#include "kiln/io/image_folder.h"
 
 namespace kiln::cli {
 namespace {
@@ -34,6 +36,12 @@ struct OutputArgs {
 
 struct IdxArgs {
   std::string images, labels;
+  OutputArgs out;
+};
+
+struct ImageFolderArgs {
+  std::string root;
+  uint64_t seed = 1;
   OutputArgs out;
 };
 
@@ -104,6 +112,26 @@ void add_csv_command(CLI::App& convert, Action& action) {
   });
 }
 
+void add_image_folder_command(CLI::App& convert, Action& action) {
+  auto* images = convert.add_subcommand(
+      "image_folder", "ROOT/<class>/<image>.png|.jpg to tf.Example records (image/encoded, ...)");
+  auto args = std::make_shared<ImageFolderArgs>();
+  images->add_option("root", args->root, "Folder with one sub-folder of images per class")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  images->add_option("--seed", args->seed, "Seed of the record order, which mixes classes")
+      ->capture_default_str();
+  args->out.add_to(*images);
+  images->callback([&action, args] {
+    action = [args] {
+      io::ImageFolder folder = io::scan_image_folder(args->root);
+      return convert_with_progress(args->out, [&](auto& writer, const auto& progress) {
+        io::convert_image_folder(folder, args->seed, writer, progress);
+      });
+    };
+  });
+}
+
 }  // namespace
 
 void add_data_convert_command(CLI::App& data, Action& action) {
@@ -111,6 +139,7 @@ void add_data_convert_command(CLI::App& data, Action& action) {
   convert->require_subcommand(1);
   add_idx_command(*convert, action);
   add_csv_command(*convert, action);
+  add_image_folder_command(*convert, action);
 }
 
 }  // namespace kiln::cli

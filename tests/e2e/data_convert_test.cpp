@@ -8,6 +8,7 @@
 
 #include "kiln/core/json.h"
 #include "kiln/io/idx.h"
+#include "kiln/io/image_codec.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
@@ -76,6 +77,28 @@ TEST(DataConvert, ARaggedCsvNamesTheRow) {
   auto result = testing::run_command(kiln("data convert csv " + csv + " --out " + dir.file("o")));
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("record 1, byte offset 8"));
+}
+
+TEST(DataConvert, AnImageFolderBecomesEncodedImageRecords) {
+  testing::TempDir dir;
+  std::string images = write_idx(dir, "unused.idx", {1, 2, 2});  // a non-image file is skipped
+  fs::create_directories(dir.file("pets/cat"));
+  fs::copy_file(images, dir.file("pets/cat/readme.idx"));
+  auto missing = testing::run_command(
+      kiln("data convert image_folder " + dir.file("pets") + " --out " + dir.file("o")));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("no class folder"));
+
+  dir.write("pets/cat/a.png", io::encode_png(io::Image{2, 2, 1, {0, 1, 2, 3}}));
+  auto result = testing::run_command(
+      kiln("data convert image_folder " + dir.file("pets") + " --out " + dir.file("o")));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto inspect =
+      testing::run_command(kiln("data inspect --json " + dir.file("o-00000-of-00001.tfrecord")));
+  Json first = Json::parse(inspect.out)["first"];
+  EXPECT_EQ(first["image/format"], Json::array({"PNG"}));
+  EXPECT_EQ(first["image/class/text"], Json::array({"cat"}));
+  EXPECT_TRUE(first["image/encoded"][0].contains("b64"));  // PNG bytes are not UTF-8
 }
 
 TEST(DataConvert, BadInputExits1AndLeavesNoFiles) {
