@@ -32,6 +32,7 @@ int64_t Loader::batches_per_epoch() const {
 void Loader::start_epoch(int64_t epoch) {
   order_ = epoch_order(dataset_->size(), options_.seed, epoch, options_.shuffle);
   position_ = 0;
+  epoch_ = epoch;
 }
 
 std::optional<Batch> Loader::next() {
@@ -41,9 +42,12 @@ std::optional<Batch> Loader::next() {
   size_t count = std::min(remaining, wanted);
   torch::Tensor indices =
       torch::from_blob(order_.data() + position_, {static_cast<int64_t>(count)}, torch::kInt64);
+  int64_t batch_index = static_cast<int64_t>(position_) / options_.batch_size;
   position_ += count;
   Batch batch = dataset_->gather(indices);
-  for (const auto& transform : transforms_) batch.input = transform->apply(batch.input);
+  if (transforms_.empty()) return batch;
+  at::Generator rng = batch_generator(options_.seed, epoch_, batch_index);
+  for (const auto& transform : transforms_) batch.input = transform->apply(batch.input, rng);
   return batch;
 }
 

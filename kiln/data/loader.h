@@ -37,6 +37,7 @@ class Loader {
   LoaderOptions options_;
   std::vector<int64_t> order_;
   size_t position_ = 0;
+  int64_t epoch_ = 0;
 };
 
 /// The permutation of [0, n) for (seed, epoch): Fisher-Yates over a 64-bit Mersenne twister, so

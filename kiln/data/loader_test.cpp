@@ -8,6 +8,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
+#include "tests/support/make_transform.h"
 
 namespace kiln::data {
 namespace {
@@ -47,13 +48,6 @@ Epoch run_epoch(Loader& loader) {
     for (int64_t t : to_vector(batch->target)) epoch.targets.push_back(t);
   }
   return epoch;
-}
-
-std::unique_ptr<Transform> make_transform(const std::string& yaml) {
-  ComponentSpec spec{"transform"};
-  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
-                                    ReadContext{"transform", nullptr});
-  return transform_registry().create(spec);
 }
 
 TEST(EpochOrder, IsAPermutation) {

@@ -27,7 +27,7 @@ class Normalize : public Transform {
       : mean_(torch::tensor(options.mean, torch::kFloat32)),
         inverse_std_(1.0 / torch::tensor(options.std, torch::kFloat32)) {}
 
-  torch::Tensor apply(const torch::Tensor& batch) const override {
+  torch::Tensor apply(const torch::Tensor& batch, at::Generator&) const override {
     return (batch - per_channel(mean_, batch)) * per_channel(inverse_std_, batch);
   }
 
