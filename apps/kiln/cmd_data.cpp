@@ -72,10 +72,11 @@ void add_inspect_command(CLI::App& data, Action& action) {
 }  // namespace
 
 void add_data_command(CLI::App& app, Action& action) {
-  auto* data = app.add_subcommand("data", "Inspect and convert datasets");
+  auto* data = app.add_subcommand("data", "Inspect, convert and benchmark datasets");
   data->require_subcommand(1);
   add_inspect_command(*data, action);
   add_data_convert_command(*data, action);
+  add_data_bench_command(*data, action);
 }
 
 }  // namespace kiln::cli

@@ -1,13 +1,22 @@
 #pragma once
-// Turns a dataset into a sequence of batches for one epoch at a time: a seeded permutation
-// (reproducible from (seed, epoch) alone, so a resumed run can rebuild it), fixed-size batches,
-// then the transforms. Thread-safety: one loader per consumer thread.
+// Turns a dataset into the batches of one epoch at a time, the input pipeline of DESIGN.md §2:
+//   shard   each of `world` ranks takes every world-th example of the epoch's order, so the ranks
+//           see disjoint parts of equal size;
+//   shuffle a seeded permutation, reproducible from (seed, epoch) alone;
+//   map     gather (decode) and transforms, per batch, on `workers` threads, results handed back
+//           in order and `prefetch` batches ahead;
+//   batch   fixed-size batches, the last one short unless drop_last.
+// Each batch depends on (seed, epoch, batch index) only, so whichever thread makes it, it is the
+// same, and a loader moved to a saved position() continues with exactly the batches it would have
+// produced.
+// Thread-safety: one loader per consumer thread; its worker threads are its own.
 
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "kiln/data/dataset.h"
+#include "kiln/data/ordered_workers.h"
 #include "kiln/data/transform.h"
 
 namespace kiln::data {
@@ -17,6 +26,16 @@ struct LoaderOptions {
   bool shuffle = true;
   bool drop_last = false;
   uint64_t seed = 1;
+  int64_t workers = 0;   // 0: batches are made on the consumer's thread
+  int64_t prefetch = 4;  // batches made ahead of the consumer
+  int64_t rank = 0, world = 1;
+};
+
+/// Where a loader stands: the next batch it returns is batch `batch` of epoch `epoch`.
+struct LoaderPosition {
+  int64_t epoch = 0;
+  int64_t batch = 0;
+  bool operator==(const LoaderPosition& o) const { return epoch == o.epoch && batch == o.batch; }
 };
 
 class Loader {
@@ -25,9 +44,14 @@ class Loader {
          std::vector<std::shared_ptr<const Transform>> transforms, LoaderOptions options);
 
   int64_t batches_per_epoch() const;
+  /// Examples this rank sees per epoch (before drop_last).
+  int64_t examples_per_epoch() const;
   const Dataset& dataset() const { return *dataset_; }
   /// Starts epoch `epoch` (0-based) from its first batch.
-  void start_epoch(int64_t epoch);
+  void start_epoch(int64_t epoch) { seek({epoch, 0}); }
+  /// Continues from `position`, as saved by position().
+  void seek(LoaderPosition position);
+  LoaderPosition position() const { return position_; }
   /// The next batch of the current epoch, or nothing at its end.
   std::optional<Batch> next();
 
@@ -35,13 +59,16 @@ class Loader {
   std::shared_ptr<const Dataset> dataset_;
   std::vector<std::shared_ptr<const Transform>> transforms_;
   LoaderOptions options_;
-  std::vector<int64_t> order_;
-  size_t position_ = 0;
-  int64_t epoch_ = 0;
+  LoaderPosition position_;
+  std::unique_ptr<OrderedWorkers> workers_;
 };
 
 /// The permutation of [0, n) for (seed, epoch): Fisher-Yates over a 64-bit Mersenne twister, so
 /// it is the same on every platform and standard library.
 std::vector<int64_t> epoch_order(int64_t n, uint64_t seed, int64_t epoch, bool shuffle);
+
+/// Rank `rank`'s part of `order`: items rank, rank + world, ..., n / world of them, so that every
+/// rank gets as many (the remainder, fewer than `world` items, is left out this epoch).
+std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t world);
 
 }  // namespace kiln::data

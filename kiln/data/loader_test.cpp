@@ -188,5 +188,123 @@ TEST(TensorDataset, ReportsSizeAndExampleShapeAndGathers) {
   EXPECT_EQ(batch.input[1][0][0][0].item<float>(), 6.0f);
 }
 
+// Every batch of the epoch the loader stands in, from where it stands.
+std::vector<Batch> rest_of_epoch(Loader& loader) {
+  std::vector<Batch> batches;
+  while (auto batch = loader.next()) batches.push_back(*batch);
+  return batches;
+}
+
+void expect_same_batches(const std::vector<Batch>& a, const std::vector<Batch>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::equal(a[i].input, b[i].input)) << "batch " << i;
+    EXPECT_TRUE(torch::equal(a[i].target, b[i].target)) << "batch " << i;
+  }
+}
+
+LoaderOptions parallel_options(int64_t workers, int64_t prefetch) {
+  LoaderOptions options{16, true, false, 3};
+  options.workers = workers;
+  options.prefetch = prefetch;
+  return options;
+}
+
+TEST(Loader, WorkerThreadsDeliverExactlyTheBatchesOfTheSerialLoader) {
+  std::vector<std::shared_ptr<const Transform>> noise = {
+      make_transform("{type: gaussian_noise, std: 1}")};
+  Loader serial(numbered_dataset(1000), noise, parallel_options(0, 1));
+  std::vector<Batch> expected = rest_of_epoch(serial);
+  for (int64_t workers : {1, 2, 5}) {
+    Loader parallel(numbered_dataset(1000), noise, parallel_options(workers, 3));
+    expect_same_batches(rest_of_epoch(parallel), expected);
+  }
+}
+
+TEST(Loader, SeekingToASavedPositionContinuesWithTheSameBatches) {
+  std::vector<std::shared_ptr<const Transform>> noise = {
+      make_transform("{type: gaussian_noise, std: 1}")};
+  Loader straight(numbered_dataset(200), noise, parallel_options(2, 4));
+  straight.start_epoch(2);
+  for (int i = 0; i < 5; ++i) straight.next();
+  EXPECT_EQ(straight.position(), (LoaderPosition{2, 5}));
+  std::vector<Batch> rest = rest_of_epoch(straight);
+  ASSERT_EQ(rest.size(), 8u);  // 13 batches of 16 make 200
+  // A new loader (as after a restart) that has already started somewhere else.
+  Loader resumed(numbered_dataset(200), noise, parallel_options(2, 4));
+  resumed.next();
+  resumed.seek({2, 5});
+  expect_same_batches(rest_of_epoch(resumed), rest);
+  EXPECT_EQ(resumed.position(), (LoaderPosition{2, 13}));
+}
+
+TEST(Loader, RefusesAPositionPastTheEndOfTheEpoch) {
+  Loader loader(numbered_dataset(20), {}, {8, true, false, 1});
+  loader.seek({0, 3});  // the end of the epoch: valid, and empty
+  EXPECT_FALSE(loader.next().has_value());
+  try {
+    loader.seek({0, 4});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("past its 3 batches"));
+  }
+}
+
+TEST(Shard, RanksGetDisjointPartsOfEqualSizeCoveringAllButTheRemainder) {
+  std::vector<int64_t> order = epoch_order(103, 5, 0, true);
+  std::vector<int64_t> all;
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    std::vector<int64_t> part = shard_of(order, rank, 4);
+    EXPECT_EQ(part.size(), 25u);
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end()) << "two ranks share an example";
+  EXPECT_EQ(all.size(), 100u);
+  EXPECT_EQ(shard_of(order, 0, 1), order);
+}
+
+TEST(Loader, ShardedLoadersTogetherVisitEachExampleOnce) {
+  std::vector<int64_t> seen;
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    LoaderOptions options{4, true, false, 7};
+    options.rank = rank;
+    options.world = 3;
+    Loader loader(numbered_dataset(30), {}, options);
+    EXPECT_EQ(loader.batches_per_epoch(), 3);  // 10 examples each
+    for (const Batch& b : rest_of_epoch(loader))
+      for (int64_t t : to_vector(b.target)) seen.push_back(t);
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, iota(30));
+}
+
+// A dataset whose example 5 cannot be read, as a corrupt record would be.
+class DatasetWithABadExample : public TensorDataset {
+ public:
+  DatasetWithABadExample()
+      : TensorDataset(torch::arange(20, torch::kFloat32).view({20, 1}),
+                      torch::arange(20, torch::kInt64)) {}
+  Batch gather(const torch::Tensor& indices) const override {
+    if ((indices == 5).any().item<bool>()) throw DataError("bad.tfrecord", 5, 1234, "broken");
+    return TensorDataset::gather(indices);
+  }
+};
+
+TEST(Loader, AnErrorInAWorkerReachesTheConsumerAtItsBatch) {
+  LoaderOptions options{4, false, false, 1};
+  options.workers = 2;
+  Loader loader(std::make_shared<DatasetWithABadExample>(), {}, options);
+  EXPECT_TRUE(loader.next().has_value());  // examples 0-3
+  try {
+    loader.next();
+    FAIL() << "the batch holding example 5 was delivered";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.offset(), 1234);
+  }
+  loader.seek({0, 2});  // the loader is still usable
+  EXPECT_THAT(to_vector(loader.next()->target), ElementsAre(8, 9, 10, 11));
+}
+
 }  // namespace
 }  // namespace kiln::data

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kiln/core/error.h"
 #include "kiln/data/loader.h"
 
 namespace kiln::data {
@@ -24,6 +25,17 @@ std::pair<torch::Tensor, torch::Tensor> carve_indices(int64_t n, double fraction
              fraction, n);
   torch::Tensor all = torch::tensor(order, torch::kInt64);
   return {std::get<0>(all.slice(0, carved).sort()), std::get<0>(all.slice(0, 0, carved).sort())};
+}
+
+std::shared_ptr<const Dataset> take_range(std::shared_ptr<const Dataset> base, int64_t skip,
+                                          int64_t take, const std::string& path) {
+  int64_t n = base->size();
+  if (skip >= n && (skip > 0 || take > 0))
+    throw ConfigError(path + ".skip", "",
+                      fmt::format("skipping {} of {} examples leaves none", skip, n));
+  int64_t end = take == 0 ? n : std::min(n, skip + take);
+  if (skip == 0 && end == n) return base;
+  return std::make_shared<SubsetDataset>(base, torch::arange(skip, end, torch::kInt64));
 }
 
 }  // namespace kiln::data

@@ -4,6 +4,7 @@
 // Thread-safety: gather() is const, as the base dataset's.
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "kiln/data/dataset.h"
@@ -26,5 +27,10 @@ class SubsetDataset : public Dataset {
 /// Splits [0, n) by a seeded draw into (kept, carved), `carved` holding round(n * fraction)
 /// indices; both sorted, so each keeps the dataset's order.
 std::pair<torch::Tensor, torch::Tensor> carve_indices(int64_t n, double fraction, uint64_t seed);
+
+/// Examples [skip, skip + take) of `base` (take 0 = all the rest); `base` itself when that is all
+/// of it. A skip that leaves nothing is a ConfigError at `<path>.skip`.
+std::shared_ptr<const Dataset> take_range(std::shared_ptr<const Dataset> base, int64_t skip,
+                                          int64_t take, const std::string& path);
 
 }  // namespace kiln::data

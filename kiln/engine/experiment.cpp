@@ -72,6 +72,10 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
   if (carved && !datasets_.count(split)) carve_validation_split();
   auto& slot = datasets_[split];
   if (!slot) slot = data::dataset_registry().create(split_spec(split));
+  if (split == "train" && !took_training_range_) {
+    slot = data::take_range(slot, config_.data.skip, config_.data.take, "data");
+    took_training_range_ = true;
+  }
   return slot;
 }
 
@@ -83,6 +87,8 @@ data::Loader Experiment::loader(const std::string& split) {
   options.shuffle = training && d.shuffle;
   options.drop_last = training && d.drop_last;
   options.seed = static_cast<uint64_t>(config_.seed);
+  options.workers = d.workers;
+  options.prefetch = d.prefetch;
   return data::Loader(dataset(split),
                       build_transforms(training ? d.transforms.train : d.transforms.eval), options);
 }

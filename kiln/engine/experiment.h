@@ -55,6 +55,7 @@ class Experiment {
   ExperimentConfig config_;
   torch::Device device_;
   std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
+  bool took_training_range_ = false;  // data.skip and data.take applied to datasets_["train"]
 };
 
 }  // namespace kiln::engine

@@ -20,6 +20,13 @@ void DataOptions::describe(Schema& s) {
       .min(0);
   s.field("shuffle", shuffle, "Visit training examples in a new seeded order every epoch.");
   s.field("drop_last", drop_last, "Skip the last, smaller training batch of each epoch.");
+  s.field("workers", workers,
+          "Threads that make batches (gather, decode, transforms) ahead of the trainer; 0 makes "
+          "them on the training thread.")
+      .min(0);
+  s.field("prefetch", prefetch, "Batches made ahead of the trainer (at least `workers`).").min(1);
+  s.field("skip", skip, "Leave out the first N training examples.").min(0);
+  s.field("take", take, "Train on at most N examples (after skip); 0 = all.").min(0);
   s.field("transforms", transforms, "Batch transforms for training and for evaluation.");
 }
 

@@ -32,6 +32,10 @@ struct DataOptions {
   int64_t eval_batch_size = 0;
   bool shuffle = true;
   bool drop_last = false;
+  int64_t workers = 2;
+  int64_t prefetch = 4;
+  int64_t skip = 0;
+  int64_t take = 0;
   TransformLists transforms;
   void describe(Schema& s);
 };

@@ -11,6 +11,7 @@ struct Trainer::Window {
   double loss_sum = 0;
   int64_t steps = 0, samples = 0;
   double started = 0;
+  double data_wait = 0;  // seconds spent waiting for the loader
 };
 
 std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metrics, bool has_val) {
@@ -79,12 +80,14 @@ void Trainer::log_training(Window& window) {
   for (auto& m : parts_.metrics) values["train/" + m.name] = m.metric->value();
   values["train/lr"] = optim::current_lr(parts_.optimizer);
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
+  values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
   record(values);
-  console_.line(fmt::format("step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s",
-                            progress_.steps, progress_.epochs, values["train/loss"],
-                            values["train/lr"], values["train/samples_per_s"]));
+  console_.line(fmt::format(
+      "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%",
+      progress_.steps, progress_.epochs, values["train/loss"], values["train/lr"],
+      values["train/samples_per_s"], 100 * values["train/data_wait"]));
   for (auto& m : parts_.metrics) m.metric->reset();
-  window = Window{0, 0, 0, clock_()};
+  window = Window{0, 0, 0, clock_(), 0};
 }
 
 void Trainer::validate() {
@@ -115,12 +118,16 @@ TrainResult Trainer::fit() {
   int64_t per_epoch = parts_.train.batches_per_epoch();
   KILN_CHECK(per_epoch > 0, "the training set yields no batch; lower data.batch_size");
   int64_t total = estimated_total_steps();
-  Window window{0, 0, 0, start_};
+  Window window{0, 0, 0, start_, 0};
   bool validated_last = false;
   for (int64_t epoch = 0; !options_.max.reached(progress_); ++epoch) {
     parts_.train.start_epoch(epoch);
     int64_t index = 0;
-    while (auto batch = parts_.train.next()) {
+    for (;;) {
+      double asked = clock_();
+      std::optional<data::Batch> batch = parts_.train.next();
+      window.data_wait += clock_() - asked;
+      if (!batch) break;
       train_step(*batch, window);
       Progress before = progress_;
       progress_.steps += 1;
@@ -144,6 +151,7 @@ TrainResult Trainer::fit() {
   if (!validated_last) validate();
   console_.finish();
   result_.progress = progress_;
+  result_.data_position = parts_.train.position();
   return result_;
 }
 

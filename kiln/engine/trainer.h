@@ -40,6 +40,7 @@ struct TrainResult {
   Progress progress;
   MetricValues last;  // the latest value of every tag
   std::optional<BestValue> best;
+  data::LoaderPosition data_position;  // where the training loader stopped
 };
 
 class Trainer {

@@ -71,11 +71,14 @@ TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig
                      s.experiment.device(),
                      &s.val_metrics};
   TrainResult result = Trainer(parts, config.train, log, console, clock).fit();
-  CheckpointContents checkpoint{result.progress.steps, s.model.get(), s.optimizer.get(),
-                                Json{{"step", result.progress.steps},
-                                     {"epoch", result.progress.epochs},
-                                     {"samples", result.progress.samples}},
-                                read_text_file(run.file("config.yaml"))};
+  CheckpointContents checkpoint{
+      result.progress.steps, s.model.get(), s.optimizer.get(),
+      Json{
+          {"step", result.progress.steps},
+          {"epoch", result.progress.epochs},
+          {"samples", result.progress.samples},
+          {"data", {{"epoch", result.data_position.epoch}, {"batch", result.data_position.batch}}}},
+      read_text_file(run.file("config.yaml"))};
   std::string saved = save_checkpoint(run.checkpoints(), checkpoint);
   console.line("checkpoint: " + saved);
   return result;

@@ -1,13 +1,11 @@
 // tfrecord: tf.Example records from TFRecord files (globs or lists, any compression), decoded by
-// a declared feature spec and held in memory.
-
-#include <glob.h>
-
-#include <cstdio>
+// a declared feature spec. `cache: records` keeps the serialized records in memory and decodes
+// each batch when it is made, on the loader's worker threads (the map stage); `cache: decoded`
+// decodes everything once at start, trading memory for the decoding work of every epoch.
 
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
-#include "kiln/io/tfrecord.h"
+#include "kiln/io/record_store.h"
 
 namespace kiln::data {
 namespace {
@@ -19,6 +17,7 @@ struct TfRecordOptions {
   std::string input = "image";
   std::string target = "label";
   std::string on_corrupt = "fail";
+  std::string cache = "records";
   int64_t limit = 0;
   void describe(Schema& s) {
     s.field("files", files, "TFRecord files or glob patterns (shards are read in sorted order).")
@@ -31,112 +30,76 @@ struct TfRecordOptions {
     s.field("on_corrupt", on_corrupt,
             "fail: stop at a damaged or non-conforming record; skip: drop it, count and report.")
         .one_of({"fail", "skip"});
+    s.field("cache", cache,
+            "records: keep serialized records, decode per batch on the loader's workers; "
+            "decoded: decode every record once at start.")
+        .one_of({"records", "decoded"});
     s.field("limit", limit, "Keep only the first N examples (0 = all).").min(0);
   }
 };
 
-std::vector<std::string> expand_patterns(const std::vector<std::string>& patterns) {
-  std::vector<std::string> paths;
-  for (const auto& pattern : patterns) {
-    glob_t matches{};
-    int status = ::glob(pattern.c_str(), 0, nullptr, &matches);
-    for (size_t i = 0; status == 0 && i < matches.gl_pathc; ++i)
-      paths.emplace_back(matches.gl_pathv[i]);
-    globfree(&matches);
-    if (status != 0) throw Error("tfrecord dataset: no file matches \"" + pattern + "\"");
-  }
-  return paths;
-}
-
-// Reads, parses and decodes every record; on_corrupt: skip drops bad ones and reports them.
-class RecordLoader {
+// Serialized records, decoded into a batch by gather().
+class EncodedExampleDataset : public Dataset {
  public:
-  RecordLoader(const TfRecordOptions& options, const FeatureDecoder& decoder)
-      : options_(options), decoder_(decoder) {}
+  EncodedExampleDataset(io::RecordStore records, FeatureDecoder decoder, const TfRecordOptions& o)
+      : records_(std::move(records)),
+        decoder_(std::move(decoder)),
+        input_(o.input),
+        target_(o.target) {}
 
-  std::map<std::string, torch::Tensor> load() {
-    for (const auto& path : expand_patterns(options_.files)) read_file(path);
-    if (skipped_ > 0)
-      std::fprintf(stderr, "kiln: warning: skipped %lld corrupt records; the first: %s\n",
-                   static_cast<long long>(skipped_), first_problem_.c_str());
-    KILN_CHECK(!rows_.empty(), "tfrecord dataset: the files hold no usable record");
-    std::map<std::string, torch::Tensor> tensors;
-    for (const auto& [name, ignored] : rows_.front()) {
-      std::vector<torch::Tensor> column;
-      column.reserve(rows_.size());
-      for (const auto& row : rows_) column.push_back(row.at(name));
-      tensors[name] = torch::cat(column);
+  int64_t size() const override { return records_.size(); }
+  std::vector<int64_t> input_shape() const override { return decoder_.delivered_shape(input_); }
+
+  Batch gather(const torch::Tensor& indices) const override {
+    auto index = indices.accessor<int64_t, 1>();
+    auto rows = decoder_.allocate(indices.size(0));
+    for (int64_t row = 0; row < indices.size(0); ++row) {
+      io::RecordLocation at = records_.location(index[row]);
+      decoder_.decode(io::parse_example(records_.bytes(index[row]), at), at, row, rows);
     }
-    return tensors;
+    return {rows.at(input_), rows.at(target_)};
   }
 
  private:
-  bool full() const { return options_.limit > 0 && int64_t(rows_.size()) >= options_.limit; }
-
-  // Decodes every record of one file into rows of one example each.
-  void read_file(const std::string& path) {
-    std::optional<io::Compression> compression;
-    if (options_.compression != "auto") compression = io::parse_compression(options_.compression);
-    io::TfRecordReader reader(path, compression);
-    std::string record;
-    while (!full() && next(reader, record)) {
-      io::RecordLocation at{path, reader.record_index() - 1, reader.record_offset() + 12};
-      keep([&] {
-        auto row = decoder_.allocate(1);
-        decoder_.decode(io::parse_example(record, at), at, 0, row);
-        rows_.push_back(std::move(row));
-      });
-    }
-  }
-
-  bool next(io::TfRecordReader& reader, std::string& record) {
-    for (;;) {
-      bool more = false;
-      if (keep([&] { more = reader.next(record); })) return more;
-    }
-  }
-
-  // Runs `step`; a DataError stops everything with on_corrupt: fail, and is counted with skip.
-  template <class Step>
-  bool keep(Step step) {
-    try {
-      step();
-      return true;
-    } catch (const DataError& e) {
-      if (options_.on_corrupt == "fail") throw;
-      if (skipped_++ == 0) first_problem_ = e.what();
-      return false;
-    }
-  }
-
-  const TfRecordOptions& options_;
-  const FeatureDecoder& decoder_;
-  std::vector<std::map<std::string, torch::Tensor>> rows_;
-  int64_t skipped_ = 0;
-  std::string first_problem_;
+  io::RecordStore records_;
+  FeatureDecoder decoder_;
+  std::string input_, target_;
 };
 
-class TfRecordDataset : public TensorDataset {
+std::shared_ptr<Dataset> open_tfrecord(const TfRecordOptions& o) {
+  for (const auto* key : {&o.input, &o.target})
+    if (!o.features.count(*key))
+      throw Error("tfrecord dataset: \"" + *key + "\" is not among the declared features");
+  FeatureDecoder decoder(o.features, "features");
+  io::RecordStoreOptions store{o.files, o.compression, o.on_corrupt == "skip", o.limit};
+  // With on_corrupt: skip, records that do not decode are dropped now, so that every batch is
+  // full and the dataset's size is known.
+  io::RecordStore records =
+      io::RecordStore::read(store, [&](std::string_view bytes, const io::RecordLocation& at) {
+        if (o.on_corrupt != "skip") return;
+        auto row = decoder.allocate(1);
+        decoder.decode(io::parse_example(bytes, at), at, 0, row);
+      });
+  auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
+  if (o.cache == "records") return encoded;
+  Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
+  return std::make_shared<TensorDataset>(all.input, all.target);
+}
+
+class TfRecordDataset : public Dataset {
  public:
-  explicit TfRecordDataset(const TfRecordOptions& options)
-      : TfRecordDataset(load(options), options) {}
+  explicit TfRecordDataset(const TfRecordOptions& options) : impl_(open_tfrecord(options)) {}
+  int64_t size() const override { return impl_->size(); }
+  Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
+  std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
 
  private:
-  TfRecordDataset(std::map<std::string, torch::Tensor> tensors, const TfRecordOptions& options)
-      : TensorDataset(tensors.at(options.input), tensors.at(options.target)) {}
-
-  static std::map<std::string, torch::Tensor> load(const TfRecordOptions& options) {
-    for (const auto* key : {&options.input, &options.target})
-      if (!options.features.count(*key))
-        throw Error("tfrecord dataset: \"" + *key + "\" is not among the declared features");
-    FeatureDecoder decoder(options.features, "features");
-    return RecordLoader(options, decoder).load();
-  }
+  std::shared_ptr<Dataset> impl_;
 };
 
 }  // namespace
 
 KILN_REGISTER(dataset_registry, "tfrecord", TfRecordDataset, TfRecordOptions,
-              "tf.Example records from TFRecord files, decoded by a feature spec, in memory.");
+              "tf.Example records from TFRecord files, decoded by a feature spec.");
 
 }  // namespace kiln::data

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
@@ -76,19 +78,33 @@ TEST(TfRecordDataset, DecodesPngImages) {
   EXPECT_EQ(batch.input[0][1][2][0].item<int>(), 35);
 }
 
+// With cache: records a record is decoded when a batch needs it; with cache: decoded, at start.
+// Either way the error names the file, the record, its offset and the feature.
 TEST(TfRecordDataset, AWrongValueCountNamesFileRecordAndFeature) {
   testing::TempDir dir;
   std::string file =
       write_shard(dir, "d", {numbered_example(0, false), numbered_example(1, false)});
+  auto expect_named = [&](const std::function<void()>& step) {
+    try {
+      step();
+      FAIL() << "accepted 6 values for a [28, 28] feature";
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.file(), file);
+      EXPECT_EQ(e.record(), 1);
+      EXPECT_EQ(e.offset(),
+                12 + 16 + int64_t(io::encode_example(numbered_example(0, false)).size()));
+      EXPECT_THAT(e.what(),
+                  HasSubstr("feature \"image\": has 6 values, its shape [28, 28] needs 784"));
+    }
+  };
+  auto lazy = make_dataset(spec_yaml(file, "{shape: [28, 28]}"));
+  expect_named([&] { lazy->gather(torch::tensor({1}, torch::kInt64)); });
   try {
-    make_dataset(spec_yaml(file, "{shape: [28, 28]}"));
-    FAIL() << "accepted 6 values for a [28, 28] feature";
+    make_dataset(spec_yaml(file, "{shape: [28, 28]}", ", cache: decoded"));
+    FAIL() << "decoded a [28, 28] feature from 6 values";
   } catch (const DataError& e) {
-    EXPECT_EQ(e.file(), file);
     EXPECT_EQ(e.record(), 0);
     EXPECT_EQ(e.offset(), 12);
-    EXPECT_THAT(e.what(),
-                HasSubstr("feature \"image\": has 6 values, its shape [28, 28] needs 784"));
   }
 }
 
@@ -97,8 +113,10 @@ TEST(TfRecordDataset, AMissingFeatureNeedsADefault) {
   io::Example unlabelled = numbered_example(5, false);
   unlabelled.features.erase("label");
   std::string file = write_shard(dir, "d", {numbered_example(4, false), unlabelled});
+  auto dataset = make_dataset(spec_yaml(file, "{shape: [6]}"));
+  EXPECT_EQ(dataset->gather(torch::tensor({0}, torch::kInt64)).target[0].item<int64_t>(), 4);
   try {
-    make_dataset(spec_yaml(file, "{shape: [6]}"));
+    dataset->gather(torch::tensor({0, 1}, torch::kInt64));
     FAIL() << "accepted a record without its label";
   } catch (const DataError& e) {
     EXPECT_EQ(e.record(), 1);
@@ -107,8 +125,8 @@ TEST(TfRecordDataset, AMissingFeatureNeedsADefault) {
   std::string with_default =
       "{type: tfrecord, files: " + file +
       ", features: {image: {shape: [6]}, label: {dtype: int64, default: -1}}}";
-  auto dataset = make_dataset(with_default);
-  EXPECT_EQ(dataset->gather(torch::tensor({1}, torch::kInt64)).target[0].item<int64_t>(), -1);
+  auto defaulted = make_dataset(with_default);
+  EXPECT_EQ(defaulted->gather(torch::tensor({1}, torch::kInt64)).target[0].item<int64_t>(), -1);
 }
 
 TEST(TfRecordDataset, OnCorruptSkipDropsDamagedRecordsAndKeepsTheRest) {
@@ -129,12 +147,28 @@ TEST(TfRecordDataset, OnCorruptSkipDropsDamagedRecordsAndKeepsTheRest) {
                            torch::tensor({0, 2, 3}, torch::kInt64)));
 }
 
+TEST(TfRecordDataset, OnCorruptSkipDropsRecordsThatDoNotMatchTheSpec) {
+  testing::TempDir dir;
+  io::Example short_image = numbered_example(1, false);
+  short_image.features["image"] = io::bytes_feature({"abc"});
+  std::string file =
+      write_shard(dir, "d", {numbered_example(0, false), short_image, numbered_example(2, false)});
+  for (const char* cache : {"records", "decoded"}) {
+    auto dataset = make_dataset(spec_yaml(file, "{dtype: uint8, shape: [6]}",
+                                          std::string(", on_corrupt: skip, cache: ") + cache));
+    ASSERT_EQ(dataset->size(), 2) << cache;
+    EXPECT_TRUE(torch::equal(dataset->gather(torch::arange(2)).target,
+                             torch::tensor({0, 2}, torch::kInt64)));
+  }
+}
+
 TEST(TfRecordDataset, ConfigMistakesAreReportedBeforeReading) {
   testing::TempDir dir;
   std::string file = write_shard(dir, "d", {numbered_example(0, false)});
   EXPECT_THROW(make_dataset(spec_yaml(dir.file("nothing-*"), "{shape: [6]}")), Error);
   EXPECT_THROW(make_dataset(spec_yaml(file, "{shape: [6], encoding: gif}")), ConfigError);
   EXPECT_THROW(make_dataset(spec_yaml(file, "{shape: [6], channels_first: true}")), ConfigError);
+  EXPECT_THROW(make_dataset(spec_yaml(file, "{shape: [6]}", ", cache: disk")), ConfigError);
   try {
     make_dataset(spec_yaml(file, "{shape: [6]}", ", input: pixels"));
     FAIL() << "accepted an undeclared input";

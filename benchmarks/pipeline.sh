@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Input pipeline throughput: kiln's loader against a PyTorch DataLoader doing the same work.
+#
+#   benchmarks/pipeline.sh [WORKERS] [RUNS] [EPOCHS]
+#
+# Both read the Fashion-MNIST training set as 4 gzip TFRecord shards of tf.Example (written once
+# by `kiln data convert idx`), hold the serialized records in memory, and then per epoch decode
+# image and label, scale to [0, 1], random_crop 28 with padding 2, random_flip, normalize, shuffle
+# and batch 128, on WORKERS worker threads (kiln) or processes (PyTorch). Runs alternate RUNS
+# times; the table shows the median images/s of each and the ratio (> 1: kiln faster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+workers=${1:-2}
+runs=${2:-3}
+epochs=${3:-2}
+kiln=${KILN:-build/kiln}
+python=${PYTHON:-/usr/bin/python3}   # Debian's python3-torch lives here, not in a pyenv
+fashion=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$kiln" data convert idx --out "$work/train" --shards 4 --compression gzip \
+  --images "$fashion/train-images-idx3-ubyte.gz" \
+  --labels "$fashion/train-labels-idx1-ubyte.gz" > /dev/null
+files="$work/train-*.tfrecord.gz"
+
+kiln_rate() {
+  "$kiln" data bench configs/examples/fashion_mnist/cnn_tfrecord.yaml benchmarks/pipeline.yaml \
+    --set "data.train.files=$files" --set "data.workers=$workers" --epochs "$epochs" --json |
+    "$python" -c "import json,sys; print(json.load(sys.stdin)['examples_per_s'])"
+}
+
+peer_rate() {
+  "$python" benchmarks/peers/pipeline_dataloader.py --files "$files" --workers "$workers" \
+    --epochs "$epochs" | "$python" -c "import json,sys; print(json.load(sys.stdin)['examples_per_s'])"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+: > "$work/kiln.rates"; : > "$work/peer.rates"
+for i in $(seq "$runs"); do
+  kiln_rate >> "$work/kiln.rates"
+  peer_rate >> "$work/peer.rates"
+  echo "run $i: kiln $(tail -n1 "$work/kiln.rates") images/s, pytorch $(tail -n1 "$work/peer.rates") images/s" >&2
+done
+k=$(median < "$work/kiln.rates"); p=$(median < "$work/peer.rates")
+echo "| pipeline | workers | epochs | kiln images/s | PyTorch DataLoader images/s | ratio kiln/PyTorch |"
+echo "|---|---|---|---|---|---|"
+awk -v w="$workers" -v e="$epochs" -v k="$k" -v p="$p" \
+  'BEGIN { printf "| TFRecord gzip -> decode, random_crop, random_flip, normalize, batch 128 | %s | %s | %.0f | %.0f | %.2f |\n", w, e, k, p, k / p }'

@@ -1,0 +1,87 @@
+#include "kiln/io/record_store.h"
+
+#include <glob.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "kiln/core/error.h"
+#include "kiln/io/tfrecord.h"
+
+namespace kiln::io {
+namespace {
+
+// Runs `step`; a DataError propagates unless damaged records are skipped, then it is counted and
+// false returned.
+template <class Step>
+bool attempt(Step step, bool skip_corrupt, int64_t& skipped, std::string& first_problem) {
+  try {
+    step();
+    return true;
+  } catch (const DataError& e) {
+    if (!skip_corrupt) throw;
+    if (skipped++ == 0) first_problem = e.what();
+    return false;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> expand_file_patterns(const std::vector<std::string>& patterns) {
+  std::vector<std::string> paths;
+  for (const auto& pattern : patterns) {
+    glob_t matches{};
+    int status = ::glob(pattern.c_str(), 0, nullptr, &matches);
+    for (size_t i = 0; status == 0 && i < matches.gl_pathc; ++i)
+      paths.emplace_back(matches.gl_pathv[i]);
+    globfree(&matches);
+    if (status != 0) throw Error("no file matches \"" + pattern + "\"");
+  }
+  return paths;
+}
+
+RecordStore RecordStore::read(const RecordStoreOptions& options, const Check& check) {
+  RecordStore store;
+  store.files_ = expand_file_patterns(options.patterns);
+  bool skip = options.skip_corrupt;
+  std::optional<Compression> compression;
+  if (options.compression != "auto") compression = parse_compression(options.compression);
+  std::string record;
+  for (size_t file = 0; file < store.files_.size(); ++file) {
+    TfRecordReader reader(store.files_[file], compression);
+    for (;;) {
+      if (options.limit > 0 && store.size() >= options.limit) break;
+      bool more = false;
+      if (!attempt([&] { more = reader.next(record); }, skip, store.skipped_, store.first_problem_))
+        continue;
+      if (!more) break;
+      Origin origin{static_cast<uint32_t>(file), reader.record_index() - 1,
+                    reader.record_offset() + 12};
+      RecordLocation at{store.files_[file], origin.record, origin.offset};
+      if (check && !attempt([&] { check(record, at); }, skip, store.skipped_, store.first_problem_))
+        continue;
+      store.data_ += record;
+      store.ends_.push_back(store.data_.size());
+      store.origins_.push_back(origin);
+    }
+  }
+  if (store.skipped_ > 0)
+    std::fprintf(stderr, "kiln: warning: skipped %lld corrupt records; the first: %s\n",
+                 static_cast<long long>(store.skipped_), store.first_problem_.c_str());
+  KILN_CHECK(store.size() > 0, "{}: the files hold no usable record",
+             options.patterns.empty() ? std::string("tfrecord") : options.patterns.front());
+  return store;
+}
+
+std::string_view RecordStore::bytes(int64_t index) const {
+  auto i = static_cast<size_t>(index);
+  size_t begin = i == 0 ? 0 : ends_[i - 1];
+  return std::string_view(data_).substr(begin, ends_[i] - begin);
+}
+
+RecordLocation RecordStore::location(int64_t index) const {
+  const Origin& origin = origins_[static_cast<size_t>(index)];
+  return {files_[origin.file], origin.record, origin.offset};
+}
+
+}  // namespace kiln::io
