@@ -1,5 +1,7 @@
 #include "kiln/data/dataset.h"
 
+#include "kiln/core/error.h"
+
 namespace kiln::data {
 
 TensorDataset::TensorDataset(torch::Tensor inputs, torch::Tensor targets)
@@ -15,6 +17,10 @@ Batch TensorDataset::gather(const torch::Tensor& indices) const {
 std::vector<int64_t> TensorDataset::input_shape() const {
   auto sizes = inputs_.sizes();
   return {sizes.begin() + 1, sizes.end()};
+}
+
+Batch StreamingDataset::gather(const torch::Tensor&) const {
+  throw InternalError("a streaming dataset has no random access; the loader streams it");
 }
 
 DatasetRegistry& dataset_registry() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/core/registry.h"
+#include "kiln/io/record_stream.h"
 
 namespace kiln::data {
 
@@ -19,6 +20,8 @@ struct Batch {
   int64_t size() const { return input.size(0); }
 };
 
+class StreamingDataset;
+
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -27,6 +30,22 @@ class Dataset {
   virtual Batch gather(const torch::Tensor& indices) const = 0;
   /// Shape of one input example without the batch dimension, e.g. {1, 28, 28}.
   virtual std::vector<int64_t> input_shape() const = 0;
+  /// Non-null when the dataset is read front to back every epoch instead of indexed.
+  virtual const StreamingDataset* as_streaming() const { return nullptr; }
+};
+
+/// A dataset too large to hold: its records are streamed from disk each epoch (sharded,
+/// interleaved, through a shuffle buffer) and decoded batch by batch. gather() is unavailable.
+class StreamingDataset : public Dataset {
+ public:
+  Batch gather(const torch::Tensor& indices) const override;
+  const StreamingDataset* as_streaming() const override { return this; }
+  /// Records each of `world` ranks reads per epoch (equal for all).
+  virtual int64_t examples_per_epoch(int64_t world) const = 0;
+  /// The records of one epoch; the dataset fills in its buffer and cycle length.
+  virtual std::unique_ptr<io::RecordStream> open(io::EpochPlan plan) const = 0;
+  /// Decodes records into a batch.
+  virtual Batch decode(const std::vector<io::Record>& records) const = 0;
 };
 
 /// A dataset held as two tensors whose first dimensions agree.

@@ -1,11 +1,20 @@
 #include "kiln/data/loader.h"
 
+#include <map>
+#include <mutex>
 #include <random>
 
 #include "kiln/core/error.h"
 
 namespace kiln::data {
 namespace {
+
+void apply_transforms(Batch& batch, const std::vector<std::shared_ptr<const Transform>>& transforms,
+                      uint64_t seed, int64_t epoch, int64_t index) {
+  if (transforms.empty()) return;
+  at::Generator rng = batch_generator(seed, epoch, index);
+  for (const auto& transform : transforms) batch.input = transform->apply(batch.input, rng);
+}
 
 // Batch `index` of the epoch whose examples, in order, are `order`.
 Batch make_batch(const Dataset& dataset,
@@ -18,11 +27,41 @@ Batch make_batch(const Dataset& dataset,
   torch::Tensor indices =
       torch::from_blob(const_cast<int64_t*>(order.data() + first), {count}, torch::kInt64);
   Batch batch = dataset.gather(indices);
-  if (transforms.empty()) return batch;
-  at::Generator rng = batch_generator(options.seed, epoch, index);
-  for (const auto& transform : transforms) batch.input = transform->apply(batch.input, rng);
+  apply_transforms(batch, transforms, options.seed, epoch, index);
   return batch;
 }
+
+// Cuts the records of a streaming epoch into batches, in order, for whichever worker asks: the
+// stream is read by one thread at a time, and batches read ahead of their job wait here.
+class StreamBatcher {
+ public:
+  StreamBatcher(std::unique_ptr<io::RecordStream> stream, int64_t batch_size, int64_t first)
+      : stream_(std::move(stream)), batch_size_(batch_size), next_batch_(first) {}
+
+  std::vector<io::Record> take(int64_t index) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (next_batch_ <= index) waiting_[next_batch_++] = read_batch();
+    std::vector<io::Record> records = std::move(waiting_.at(index));
+    waiting_.erase(index);
+    return records;
+  }
+
+ private:
+  std::vector<io::Record> read_batch() {
+    std::vector<io::Record> records;
+    while (static_cast<int64_t>(records.size()) < batch_size_)
+      if (auto record = stream_->next())
+        records.push_back(std::move(*record));
+      else
+        break;
+    return records;
+  }
+
+  std::mutex mutex_;
+  std::unique_ptr<io::RecordStream> stream_;
+  int64_t batch_size_, next_batch_;
+  std::map<int64_t, std::vector<io::Record>> waiting_;
+};
 
 }  // namespace
 
@@ -60,6 +99,8 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset,
 }
 
 int64_t Loader::examples_per_epoch() const {
+  if (const StreamingDataset* streaming = dataset_->as_streaming())
+    return streaming->examples_per_epoch(options_.world);
   return options_.world == 1 ? dataset_->size() : dataset_->size() / options_.world;
 }
 
@@ -74,6 +115,7 @@ void Loader::seek(LoaderPosition position) {
              "data position {} of epoch {} is past its {} batches; was the dataset changed?",
              position.batch, position.epoch, batches);
   position_ = position;
+  if (dataset_->as_streaming()) return seek_stream(position, batches);
   auto order = std::make_shared<const std::vector<int64_t>>(
       shard_of(epoch_order(dataset_->size(), options_.seed, position.epoch, options_.shuffle),
                options_.rank, options_.world));
@@ -82,6 +124,30 @@ void Loader::seek(LoaderPosition position) {
       [dataset = dataset_, transforms = transforms_, order, options = options_,
        epoch = position.epoch](int64_t index) {
         return make_batch(*dataset, transforms, *order, options, epoch, index);
+      },
+      position.batch, batches);
+}
+
+void Loader::seek_stream(LoaderPosition position, int64_t batches) {
+  const StreamingDataset& streaming = *dataset_->as_streaming();
+  io::EpochPlan plan;
+  plan.seed = options_.seed;
+  plan.epoch = position.epoch;
+  plan.shuffle = options_.shuffle;
+  plan.rank = options_.rank;
+  plan.world = options_.world;
+  plan.count = examples_per_epoch();
+  std::unique_ptr<io::RecordStream> stream = streaming.open(plan);
+  // The epoch's stream is the same every time it is opened: skip what was already served.
+  for (int64_t i = 0; i < position.batch * options_.batch_size; ++i) stream->next();
+  auto batcher =
+      std::make_shared<StreamBatcher>(std::move(stream), options_.batch_size, position.batch);
+  workers_->start(
+      [dataset = dataset_, transforms = transforms_, batcher, seed = options_.seed,
+       epoch = position.epoch](int64_t index) {
+        Batch batch = dataset->as_streaming()->decode(batcher->take(index));
+        apply_transforms(batch, transforms, seed, epoch, index);
+        return batch;
       },
       position.batch, batches);
 }

@@ -6,6 +6,8 @@
 //   map     gather (decode) and transforms, per batch, on `workers` threads, results handed back
 //           in order and `prefetch` batches ahead;
 //   batch   fixed-size batches, the last one short unless drop_last.
+// A streaming dataset (records read from disk every epoch) replaces shard and shuffle by its own
+// record stream (io/record_stream.h), read by one worker at a time.
 // Each batch depends on (seed, epoch, batch index) only, so whichever thread makes it, it is the
 // same, and a loader moved to a saved position() continues with exactly the batches it would have
 // produced.
@@ -56,6 +58,8 @@ class Loader {
   std::optional<Batch> next();
 
  private:
+  void seek_stream(LoaderPosition position, int64_t batches);
+
   std::shared_ptr<const Dataset> dataset_;
   std::vector<std::shared_ptr<const Transform>> transforms_;
   LoaderOptions options_;

@@ -29,6 +29,10 @@ std::pair<torch::Tensor, torch::Tensor> carve_indices(int64_t n, double fraction
 
 std::shared_ptr<const Dataset> take_range(std::shared_ptr<const Dataset> base, int64_t skip,
                                           int64_t take, const std::string& path) {
+  if (base->as_streaming() && (skip > 0 || take > 0))
+    throw ConfigError(path + (skip > 0 ? ".skip" : ".take"), "",
+                      "a streamed dataset (tfrecord with cache: none) cannot be cut; use the "
+                      "dataset's limit, or cache: records");
   int64_t n = base->size();
   if (skip >= n && (skip > 0 || take > 0))
     throw ConfigError(path + ".skip", "",

@@ -61,6 +61,10 @@ bool Experiment::has_split(const std::string& split) const {
 
 void Experiment::carve_validation_split() {
   std::shared_ptr<const data::Dataset> whole = data::dataset_registry().create(split_spec("train"));
+  if (whole->as_streaming())
+    throw ConfigError("data.val_fraction", "",
+                      "a streamed dataset (tfrecord with cache: none) cannot be split; give "
+                      "data.val, or use cache: records");
   auto [kept, carved] = data::carve_indices(whole->size(), config_.data.val_fraction,
                                             static_cast<uint64_t>(config_.seed));
   datasets_["train"] = std::make_shared<data::SubsetDataset>(whole, kept);

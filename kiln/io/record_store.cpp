@@ -40,36 +40,47 @@ std::vector<std::string> expand_file_patterns(const std::vector<std::string>& pa
   return paths;
 }
 
-RecordStore RecordStore::read(const RecordStoreOptions& options, const Check& check) {
-  RecordStore store;
-  store.files_ = expand_file_patterns(options.patterns);
+ScanSummary scan_records(const RecordStoreOptions& options, const RecordStore::Check& check,
+                         const std::function<void(const ScannedRecord&, std::string&)>& keep) {
+  ScanSummary summary;
+  summary.files = expand_file_patterns(options.patterns);
   bool skip = options.skip_corrupt;
   std::optional<Compression> compression;
   if (options.compression != "auto") compression = parse_compression(options.compression);
+  int64_t kept = 0;
   std::string record;
-  for (size_t file = 0; file < store.files_.size(); ++file) {
-    TfRecordReader reader(store.files_[file], compression);
-    for (;;) {
-      if (options.limit > 0 && store.size() >= options.limit) break;
+  for (size_t file = 0; file < summary.files.size(); ++file) {
+    TfRecordReader reader(summary.files[file], compression);
+    while (options.limit == 0 || kept < options.limit) {
       bool more = false;
-      if (!attempt([&] { more = reader.next(record); }, skip, store.skipped_, store.first_problem_))
+      if (!attempt([&] { more = reader.next(record); }, skip, summary.skipped,
+                   summary.first_problem))
         continue;
       if (!more) break;
-      Origin origin{static_cast<uint32_t>(file), reader.record_index() - 1,
-                    reader.record_offset() + 12};
-      RecordLocation at{store.files_[file], origin.record, origin.offset};
-      if (check && !attempt([&] { check(record, at); }, skip, store.skipped_, store.first_problem_))
+      ScannedRecord origin{file, reader.record_index() - 1, reader.record_offset() + 12};
+      RecordLocation at{summary.files[file], origin.record, origin.offset};
+      if (check &&
+          !attempt([&] { check(record, at); }, skip, summary.skipped, summary.first_problem))
         continue;
-      store.data_ += record;
-      store.ends_.push_back(store.data_.size());
-      store.origins_.push_back(origin);
+      keep(origin, record);
+      kept += 1;
     }
   }
-  if (store.skipped_ > 0)
+  if (summary.skipped > 0)
     std::fprintf(stderr, "kiln: warning: skipped %lld corrupt records; the first: %s\n",
-                 static_cast<long long>(store.skipped_), store.first_problem_.c_str());
-  KILN_CHECK(store.size() > 0, "{}: the files hold no usable record",
+                 static_cast<long long>(summary.skipped), summary.first_problem.c_str());
+  KILN_CHECK(kept > 0, "{}: the files hold no usable record",
              options.patterns.empty() ? std::string("tfrecord") : options.patterns.front());
+  return summary;
+}
+
+RecordStore RecordStore::read(const RecordStoreOptions& options, const Check& check) {
+  RecordStore store;
+  store.summary_ = scan_records(options, check, [&](const ScannedRecord& at, std::string& bytes) {
+    store.data_ += bytes;
+    store.ends_.push_back(store.data_.size());
+    store.origins_.push_back(at);
+  });
   return store;
 }
 
@@ -80,8 +91,8 @@ std::string_view RecordStore::bytes(int64_t index) const {
 }
 
 RecordLocation RecordStore::location(int64_t index) const {
-  const Origin& origin = origins_[static_cast<size_t>(index)];
-  return {files_[origin.file], origin.record, origin.offset};
+  const ScannedRecord& origin = origins_[static_cast<size_t>(index)];
+  return {summary_.files[origin.file], origin.record, origin.offset};
 }
 
 }  // namespace kiln::io

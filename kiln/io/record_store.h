@@ -22,6 +22,19 @@ struct RecordStoreOptions {
   int64_t limit = 0;                  // keep only the first N records (0 = all)
 };
 
+/// A record kept by scan_records: file index (into ScanSummary::files), record index, and the
+/// byte offset of its payload.
+struct ScannedRecord {
+  size_t file;
+  int64_t record, offset;
+};
+
+struct ScanSummary {
+  std::vector<std::string> files;  // the expanded patterns
+  int64_t skipped = 0;             // damaged or rejected records dropped
+  std::string first_problem;
+};
+
 class RecordStore {
  public:
   /// Called for each intact record before it is kept; a DataError it throws is handled as a
@@ -36,22 +49,21 @@ class RecordStore {
   std::string_view bytes(int64_t index) const;
   RecordLocation location(int64_t index) const;
   /// Damaged records dropped while reading, and the error of the first.
-  int64_t skipped() const { return skipped_; }
-  const std::string& first_problem() const { return first_problem_; }
+  int64_t skipped() const { return summary_.skipped; }
+  const std::string& first_problem() const { return summary_.first_problem; }
 
  private:
-  struct Origin {
-    uint32_t file;
-    int64_t record, offset;
-  };
-
-  std::vector<std::string> files_;
   std::string data_;
   std::vector<size_t> ends_;  // record i is data_[ends_[i - 1], ends_[i])
-  std::vector<Origin> origins_;
-  int64_t skipped_ = 0;
-  std::string first_problem_;
+  std::vector<ScannedRecord> origins_;
+  ScanSummary summary_;
 };
+
+/// Reads the records the options name in file order, applying limit, skip policy and `check` as
+/// RecordStore::read does, and hands each kept record to `keep`. Reports skipped records on
+/// stderr; throws Error when nothing is kept.
+ScanSummary scan_records(const RecordStoreOptions& options, const RecordStore::Check& check,
+                         const std::function<void(const ScannedRecord&, std::string&)>& keep);
 
 /// The files `patterns` name, each glob expanded in sorted order; Error naming a pattern that
 /// matches nothing.

@@ -1,7 +1,9 @@
 // tfrecord: tf.Example records from TFRecord files (globs or lists, any compression), decoded by
 // a declared feature spec. `cache: records` keeps the serialized records in memory and decodes
 // each batch when it is made, on the loader's worker threads (the map stage); `cache: decoded`
-// decodes everything once at start, trading memory for the decoding work of every epoch.
+// decodes everything once at start, trading memory for the decoding work of every epoch;
+// `cache: none` reads the files again every epoch (interleaved, through a shuffle buffer), for
+// data larger than memory.
 
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
@@ -18,6 +20,8 @@ struct TfRecordOptions {
   std::string target = "label";
   std::string on_corrupt = "fail";
   std::string cache = "records";
+  int64_t shuffle_buffer = 10000;
+  int64_t cycle_length = 4;
   int64_t limit = 0;
   void describe(Schema& s) {
     s.field("files", files, "TFRecord files or glob patterns (shards are read in sorted order).")
@@ -32,11 +36,29 @@ struct TfRecordOptions {
         .one_of({"fail", "skip"});
     s.field("cache", cache,
             "records: keep serialized records, decode per batch on the loader's workers; "
-            "decoded: decode every record once at start.")
-        .one_of({"records", "decoded"});
+            "decoded: decode every record once at start; none: stream the files every epoch.")
+        .one_of({"records", "decoded", "none"});
+    s.field("shuffle_buffer", shuffle_buffer,
+            "With cache: none, records are shuffled through a buffer of this many (1: files are "
+            "shuffled, records not).")
+        .min(1);
+    s.field("cycle_length", cycle_length, "With cache: none, how many files are read in turn.")
+        .min(1);
     s.field("limit", limit, "Keep only the first N examples (0 = all).").min(0);
   }
 };
+
+// Decodes `count` records, record i's bytes and location given by `record(i)`, into one batch.
+template <class RecordAt>
+Batch decode_batch(const FeatureDecoder& decoder, int64_t count, RecordAt record,
+                   const std::string& input, const std::string& target) {
+  auto rows = decoder.allocate(count);
+  for (int64_t row = 0; row < count; ++row) {
+    auto [bytes, at] = record(row);
+    decoder.decode(io::parse_example(bytes, at), at, row, rows);
+  }
+  return {rows.at(input), rows.at(target)};
+}
 
 // Serialized records, decoded into a batch by gather().
 class EncodedExampleDataset : public Dataset {
@@ -52,18 +74,52 @@ class EncodedExampleDataset : public Dataset {
 
   Batch gather(const torch::Tensor& indices) const override {
     auto index = indices.accessor<int64_t, 1>();
-    auto rows = decoder_.allocate(indices.size(0));
-    for (int64_t row = 0; row < indices.size(0); ++row) {
-      io::RecordLocation at = records_.location(index[row]);
-      decoder_.decode(io::parse_example(records_.bytes(index[row]), at), at, row, rows);
-    }
-    return {rows.at(input_), rows.at(target_)};
+    auto record = [&](int64_t row) {
+      return std::make_pair(records_.bytes(index[row]), records_.location(index[row]));
+    };
+    return decode_batch(decoder_, indices.size(0), record, input_, target_);
   }
 
  private:
   io::RecordStore records_;
   FeatureDecoder decoder_;
   std::string input_, target_;
+};
+
+// Records read from disk every epoch and decoded batch by batch.
+class StreamedExampleDataset : public StreamingDataset {
+ public:
+  StreamedExampleDataset(io::RecordCatalog catalog, FeatureDecoder decoder,
+                         const TfRecordOptions& o)
+      : catalog_(std::make_shared<io::RecordCatalog>(std::move(catalog))),
+        decoder_(std::move(decoder)),
+        options_(o) {}
+
+  int64_t size() const override { return catalog_->size(); }
+  std::vector<int64_t> input_shape() const override {
+    return decoder_.delivered_shape(options_.input);
+  }
+  int64_t examples_per_epoch(int64_t world) const override {
+    return catalog_->records_per_rank(world);
+  }
+  std::unique_ptr<io::RecordStream> open(io::EpochPlan plan) const override {
+    plan.buffer = options_.shuffle_buffer;
+    plan.cycle_length = options_.cycle_length;
+    return std::make_unique<io::RecordStream>(catalog_, plan);
+  }
+  Batch decode(const std::vector<io::Record>& records) const override {
+    auto record = [&](int64_t row) {
+      const io::Record& r = records[static_cast<size_t>(row)];
+      return std::make_pair(std::string_view(r.bytes), r.where);
+    };
+    return decode_batch(decoder_, static_cast<int64_t>(records.size()), record, options_.input,
+                        options_.target);
+  }
+
+ private:
+  std::shared_ptr<const io::RecordCatalog> catalog_;
+  FeatureDecoder decoder_;
+  TfRecordOptions options_;
 };
 
 std::shared_ptr<Dataset> open_tfrecord(const TfRecordOptions& o) {
@@ -74,12 +130,15 @@ std::shared_ptr<Dataset> open_tfrecord(const TfRecordOptions& o) {
   io::RecordStoreOptions store{o.files, o.compression, o.on_corrupt == "skip", o.limit};
   // With on_corrupt: skip, records that do not decode are dropped now, so that every batch is
   // full and the dataset's size is known.
-  io::RecordStore records =
-      io::RecordStore::read(store, [&](std::string_view bytes, const io::RecordLocation& at) {
-        if (o.on_corrupt != "skip") return;
-        auto row = decoder.allocate(1);
-        decoder.decode(io::parse_example(bytes, at), at, 0, row);
-      });
+  auto check = [&](std::string_view bytes, const io::RecordLocation& at) {
+    if (o.on_corrupt != "skip") return;
+    auto row = decoder.allocate(1);
+    decoder.decode(io::parse_example(bytes, at), at, 0, row);
+  };
+  if (o.cache == "none")
+    return std::make_shared<StreamedExampleDataset>(io::RecordCatalog::scan(store, check), decoder,
+                                                    o);
+  io::RecordStore records = io::RecordStore::read(store, check);
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
   if (o.cache == "records") return encoded;
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
@@ -92,6 +151,7 @@ class TfRecordDataset : public Dataset {
   int64_t size() const override { return impl_->size(); }
   Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
   std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
+  const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
 
  private:
   std::shared_ptr<Dataset> impl_;

@@ -3,11 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
+#include "kiln/data/loader.h"
 #include "kiln/io/example.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/image_codec.h"
@@ -160,6 +162,51 @@ TEST(TfRecordDataset, OnCorruptSkipDropsRecordsThatDoNotMatchTheSpec) {
     EXPECT_TRUE(torch::equal(dataset->gather(torch::arange(2)).target,
                              torch::tensor({0, 2}, torch::kInt64)));
   }
+}
+
+// The targets of every batch from where the loader stands to the end of its epoch.
+std::vector<std::vector<int64_t>> epoch_targets(Loader& loader) {
+  std::vector<std::vector<int64_t>> batches;
+  while (auto batch = loader.next()) {
+    torch::Tensor t = batch->target.contiguous();
+    batches.emplace_back(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+  }
+  return batches;
+}
+
+TEST(TfRecordDataset, CacheNoneStreamsEveryRecordOncePerEpochReproducibly) {
+  testing::TempDir dir;
+  for (int shard = 0; shard < 3; ++shard) {
+    std::vector<io::Example> examples;
+    for (int i = 0; i < 7; ++i) examples.push_back(numbered_example(shard * 7 + i, false));
+    write_shard(dir, "s-" + std::to_string(shard), examples);
+  }
+  auto dataset = make_dataset(
+      spec_yaml(dir.file("s-*"), "{dtype: uint8, shape: [6]}", ", cache: none, shuffle_buffer: 5"));
+  ASSERT_NE(dataset->as_streaming(), nullptr);
+  EXPECT_EQ(dataset->size(), 21);
+  EXPECT_THROW(dataset->gather(torch::arange(2)), InternalError);
+  LoaderOptions options{4, true, false, 11};
+  Loader serial(dataset, {}, options);
+  serial.start_epoch(1);
+  auto expected = epoch_targets(serial);
+  ASSERT_EQ(expected.size(), 6u);  // 21 = 5 x 4 + 1
+  std::vector<int64_t> seen;
+  for (const auto& b : expected) seen.insert(seen.end(), b.begin(), b.end());
+  std::vector<int64_t> sorted = seen;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < 21; ++i) EXPECT_EQ(sorted[static_cast<size_t>(i)], i);
+  EXPECT_FALSE(std::is_sorted(seen.begin(), seen.end())) << "the stream was not shuffled";
+
+  options.workers = 3;
+  Loader parallel(dataset, {}, options);
+  parallel.start_epoch(1);
+  EXPECT_EQ(epoch_targets(parallel), expected) << "workers changed the batches";
+  parallel.seek({1, 2});  // as a resumed run would
+  EXPECT_EQ(epoch_targets(parallel),
+            std::vector<std::vector<int64_t>>(expected.begin() + 2, expected.end()));
+  parallel.start_epoch(2);
+  EXPECT_NE(epoch_targets(parallel), expected) << "epochs 1 and 2 streamed alike";
 }
 
 TEST(TfRecordDataset, ConfigMistakesAreReportedBeforeReading) {
