@@ -113,18 +113,18 @@ std::map<std::string, torch::Tensor> FeatureDecoder::allocate(int64_t rows) cons
   return out;
 }
 
-torch::Tensor FeatureDecoder::values_of(const std::string& name, const FeatureSpec& spec,
+torch::Tensor FeatureDecoder::values_of(const std::string& label, const FeatureSpec& spec,
                                         const io::Feature* feature,
                                         const io::RecordLocation& where) const {
   int64_t wanted = element_count(spec.shape);
   if (!feature || feature->size() == 0) {
     if (spec.default_value.is_null())
-      fail(where, name, "is missing; declare a default for it, or use on_corrupt: skip");
+      fail(where, label, "is missing; declare a default for it, or use on_corrupt: skip");
     return torch::full({wanted}, spec.default_value.get<double>(), torch::kFloat64);
   }
-  torch::Tensor values = raw_values(name, spec, *feature, where);
+  torch::Tensor values = raw_values(label, spec, *feature, where);
   if (values.numel() != wanted)
-    fail(where, name,
+    fail(where, label,
          fmt::format("has {} values, its shape [{}] needs {}", values.numel(),
                      fmt::join(spec.shape, ", "), wanted));
   return values;
@@ -135,11 +135,81 @@ void FeatureDecoder::decode(const io::Example& example, const io::RecordLocation
   for (const auto& [name, spec] : specs_) {
     auto found = example.features.find(name);
     const io::Feature* feature = found == example.features.end() ? nullptr : &found->second;
-    torch::Tensor values = values_of(name, spec, feature, where).view(spec.shape);
-    if (spec.channels_first) values = values.permute({2, 0, 1});
-    torch::Tensor converted = values.to(torch_dtype(spec.dtype));
-    if (spec.dtype == "float32" && spec.scale != 1.0) converted.mul_(spec.scale);
-    out.at(name)[row].copy_(converted);
+    out.at(name)[row].copy_(value(name, feature, where, name));
+  }
+}
+
+torch::Tensor FeatureDecoder::value(const std::string& name, const io::Feature* feature,
+                                    const io::RecordLocation& where,
+                                    const std::string& label) const {
+  const FeatureSpec& spec = specs_.at(name);
+  torch::Tensor values = values_of(label, spec, feature, where).view(spec.shape);
+  if (spec.channels_first) values = values.permute({2, 0, 1});
+  torch::Tensor converted = values.to(torch_dtype(spec.dtype));
+  if (spec.dtype == "float32" && spec.scale != 1.0) converted.mul_(spec.scale);
+  return converted;
+}
+
+RecordDecoder::RecordDecoder(const RecordSpec& spec, const std::string& path)
+    : sequence_(spec.kind == "sequence_example"),
+      context_(spec.features, path + "features"),
+      steps_(spec.sequence_features, path + "sequence_features"),
+      length_(spec.steps),
+      pad_(spec.pad) {
+  if (sequence_ && !spec.sequence_features.empty() && spec.steps < 1)
+    throw ConfigError(path + "steps", "",
+                      "sequence_features need the number of steps to deliver (>= 1)");
+  if (!sequence_ && !spec.sequence_features.empty())
+    throw ConfigError(path + "sequence_features", "",
+                      "only a sequence_example has feature lists; set kind: sequence_example");
+  for (const auto& [name, ignored] : spec.sequence_features)
+    if (context_.declares(name))
+      throw ConfigError(path + "sequence_features." + name, "",
+                        "is declared in features too; give it one place");
+}
+
+bool RecordDecoder::declares(const std::string& name) const {
+  return context_.declares(name) || steps_.declares(name);
+}
+
+std::vector<int64_t> RecordDecoder::delivered_shape(const std::string& name) const {
+  if (context_.declares(name)) return context_.delivered_shape(name);
+  std::vector<int64_t> shape = steps_.delivered_shape(name);
+  shape.insert(shape.begin(), length_);
+  return shape;
+}
+
+std::map<std::string, torch::Tensor> RecordDecoder::allocate(int64_t rows) const {
+  std::map<std::string, torch::Tensor> out = context_.allocate(rows);
+  for (auto& [name, tensor] : steps_.allocate(rows * length_)) {
+    std::vector<int64_t> shape = tensor.sizes().vec();
+    shape[0] = length_;
+    shape.insert(shape.begin(), rows);
+    out[name] = tensor.view(shape);
+  }
+  return out;
+}
+
+void RecordDecoder::decode(std::string_view record, const io::RecordLocation& where, int64_t row,
+                           std::map<std::string, torch::Tensor>& out) const {
+  if (!sequence_) return context_.decode(io::parse_example(record, where), where, row, out);
+  io::SequenceExample parsed = io::parse_sequence_example(record, where);
+  context_.decode(io::Example{parsed.context}, where, row, out);
+  decode_lists(parsed, where, row, out);
+}
+
+void RecordDecoder::decode_lists(const io::SequenceExample& record, const io::RecordLocation& where,
+                                 int64_t row, std::map<std::string, torch::Tensor>& out) const {
+  for (auto& [name, tensor] : out) {
+    if (!steps_.declares(name)) continue;
+    auto found = record.feature_lists.find(name);
+    size_t length = found == record.feature_lists.end() ? 0 : found->second.size();
+    int64_t kept = std::min<int64_t>(static_cast<int64_t>(length), length_);
+    torch::Tensor steps = tensor[row];
+    for (int64_t t = 0; t < kept; ++t)
+      steps[t].copy_(steps_.value(name, &found->second[static_cast<size_t>(t)], where,
+                                  fmt::format("{}[{}]", name, t)));
+    if (kept < length_) steps.narrow(0, kept, length_ - kept).fill_(pad_);
   }
 }
 

@@ -39,14 +39,53 @@ class FeatureDecoder {
   /// Writes the features of `example` into row `row` of `out`.
   void decode(const io::Example& example, const io::RecordLocation& where, int64_t row,
               std::map<std::string, torch::Tensor>& out) const;
+  /// One feature's value as delivered (shape, dtype, scale, layout); `label` names it in errors
+  /// (e.g. "frames[3]" for a step of a feature list).
+  torch::Tensor value(const std::string& name, const io::Feature* feature,
+                      const io::RecordLocation& where, const std::string& label) const;
+  bool declares(const std::string& name) const { return specs_.count(name) > 0; }
   /// Shape of one example of `feature` as delivered (channels first when asked).
   std::vector<int64_t> delivered_shape(const std::string& feature) const;
 
  private:
-  torch::Tensor values_of(const std::string& name, const FeatureSpec& spec,
+  torch::Tensor values_of(const std::string& label, const FeatureSpec& spec,
                           const io::Feature* feature, const io::RecordLocation& where) const;
 
   std::map<std::string, FeatureSpec> specs_;
+};
+
+/// Decodes whole records, tf.Example or tf.SequenceExample. For a SequenceExample, `features`
+/// are its context and `sequence_features` its feature lists, each delivered as
+/// [steps, ...shape]: longer lists are cut to `steps`, shorter ones (or missing) padded with
+/// `pad`.
+struct RecordSpec {
+  std::string kind = "example";
+  std::map<std::string, FeatureSpec> features;
+  std::map<std::string, FeatureSpec> sequence_features;
+  int64_t steps = 0;
+  double pad = 0;
+};
+
+class RecordDecoder {
+ public:
+  /// `path` prefixes the config paths of errors ("" or e.g. "data.train.").
+  RecordDecoder(const RecordSpec& spec, const std::string& path);
+
+  std::map<std::string, torch::Tensor> allocate(int64_t rows) const;
+  /// Parses one serialized record and writes its features into row `row` of `out`.
+  void decode(std::string_view record, const io::RecordLocation& where, int64_t row,
+              std::map<std::string, torch::Tensor>& out) const;
+  std::vector<int64_t> delivered_shape(const std::string& name) const;
+  bool declares(const std::string& name) const;
+
+ private:
+  void decode_lists(const io::SequenceExample& record, const io::RecordLocation& where, int64_t row,
+                    std::map<std::string, torch::Tensor>& out) const;
+
+  bool sequence_;
+  FeatureDecoder context_, steps_;
+  int64_t length_;
+  double pad_;
 };
 
 }  // namespace kiln::data

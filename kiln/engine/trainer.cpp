@@ -62,7 +62,9 @@ void Trainer::train_step(const data::Batch& batch, Window& window) {
   parts_.optimizer.step();
   double value = loss.item<double>();
   if (!std::isfinite(value))
-    throw Error(fmt::format("training loss became {} at step {}; lower optimizer.lr", value,
+    // A NaN's sign bit is an accident of the arithmetic; printing "-nan" would only confuse.
+    throw Error(fmt::format("training loss became {} at step {}; lower optimizer.lr",
+                            std::isnan(value) ? std::string("nan") : fmt::format("{}", value),
                             progress_.steps + 1));
   window.loss_sum += value;
   window.steps += 1;

@@ -15,7 +15,11 @@ namespace {
 struct TfRecordOptions {
   std::vector<std::string> files;
   std::string compression = "auto";
+  std::string kind = "example";
   std::map<std::string, FeatureSpec> features;
+  std::map<std::string, FeatureSpec> sequence_features;
+  int64_t steps = 0;
+  double pad = 0;
   std::string input = "image";
   std::string target = "label";
   std::string on_corrupt = "fail";
@@ -28,7 +32,17 @@ struct TfRecordOptions {
         .require();
     s.field("compression", compression, "auto (detected per file), none, gzip or zlib.")
         .one_of({"auto", "none", "gzip", "zlib"});
-    s.field("features", features, "The features to read, by name, each with its spec.").require();
+    s.field("kind", kind, "What the records hold: example or sequence_example.")
+        .one_of({"example", "sequence_example"});
+    s.field("features", features,
+            "The features to read, by name, each with its spec (a sequence_example's context).");
+    s.field("sequence_features", sequence_features,
+            "A sequence_example's feature lists to read, each with the spec of one step.");
+    s.field("steps", steps,
+            "Steps each feature list is delivered with: longer lists are cut, shorter ones "
+            "padded.")
+        .min(0);
+    s.field("pad", pad, "The value of padding steps.");
     s.field("input", input, "The feature the model reads.");
     s.field("target", target, "The feature the loss compares against.");
     s.field("on_corrupt", on_corrupt,
@@ -50,12 +64,12 @@ struct TfRecordOptions {
 
 // Decodes `count` records, record i's bytes and location given by `record(i)`, into one batch.
 template <class RecordAt>
-Batch decode_batch(const FeatureDecoder& decoder, int64_t count, RecordAt record,
+Batch decode_batch(const RecordDecoder& decoder, int64_t count, RecordAt record,
                    const std::string& input, const std::string& target) {
   auto rows = decoder.allocate(count);
   for (int64_t row = 0; row < count; ++row) {
     auto [bytes, at] = record(row);
-    decoder.decode(io::parse_example(bytes, at), at, row, rows);
+    decoder.decode(bytes, at, row, rows);
   }
   return {rows.at(input), rows.at(target)};
 }
@@ -63,7 +77,7 @@ Batch decode_batch(const FeatureDecoder& decoder, int64_t count, RecordAt record
 // Serialized records, decoded into a batch by gather().
 class EncodedExampleDataset : public Dataset {
  public:
-  EncodedExampleDataset(io::RecordStore records, FeatureDecoder decoder, const TfRecordOptions& o)
+  EncodedExampleDataset(io::RecordStore records, RecordDecoder decoder, const TfRecordOptions& o)
       : records_(std::move(records)),
         decoder_(std::move(decoder)),
         input_(o.input),
@@ -82,15 +96,14 @@ class EncodedExampleDataset : public Dataset {
 
  private:
   io::RecordStore records_;
-  FeatureDecoder decoder_;
+  RecordDecoder decoder_;
   std::string input_, target_;
 };
 
 // Records read from disk every epoch and decoded batch by batch.
 class StreamedExampleDataset : public StreamingDataset {
  public:
-  StreamedExampleDataset(io::RecordCatalog catalog, FeatureDecoder decoder,
-                         const TfRecordOptions& o)
+  StreamedExampleDataset(io::RecordCatalog catalog, RecordDecoder decoder, const TfRecordOptions& o)
       : catalog_(std::make_shared<io::RecordCatalog>(std::move(catalog))),
         decoder_(std::move(decoder)),
         options_(o) {}
@@ -118,22 +131,22 @@ class StreamedExampleDataset : public StreamingDataset {
 
  private:
   std::shared_ptr<const io::RecordCatalog> catalog_;
-  FeatureDecoder decoder_;
+  RecordDecoder decoder_;
   TfRecordOptions options_;
 };
 
 std::shared_ptr<Dataset> open_tfrecord(const TfRecordOptions& o) {
+  RecordDecoder decoder({o.kind, o.features, o.sequence_features, o.steps, o.pad}, "");
   for (const auto* key : {&o.input, &o.target})
-    if (!o.features.count(*key))
+    if (!decoder.declares(*key))
       throw Error("tfrecord dataset: \"" + *key + "\" is not among the declared features");
-  FeatureDecoder decoder(o.features, "features");
   io::RecordStoreOptions store{o.files, o.compression, o.on_corrupt == "skip", o.limit};
   // With on_corrupt: skip, records that do not decode are dropped now, so that every batch is
   // full and the dataset's size is known.
   auto check = [&](std::string_view bytes, const io::RecordLocation& at) {
     if (o.on_corrupt != "skip") return;
     auto row = decoder.allocate(1);
-    decoder.decode(io::parse_example(bytes, at), at, 0, row);
+    decoder.decode(bytes, at, 0, row);
   };
   if (o.cache == "none")
     return std::make_shared<StreamedExampleDataset>(io::RecordCatalog::scan(store, check), decoder,

@@ -209,6 +209,72 @@ TEST(TfRecordDataset, CacheNoneStreamsEveryRecordOncePerEpochReproducibly) {
   EXPECT_NE(epoch_targets(parallel), expected) << "epochs 1 and 2 streamed alike";
 }
 
+// A SequenceExample with context label `label` and a feature list `frames` of `length` steps,
+// step t holding [t, t + 0.5] (or `bad_step` holding three values).
+std::string sequence_record(int64_t label, int length, int bad_step = -1) {
+  io::SequenceExample example;
+  example.context["label"] = io::int64_feature({label});
+  auto& frames = example.feature_lists["frames"];
+  for (int t = 0; t < length; ++t)
+    frames.push_back(t == bad_step ? io::float_feature({1, 2, 3})
+                                   : io::float_feature({float(t), float(t) + 0.5f}));
+  return io::encode_sequence_example(example);
+}
+
+std::string sequence_yaml(const std::string& file, const std::string& extra = "") {
+  return "{type: tfrecord, files: " + file +
+         ", kind: sequence_example, features: {label: {dtype: int64}}, "
+         "sequence_features: {frames: {shape: [2]}}, input: frames" +
+         extra + "}";
+}
+
+TEST(TfRecordDataset, SequenceExampleListsArePaddedOrCutToSteps) {
+  testing::TempDir dir;
+  std::string file = dir.file("seq");
+  {
+    io::TfRecordWriter writer(file);
+    writer.write(sequence_record(7, 3));
+    writer.write(sequence_record(8, 5));
+    writer.write(sequence_record(9, 2, 1));
+    writer.close();
+  }
+  for (const char* cache : {"records", "none"}) {
+    auto dataset =
+        make_dataset(sequence_yaml(file, std::string(", steps: 4, pad: -1, cache: ") + cache));
+    EXPECT_THAT(dataset->input_shape(), ElementsAre(4, 2));
+    Loader loader(dataset, {}, {2, false, false, 1});
+    auto batch = loader.next();
+    ASSERT_TRUE(batch.has_value());
+    torch::Tensor expected =
+        torch::tensor({{{0.0f, 0.5f}, {1.0f, 1.5f}, {2.0f, 2.5f}, {-1.0f, -1.0f}},
+                       {{0.0f, 0.5f}, {1.0f, 1.5f}, {2.0f, 2.5f}, {3.0f, 3.5f}}});
+    EXPECT_TRUE(torch::equal(batch->input, expected)) << cache << "\n" << batch->input;
+    EXPECT_TRUE(torch::equal(batch->target, torch::tensor({7, 8}, torch::kInt64)));
+    try {
+      loader.next();
+      FAIL() << "a step of 3 values passed for shape [2]";
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.record(), 2);
+      EXPECT_THAT(e.what(), HasSubstr("feature \"frames[1]\": has 3 values"));
+    }
+  }
+}
+
+TEST(TfRecordDataset, SequenceFeaturesNeedTheSequenceKindAndSteps) {
+  testing::TempDir dir;
+  std::string file = dir.file("seq");
+  EXPECT_THROW(make_dataset(sequence_yaml(file)), ConfigError) << "steps missing";
+  std::string as_example = sequence_yaml(file, ", steps: 4");
+  as_example.replace(as_example.find("kind: sequence_example"), 22, "kind: example");
+  try {
+    make_dataset(as_example);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("sequence_features"));
+    EXPECT_THAT(e.what(), HasSubstr("kind: sequence_example"));
+  }
+}
+
 TEST(TfRecordDataset, ConfigMistakesAreReportedBeforeReading) {
   testing::TempDir dir;
   std::string file = write_shard(dir, "d", {numbered_example(0, false)});
