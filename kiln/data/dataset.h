@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kiln/core/registry.h"
@@ -22,6 +23,13 @@ struct Batch {
 
 class StreamingDataset;
 
+/// Records a dataset dropped as damaged or non-conforming (`on_corrupt: skip`), the same ones
+/// every epoch.
+struct SkippedRecords {
+  int64_t count = 0;
+  std::string first_problem;
+};
+
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -32,6 +40,7 @@ class Dataset {
   virtual std::vector<int64_t> input_shape() const = 0;
   /// Non-null when the dataset is read front to back every epoch instead of indexed.
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
+  virtual SkippedRecords skipped_records() const { return {}; }
 };
 
 /// A dataset too large to hold: its records are streamed from disk each epoch (sharded,

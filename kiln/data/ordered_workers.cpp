@@ -7,9 +7,24 @@
 #include <thread>
 #include <vector>
 
+#include <ATen/Parallel.h>
+#include <omp.h>
+
 #include "kiln/core/error.h"
 
 namespace kiln::data {
+namespace {
+
+// LibTorch runs its intra-op parallelism on OpenMP, whose team size is per calling thread: left
+// alone, every worker would bring its own team of "all cores" threads to fight the training
+// thread's team. Workers make small tensors; one thread each is what they should use.
+void use_one_intra_op_thread() {
+  at::get_num_threads();  // LibTorch's lazy per-thread set-up first, so it cannot undo the next
+                          // line
+  omp_set_num_threads(1);
+}
+
+}  // namespace
 
 struct OrderedWorkers::Shared {
   struct Result {
@@ -60,6 +75,7 @@ void OrderedWorkers::start(Job job, int64_t first, int64_t end) {
 }
 
 void OrderedWorkers::work() {
+  use_one_intra_op_thread();
   Shared& s = *shared_;
   std::unique_lock<std::mutex> lock(s.mutex);
   for (;;) {

@@ -18,6 +18,7 @@ class SubsetDataset : public Dataset {
   int64_t size() const override { return indices_.size(0); }
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
+  SkippedRecords skipped_records() const override { return base_->skipped_records(); }
 
  private:
   std::shared_ptr<const Dataset> base_;

@@ -102,6 +102,16 @@ void Trainer::validate() {
   console_.line(text);
 }
 
+void Trainer::report_skipped(int64_t epoch) {
+  data::SkippedRecords skipped = parts_.train.dataset().skipped_records();
+  if (skipped.count == 0) return;
+  record({{"train/skipped_records", double(skipped.count)}});
+  console_.line(
+      fmt::format("epoch {}: skipped {} corrupt training records (on_corrupt: skip); "
+                  "the first: {}",
+                  epoch + 1, skipped.count, skipped.first_problem));
+}
+
 void Trainer::record(const MetricValues& values) {
   double wall = clock_();
   for (const auto& [tag, value] : values) {
@@ -148,6 +158,7 @@ TrainResult Trainer::fit() {
                          progress_.seconds});
       if (options_.max.reached(progress_)) break;
     }
+    if (parts_.train.position().batch == per_epoch) report_skipped(epoch);
   }
   log_training(window);
   if (!validated_last) validate();

@@ -54,6 +54,8 @@ class Trainer {
   void train_step(const data::Batch& batch, Window& window);
   void log_training(Window& window);
   void validate();
+  /// At the end of an epoch: how many damaged records the training data dropped.
+  void report_skipped(int64_t epoch);
   void record(const MetricValues& values);
   int64_t estimated_total_steps() const;
 

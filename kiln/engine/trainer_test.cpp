@@ -131,6 +131,27 @@ TEST(Trainer, AValidationMonitorWithoutAValidationSplitIsAConfigError) {
   }
 }
 
+// A training set that dropped two damaged records when it was read.
+class DatasetWithSkippedRecords : public data::TensorDataset {
+ public:
+  DatasetWithSkippedRecords()
+      : TensorDataset(torch::randn({8, 4}), torch::arange(8, torch::kInt64) % 3) {}
+  data::SkippedRecords skipped_records() const override {
+    return {2, "train.tfrecord: record 5 at byte 1234: data CRC mismatch"};
+  }
+};
+
+TEST(Trainer, ReportsSkippedRecordsAtTheEndOfEveryEpoch) {
+  TrainerRig rig;
+  rig.train = data::Loader(std::make_shared<DatasetWithSkippedRecords>(), {}, {2, false, false, 1});
+  rig.fit(train_options("2.5 epochs", "1000 steps", "1000 steps"));
+  EXPECT_THAT(rig.steps_logged("train/skipped_records"), ElementsAre(4, 8));
+  EXPECT_THAT(rig.values_logged("train/skipped_records"), ElementsAre(2, 2));
+  std::string console = read_text_file(rig.dir.file("console.txt"));
+  EXPECT_THAT(console, HasSubstr("epoch 2: skipped 2 corrupt training records (on_corrupt: skip); "
+                                 "the first: train.tfrecord: record 5"));
+}
+
 TEST(Trainer, ANonFiniteLossNamesTheStep) {
   TrainerRig rig;
   rig.loss = std::make_unique<test_rig::PoisonedLoss>(4);

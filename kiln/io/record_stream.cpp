@@ -15,6 +15,8 @@ RecordCatalog RecordCatalog::scan(const RecordStoreOptions& options,
     catalog.kept_[at.file].push_back(at.record);
   });
   catalog.files_ = summary.files;
+  catalog.skipped_ = summary.skipped;
+  catalog.first_problem_ = summary.first_problem;
   catalog.kept_.resize(catalog.files_.size());
   for (const auto& kept : catalog.kept_) {
     catalog.first_index_.push_back(catalog.total_);

@@ -37,6 +37,9 @@ class RecordCatalog {
                             const RecordStore::Check& check = {});
 
   int64_t size() const { return total_; }
+  /// Damaged or rejected records the scan dropped, and the first one's error.
+  int64_t skipped() const { return skipped_; }
+  const std::string& first_problem() const { return first_problem_; }
   /// Records rank `rank` of `world` would read in an epoch.
   int64_t records_for(int64_t rank, int64_t world) const;
   /// As many records as every rank has: the length of an epoch.
@@ -49,6 +52,8 @@ class RecordCatalog {
   std::vector<std::vector<int64_t>> kept_;  // per file, the indices of the records kept, ascending
   std::vector<int64_t> first_index_;        // per file, the stream-wide index of its first record
   int64_t total_ = 0;
+  int64_t skipped_ = 0;
+  std::string first_problem_;
 };
 
 struct EpochPlan {

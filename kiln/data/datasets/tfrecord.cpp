@@ -135,7 +135,12 @@ class StreamedExampleDataset : public StreamingDataset {
   TfRecordOptions options_;
 };
 
-std::shared_ptr<Dataset> open_tfrecord(const TfRecordOptions& o) {
+struct OpenedRecords {
+  std::shared_ptr<Dataset> dataset;
+  SkippedRecords skipped;
+};
+
+OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   RecordDecoder decoder({o.kind, o.features, o.sequence_features, o.steps, o.pad}, "");
   for (const auto* key : {&o.input, &o.target})
     if (!decoder.declares(*key))
@@ -148,26 +153,35 @@ std::shared_ptr<Dataset> open_tfrecord(const TfRecordOptions& o) {
     auto row = decoder.allocate(1);
     decoder.decode(bytes, at, 0, row);
   };
-  if (o.cache == "none")
-    return std::make_shared<StreamedExampleDataset>(io::RecordCatalog::scan(store, check), decoder,
-                                                    o);
+  if (o.cache == "none") {
+    io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
+    SkippedRecords skipped{catalog.skipped(), catalog.first_problem()};
+    return {std::make_shared<StreamedExampleDataset>(std::move(catalog), decoder, o), skipped};
+  }
   io::RecordStore records = io::RecordStore::read(store, check);
+  SkippedRecords skipped{records.skipped(), records.first_problem()};
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
-  if (o.cache == "records") return encoded;
+  if (o.cache == "records") return {encoded, skipped};
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
-  return std::make_shared<TensorDataset>(all.input, all.target);
+  return {std::make_shared<TensorDataset>(all.input, all.target), skipped};
 }
 
 class TfRecordDataset : public Dataset {
  public:
-  explicit TfRecordDataset(const TfRecordOptions& options) : impl_(open_tfrecord(options)) {}
+  explicit TfRecordDataset(const TfRecordOptions& options)
+      : TfRecordDataset(open_tfrecord(options)) {}
   int64_t size() const override { return impl_->size(); }
   Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
   std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
   const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
+  SkippedRecords skipped_records() const override { return skipped_; }
 
  private:
+  explicit TfRecordDataset(OpenedRecords opened)
+      : impl_(std::move(opened.dataset)), skipped_(std::move(opened.skipped)) {}
+
   std::shared_ptr<Dataset> impl_;
+  SkippedRecords skipped_;
 };
 
 }  // namespace
