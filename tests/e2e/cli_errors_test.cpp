@@ -38,6 +38,27 @@ TEST(CliErrors, WrongTypeNamesPathAndFile) {
   EXPECT_THAT(result.err, HasSubstr("expected integer"));
 }
 
+TEST(CliErrors, PipelineKeysAreCheckedWithTheirPaths) {
+  auto workers = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set data.workers=-1 --dry-run"));
+  EXPECT_EQ(workers.exit_code, 2);
+  EXPECT_THAT(workers.err, HasSubstr("data.workers"));
+  EXPECT_THAT(workers.err, HasSubstr(">= 0"));
+  auto skip = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set data.skip=60000 --dry-run"));
+  EXPECT_EQ(skip.exit_code, 2);
+  EXPECT_THAT(skip.err, HasSubstr("data.skip"));
+  EXPECT_THAT(skip.err, HasSubstr("skipping 60000 of 60000 examples leaves none"));
+}
+
+TEST(Cli, DataBenchPullsTheBatchesOfATakenRange) {
+  auto bench = testing::run_command(kiln("data bench " + example("mlp.yaml") +
+                                         " --set data.take=1000 --set data.batch_size=100 --json"));
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_THAT(bench.out, HasSubstr("\"examples\":1000"));
+  EXPECT_THAT(bench.out, HasSubstr("\"batches\":10"));
+}
+
 TEST(CliErrors, UnknownLayerListsKnownOnes) {
   auto result = testing::run_command(
       kiln("train " + example("cnn.yaml") + " --set 'model.layers[2]=reluu' --dry-run"));
