@@ -35,15 +35,9 @@ peer_rate() {
     --epochs "$epochs" | "$python" -c "import json,sys; print(json.load(sys.stdin)['examples_per_s'])"
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
-: > "$work/kiln.rates"; : > "$work/peer.rates"
-for i in $(seq "$runs"); do
-  kiln_rate >> "$work/kiln.rates"
-  peer_rate >> "$work/peer.rates"
-  echo "run $i: kiln $(tail -n1 "$work/kiln.rates") images/s, pytorch $(tail -n1 "$work/peer.rates") images/s" >&2
-done
-k=$(median < "$work/kiln.rates"); p=$(median < "$work/peer.rates")
+source benchmarks/alternate.sh
+alternate_runs "$runs" images/s "$work"
+k=$KILN_MEDIAN; p=$PEER_MEDIAN
 echo "| pipeline | workers | epochs | kiln images/s | PyTorch DataLoader images/s | ratio kiln/PyTorch |"
 echo "|---|---|---|---|---|---|"
 awk -v w="$workers" -v e="$epochs" -v k="$k" -v p="$p" \

@@ -30,15 +30,9 @@ peer_rate() {
     "$python" -c "import json,sys; r=json.load(sys.stdin); print(r['samples']/r['seconds'])"
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
-: > "$work/kiln.rates"; : > "$work/peer.rates"
-for i in $(seq "$runs"); do
-  kiln_rate >> "$work/kiln.rates"
-  peer_rate >> "$work/peer.rates"
-  echo "run $i: kiln $(tail -n1 "$work/kiln.rates") samples/s, pytorch $(tail -n1 "$work/peer.rates") samples/s" >&2
-done
-k=$(median < "$work/kiln.rates"); p=$(median < "$work/peer.rates")
+source benchmarks/alternate.sh
+alternate_runs "$runs" samples/s "$work"
+k=$KILN_MEDIAN; p=$PEER_MEDIAN
 echo "| model | steps x batch | threads | kiln samples/s | PyTorch samples/s | ratio kiln/PyTorch |"
 echo "|---|---|---|---|---|---|"
 awk -v s="$steps" -v t="$threads" -v k="$k" -v p="$p" \
