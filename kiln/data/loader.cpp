@@ -95,6 +95,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset,
       workers_(std::make_unique<OrderedWorkers>(options.workers, options.prefetch)) {
   KILN_ASSERT(options_.batch_size > 0 && options_.world >= 1);
   KILN_ASSERT(options_.rank >= 0 && options_.rank < options_.world);
+  untouched_ = false;
   start_epoch(0);
 }
 
@@ -114,7 +115,10 @@ void Loader::seek(LoaderPosition position) {
   KILN_CHECK(position.batch >= 0 && position.batch <= batches,
              "data position {} of epoch {} is past its {} batches; was the dataset changed?",
              position.batch, position.epoch, batches);
+  // Already there with nothing taken (the constructor starts epoch 0): keep the batches in flight.
+  if (untouched_ && position == position_) return;
   position_ = position;
+  untouched_ = true;
   if (dataset_->as_streaming()) return seek_stream(position, batches);
   auto order = std::make_shared<const std::vector<int64_t>>(
       shard_of(epoch_order(dataset_->size(), options_.seed, position.epoch, options_.shuffle),
@@ -153,6 +157,7 @@ void Loader::seek_stream(LoaderPosition position, int64_t batches) {
 }
 
 std::optional<Batch> Loader::next() {
+  untouched_ = false;
   std::optional<Batch> batch = workers_->next();
   if (batch) position_.batch += 1;
   return batch;

@@ -64,6 +64,7 @@ class Loader {
   std::vector<std::shared_ptr<const Transform>> transforms_;
   LoaderOptions options_;
   LoaderPosition position_;
+  bool untouched_ = false;  // seek() ran and next() has not since
   std::unique_ptr<OrderedWorkers> workers_;
 };
 
