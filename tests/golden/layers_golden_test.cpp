@@ -35,6 +35,23 @@ const std::vector<std::string>& case_names() {
       "maxpool1d",
       "stack_eval",
       "stack_train",
+      "leaky_relu",
+      "elu",
+      "gelu",
+      "gelu_tanh",
+      "silu",
+      "tanh",
+      "sigmoid",
+      "softmax_last",
+      "softmax_dim0",
+      "identity",
+      "avgpool2d",
+      "avgpool1d",
+      "global_avgpool",
+      "layernorm_two_dims",
+      "layernorm_last",
+      "groupnorm",
+      "reshape",
   };
   return names;
 }

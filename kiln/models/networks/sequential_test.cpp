@@ -226,5 +226,59 @@ TEST(Padding, AConvSpecWithABadPaddingFailsWhenRead) {
   }
 }
 
+TEST(Layers, InferTheShapesTheirForwardPassesProduce) {
+  struct Case {
+    std::string layer;
+    Shape input, expected;
+  };
+  const Case cases[] = {
+      {"global_avgpool", {3, 4, 5}, {3}},
+      {"global_avgpool", {3, 7}, {3}},
+      {"{type: reshape, shape: [3, -1]}", {12}, {3, 4}},
+      {"{type: reshape, shape: [2, 3, 2]}", {3, 4}, {2, 3, 2}},
+      {"{type: avgpool, kernel: 2}", {2, 7}, {2, 3}},
+      {"{type: avgpool, kernel: 3, stride: 2, padding: 1}", {2, 5, 6}, {2, 3, 3}},
+      {"{type: softmax, dim: 0}", {3, 4}, {3, 4}},
+      {"{type: layernorm, dims: 2}", {3, 4}, {3, 4}},
+      {"{type: groupnorm, groups: 2}", {4, 3, 3}, {4, 3, 3}},
+      {"{type: leaky_relu, negative_slope: 0.1}", {5}, {5}},
+      {"{type: gelu, approximate: tanh}", {5}, {5}},
+  };
+  for (const auto& c : cases) {
+    auto model = build("[" + c.layer + "]", c.input);
+    EXPECT_EQ(model->output_shape(), c.expected) << c.layer;
+    EXPECT_EQ(forward_shape(*model, c.input), model->output_shape()) << c.layer;
+  }
+}
+
+TEST(Layers, OptionsThatDoNotFitTheInputNameTheLayerAndTheShape) {
+  struct Case {
+    std::string layer;
+    Shape input;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"{type: groupnorm, groups: 3}", {4, 3, 3}, "3 groups do not divide 4 channels"},
+      {"{type: reshape, shape: [5, -1]}", {12}, "inputs [12] do not fit shape [5, -1]"},
+      {"{type: reshape, shape: [5, 2]}", {12}, "(12 values) do not fit [5, 2]"},
+      {"{type: softmax, dim: 2}", {2, 5}, "softmax dim 2 does not exist in inputs [2, 5]"},
+      {"{type: layernorm, dims: 3}", {3, 4}, "layernorm over 3 dimensions, but inputs [3, 4]"},
+      {"global_avgpool", {5}, "global_avgpool expects inputs [channels, positions...], got [5]"},
+      {"{type: avgpool, kernel: 4}", {2, 3}, "avgpool kernel 4 does not fit inputs [2, 3]"},
+  };
+  for (const auto& c : cases) {
+    try {
+      build("[relu, " + c.layer + "]", c.input);
+      ADD_FAILURE() << c.layer << " built over " << shape_text(c.input);
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.path(), "model.layers[1]") << c.layer;
+      EXPECT_THAT(e.what(), HasSubstr(c.message)) << c.layer;
+    }
+  }
+  EXPECT_THROW(build("[{type: reshape, shape: [-1, -1]}]", {4}), ConfigError);
+  EXPECT_THROW(build("[{type: groupnorm}]", {4, 2}), ConfigError) << "groups is required";
+  EXPECT_THROW(build("[{type: gelu, approximate: fast}]", {4}), ConfigError);
+}
+
 }  // namespace
 }  // namespace kiln::models
