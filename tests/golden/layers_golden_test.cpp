@@ -52,6 +52,11 @@ const std::vector<std::string>& case_names() {
       "layernorm_last",
       "groupnorm",
       "reshape",
+      "conv1d_same",
+      "conv1d_dilated_stride",
+      "upsample_nearest",
+      "upsample_bilinear",
+      "upsample_linear_1d",
   };
   return names;
 }

@@ -20,6 +20,7 @@ files stay small.
 
 import json
 import os
+import zlib
 
 import numpy
 import torch
@@ -206,6 +207,18 @@ def layer_cases():
         ("layernorm_last", (3, 4), "train", [("layernorm", nn.LayerNorm(4))]),
         ("groupnorm", (4, 3, 3), "train", [("{type: groupnorm, groups: 2}", nn.GroupNorm(2, 4))]),
         ("reshape", (12,), "eval", [("{type: reshape, shape: [3, -1]}", nn.Unflatten(1, (3, 4)))]),
+        ("conv1d_same", (2, 9), "eval",
+         [("{type: conv1d, out: 3, kernel: 5, padding: same}", nn.Conv1d(2, 3, 5, padding=2))]),
+        ("conv1d_dilated_stride", (2, 11), "eval",
+         [("{type: conv1d, out: 2, kernel: 3, stride: 2, dilation: 2, padding: valid}",
+           nn.Conv1d(2, 2, 3, stride=2, dilation=2))]),
+        ("upsample_nearest", (2, 3, 3), "eval", [("upsample", nn.Upsample(scale_factor=2))]),
+        ("upsample_bilinear", (1, 3, 4), "eval",
+         [("{type: upsample, scale: 3, mode: linear}",
+           nn.Upsample(scale_factor=3, mode="bilinear", align_corners=False))]),
+        ("upsample_linear_1d", (2, 5), "eval",
+         [("{type: upsample, mode: linear}",
+           nn.Upsample(scale_factor=2, mode="linear", align_corners=False))]),
     ]
 
 
@@ -222,6 +235,8 @@ def randomize_state(net):
 
 
 def layer_case(name, shape, mode, layers):
+    # Seeded by its name, so that adding a case leaves the values of the others as they were.
+    torch.manual_seed(zlib.crc32(name.encode()))
     net = nn.Module()  # holds the layers as kiln's sequential does: names are "layers.0.weight"
     net.layers = nn.Sequential(*[module for _, module in layers])
     randomize_state(net)
@@ -261,7 +276,6 @@ def main():
     torch.set_num_threads(1)  # one summation order, run after run
     write("losses_metrics.json", cross_entropy=cross_entropy_case(), accuracy=accuracy_cases())
     write("optimizers.json", cases=optimizer_cases())
-    torch.manual_seed(4)
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
 
 

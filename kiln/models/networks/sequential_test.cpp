@@ -243,6 +243,10 @@ TEST(Layers, InferTheShapesTheirForwardPassesProduce) {
       {"{type: groupnorm, groups: 2}", {4, 3, 3}, {4, 3, 3}},
       {"{type: leaky_relu, negative_slope: 0.1}", {5}, {5}},
       {"{type: gelu, approximate: tanh}", {5}, {5}},
+      {"{type: conv1d, out: 4, kernel: 5}", {2, 30}, {4, 30}},
+      {"{type: conv1d, out: 4, kernel: 3, stride: 2, padding: valid}", {2, 30}, {4, 14}},
+      {"{type: upsample, scale: 3}", {2, 4, 5}, {2, 12, 15}},
+      {"{type: upsample, mode: linear}", {2, 6}, {2, 12}},
   };
   for (const auto& c : cases) {
     auto model = build("[" + c.layer + "]", c.input);
@@ -265,6 +269,11 @@ TEST(Layers, OptionsThatDoNotFitTheInputNameTheLayerAndTheShape) {
       {"{type: layernorm, dims: 3}", {3, 4}, "layernorm over 3 dimensions, but inputs [3, 4]"},
       {"global_avgpool", {5}, "global_avgpool expects inputs [channels, positions...], got [5]"},
       {"{type: avgpool, kernel: 4}", {2, 3}, "avgpool kernel 4 does not fit inputs [2, 3]"},
+      {"{type: conv1d, out: 2}",
+       {1, 8, 8},
+       "conv1d expects inputs [channels, length], got [1, 8, 8]"},
+      {"{type: conv1d, out: 2, kernel: 4}", {1, 8}, "odd kernel"},
+      {"upsample", {8}, "upsample expects inputs [channels, length] or"},
   };
   for (const auto& c : cases) {
     try {
