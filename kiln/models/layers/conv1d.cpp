@@ -9,14 +9,7 @@ class Conv1d : public Layer {
  public:
   explicit Conv1d(const ConvOptions& options) : o_(options) {}
   BuiltLayer build(const Shape& input) const override {
-    ConvGeometry geometry = conv_geometry(input, o_, 1, "conv1d");
-    auto module = torch::nn::Conv1d(torch::nn::Conv1dOptions(input[0], o_.out, o_.kernel)
-                                        .stride(o_.stride)
-                                        .padding(geometry.pad)
-                                        .dilation(o_.dilation)
-                                        .groups(o_.groups)
-                                        .bias(o_.bias));
-    return {torch::nn::AnyModule(module), geometry.output};
+    return build_convolution<torch::nn::Conv1d, torch::nn::Conv1dOptions>(input, o_, 1, "conv1d");
   }
 
  private:

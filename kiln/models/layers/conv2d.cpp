@@ -9,14 +9,7 @@ class Conv2d : public Layer {
  public:
   explicit Conv2d(const ConvOptions& options) : o_(options) {}
   BuiltLayer build(const Shape& input) const override {
-    ConvGeometry geometry = conv_geometry(input, o_, 2, "conv2d");
-    auto module = torch::nn::Conv2d(torch::nn::Conv2dOptions(input[0], o_.out, o_.kernel)
-                                        .stride(o_.stride)
-                                        .padding(geometry.pad)
-                                        .dilation(o_.dilation)
-                                        .groups(o_.groups)
-                                        .bias(o_.bias));
-    return {torch::nn::AnyModule(module), geometry.output};
+    return build_convolution<torch::nn::Conv2d, torch::nn::Conv2dOptions>(input, o_, 2, "conv2d");
   }
 
  private:

@@ -28,4 +28,19 @@ struct ConvGeometry {
 ConvGeometry conv_geometry(const Shape& input, const ConvOptions& options, size_t spatial,
                            const char* layer);
 
+/// The torch convolution `Conv` (torch::nn::Conv1d or Conv2d, made from `TorchOptions`) for
+/// `input`, and its output shape.
+template <class Conv, class TorchOptions>
+BuiltLayer build_convolution(const Shape& input, const ConvOptions& o, size_t spatial,
+                             const char* layer) {
+  ConvGeometry geometry = conv_geometry(input, o, spatial, layer);
+  Conv module(TorchOptions(input[0], o.out, o.kernel)
+                  .stride(o.stride)
+                  .padding(geometry.pad)
+                  .dilation(o.dilation)
+                  .groups(o.groups)
+                  .bias(o.bias));
+  return {torch::nn::AnyModule(module), geometry.output};
+}
+
 }  // namespace kiln::models
