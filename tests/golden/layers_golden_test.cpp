@@ -57,6 +57,8 @@ const std::vector<std::string>& case_names() {
       "upsample_nearest",
       "upsample_bilinear",
       "upsample_linear_1d",
+      "conv_transpose2d",
+      "depthwise_separable_conv2d",
   };
   return names;
 }

@@ -145,6 +145,19 @@ def optimizer_cases():
 # --- layers of a sequential model ---------------------------------------------------------------
 
 
+class SeparableConv2d(nn.Module):
+    """A depthwise then a pointwise convolution, with the names kiln gives them."""
+
+    def __init__(self, channels, out, multiplier):
+        super().__init__()
+        self.depthwise = nn.Conv2d(channels, channels * multiplier, 3, padding=1,
+                                   groups=channels, bias=False)
+        self.pointwise = nn.Conv2d(channels * multiplier, out, 1)
+
+    def forward(self, x):
+        return self.pointwise(self.depthwise(x))
+
+
 def layer_cases():
     """(name, example shape, mode, [(kiln layer text, the PyTorch module a user would write)])."""
     stack_eval = [("{type: conv2d, out: 2, kernel: 3, padding: same}",
@@ -219,6 +232,12 @@ def layer_cases():
         ("upsample_linear_1d", (2, 5), "eval",
          [("{type: upsample, mode: linear}",
            nn.Upsample(scale_factor=2, mode="linear", align_corners=False))]),
+        ("conv_transpose2d", (3, 4, 4), "eval",
+         [("{type: conv_transpose2d, out: 2, kernel: 3, stride: 2, padding: 1, output_padding: 1}",
+           nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1))]),
+        ("depthwise_separable_conv2d", (3, 5, 5), "eval",
+         [("{type: depthwise_separable_conv2d, out: 4, multiplier: 2}",
+           SeparableConv2d(3, 4, 2))]),
     ]
 
 

@@ -247,6 +247,14 @@ TEST(Layers, InferTheShapesTheirForwardPassesProduce) {
       {"{type: conv1d, out: 4, kernel: 3, stride: 2, padding: valid}", {2, 30}, {4, 14}},
       {"{type: upsample, scale: 3}", {2, 4, 5}, {2, 12, 15}},
       {"{type: upsample, mode: linear}", {2, 6}, {2, 12}},
+      {"{type: conv_transpose2d, out: 3, kernel: 4, stride: 2, padding: 1}",
+       {2, 7, 7},
+       {3, 14, 14}},
+      {"{type: conv_transpose2d, out: 3, kernel: 3, stride: 2, padding: 1, output_padding: 1}",
+       {2, 7, 7},
+       {3, 14, 14}},
+      {"{type: depthwise_separable_conv2d, out: 8}", {4, 9, 9}, {8, 9, 9}},
+      {"{type: depthwise_separable_conv2d, out: 8, stride: 2, padding: 1}", {4, 9, 9}, {8, 5, 5}},
   };
   for (const auto& c : cases) {
     auto model = build("[" + c.layer + "]", c.input);
@@ -274,6 +282,12 @@ TEST(Layers, OptionsThatDoNotFitTheInputNameTheLayerAndTheShape) {
        "conv1d expects inputs [channels, length], got [1, 8, 8]"},
       {"{type: conv1d, out: 2, kernel: 4}", {1, 8}, "odd kernel"},
       {"upsample", {8}, "upsample expects inputs [channels, length] or"},
+      {"{type: conv_transpose2d, out: 2, stride: 2, output_padding: 2}",
+       {1, 4, 4},
+       "output_padding 2 must be smaller than stride 2"},
+      {"{type: depthwise_separable_conv2d, out: 2}",
+       {4, 9},
+       "expects inputs [channels, height, width]"},
   };
   for (const auto& c : cases) {
     try {
