@@ -8,7 +8,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
-#include "tests/support/make_transform.h"
+#include "tests/support/components.h"
 
 namespace kiln::data {
 namespace {

@@ -6,6 +6,7 @@
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/io/idx.h"
+#include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
@@ -46,13 +47,6 @@ TEST(SubsetDataset, GathersThroughItsIndices) {
   EXPECT_THAT(subset.input_shape(), ElementsAre(1));
   EXPECT_THAT(values(subset.gather(torch::tensor({2, 0}, torch::kInt64)).target),
               ElementsAre(5, 7));
-}
-
-std::shared_ptr<Dataset> make_dataset(const std::string& yaml) {
-  ComponentSpec spec{"dataset"};
-  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
-                                    ReadContext{"data.train", nullptr});
-  return dataset_registry().create(spec);
 }
 
 TEST(IdxDataset, ReadsChannelsLastImagesAsChannelsFirst) {

@@ -26,8 +26,7 @@ using ::testing::MatchesRegex;
 // Linear then batchnorm: parameters and buffers (running statistics, an int64 counter).
 std::shared_ptr<models::Model> build(const std::string& layers, int64_t seed) {
   torch::manual_seed(static_cast<uint64_t>(seed));
-  return models::build_model(
-      test_rig::read_spec("model", "{type: sequential, layers: " + layers + "}"), {4});
+  return models::build_model(read_spec("model", "{type: sequential, layers: " + layers + "}"), {4});
 }
 
 std::shared_ptr<models::Model> trained_model(int64_t seed) {

@@ -12,7 +12,6 @@ namespace kiln::engine {
 namespace {
 
 using test_rig::random_dataset;
-using test_rig::read_spec;
 
 struct Parts {
   std::shared_ptr<models::Model> model = models::build_model(

@@ -20,16 +20,10 @@
 #include "kiln/core/config.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/optim/optimizer.h"
+#include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine::test_rig {
-
-inline ComponentSpec read_spec(const std::string& kind, const std::string& yaml) {
-  ComponentSpec spec{kind};
-  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
-                                    ReadContext{kind, nullptr});
-  return spec;
-}
 
 /// Counts the examples seen since the last reset and moves the fake clock by a fixed time per
 /// batch, so a test decides how long training steps and validations take.

@@ -33,13 +33,6 @@ torch::Tensor tensor_from(const Json& encoded) {
   return torch::tensor(data, torch::kFloat32).reshape(shape);
 }
 
-ComponentSpec read_spec(const std::string& kind, const std::string& yaml) {
-  ComponentSpec spec{kind};
-  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "golden", false), spec,
-                                    ReadContext{kind, nullptr});
-  return spec;
-}
-
 ::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected) {
   if (actual.sizes() != expected.sizes()) {
     return ::testing::AssertionFailure()

@@ -11,6 +11,7 @@
 
 #include "kiln/core/json.h"
 #include "kiln/core/registry.h"
+#include "tests/support/components.h"
 
 namespace kiln::golden {
 
@@ -30,9 +31,6 @@ std::vector<std::string> case_names_in(const Json& cases);
 
 /// `{"shape": [...], "data": [...]}` as a float32 tensor.
 torch::Tensor tensor_from(const Json& encoded);
-
-/// Config text read as a user's config is: a component of `kind`, checked and resolved.
-ComponentSpec read_spec(const std::string& kind, const std::string& yaml);
 
 /// Success when `actual` has `expected`'s shape and every element is within the tolerances;
 /// otherwise the largest difference and where it is.

@@ -4,6 +4,7 @@
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
+#include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
@@ -13,11 +14,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::shared_ptr<Dataset> csv_dataset(const std::string& file, const std::string& options) {
-  ComponentSpec spec{"dataset"};
-  OptionTraits<ComponentSpec>::read(
-      parse_config_text("{type: csv, file: " + file + ", " + options + "}", "test", false), spec,
-      ReadContext{"data.train", nullptr});
-  return dataset_registry().create(spec);
+  return make_dataset("{type: csv, file: " + file + ", " + options + "}");
 }
 
 Batch everything(const Dataset& d) { return d.gather(torch::arange(d.size())); }

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
 #include "kiln/io/image_codec.h"
+#include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
@@ -17,11 +18,7 @@ using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
 std::shared_ptr<Dataset> folder_dataset(const std::string& root, const std::string& extra = "") {
-  ComponentSpec spec{"dataset"};
-  OptionTraits<ComponentSpec>::read(
-      parse_config_text("{type: image_folder, root: " + root + extra + "}", "test", false), spec,
-      ReadContext{"data.train", nullptr});
-  return dataset_registry().create(spec);
+  return make_dataset("{type: image_folder, root: " + root + extra + "}");
 }
 
 void write_png(const testing::TempDir& dir, const std::string& name, int64_t h, int64_t w,

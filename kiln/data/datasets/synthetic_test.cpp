@@ -4,6 +4,7 @@
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
+#include "tests/support/components.h"
 
 namespace kiln::data {
 namespace {
@@ -11,11 +12,7 @@ namespace {
 using ::testing::ElementsAre;
 
 std::shared_ptr<Dataset> synthetic(const std::string& options) {
-  ComponentSpec spec{"dataset"};
-  OptionTraits<ComponentSpec>::read(
-      parse_config_text("{type: synthetic, " + options + "}", "test", false), spec,
-      ReadContext{"data.train", nullptr});
-  return dataset_registry().create(spec);
+  return make_dataset("{type: synthetic, " + options + "}");
 }
 
 Batch everything(const Dataset& dataset) { return dataset.gather(torch::arange(dataset.size())); }

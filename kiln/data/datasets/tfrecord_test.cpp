@@ -14,6 +14,7 @@
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/image_codec.h"
 #include "kiln/io/tfrecord.h"
+#include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
@@ -40,13 +41,6 @@ std::string write_shard(const testing::TempDir& dir, const std::string& name,
   for (const auto& e : examples) writer.write(io::encode_example(e));
   writer.close();
   return dir.file(name);
-}
-
-std::shared_ptr<Dataset> make_dataset(const std::string& yaml) {
-  ComponentSpec spec{"dataset"};
-  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
-                                    ReadContext{"data.train", nullptr});
-  return dataset_registry().create(spec);
 }
 
 std::string spec_yaml(const std::string& files, const std::string& image_spec,

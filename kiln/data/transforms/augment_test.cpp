@@ -11,7 +11,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/data/loader.h"
-#include "tests/support/make_transform.h"
+#include "tests/support/components.h"
 
 namespace kiln::data {
 namespace {

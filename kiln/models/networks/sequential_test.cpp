@@ -8,6 +8,7 @@
 #include "kiln/core/error.h"
 #include "kiln/models/layers/padding.h"
 #include "kiln/models/model.h"
+#include "tests/support/components.h"
 
 namespace kiln::models {
 namespace {
@@ -15,13 +16,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
-
-ComponentSpec read_spec(const std::string& kind, const std::string& yaml) {
-  ComponentSpec spec{kind};
-  OptionTraits<ComponentSpec>::read(parse_config_text(yaml, "test", false), spec,
-                                    ReadContext{kind, nullptr});
-  return spec;
-}
 
 std::shared_ptr<Model> build(const std::string& layers, const Shape& input) {
   return build_model(read_spec("model", "{type: sequential, layers: " + layers + "}"), input);
