@@ -12,4 +12,23 @@ LayerRegistry& layer_registry() {
   return registry;
 }
 
+BuiltStack build_stack(const LayerList& layers, const Shape& input, const BuildScope& scope) {
+  BuiltStack stack{LayerStack(), input};
+  for (const auto& spec : layers.items) {
+    BuiltLayer built;
+    try {
+      built = layer_registry().create(spec)->build_in(stack.output, scope);
+    } catch (const ConfigError&) {
+      throw;  // from a layer nested in this one: its path is already the precise one
+    } catch (const Error& e) {
+      throw ConfigError(spec.path, "", e.what());
+    } catch (const c10::Error& e) {
+      throw ConfigError(spec.path, "", e.what_without_backtrace());
+    }
+    stack.modules->push_back(std::move(built.module));
+    stack.output = built.output;
+  }
+  return stack;
+}
+
 }  // namespace kiln::models

@@ -3,10 +3,13 @@
 // one example arriving at it, it makes the torch module and reports the shape leaving it. So
 // configs never repeat input sizes (`{type: linear, out: 10}`, no in_features), and a wrong
 // stacking fails at build time naming the layer path and both shapes.
+// Layers that hold other layers (residual, graph, block) build them through `build_stack`, with a
+// BuildScope carrying the named blocks the model defines.
 // Thread-safety: builders are used once, on one thread.
 
 #include <torch/torch.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,14 +28,68 @@ struct BuiltLayer {
   Shape output;
 };
 
+/// A list of layers as an option (`layers: [...]`, `body: [...]`).
+struct LayerList : ComponentList {
+  LayerList() : ComponentList("layer") {}
+};
+
+/// What layers holding other layers need while building: the model's named blocks
+/// (`blocks: {NAME: [layers]}`) and the blocks being expanded, outermost first, to catch a block
+/// that contains itself.
+struct BuildScope {
+  const std::map<std::string, LayerList>* blocks = nullptr;
+  std::vector<std::string> expanding;
+};
+
 class Layer {
  public:
   virtual ~Layer() = default;
   /// Builds the module for inputs of shape `input`; throws kiln::Error when it cannot take them.
   virtual BuiltLayer build(const Shape& input) const = 0;
+  /// As build(); layers that hold other layers override it to reach the model's blocks.
+  virtual BuiltLayer build_in(const Shape& input, const BuildScope& scope) const {
+    (void)scope;
+    return build(input);
+  }
 };
 
 using LayerRegistry = Registry<Layer>;
 LayerRegistry& layer_registry();
 
+/// A torch Sequential with a plain Tensor -> Tensor forward, so that it fits in an AnyModule and
+/// stacks can nest.
+class LayerStackImpl : public torch::nn::SequentialImpl {
+ public:
+  using SequentialImpl::SequentialImpl;
+  torch::Tensor forward(const torch::Tensor& input) {
+    return SequentialImpl::forward<torch::Tensor>(input);
+  }
+};
+TORCH_MODULE(LayerStack);
+
+/// Layers built one after another, each for the shape the previous one leaves.
+struct BuiltStack {
+  LayerStack modules;
+  Shape output;
+};
+
+/// Builds `layers` from `input`; a layer that cannot take its input fails with a ConfigError at
+/// that layer's config path.
+BuiltStack build_stack(const LayerList& layers, const Shape& input, const BuildScope& scope);
+
 }  // namespace kiln::models
+
+namespace kiln {
+
+template <>
+struct OptionTraits<models::LayerList> {
+  static void read(const Json& value, models::LayerList& out, const ReadContext& ctx) {
+    OptionTraits<ComponentList>::read(value, out, ctx);
+  }
+  static Json write(const models::LayerList& value) {
+    return OptionTraits<ComponentList>::write(value);
+  }
+  static std::string type_name(const models::LayerList&) { return "list of layer"; }
+};
+
+}  // namespace kiln

@@ -59,6 +59,10 @@ const std::vector<std::string>& case_names() {
       "upsample_linear_1d",
       "conv_transpose2d",
       "depthwise_separable_conv2d",
+      "residual_identity",
+      "residual_projection",
+      "residual_linear_projection",
+      "graph_branches",
   };
   return names;
 }

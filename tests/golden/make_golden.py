@@ -158,6 +158,45 @@ class SeparableConv2d(nn.Module):
         return self.pointwise(self.depthwise(x))
 
 
+class Residual(nn.Module):
+    """body(x) + shortcut(x), then an activation, with the names kiln gives them."""
+
+    def __init__(self, body, shortcut=None, activation=None):
+        super().__init__()
+        self.body = nn.Sequential(*body)
+        if shortcut:
+            self.shortcut = nn.Sequential(*shortcut)
+        if activation:
+            self.activation = activation
+
+    def forward(self, x):
+        y = self.body(x) + (self.shortcut(x) if hasattr(self, "shortcut") else x)
+        return self.activation(y) if hasattr(self, "activation") else y
+
+
+class TwoBranchGraph(nn.Module):
+    """kiln's graph {a: conv(input), b: conv(input), joined: concat(a, b) -> conv, out: add}."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU())
+        self.b = nn.Sequential(nn.Conv2d(2, 2, 1))
+        self.joined = nn.Sequential(nn.Conv2d(5, 3, 1))
+        self.out = nn.Sequential(nn.Tanh())
+
+    def forward(self, x):
+        a = self.a(x)
+        joined = self.joined(torch.cat([a, self.b(x)], 1))
+        return self.out(joined + a)
+
+
+GRAPH_TEXT = ("{type: graph, nodes: ["
+              "{name: a, layers: [{type: conv2d, out: 3, kernel: 3, padding: same}, relu]}, "
+              "{name: b, inputs: [input], layers: [{type: conv2d, out: 2, kernel: 1}]}, "
+              "{name: joined, inputs: [a, b], merge: concat, layers: [{type: conv2d, out: 3, kernel: 1}]}, "
+              "{name: out, inputs: [joined, a], merge: add, layers: [tanh]}]}")
+
+
 def layer_cases():
     """(name, example shape, mode, [(kiln layer text, the PyTorch module a user would write)])."""
     stack_eval = [("{type: conv2d, out: 2, kernel: 3, padding: same}",
@@ -238,6 +277,18 @@ def layer_cases():
         ("depthwise_separable_conv2d", (3, 5, 5), "eval",
          [("{type: depthwise_separable_conv2d, out: 4, multiplier: 2}",
            SeparableConv2d(3, 4, 2))]),
+        ("residual_identity", (2, 4, 4), "train",
+         [("{type: residual, body: [{type: conv2d, out: 2, kernel: 3, padding: same}, batchnorm], "
+           "activation: relu}",
+           Residual([nn.Conv2d(2, 2, 3, padding=1), nn.BatchNorm2d(2)], activation=nn.ReLU()))]),
+        ("residual_projection", (2, 5, 5), "eval",
+         [("{type: residual, body: [{type: conv2d, out: 4, kernel: 3, stride: 2, padding: 1}]}",
+           Residual([nn.Conv2d(2, 4, 3, stride=2, padding=1)],
+                    shortcut=[nn.Conv2d(2, 4, 1, stride=2, bias=False), nn.BatchNorm2d(4)]))]),
+        ("residual_linear_projection", (3,), "eval",
+         [("{type: residual, body: [{type: linear, out: 5}, tanh]}",
+           Residual([nn.Linear(3, 5), nn.Tanh()], shortcut=[nn.Linear(3, 5)]))]),
+        ("graph_branches", (2, 4, 4), "eval", [(GRAPH_TEXT, TwoBranchGraph())]),
     ]
 
 

@@ -1,4 +1,5 @@
-// sequential: layers applied in order, each built for the shape the previous one produces.
+// sequential: layers applied in order, each built for the shape the previous one produces; blocks
+// of layers defined once under `blocks` are used as `{type: block, name: NAME}`.
 
 #include "kiln/models/model.h"
 
@@ -6,40 +7,34 @@ namespace kiln::models {
 namespace {
 
 struct SequentialOptions {
-  ComponentList layers{"layer"};
+  LayerList layers;
+  std::map<std::string, LayerList> blocks;
   void describe(Schema& s) {
     s.field("layers", layers, "The layers, in order; each infers its input size.")
-        .check([](const ComponentList& list) { return !list.items.empty(); },
-               "with at least one layer")
+        .check([](const LayerList& list) { return !list.items.empty(); }, "with at least one layer")
         .require();
+    s.field("blocks", blocks,
+            "Named lists of layers, defined once and used in `layers` (or inside other blocks) as "
+            "{type: block, name: NAME}.");
   }
 };
 
 class Sequential : public Model {
  public:
-  Sequential(const SequentialOptions& options, const Shape& input) : output_(input) {
-    for (const auto& spec : options.layers.items) {
-      BuiltLayer built;
-      try {
-        built = layer_registry().create(spec)->build(output_);
-      } catch (const ConfigError&) {
-        throw;
-      } catch (const Error& e) {
-        throw ConfigError(spec.path, "", e.what());
-      } catch (const c10::Error& e) {
-        throw ConfigError(spec.path, "", e.what_without_backtrace());
-      }
-      layers_->push_back(std::move(built.module));
-      output_ = built.output;
-    }
-    register_module("layers", layers_);
+  Sequential(const SequentialOptions& options, const Shape& input) : blocks_(options.blocks) {
+    BuildScope scope;
+    scope.blocks = &blocks_;
+    BuiltStack stack = build_stack(options.layers, input, scope);
+    layers_ = register_module("layers", stack.modules);
+    output_ = stack.output;
   }
 
   torch::Tensor forward(const torch::Tensor& input) override { return layers_->forward(input); }
   Shape output_shape() const override { return output_; }
 
  private:
-  torch::nn::Sequential layers_;
+  std::map<std::string, LayerList> blocks_;
+  LayerStack layers_;
   Shape output_;
 };
 

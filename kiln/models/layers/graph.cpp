@@ -1,0 +1,185 @@
+// graph: branches inside a model. Named nodes each take one or more earlier nodes (or `input`),
+// merge them by `add` or `concat` (along channels), and apply their own layers; the output node's
+// value leaves the graph.
+//
+//   {type: graph, nodes: [{name: a, layers: [...]}, {name: b, inputs: [input], layers: [...]},
+//                         {name: out, inputs: [a, b], merge: concat}]}
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "kiln/core/suggest.h"
+#include "kiln/models/layer.h"
+
+namespace kiln::models {
+namespace {
+
+constexpr const char* kInput = "input";
+
+struct GraphNodeOptions {
+  std::string name;
+  std::vector<std::string> inputs;
+  std::string merge;
+  LayerList layers;
+  void describe(Schema& s) {
+    s.field("name", name, "How later nodes and `output` refer to this node.").require();
+    s.field("inputs", inputs,
+            "Earlier nodes (or `input`) this node takes; empty for the node before it.");
+    s.field("merge", merge, "How several inputs combine: add, or concat along channels.")
+        .one_of({"", "add", "concat"});
+    s.field("layers", layers, "Layers applied after the merge; none passes it through.");
+  }
+};
+
+struct GraphOptions {
+  std::vector<GraphNodeOptions> nodes;
+  std::string output;
+  void describe(Schema& s) {
+    s.field("nodes", nodes, "The nodes, each after the nodes it takes.")
+        .check([](const auto& list) { return !list.empty(); }, "with at least one node")
+        .require();
+    s.field("output", output, "The node whose value leaves the graph; empty for the last.");
+  }
+};
+
+// One node as built: where its inputs are in the list of values (0 = the graph's input), how they
+// merge, and its layers.
+struct GraphNode {
+  std::vector<size_t> inputs;
+  bool concat = false;
+  LayerStack layers;
+};
+
+class GraphImpl : public torch::nn::Module {
+ public:
+  GraphImpl(std::vector<GraphNode> nodes, const std::vector<std::string>& names, size_t output)
+      : nodes_(std::move(nodes)), output_(output) {
+    for (size_t i = 0; i < nodes_.size(); ++i) register_module(names[i], nodes_[i].layers);
+  }
+
+  torch::Tensor forward(const torch::Tensor& x) {
+    std::vector<torch::Tensor> values{x};
+    for (auto& node : nodes_) {
+      torch::Tensor merged = values[node.inputs[0]];
+      if (node.concat) {
+        std::vector<torch::Tensor> parts;
+        for (size_t i : node.inputs) parts.push_back(values[i]);
+        merged = torch::cat(parts, 1);
+      } else {
+        for (size_t k = 1; k < node.inputs.size(); ++k) merged = merged + values[node.inputs[k]];
+      }
+      values.push_back(node.layers->is_empty() ? merged : node.layers->forward(merged));
+    }
+    return values[output_];
+  }
+
+ private:
+  std::vector<GraphNode> nodes_;
+  size_t output_;
+};
+
+class Graph : public Layer {
+ public:
+  explicit Graph(const GraphOptions& options) : options_(options) {}
+
+  BuiltLayer build(const Shape& input) const override { return build_in(input, BuildScope{}); }
+
+  BuiltLayer build_in(const Shape& input, const BuildScope& scope) const override {
+    std::vector<std::string> names{kInput};
+    std::vector<Shape> shapes{input};
+    std::vector<GraphNode> nodes;
+    for (const auto& o : options_.nodes) {
+      check_name(o.name, names);
+      GraphNode node;
+      node.inputs = input_indices(o, names);
+      node.concat = o.merge == "concat";
+      Shape merged = merged_shape(o, node.inputs, shapes);
+      BuiltStack stack = build_stack(o.layers, merged, scope);
+      node.layers = stack.modules;
+      names.push_back(o.name);
+      shapes.push_back(stack.output);
+      nodes.push_back(std::move(node));
+    }
+    size_t output = output_index(names);
+    check_all_used(nodes, names, output);
+    names.erase(names.begin());
+    auto module = std::make_shared<GraphImpl>(std::move(nodes), names, output);
+    return {torch::nn::AnyModule(module), shapes[output]};
+  }
+
+ private:
+  static void check_name(const std::string& name, const std::vector<std::string>& taken) {
+    KILN_CHECK(!name.empty() && name.find('.') == std::string::npos,
+               "graph node name \"{}\" must be non-empty and without dots", name);
+    KILN_CHECK(std::find(taken.begin(), taken.end(), name) == taken.end(),
+               "graph node name \"{}\" is taken{}", name,
+               name == kInput ? " by the graph's input" : " by an earlier node");
+  }
+
+  static std::vector<size_t> input_indices(const GraphNodeOptions& o,
+                                           const std::vector<std::string>& earlier) {
+    if (o.inputs.empty()) return {earlier.size() - 1};
+    std::vector<size_t> indices;
+    for (const auto& name : o.inputs) {
+      auto found = std::find(earlier.begin(), earlier.end(), name);
+      KILN_CHECK(found != earlier.end(), "graph node \"{}\" takes \"{}\", not defined before it; {}",
+                 o.name, name, suggestion_text(name, earlier));
+      indices.push_back(size_t(found - earlier.begin()));
+    }
+    KILN_CHECK(indices.size() == 1 || !o.merge.empty(),
+               "graph node \"{}\" takes {} inputs; say how they combine: merge: add or merge: concat",
+               o.name, indices.size());
+    return indices;
+  }
+
+  static Shape merged_shape(const GraphNodeOptions& o, const std::vector<size_t>& inputs,
+                            const std::vector<Shape>& shapes) {
+    Shape merged = shapes[inputs[0]];
+    for (size_t k = 1; k < inputs.size(); ++k) {
+      const Shape& next = shapes[inputs[k]];
+      bool fits = o.merge == "add" ? next == merged
+                                   : next.size() == merged.size() && !merged.empty() &&
+                                         std::equal(next.begin() + 1, next.end(), merged.begin() + 1);
+      KILN_CHECK(fits, "graph node \"{}\" cannot {} {} and {}{}", o.name, o.merge,
+                 shape_text(merged), shape_text(next),
+                 o.merge == "add" ? "; add needs equal shapes"
+                                  : "; concat joins channels and needs the other sizes equal");
+      if (o.merge == "concat") merged[0] += next[0];
+    }
+    return merged;
+  }
+
+  size_t output_index(const std::vector<std::string>& names) const {
+    if (options_.output.empty()) return names.size() - 1;
+    auto found = std::find(names.begin() + 1, names.end(), options_.output);
+    KILN_CHECK(found != names.end(), "graph output \"{}\" is not a node; {}", options_.output,
+               suggestion_text(options_.output, {names.begin() + 1, names.end()}));
+    return size_t(found - names.begin());
+  }
+
+  // A node the output does not depend on would hold weights that never learn.
+  static void check_all_used(const std::vector<GraphNode>& nodes,
+                             const std::vector<std::string>& names, size_t output) {
+    std::set<size_t> needed{output};
+    for (size_t i = output; i > 0; --i)
+      if (needed.count(i))
+        for (size_t input : nodes[i - 1].inputs) needed.insert(input);
+    std::vector<std::string> unused;
+    for (size_t i = 1; i < names.size(); ++i)
+      if (!needed.count(i)) unused.push_back(names[i]);
+    KILN_CHECK(unused.empty(), "graph nodes {} do not lead to the output \"{}\"",
+               fmt::join(unused, ", "), names[output]);
+  }
+
+  GraphOptions options_;
+};
+
+}  // namespace
+
+KILN_REGISTER(layer_registry, "graph", Graph, GraphOptions,
+              "Named nodes with `inputs:` merged by add or concat, for branching models.");
+
+}  // namespace kiln::models
