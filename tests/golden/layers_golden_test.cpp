@@ -63,6 +63,16 @@ const std::vector<std::string>& case_names() {
       "residual_projection",
       "residual_linear_projection",
       "graph_branches",
+      "embedding",
+      "lstm_last",
+      "lstm_bidirectional_two_layers",
+      "gru_sequence",
+      "gru_bidirectional_sequence_then_linear",
+      "multihead_attention",
+      "multihead_attention_causal_no_bias",
+      "transformer_encoder",
+      "transformer_encoder_pre_norm_gelu",
+      "token_classifier",
   };
   return names;
 }

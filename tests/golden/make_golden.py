@@ -197,6 +197,61 @@ GRAPH_TEXT = ("{type: graph, nodes: ["
               "{name: out, inputs: [joined, a], merge: add, layers: [tanh]}]}")
 
 
+class FloatIndexEmbedding(nn.Embedding):
+    """nn.Embedding taking indices held as floats."""
+
+    def forward(self, x):
+        return super().forward(x.long())
+
+
+class LastStateLSTM(nn.LSTM):
+    """nn.LSTM over batch-first sequences giving the top layer's final states, both directions."""
+
+    def forward(self, x):
+        directions = 2 if self.bidirectional else 1
+        _, (h, _) = super().forward(x)
+        return h[-directions:].transpose(0, 1).reshape(x.shape[0], -1)
+
+
+class SequenceGRU(nn.GRU):
+    """nn.GRU over batch-first sequences giving the output at every step."""
+
+    def forward(self, x):
+        return super().forward(x)[0]
+
+
+class SelfAttention(nn.MultiheadAttention):
+    """nn.MultiheadAttention with query, key and value all the input."""
+
+    def __init__(self, dim, heads, causal=False, **kwargs):
+        super().__init__(dim, heads, batch_first=True, **kwargs)
+        self.causal = causal
+
+    def forward(self, x):
+        steps = x.shape[1]
+        mask = torch.ones(steps, steps, dtype=torch.bool).triu(1) if self.causal else None
+        return super().forward(x, x, x, need_weights=False, attn_mask=mask)[0]
+
+
+class CausalEncoder(nn.TransformerEncoder):
+    """nn.TransformerEncoder where each step attends only to itself and earlier steps."""
+
+    def forward(self, x):
+        steps = x.shape[1]
+        return super().forward(x, mask=torch.ones(steps, steps, dtype=torch.bool).triu(1))
+
+
+def encoder(dim, heads, layers, final_norm=False, causal=False, **kwargs):
+    layer = nn.TransformerEncoderLayer(dim, heads, batch_first=True, **kwargs)
+    kind = CausalEncoder if causal else nn.TransformerEncoder
+    return kind(layer, layers, norm=nn.LayerNorm(dim) if final_norm else None)
+
+
+def indices(entries):
+    """Inputs of integer indices below `entries`, held as floats as kiln's batches hold them."""
+    return lambda shape: torch.randint(0, entries, shape).to(torch.float32)
+
+
 def layer_cases():
     """(name, example shape, mode, [(kiln layer text, the PyTorch module a user would write)])."""
     stack_eval = [("{type: conv2d, out: 2, kernel: 3, padding: same}",
@@ -289,6 +344,38 @@ def layer_cases():
          [("{type: residual, body: [{type: linear, out: 5}, tanh]}",
            Residual([nn.Linear(3, 5), nn.Tanh()], shortcut=[nn.Linear(3, 5)]))]),
         ("graph_branches", (2, 4, 4), "eval", [(GRAPH_TEXT, TwoBranchGraph())]),
+        ("embedding", (5,), "eval",
+         [("{type: embedding, entries: 7, dim: 4, padding_index: 0}",
+           FloatIndexEmbedding(7, 4, padding_idx=0))], indices(7)),
+        ("lstm_last", (6, 3), "eval",
+         [("{type: lstm, hidden: 4}", LastStateLSTM(3, 4, batch_first=True))]),
+        ("lstm_bidirectional_two_layers", (5, 3), "eval",
+         [("{type: lstm, hidden: 3, layers: 2, bidirectional: true, dropout: 0.3}",
+           LastStateLSTM(3, 3, 2, batch_first=True, bidirectional=True, dropout=0.3))]),
+        ("gru_sequence", (4, 2), "eval",
+         [("{type: gru, hidden: 3, output: sequence}", SequenceGRU(2, 3, batch_first=True))]),
+        ("gru_bidirectional_sequence_then_linear", (5, 2), "eval",
+         [("{type: gru, hidden: 3, bidirectional: true, output: sequence}",
+           SequenceGRU(2, 3, batch_first=True, bidirectional=True)),
+          ("{type: linear, out: 2}", nn.Linear(6, 2))]),
+        ("multihead_attention", (5, 6), "eval",
+         [("{type: multihead_attention, heads: 2}", SelfAttention(6, 2))]),
+        ("multihead_attention_causal_no_bias", (4, 4), "eval",
+         [("{type: multihead_attention, heads: 1, causal: true, bias: false}",
+           SelfAttention(4, 1, causal=True, bias=False))]),
+        ("transformer_encoder", (5, 4), "eval",
+         [("{type: transformer_encoder, layers: 2, heads: 2, ff: 8}",
+           encoder(4, 2, 2, dim_feedforward=8))]),
+        ("transformer_encoder_pre_norm_gelu", (3, 6), "eval",
+         [("{type: transformer_encoder, heads: 3, norm_first: true, activation: gelu, "
+           "final_norm: true}",
+           encoder(6, 3, 1, final_norm=True, dim_feedforward=24, norm_first=True,
+                   activation="gelu"))]),
+        ("token_classifier", (6,), "eval",
+         [("{type: embedding, entries: 9, dim: 4}", FloatIndexEmbedding(9, 4)),
+          ("{type: transformer_encoder, heads: 2, ff: 8, causal: true}",
+           encoder(4, 2, 1, causal=True, dim_feedforward=8)),
+          ("{type: linear, out: 3}", nn.Linear(4, 3))], indices(9)),
     ]
 
 
@@ -304,7 +391,7 @@ def randomize_state(net):
                 tensor.copy_(rounded(tensor.shape, scale=0.5))
 
 
-def layer_case(name, shape, mode, layers):
+def layer_case(name, shape, mode, layers, make_input=None):
     # Seeded by its name, so that adding a case leaves the values of the others as they were.
     torch.manual_seed(zlib.crc32(name.encode()))
     net = nn.Module()  # holds the layers as kiln's sequential does: names are "layers.0.weight"
@@ -314,7 +401,7 @@ def layer_case(name, shape, mode, layers):
     case = {"name": name, "config": config, "input_shape": list(shape), "mode": mode,
             "parameters": {k: encode(v) for k, v in net.named_parameters()},
             "buffers": {k: encode(v) for k, v in net.named_buffers()}}
-    x = rounded((3,) + shape)
+    x = make_input((3,) + shape) if make_input else rounded((3,) + shape)
     net.train(mode == "train")
     with torch.no_grad():
         output = net.layers(x)

@@ -46,7 +46,8 @@ ConfigError build_error(const std::string& body, const Shape& input) {
 
 TEST(Residual, AddsTheInputWhenTheBodyKeepsTheShape) {
   auto model = build("layers: [{type: residual, body: [{type: linear, out: 3}]}]", {3});
-  EXPECT_THAT(parameter_names(*model), ElementsAre("layers.0.body.0.weight", "layers.0.body.0.bias"));
+  EXPECT_THAT(parameter_names(*model),
+              ElementsAre("layers.0.body.0.weight", "layers.0.body.0.bias"));
   torch::NoGradGuard no_grad;
   auto params = model->named_parameters();
   params["layers.0.body.0.weight"].copy_(torch::eye(3) * 2);
@@ -84,9 +85,8 @@ TEST(Residual, ProjectsFlatAndOneDimensionalInputs) {
   auto flat = build("layers: [{type: residual, body: [{type: linear, out: 5}]}]", {3});
   EXPECT_THAT(flat->named_parameters()["layers.0.shortcut.0.weight"].sizes().vec(),
               ElementsAre(5, 3));
-  auto sequence =
-      build("layers: [{type: residual, body: [{type: conv1d, out: 6, stride: 2, padding: 1}]}]",
-            {2, 11});
+  auto sequence = build(
+      "layers: [{type: residual, body: [{type: conv1d, out: 6, stride: 2, padding: 1}]}]", {2, 11});
   EXPECT_THAT(sequence->output_shape(), ElementsAre(6, 6));
   EXPECT_EQ(forward_shape(*sequence, {2, 11}), sequence->output_shape());
 }
@@ -114,14 +114,13 @@ TEST(Residual, RefusesShapesItCannotJoin) {
       {4});
   EXPECT_THAT(bad_shortcut.what(), HasSubstr("the body gives [2] but the shortcut gives [3]"));
 
-  auto across_ranks =
-      build_error("layers: [{type: residual, body: [flatten]}]", {2, 3, 3});
+  auto across_ranks = build_error("layers: [{type: residual, body: [flatten]}]", {2, 3, 3});
   EXPECT_THAT(across_ranks.what(), HasSubstr("across ranks"));
 }
 
 TEST(Residual, AnErrorInsideTheBodyNamesTheInnerLayer) {
-  auto error = build_error(
-      "layers: [relu, {type: residual, body: [relu, {type: linear, out: 2}]}]", {1, 4, 4});
+  auto error = build_error("layers: [relu, {type: residual, body: [relu, {type: linear, out: 2}]}]",
+                           {1, 4, 4});
   EXPECT_EQ(error.path(), "model.layers[1].body[1]");
   EXPECT_THAT(error.what(), HasSubstr("[1, 4, 4]"));
 }
@@ -194,8 +193,9 @@ TEST(Graph, ReportsWiringMistakes) {
   EXPECT_THAT(concat.what(), HasSubstr("cannot concat [1, 2, 2] and [1, 4, 4]"));
   auto output = build_error("layers: [{type: graph, output: z, nodes: [{name: a}]}]", {2});
   EXPECT_THAT(output.what(), HasSubstr("graph output \"z\" is not a node"));
-  EXPECT_THROW(read_spec("model", "{type: sequential, layers: [{type: graph, nodes: [{name: a, "
-                                  "merge: multiply}]}]}"),
+  EXPECT_THROW(read_spec("model",
+                         "{type: sequential, layers: [{type: graph, nodes: [{name: a, "
+                         "merge: multiply}]}]}"),
                ConfigError);
 }
 
@@ -204,12 +204,10 @@ const char* kBlocks =
     "{type: block, name: unit}]}, ";
 
 TEST(Block, ExpandsANamedBlockWithItsOwnWeightsPerUse) {
-  auto model = build(std::string(kBlocks) +
-                         "layers: [{type: block, name: unit}, {type: block, name: unit}]",
-                     {3});
-  EXPECT_THAT(parameter_names(*model),
-              ElementsAre("layers.0.0.weight", "layers.0.0.bias", "layers.1.0.weight",
-                          "layers.1.0.bias"));
+  auto model = build(
+      std::string(kBlocks) + "layers: [{type: block, name: unit}, {type: block, name: unit}]", {3});
+  EXPECT_THAT(parameter_names(*model), ElementsAre("layers.0.0.weight", "layers.0.0.bias",
+                                                   "layers.1.0.weight", "layers.1.0.bias"));
   auto params = model->named_parameters();
   EXPECT_THAT(params["layers.0.0.weight"].sizes().vec(), ElementsAre(4, 3));
   EXPECT_THAT(params["layers.1.0.weight"].sizes().vec(), ElementsAre(4, 4));
@@ -224,9 +222,8 @@ TEST(Block, RepeatsAndNestsBlocks) {
 }
 
 TEST(Block, BlocksWorkInsideResidualBodies) {
-  auto model = build(std::string(kBlocks) +
-                         "layers: [{type: residual, body: [{type: block, name: unit}]}]",
-                     {4});
+  auto model = build(
+      std::string(kBlocks) + "layers: [{type: residual, body: [{type: block, name: unit}]}]", {4});
   EXPECT_TRUE(model->named_parameters().contains("layers.0.body.0.0.weight"));
 }
 

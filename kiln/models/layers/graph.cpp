@@ -125,13 +125,15 @@ class Graph : public Layer {
     std::vector<size_t> indices;
     for (const auto& name : o.inputs) {
       auto found = std::find(earlier.begin(), earlier.end(), name);
-      KILN_CHECK(found != earlier.end(), "graph node \"{}\" takes \"{}\", not defined before it; {}",
-                 o.name, name, suggestion_text(name, earlier));
+      KILN_CHECK(found != earlier.end(),
+                 "graph node \"{}\" takes \"{}\", not defined before it; {}", o.name, name,
+                 suggestion_text(name, earlier));
       indices.push_back(size_t(found - earlier.begin()));
     }
-    KILN_CHECK(indices.size() == 1 || !o.merge.empty(),
-               "graph node \"{}\" takes {} inputs; say how they combine: merge: add or merge: concat",
-               o.name, indices.size());
+    KILN_CHECK(
+        indices.size() == 1 || !o.merge.empty(),
+        "graph node \"{}\" takes {} inputs; say how they combine: merge: add or merge: concat",
+        o.name, indices.size());
     return indices;
   }
 
@@ -140,9 +142,10 @@ class Graph : public Layer {
     Shape merged = shapes[inputs[0]];
     for (size_t k = 1; k < inputs.size(); ++k) {
       const Shape& next = shapes[inputs[k]];
-      bool fits = o.merge == "add" ? next == merged
-                                   : next.size() == merged.size() && !merged.empty() &&
-                                         std::equal(next.begin() + 1, next.end(), merged.begin() + 1);
+      bool fits = o.merge == "add"
+                      ? next == merged
+                      : next.size() == merged.size() && !merged.empty() &&
+                            std::equal(next.begin() + 1, next.end(), merged.begin() + 1);
       KILN_CHECK(fits, "graph node \"{}\" cannot {} {} and {}{}", o.name, o.merge,
                  shape_text(merged), shape_text(next),
                  o.merge == "add" ? "; add needs equal shapes"

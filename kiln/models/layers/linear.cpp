@@ -1,4 +1,6 @@
-// linear: a fully connected layer over flat inputs.
+// linear: a fully connected layer over flat inputs, or over each step of a sequence [steps,
+// features] (as torch.nn.Linear does). Image-shaped inputs are refused rather than mixed along
+// their width, which is nearly always a missing flatten.
 
 #include "kiln/models/layer.h"
 
@@ -18,12 +20,15 @@ class Linear : public Layer {
  public:
   explicit Linear(const LinearOptions& options) : options_(options) {}
   BuiltLayer build(const Shape& input) const override {
-    KILN_CHECK(input.size() == 1,
-               "linear expects flat inputs [features], got {}; put a flatten layer before it",
+    KILN_CHECK(input.size() == 1 || input.size() == 2,
+               "linear expects flat inputs [features] or sequences [steps, features], got {}; "
+               "put a flatten layer before it",
                shape_text(input));
     auto module =
-        torch::nn::Linear(torch::nn::LinearOptions(input[0], options_.out).bias(options_.bias));
-    return {torch::nn::AnyModule(module), {options_.out}};
+        torch::nn::Linear(torch::nn::LinearOptions(input.back(), options_.out).bias(options_.bias));
+    Shape output = input;
+    output.back() = options_.out;
+    return {torch::nn::AnyModule(module), output};
   }
 
  private:
@@ -32,7 +37,8 @@ class Linear : public Layer {
 
 }  // namespace
 
-KILN_REGISTER(layer_registry, "linear", Linear, LinearOptions,
-              "Fully connected layer: y = x W^T + b over [features] inputs.");
+KILN_REGISTER(
+    layer_registry, "linear", Linear, LinearOptions,
+    "Fully connected layer: y = x W^T + b over [features], or each step of [steps, features].");
 
 }  // namespace kiln::models

@@ -29,8 +29,7 @@ struct ResidualOptions {
 
 class ResidualImpl : public torch::nn::Module {
  public:
-  ResidualImpl(LayerStack body, LayerStack shortcut,
-               torch::nn::AnyModule activation)
+  ResidualImpl(LayerStack body, LayerStack shortcut, torch::nn::AnyModule activation)
       : body_(register_module("body", body)), activation_(std::move(activation)) {
     if (!shortcut->is_empty()) shortcut_ = register_module("shortcut", shortcut);
     if (!activation_.is_empty()) register_module("activation", activation_.ptr());
