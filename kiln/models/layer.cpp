@@ -12,6 +12,19 @@ LayerRegistry& layer_registry() {
   return registry;
 }
 
+ComponentSpec make_layer_spec(const Json& layer, const std::string& path) {
+  ComponentSpec spec("layer");
+  spec.spec = layer_registry().resolve(layer, ReadContext{path, nullptr});
+  spec.path = path;
+  return spec;
+}
+
+LayerList make_layer_list(const std::vector<Json>& layers, const std::string& path) {
+  LayerList list;
+  for (const auto& layer : layers) list.items.push_back(make_layer_spec(layer, path));
+  return list;
+}
+
 BuiltStack build_stack(const LayerList& layers, const Shape& input, const BuildScope& scope) {
   BuiltStack stack{LayerStack(), input};
   for (const auto& spec : layers.items) {

@@ -73,6 +73,14 @@ struct BuiltStack {
   Shape output;
 };
 
+/// The spec of a layer given as JSON (`"relu"`, `{"type": "linear", "out": 10}`), checked and with
+/// defaults filled, as if read from the config at `path`: how networks made of layers, and layers
+/// that add layers (a residual's projection), write them.
+ComponentSpec make_layer_spec(const Json& layer, const std::string& path);
+
+/// make_layer_spec over a list; errors name `path`.
+LayerList make_layer_list(const std::vector<Json>& layers, const std::string& path);
+
 /// Builds `layers` from `input`; a layer that cannot take its input fails with a ConfigError at
 /// that layer's config path.
 BuiltStack build_stack(const LayerList& layers, const Shape& input, const BuildScope& scope);

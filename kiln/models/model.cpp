@@ -7,6 +7,12 @@ ModelRegistry& model_registry() {
   return registry;
 }
 
+NamedOutputs Model::forward_named(const torch::Tensor& input) {
+  NamedOutputs outputs;
+  outputs.insert(output_name(), forward(input));
+  return outputs;
+}
+
 std::shared_ptr<Model> build_model(const ComponentSpec& spec, const Shape& input) {
   return std::shared_ptr<Model>(model_registry().create(spec, input).release());
 }

@@ -33,15 +33,16 @@ torch::Tensor tensor_from(const Json& encoded) {
   return torch::tensor(data, torch::kFloat32).reshape(shape);
 }
 
-::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected) {
+::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected,
+                                     double relative, double absolute) {
   if (actual.sizes() != expected.sizes()) {
     return ::testing::AssertionFailure()
            << "shape " << actual.sizes() << ", PyTorch's is " << expected.sizes();
   }
   torch::Tensor kiln_values = actual.detach().to(torch::kFloat64).flatten();
   torch::Tensor torch_values = expected.to(torch::kFloat64).flatten();
-  torch::Tensor excess = (kiln_values - torch_values).abs() -
-                         (kAbsoluteTolerance + kRelativeTolerance * torch_values.abs());
+  torch::Tensor excess =
+      (kiln_values - torch_values).abs() - (absolute + relative * torch_values.abs());
   // Written so that a NaN fails: it is not <= 0.
   if ((excess <= 0).all().item<bool>()) return ::testing::AssertionSuccess();
   int64_t worst = excess.argmax().item<int64_t>();

@@ -34,6 +34,8 @@ torch::Tensor tensor_from(const Json& encoded);
 
 /// Success when `actual` has `expected`'s shape and every element is within the tolerances;
 /// otherwise the largest difference and where it is.
-::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected);
+::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected,
+                                     double relative = kRelativeTolerance,
+                                     double absolute = kAbsoluteTolerance);
 
 }  // namespace kiln::golden

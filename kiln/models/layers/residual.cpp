@@ -45,14 +45,6 @@ class ResidualImpl : public torch::nn::Module {
   torch::nn::AnyModule activation_;
 };
 
-// The spec of layer `text`, resolved as if read from the config at `path`.
-ComponentSpec layer_spec(const std::string& text, const std::string& path) {
-  ComponentSpec spec("layer");
-  spec.spec = layer_registry().resolve(Json::parse(text), ReadContext{path, nullptr});
-  spec.path = path;
-  return spec;
-}
-
 // The stride that brings `from` to `to` in a 1x1 convolution, or 0 when none does.
 int64_t projection_stride(int64_t from, int64_t to) {
   int64_t stride = (from + to - 1) / to;
@@ -64,8 +56,8 @@ LayerList projection_layers(const Shape& from, const Shape& to, const std::strin
   KILN_CHECK(from.size() == to.size(), "{}; the shortcut cannot project across ranks", mismatch);
   LayerList layers;
   if (from.size() == 1) {
-    layers.items.push_back(layer_spec(fmt::format(R"({{"type": "linear", "out": {}}})", to[0]),
-                                      path + ".shortcut[0]"));
+    layers.items.push_back(
+        make_layer_spec({{"type", "linear"}, {"out", to[0]}}, path + ".shortcut[0]"));
     return layers;
   }
   KILN_CHECK(from.size() <= 3, "{}; projection works on [C, L] and [C, H, W] inputs", mismatch);
@@ -75,12 +67,10 @@ LayerList projection_layers(const Shape& from, const Shape& to, const std::strin
                "{}; no single stride of a 1x1 convolution does that", mismatch);
   KILN_CHECK(stride > 0, "{}; no stride of a 1x1 convolution does that", mismatch);
   const char* conv = from.size() == 2 ? "conv1d" : "conv2d";
-  layers.items.push_back(layer_spec(
-      fmt::format(R"({{"type": "{}", "out": {}, "kernel": 1, "stride": {}, "padding": "valid", )"
-                  R"("bias": false}})",
-                  conv, to[0], stride),
-      path + ".shortcut[0]"));
-  layers.items.push_back(layer_spec(R"("batchnorm")", path + ".shortcut[1]"));
+  Json conv_spec = {{"type", conv},     {"out", to[0]},       {"kernel", 1},
+                    {"stride", stride}, {"padding", "valid"}, {"bias", false}};
+  layers.items.push_back(make_layer_spec(conv_spec, path + ".shortcut[0]"));
+  layers.items.push_back(make_layer_spec("batchnorm", path + ".shortcut[1]"));
   return layers;
 }
 
