@@ -68,6 +68,7 @@ int run_cli(int argc, char** argv) {
   cli::add_list_command(app, action);
   cli::add_config_command(app, action);
   cli::add_data_command(app, action);
+  cli::add_model_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

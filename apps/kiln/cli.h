@@ -35,6 +35,7 @@ void add_eval_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
 void add_data_command(CLI::App& app, Action& action);
+void add_model_command(CLI::App& app, Action& action);
 void add_data_convert_command(CLI::App& data, Action& action);
 void add_data_bench_command(CLI::App& data, Action& action);
 

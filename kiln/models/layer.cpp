@@ -12,6 +12,16 @@ LayerRegistry& layer_registry() {
   return registry;
 }
 
+torch::Tensor LayerStackImpl::forward(const torch::Tensor& input) {
+  torch::Tensor x = input;
+  for (auto& layer : *this) {
+    torch::Tensor y = layer.forward<torch::Tensor>(x);
+    observe(*layer.ptr(), x, y);
+    x = std::move(y);
+  }
+  return x;
+}
+
 ComponentSpec make_layer_spec(const Json& layer, const std::string& path) {
   ComponentSpec spec("layer");
   spec.spec = layer_registry().resolve(layer, ReadContext{path, nullptr});

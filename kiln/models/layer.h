@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/core/registry.h"
+#include "kiln/models/observe.h"
 
 namespace kiln::models {
 
@@ -57,13 +58,11 @@ using LayerRegistry = Registry<Layer>;
 LayerRegistry& layer_registry();
 
 /// A torch Sequential with a plain Tensor -> Tensor forward, so that it fits in an AnyModule and
-/// stacks can nest.
+/// stacks can nest; it observes each layer's call (see observe.h).
 class LayerStackImpl : public torch::nn::SequentialImpl {
  public:
   using SequentialImpl::SequentialImpl;
-  torch::Tensor forward(const torch::Tensor& input) {
-    return SequentialImpl::forward<torch::Tensor>(input);
-  }
+  torch::Tensor forward(const torch::Tensor& input);
 };
 TORCH_MODULE(LayerStack);
 

@@ -15,6 +15,11 @@ SelfAttentionImpl::SelfAttentionImpl(const SelfAttentionConfig& config) : config
   if (config.bias) torch::nn::init::zeros_(out_proj_->bias);
 }
 
+int64_t SelfAttentionImpl::multiply_accumulates(const ModuleCall& call) const {
+  int64_t steps = call.input[1], dim = config_.dim;
+  return 3 * steps * dim * dim + 2 * steps * steps * dim;
+}
+
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x) {
   int64_t batch = x.size(0), steps = x.size(1), heads = config_.heads;
   int64_t head_dim = config_.dim / heads;
@@ -33,7 +38,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x) {
   if (config_.dropout > 0) weights = torch::dropout(weights, config_.dropout, is_training());
   torch::Tensor joined =
       torch::matmul(weights, split_heads(qkv[2])).transpose(1, 2).reshape({batch, steps, -1});
-  return out_proj_->forward(joined);
+  return call(out_proj_, joined);
 }
 
 }  // namespace kiln::models

@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include "kiln/models/observe.h"
+
 namespace kiln::models {
 
 struct SelfAttentionConfig {
@@ -17,10 +19,12 @@ struct SelfAttentionConfig {
   bool causal = false;  // each step attends only to itself and earlier steps
 };
 
-class SelfAttentionImpl : public torch::nn::Module {
+class SelfAttentionImpl : public torch::nn::Module, public CountsMultiplyAccumulates {
  public:
   explicit SelfAttentionImpl(const SelfAttentionConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
+  /// The input projection and the two products over steps x steps; out_proj counts itself.
+  int64_t multiply_accumulates(const ModuleCall& call) const override;
 
  private:
   SelfAttentionConfig config_;

@@ -30,7 +30,7 @@ class SeparableImpl : public torch::nn::Module {
   SeparableImpl(torch::nn::Conv2d depthwise, torch::nn::Conv2d pointwise)
       : depthwise_(register_module("depthwise", std::move(depthwise))),
         pointwise_(register_module("pointwise", std::move(pointwise))) {}
-  torch::Tensor forward(const torch::Tensor& x) { return pointwise_(depthwise_(x)); }
+  torch::Tensor forward(const torch::Tensor& x) { return call(pointwise_, call(depthwise_, x)); }
 
  private:
   torch::nn::Conv2d depthwise_, pointwise_;

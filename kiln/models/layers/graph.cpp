@@ -71,7 +71,7 @@ class GraphImpl : public torch::nn::Module {
       } else {
         for (size_t k = 1; k < node.inputs.size(); ++k) merged = merged + values[node.inputs[k]];
       }
-      values.push_back(node.layers->is_empty() ? merged : node.layers->forward(merged));
+      values.push_back(node.layers->is_empty() ? merged : call(node.layers, merged));
     }
     return values[output_];
   }

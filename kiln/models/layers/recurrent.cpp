@@ -20,7 +20,7 @@ void RecurrentOptions::describe(Schema& s) {
 
 namespace {
 
-class RecurrentImpl : public torch::nn::Module {
+class RecurrentImpl : public torch::nn::Module, public CountsMultiplyAccumulates {
  public:
   RecurrentImpl(int64_t features, const RecurrentOptions& o, RecurrentCell cell)
       : o_(o), cell_(cell) {
@@ -42,6 +42,14 @@ class RecurrentImpl : public torch::nn::Module {
         make("bias_hh" + suffix, {gates * o.hidden});
       }
     }
+  }
+
+  // Each step multiplies the input and the state by every weight matrix once.
+  int64_t multiply_accumulates(const ModuleCall& call) const override {
+    int64_t per_step = 0;
+    for (const auto& p : params_)
+      if (p.dim() == 2) per_step += p.numel();
+    return call.input[1] * per_step;
   }
 
   torch::Tensor forward(const torch::Tensor& x) {

@@ -36,8 +36,11 @@ class ResidualImpl : public torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    torch::Tensor sum = body_->forward(x) + (shortcut_ ? shortcut_->forward(x) : x);
-    return activation_.is_empty() ? sum : activation_.forward(sum);
+    torch::Tensor sum = call(body_, x) + (shortcut_ ? call(shortcut_, x) : x);
+    if (activation_.is_empty()) return sum;
+    torch::Tensor output = activation_.forward(sum);
+    observe(*activation_.ptr(), sum, output);
+    return output;
   }
 
  private:

@@ -54,18 +54,18 @@ class EncoderLayerImpl : public torch::nn::Module {
 
   torch::Tensor forward(torch::Tensor x) {
     if (norm_first_) {
-      x = x + dropout1_(self_attn_(norm1_(x)));
-      return x + dropout2_(feed_forward(norm2_(x)));
+      x = x + dropout1_(call(self_attn_, call(norm1_, x)));
+      return x + dropout2_(feed_forward(call(norm2_, x)));
     }
-    x = norm1_(x + dropout1_(self_attn_(x)));
-    return norm2_(x + dropout2_(feed_forward(x)));
+    x = call(norm1_, x + dropout1_(call(self_attn_, x)));
+    return call(norm2_, x + dropout2_(feed_forward(x)));
   }
 
  private:
   torch::Tensor feed_forward(const torch::Tensor& x) {
-    torch::Tensor hidden = linear1_(x);
+    torch::Tensor hidden = call(linear1_, x);
     hidden = gelu_ ? torch::gelu(hidden) : torch::relu(hidden);
-    return linear2_(dropout_(hidden));
+    return call(linear2_, dropout_(hidden));
   }
 
   bool norm_first_, gelu_;
@@ -87,8 +87,12 @@ class EncoderImpl : public torch::nn::Module {
   }
 
   torch::Tensor forward(torch::Tensor x) {
-    for (const auto& layer : *layers_) x = layer->as<EncoderLayerImpl>()->forward(x);
-    return norm_ ? norm_(x) : x;
+    for (const auto& layer : *layers_) {
+      torch::Tensor y = layer->as<EncoderLayerImpl>()->forward(x);
+      observe(*layer, x, y);
+      x = y;
+    }
+    return norm_ ? call(norm_, x) : x;
   }
 
  private:

@@ -105,13 +105,13 @@ class Autoencoder : public Model {
   }
 
   torch::Tensor forward(const torch::Tensor& input) override {
-    return decoder_->forward(encoder_->forward(input));
+    return call(decoder_, call(encoder_, input));
   }
 
   NamedOutputs forward_named(const torch::Tensor& input) override {
-    torch::Tensor code = encoder_->forward(input);
+    torch::Tensor code = call(encoder_, input);
     NamedOutputs outputs;
-    outputs.insert("reconstruction", decoder_->forward(code));
+    outputs.insert("reconstruction", call(decoder_, code));
     outputs.insert("embedding", code);
     return outputs;
   }

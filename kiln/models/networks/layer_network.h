@@ -15,7 +15,7 @@ class LayerNetwork : public Model {
   LayerNetwork(const std::vector<Json>& layers, const Shape& input,
                std::string output_name = "logits");
 
-  torch::Tensor forward(const torch::Tensor& input) override { return layers_->forward(input); }
+  torch::Tensor forward(const torch::Tensor& input) override { return call(layers_, input); }
   Shape output_shape() const override { return output_; }
   std::string output_name() const override { return output_name_; }
 

@@ -54,7 +54,7 @@ class InvertedResidualImpl : public torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    return residual_ ? x + conv_->forward(x) : conv_->forward(x);
+    return residual_ ? x + call(conv_, x) : call(conv_, x);
   }
 
  private:
@@ -94,7 +94,7 @@ class MobileNetV2 : public Model {
   }
 
   torch::Tensor forward(const torch::Tensor& input) override {
-    return classifier_->forward(features_->forward(input).mean({2, 3}));
+    return call(classifier_, call(features_, input).mean({2, 3}));
   }
 
   Shape output_shape() const override { return {num_classes_}; }

@@ -58,23 +58,22 @@ class BlockImpl : public torch::nn::Module {
     }
     if (stride != 1 || in != out) {
       downsample_ = register_module(
-          "downsample",
-          torch::nn::Sequential(padded_conv(in, out, 1, stride), torch::nn::BatchNorm2d(out)));
+          "downsample", LayerStack(padded_conv(in, out, 1, stride), torch::nn::BatchNorm2d(out)));
     }
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    torch::Tensor y = torch::relu(bn1_(conv1_(x)));
-    y = bn2_(conv2_(y));
-    if (bottleneck_) y = bn3_(conv3_(torch::relu(y)));
-    return torch::relu(y + (downsample_ ? downsample_->forward(x) : x));
+    torch::Tensor y = torch::relu(call(bn1_, call(conv1_, x)));
+    y = call(bn2_, call(conv2_, y));
+    if (bottleneck_) y = call(bn3_, call(conv3_, torch::relu(y)));
+    return torch::relu(y + (downsample_ ? call(downsample_, x) : x));
   }
 
  private:
   bool bottleneck_;
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr}, conv3_{nullptr};
   torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr}, bn3_{nullptr};
-  torch::nn::Sequential downsample_{nullptr};
+  LayerStack downsample_{nullptr};
 };
 TORCH_MODULE(Block);
 
@@ -113,7 +112,7 @@ class ResNet : public Model {
     int64_t channels = width;
     for (size_t stage = 0; stage < f.blocks.size(); ++stage) {
       int64_t planes = width << stage;
-      torch::nn::Sequential blocks;
+      LayerStack blocks;
       for (int64_t b = 0; b < f.blocks[stage]; ++b) {
         int64_t stride = b == 0 && stage > 0 ? 2 : 1;
         blocks->push_back(Block(channels, planes, stride, f.bottleneck));
@@ -126,10 +125,10 @@ class ResNet : public Model {
   }
 
   torch::Tensor forward(const torch::Tensor& input) override {
-    torch::Tensor x = torch::relu(bn1_(conv1_(input)));
+    torch::Tensor x = torch::relu(call(bn1_, call(conv1_, input)));
     if (max_pool_) x = torch::max_pool2d(x, 3, 2, 1);
-    for (auto& stage : stages_) x = stage->forward(x);
-    return fc_(x.mean({2, 3}));
+    for (auto& stage : stages_) x = call(stage, x);
+    return call(fc_, x.mean({2, 3}));
   }
 
   Shape output_shape() const override { return {num_classes_}; }
@@ -140,7 +139,7 @@ class ResNet : public Model {
   bool max_pool_ = false;
   torch::nn::Conv2d conv1_{nullptr};
   torch::nn::BatchNorm2d bn1_{nullptr};
-  std::vector<torch::nn::Sequential> stages_;
+  std::vector<LayerStack> stages_;
   torch::nn::Linear fc_{nullptr};
 };
 

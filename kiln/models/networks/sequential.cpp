@@ -29,7 +29,7 @@ class Sequential : public Model {
     output_ = stack.output;
   }
 
-  torch::Tensor forward(const torch::Tensor& input) override { return layers_->forward(input); }
+  torch::Tensor forward(const torch::Tensor& input) override { return call(layers_, input); }
   Shape output_shape() const override { return output_; }
 
  private:

@@ -52,13 +52,13 @@ class TemporalBlockImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x) {
     torch::Tensor y = causal(conv1_, x);
     y = causal(conv2_, y);
-    return torch::relu(y + (downsample_ ? downsample_(x) : x));
+    return torch::relu(y + (downsample_ ? call(downsample_, x) : x));
   }
 
  private:
   // Zeros on the left only, so no step sees the future; then relu and dropout.
   torch::Tensor causal(torch::nn::Conv1d& conv, const torch::Tensor& x) {
-    torch::Tensor y = torch::relu(conv(torch::constant_pad_nd(x, {left_pad_, 0})));
+    torch::Tensor y = torch::relu(call(conv, torch::constant_pad_nd(x, {left_pad_, 0})));
     return dropout_ > 0 ? torch::dropout(y, dropout_, is_training()) : y;
   }
 
@@ -91,9 +91,13 @@ class Tcn : public Model {
 
   torch::Tensor forward(const torch::Tensor& input) override {
     torch::Tensor x = steps_first_ ? input.transpose(1, 2) : input;
-    for (const auto& block : *blocks_) x = block->as<TemporalBlockImpl>()->forward(x);
-    if (last_) return head_(x.select(2, -1));
-    torch::Tensor per_step = head_(x.transpose(1, 2));  // [batch, length, outputs]
+    for (const auto& block : *blocks_) {
+      torch::Tensor y = block->as<TemporalBlockImpl>()->forward(x);
+      observe(*block, x, y);
+      x = y;
+    }
+    if (last_) return call(head_, x.select(2, -1));
+    torch::Tensor per_step = call(head_, x.transpose(1, 2));  // [batch, length, outputs]
     return steps_first_ ? per_step : per_step.transpose(1, 2);
   }
 

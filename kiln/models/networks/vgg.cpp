@@ -64,16 +64,16 @@ class Vgg : public Model {
     register_module("features", features_);
     avgpool_ = register_module("avgpool", torch::nn::AdaptiveAvgPool2d(o.pool));
     classifier_ = register_module(
-        "classifier", torch::nn::Sequential(torch::nn::Linear(channels * o.pool * o.pool, o.hidden),
-                                            torch::nn::ReLU(), torch::nn::Dropout(o.dropout),
-                                            torch::nn::Linear(o.hidden, o.hidden),
-                                            torch::nn::ReLU(), torch::nn::Dropout(o.dropout),
-                                            torch::nn::Linear(o.hidden, o.num_classes)));
+        "classifier",
+        LayerStack(torch::nn::Linear(channels * o.pool * o.pool, o.hidden), torch::nn::ReLU(),
+                   torch::nn::Dropout(o.dropout), torch::nn::Linear(o.hidden, o.hidden),
+                   torch::nn::ReLU(), torch::nn::Dropout(o.dropout),
+                   torch::nn::Linear(o.hidden, o.num_classes)));
     init_like_torchvision(*this, 0.01);
   }
 
   torch::Tensor forward(const torch::Tensor& input) override {
-    return classifier_->forward(avgpool_(features_->forward(input)).flatten(1));
+    return call(classifier_, call(avgpool_, call(features_, input)).flatten(1));
   }
 
   Shape output_shape() const override { return {num_classes_}; }
@@ -81,9 +81,9 @@ class Vgg : public Model {
 
  private:
   int64_t num_classes_;
-  torch::nn::Sequential features_;
+  LayerStack features_;
   torch::nn::AdaptiveAvgPool2d avgpool_{nullptr};
-  torch::nn::Sequential classifier_{nullptr};
+  LayerStack classifier_{nullptr};
 };
 
 }  // namespace

@@ -38,11 +38,11 @@ class WideBlockImpl : public torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    torch::Tensor activated = torch::relu(bn1_(x));
-    torch::Tensor y = torch::relu(bn2_(conv1_(activated)));
+    torch::Tensor activated = torch::relu(call(bn1_, x));
+    torch::Tensor y = torch::relu(call(bn2_, call(conv1_, activated)));
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
     // Where the shape changes, the shortcut too starts from the normalised input.
-    return conv2_(y) + (shortcut_ ? shortcut_(activated) : x);
+    return call(conv2_, y) + (shortcut_ ? call(shortcut_, activated) : x);
   }
 
  private:
@@ -60,7 +60,7 @@ class WideResNet : public Model {
     int64_t channels = 16, blocks = (o.depth - 4) / 6;
     for (int64_t stage = 0; stage < 3; ++stage) {
       int64_t width = (16 << stage) * o.widen;
-      torch::nn::Sequential layer;
+      LayerStack layer;
       for (int64_t b = 0; b < blocks; ++b) {
         layer->push_back(WideBlock(channels, width, b == 0 && stage > 0 ? 2 : 1, o.dropout));
         channels = width;
@@ -73,9 +73,9 @@ class WideResNet : public Model {
   }
 
   torch::Tensor forward(const torch::Tensor& input) override {
-    torch::Tensor x = conv1_(input);
-    for (auto& stage : stages_) x = stage->forward(x);
-    return fc_(torch::relu(bn_(x)).mean({2, 3}));
+    torch::Tensor x = call(conv1_, input);
+    for (auto& stage : stages_) x = call(stage, x);
+    return call(fc_, torch::relu(call(bn_, x)).mean({2, 3}));
   }
 
   Shape output_shape() const override { return {num_classes_}; }
@@ -84,7 +84,7 @@ class WideResNet : public Model {
  private:
   int64_t num_classes_;
   torch::nn::Conv2d conv1_{nullptr};
-  std::vector<torch::nn::Sequential> stages_;
+  std::vector<LayerStack> stages_;
   torch::nn::BatchNorm2d bn_{nullptr};
   torch::nn::Linear fc_{nullptr};
 };

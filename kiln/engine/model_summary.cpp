@@ -1,0 +1,53 @@
+#include "kiln/engine/model_summary.h"
+
+#include <fmt/format.h>
+
+#include "kiln/engine/experiment.h"
+#include "kiln/models/summary.h"
+
+namespace kiln::engine {
+
+std::vector<int64_t> parse_shape(const std::string& text, const std::string& option) {
+  std::vector<int64_t> shape;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string part = text.substr(start, comma - start);
+    size_t used = 0;
+    int64_t size = 0;
+    try {
+      size = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || size <= 0)
+      throw UsageError(
+          fmt::format("{} expects positive sizes separated by commas, such as 1,28,28; got \"{}\"",
+                      option, text));
+    shape.push_back(size);
+    start = comma + 1;
+  }
+  return shape;
+}
+
+std::string model_summary_text(const RawConfig& raw,
+                               const std::optional<std::vector<int64_t>>& input, int max_depth) {
+  std::shared_ptr<models::Model> model;
+  models::Shape shape;
+  if (input) {
+    shape = *input;
+    if (!raw.tree.contains("model"))
+      throw ConfigError("model", "", "missing; the config needs a model section");
+    ComponentSpec spec("model");
+    OptionTraits<ComponentSpec>::read(raw.tree.at("model"), spec,
+                                      ReadContext{"model", &raw.origins});
+    model = models::build_model(spec, shape);
+  } else {
+    Experiment experiment(parse_experiment(raw));
+    model = experiment.build_model("train");
+    shape = experiment.dataset("train")->input_shape();
+  }
+  return models::format_summary(models::summarize(*model, shape), max_depth);
+}
+
+}  // namespace kiln::engine

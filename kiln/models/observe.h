@@ -1,0 +1,56 @@
+#pragma once
+// What `kiln model summary` learns by running a model once: the input and output shape of each
+// module call. LibTorch's C++ modules have no forward hooks, so containers (LayerStack) and
+// networks report their children's calls here, through `call`. Outside a summary this costs one
+// thread-local check per call.
+// Thread-safety: observations are per thread.
+
+#include <torch/torch.h>
+
+#include <map>
+#include <vector>
+
+namespace kiln::models {
+
+/// One call of a module: its input and output shapes, batch dimension included.
+struct ModuleCall {
+  std::vector<int64_t> input, output;
+};
+
+using ModuleCalls = std::map<const torch::nn::Module*, std::vector<ModuleCall>>;
+
+/// Records calls on this thread while alive (one at a time).
+class CallRecorder {
+ public:
+  CallRecorder();
+  ~CallRecorder();
+  CallRecorder(const CallRecorder&) = delete;
+  CallRecorder& operator=(const CallRecorder&) = delete;
+  const ModuleCalls& calls() const { return calls_; }
+
+ private:
+  ModuleCalls calls_;
+};
+
+/// Notes a call of `module` when a CallRecorder is alive on this thread.
+void observe(const torch::nn::Module& module, const torch::Tensor& input,
+             const torch::Tensor& output);
+
+/// `module(input)`, observed: how networks call their children.
+template <class Holder>
+torch::Tensor call(Holder& module, const torch::Tensor& input) {
+  torch::Tensor output = module->forward(input);
+  observe(*module, input, output);
+  return output;
+}
+
+/// Modules whose multiply-accumulates are not those of a convolution or linear layer they hold
+/// (recurrent layers, attention) say how many they do per call.
+class CountsMultiplyAccumulates {
+ public:
+  virtual ~CountsMultiplyAccumulates() = default;
+  /// For one example of `call` (shapes include the batch dimension).
+  virtual int64_t multiply_accumulates(const ModuleCall& call) const = 0;
+};
+
+}  // namespace kiln::models

@@ -1,0 +1,37 @@
+#pragma once
+// `kiln model summary`: one row per module path (type, output shape, trainable and frozen
+// parameters), found by running the model once on a zero example with calls observed, then the
+// totals and the multiply-accumulates of one example.
+
+#include <string>
+#include <vector>
+
+#include "kiln/models/model.h"
+
+namespace kiln::models {
+
+struct SummaryRow {
+  std::string path;                   // "" for the model itself
+  std::string type;                   // "Conv2d", "Residual", ...
+  int depth = 0;                      // 0 for the model, 1 for its children, ...
+  std::vector<Shape> outputs;         // one example's output shape per call; empty if not observed
+  int64_t trainable = 0, frozen = 0;  // parameters, this module's and its children's
+};
+
+struct ModelSummary {
+  Shape input;
+  std::vector<SummaryRow> rows;
+  int64_t trainable = 0, frozen = 0;
+  int64_t multiply_accumulates = 0;  // per example, of convolutions, linear, recurrent, attention
+};
+
+/// Runs `model` once (eval mode, no gradients, on its current device) for an example of `input`.
+ModelSummary summarize(Model& model, const Shape& input);
+
+/// The table: rows no deeper than `max_depth` (< 0: all), then the totals.
+std::string format_summary(const ModelSummary& summary, int max_depth = -1);
+
+/// "1,234,567".
+std::string with_thousands(int64_t value);
+
+}  // namespace kiln::models
