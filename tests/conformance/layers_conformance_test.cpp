@@ -8,6 +8,7 @@
 
 #include "kiln/models/layer.h"
 #include "kiln/models/model.h"
+#include "tests/conformance/conformance.h"
 #include "tests/support/components.h"
 
 namespace kiln::models {
@@ -94,19 +95,11 @@ TEST_P(LayerExamples, BuildsRunsAndPassesGradients) {
     ASSERT_TRUE(input.grad().defined()) << "no gradient reaches the input";
     EXPECT_GT(input.grad().abs().sum().item<double>(), 0) << "a zero gradient reaches the input";
   }
-  for (const auto& parameter : model->named_parameters()) {
-    ASSERT_TRUE(parameter.value().grad().defined()) << parameter.key() << " got no gradient";
-    EXPECT_GT(parameter.value().grad().abs().sum().item<double>(), 0) << parameter.key();
-  }
+  conformance::expect_gradients_reach_every_parameter(*model);
 }
 
-std::vector<std::string> example_names() {
-  std::vector<std::string> names;
-  for (const auto& item : examples()) names.push_back(item.first);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Conformance, LayerExamples, ::testing::ValuesIn(example_names()),
+INSTANTIATE_TEST_SUITE_P(Conformance, LayerExamples,
+                         ::testing::ValuesIn(conformance::names_of(examples())),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

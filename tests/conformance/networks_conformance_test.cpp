@@ -7,6 +7,7 @@
 #include <map>
 
 #include "kiln/models/model.h"
+#include "tests/conformance/conformance.h"
 #include "tests/support/components.h"
 
 namespace kiln::models {
@@ -71,19 +72,11 @@ TEST_P(NetworkExamples, BuildsRunsAndPassesGradients) {
   EXPECT_EQ(output.sizes().vec(), expected) << "forward disagrees with the inferred shape";
 
   output.pow(2).sum().backward();
-  for (const auto& parameter : model->named_parameters()) {
-    ASSERT_TRUE(parameter.value().grad().defined()) << parameter.key() << " got no gradient";
-    EXPECT_GT(parameter.value().grad().abs().sum().item<double>(), 0) << parameter.key();
-  }
+  conformance::expect_gradients_reach_every_parameter(*model);
 }
 
-std::vector<std::string> example_names() {
-  std::vector<std::string> names;
-  for (const auto& item : examples()) names.push_back(item.first);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Conformance, NetworkExamples, ::testing::ValuesIn(example_names()),
+INSTANTIATE_TEST_SUITE_P(Conformance, NetworkExamples,
+                         ::testing::ValuesIn(conformance::names_of(examples())),
                          [](const auto& info) { return info.param; });
 
 int64_t parameter_count(const std::string& config, const Shape& input) {

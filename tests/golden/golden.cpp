@@ -33,6 +33,13 @@ torch::Tensor tensor_from(const Json& encoded) {
   return torch::tensor(data, torch::kFloat32).reshape(shape);
 }
 
+std::map<std::string, std::vector<int64_t>> shapes_of(
+    const torch::OrderedDict<std::string, torch::Tensor>& tensors) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto& item : tensors) shapes[item.key()] = item.value().sizes().vec();
+  return shapes;
+}
+
 ::testing::AssertionResult all_close(const torch::Tensor& actual, const torch::Tensor& expected,
                                      double relative, double absolute) {
   if (actual.sizes() != expected.sizes()) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ const Json& find_case(const Json& cases, const std::string& name);
 /// The "name" of every entry of `cases`, in order: tests compare it with the cases they list, so
 /// a case added to make_golden.py but not to a test fails instead of never running.
 std::vector<std::string> case_names_in(const Json& cases);
+
+/// Each tensor's shape, by name: what golden tests compare parameter and buffer lists by.
+std::map<std::string, std::vector<int64_t>> shapes_of(
+    const torch::OrderedDict<std::string, torch::Tensor>& tensors);
 
 /// `{"shape": [...], "data": [...]}` as a float32 tensor.
 torch::Tensor tensor_from(const Json& encoded);

@@ -82,13 +82,7 @@ const Json& golden_cases() {
   return json.at("cases");
 }
 
-Shapes shapes_of(const TensorDict& tensors) {
-  Shapes shapes;
-  for (const auto& item : tensors) shapes[item.key()] = item.value().sizes().vec();
-  return shapes;
-}
-
-Shapes shapes_of(const Json& encoded_tensors) {
+Shapes shapes_in(const Json& encoded_tensors) {
   Shapes shapes;
   for (const auto& [name, encoded] : encoded_tensors.items())
     shapes[name] = encoded.at("shape").get<Shape>();
@@ -110,8 +104,8 @@ TEST_P(LayersVsTorch, NamesShapesAndForwardMatch) {
   SCOPED_TRACE(golden_case.at("config").get<std::string>());
   auto model = models::build_model(read_spec("model", golden_case.at("config").get<std::string>()),
                                    golden_case.at("input_shape").get<Shape>());
-  ASSERT_EQ(shapes_of(model->named_parameters()), shapes_of(golden_case.at("parameters")));
-  ASSERT_EQ(shapes_of(model->named_buffers()), shapes_of(golden_case.at("buffers")));
+  ASSERT_EQ(shapes_of(model->named_parameters()), shapes_in(golden_case.at("parameters")));
+  ASSERT_EQ(shapes_of(model->named_buffers()), shapes_in(golden_case.at("buffers")));
   load_values(model->named_parameters(), golden_case.at("parameters"));
   load_values(model->named_buffers(), golden_case.at("buffers"));
 

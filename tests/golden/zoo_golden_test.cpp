@@ -77,13 +77,7 @@ void fill_deterministically(models::Model& model) {
       item.value().copy_(deterministic_values(item.key(), item.value()));
 }
 
-Shapes shapes_of(const torch::OrderedDict<std::string, torch::Tensor>& tensors) {
-  Shapes shapes;
-  for (const auto& item : tensors) shapes[item.key()] = item.value().sizes().vec();
-  return shapes;
-}
-
-Shapes shapes_of(const Json& shapes_by_name) { return shapes_by_name.get<Shapes>(); }
+Shapes shapes_in(const Json& shapes_by_name) { return shapes_by_name.get<Shapes>(); }
 
 class ZooVsTorch : public ::testing::TestWithParam<std::string> {};
 
@@ -92,8 +86,8 @@ TEST_P(ZooVsTorch, NamesShapesAndOutputsMatch) {
   SCOPED_TRACE(golden_case.at("config").get<std::string>());
   auto model = models::build_model(read_spec("model", golden_case.at("config").get<std::string>()),
                                    golden_case.at("input_shape").get<Shape>());
-  ASSERT_EQ(shapes_of(model->named_parameters()), shapes_of(golden_case.at("parameters")));
-  ASSERT_EQ(shapes_of(model->named_buffers()), shapes_of(golden_case.at("buffers")));
+  ASSERT_EQ(shapes_of(model->named_parameters()), shapes_in(golden_case.at("parameters")));
+  ASSERT_EQ(shapes_of(model->named_buffers()), shapes_in(golden_case.at("buffers")));
   fill_deterministically(*model);
 
   model->eval();
