@@ -6,7 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "kiln/data/subset.h"
-#include "kiln/optim/optimizer.h"
+#include "kiln/optim/param_groups.h"
 
 namespace kiln::engine {
 namespace {
@@ -99,6 +99,7 @@ data::Loader Experiment::loader(const std::string& split) {
 
 std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
   auto model = models::build_model(config_.model, dataset(split)->input_shape());
+  models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
   return model;
 }
@@ -115,7 +116,8 @@ std::vector<NamedMetric> Experiment::build_metrics() const {
 }
 
 std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Model& model) const {
-  return optim::optimizer_registry().create(config_.optimizer, model.parameters());
+  return optim::build_grouped_optimizer(config_.optimizer, model.named_parameters(),
+                                        config_.train.lr_scales, "train.lr_scales");
 }
 
 }  // namespace kiln::engine

@@ -37,6 +37,19 @@ void TrainOptions::describe(Schema& s) {
   s.field("monitor", monitor, "The metric that decides the best result, e.g. val/accuracy.");
   s.field("mode", mode, "Whether the monitored metric is better lower or higher.")
       .one_of({"min", "max"});
+  s.field("freeze", freeze,
+          "Dotted module or parameter paths that do not train (e.g. [layer1, conv1]); frozen "
+          "modules also keep their batchnorm statistics.");
+  s.field("lr_scales", lr_scales,
+          "Learning-rate factors by parameter-name pattern, * matching anything (e.g. "
+          "{\"fc.*\": 10, \"*\": 1}); the longest matching pattern wins, 1 when none does.")
+      .check(
+          [](const std::map<std::string, double>& scales) {
+            for (const auto& entry : scales)
+              if (entry.second < 0) return false;
+            return true;
+          },
+          "with scales >= 0");
 }
 
 void RuntimeOptions::describe(Schema& s) {

@@ -4,6 +4,7 @@
 // a run directory and every checkpoint store.
 // Thread-safety: values.
 
+#include <map>
 #include <string>
 
 #include "kiln/core/config.h"
@@ -46,6 +47,8 @@ struct TrainOptions {
   Period log_every{100, Period::Unit::kSteps};
   std::string monitor = "val/loss";
   std::string mode = "min";
+  std::vector<std::string> freeze;
+  std::map<std::string, double> lr_scales;
   void describe(Schema& s);
 };
 

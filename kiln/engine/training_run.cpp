@@ -9,6 +9,7 @@
 #include "kiln/engine/experiment.h"
 #include "kiln/engine/run_dir.h"
 #include "kiln/engine/trainer.h"
+#include "kiln/models/summary.h"
 
 namespace kiln::engine {
 namespace {
@@ -17,6 +18,15 @@ int64_t parameter_count(const torch::nn::Module& model) {
   int64_t count = 0;
   for (const auto& p : model.parameters()) count += p.numel();
   return count;
+}
+
+// "421,834 parameters", with the frozen share when train.freeze stopped some.
+std::string parameters_text(const torch::nn::Module& model) {
+  int64_t frozen = 0;
+  for (const auto& p : model.parameters())
+    if (!p.requires_grad()) frozen += p.numel();
+  std::string text = models::with_thousands(parameter_count(model)) + " parameters";
+  return frozen ? text + " (" + models::with_thousands(frozen) + " frozen)" : text;
 }
 
 Json summary_json(const TrainResult& result) {
@@ -58,8 +68,8 @@ struct Session {
 TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig& config,
                      std::FILE* out, Clock clock) {
   Console console(out, ::isatty(::fileno(out)) != 0, run.file("train.log"), clock);
-  console.line(fmt::format("model: {} parameters; {} training examples, {} steps per epoch; {}",
-                           parameter_count(*s.model), s.train.dataset().size(),
+  console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
+                           parameters_text(*s.model), s.train.dataset().size(),
                            s.train.batches_per_epoch(), s.experiment.device().str()));
   MetricsLog log(run.file("metrics.csv"));
   TrainerParts parts{*s.model,

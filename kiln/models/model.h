@@ -24,7 +24,23 @@ class Model : public torch::nn::Module {
   virtual std::string output_name() const { return "output"; }
   /// Every output (an autoencoder's `embedding` too), the main one first.
   virtual NamedOutputs forward_named(const torch::Tensor& input);
+
+  /// As torch's, but modules frozen by freeze() stay in eval mode: their batchnorm statistics
+  /// keep the values they were loaded with and their dropout is off, as Keras does for
+  /// non-trainable layers.
+  void train(bool on = true) override;
+
+ private:
+  friend void freeze(Model& model, const std::vector<std::string>& paths,
+                     const std::string& config_path);
+  std::vector<std::shared_ptr<torch::nn::Module>> frozen_;
 };
+
+/// Stops training the modules (or single parameters) at the dotted `paths` (`layer1`,
+/// `layer1.0.conv1`, `fc.bias`): their parameters no longer require gradients and frozen modules
+/// stay in eval mode. An unknown path is a ConfigError at `config_path[i]` naming the nearest
+/// path and the top-level modules.
+void freeze(Model& model, const std::vector<std::string>& paths, const std::string& config_path);
 
 using ModelRegistry = Registry<Model, const Shape&>;
 ModelRegistry& model_registry();

@@ -130,5 +130,22 @@ TEST(Cli, VersionNamesLibTorch) {
   EXPECT_THAT(result.out, HasSubstr("LibTorch"));
 }
 
+TEST(CliErrors, FreezeAndLearningRateScalesNameWhatTheModelHas) {
+  auto freeze = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set 'train.freeze=[layers.9]' --dry-run"));
+  EXPECT_EQ(freeze.exit_code, 2);
+  EXPECT_THAT(freeze.err, HasSubstr("train.freeze[0]"));
+  EXPECT_THAT(freeze.err, HasSubstr("did you mean \"layers.0\"?"));
+  auto scales = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set 'train.lr_scales={\"fc.*\": 2}' --dry-run"));
+  EXPECT_EQ(scales.exit_code, 2);
+  EXPECT_THAT(scales.err, HasSubstr("train.lr_scales"));
+  EXPECT_THAT(scales.err, HasSubstr("\"fc.*\" matches no trainable parameter"));
+  auto everything = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set 'train.freeze=[layers]' --dry-run"));
+  EXPECT_EQ(everything.exit_code, 2);
+  EXPECT_THAT(everything.err, HasSubstr("every parameter is frozen"));
+}
+
 }  // namespace
 }  // namespace kiln

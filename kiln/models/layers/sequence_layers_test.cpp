@@ -7,7 +7,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/models/model.h"
-#include "tests/support/components.h"
+#include "tests/support/models.h"
 
 namespace kiln::models {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::shared_ptr<Model> build(const std::string& layers, const Shape& input) {
-  return build_model(read_spec("model", "{type: sequential, layers: " + layers + "}"), input);
+  return testing::build_sequential("layers: " + layers, input);
 }
 
 // The message building `layers` for `input` fails with; fails the test when it builds.

@@ -8,7 +8,7 @@
 #include "kiln/core/error.h"
 #include "kiln/models/layers/padding.h"
 #include "kiln/models/model.h"
-#include "tests/support/components.h"
+#include "tests/support/models.h"
 
 namespace kiln::models {
 namespace {
@@ -17,18 +17,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-std::shared_ptr<Model> build(const std::string& layers, const Shape& input) {
-  return build_model(read_spec("model", "{type: sequential, layers: " + layers + "}"), input);
-}
+using testing::forward_shape;
 
-// The shape of one example of a real forward pass over a batch of two.
-Shape forward_shape(Model& model, const Shape& input) {
-  Shape batch = input;
-  batch.insert(batch.begin(), 2);
-  model.eval();
-  torch::NoGradGuard no_grad;
-  auto sizes = model.forward(torch::randn(batch)).sizes();
-  return {sizes.begin() + 1, sizes.end()};
+std::shared_ptr<Model> build(const std::string& layers, const Shape& input) {
+  return testing::build_sequential("layers: " + layers, input);
 }
 
 template <class Module>
