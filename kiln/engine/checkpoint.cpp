@@ -50,24 +50,6 @@ std::string dtype_name(torch::ScalarType type) {
   }
 }
 
-torch::ScalarType scalar_type(const std::string& dtype, const std::string& file) {
-  static const std::map<std::string, torch::ScalarType> types = {
-      {"F32", torch::kFloat32},   {"F64", torch::kFloat64}, {"F16", torch::kFloat16},
-      {"BF16", torch::kBFloat16}, {"I64", torch::kInt64},   {"I32", torch::kInt32},
-      {"I16", torch::kInt16},     {"I8", torch::kInt8},     {"U8", torch::kUInt8},
-      {"BOOL", torch::kBool}};
-  auto it = types.find(dtype);
-  if (it == types.end()) throw DataError(file, -1, -1, "unsupported tensor dtype " + dtype);
-  return it->second;
-}
-
-std::map<std::string, torch::Tensor> named_state(const torch::nn::Module& model) {
-  std::map<std::string, torch::Tensor> state;
-  for (const auto& item : model.named_parameters()) state[item.key()] = item.value();
-  for (const auto& item : model.named_buffers()) state[item.key()] = item.value();
-  return state;
-}
-
 void fsync_path(const std::string& path, bool directory) {
   int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
   if (fd < 0) throw IoError("open", path, errno);
@@ -88,7 +70,30 @@ std::string manifest_line(const std::string& name, const std::string& bytes) {
   return fmt::format("{:08x} {} {}\n", crc32c(bytes.data(), bytes.size()), bytes.size(), name);
 }
 
+torch::ScalarType scalar_type(const std::string& dtype, const std::string& file) {
+  static const std::map<std::string, torch::ScalarType> types = {
+      {"F32", torch::kFloat32},   {"F64", torch::kFloat64}, {"F16", torch::kFloat16},
+      {"BF16", torch::kBFloat16}, {"I64", torch::kInt64},   {"I32", torch::kInt32},
+      {"I16", torch::kInt16},     {"I8", torch::kInt8},     {"U8", torch::kUInt8},
+      {"BOOL", torch::kBool}};
+  auto it = types.find(dtype);
+  if (it == types.end()) throw DataError(file, -1, -1, "unsupported tensor dtype " + dtype);
+  return it->second;
+}
+
 }  // namespace
+
+torch::Tensor tensor_view(const io::SafeTensor& tensor, const std::string& file) {
+  return torch::from_blob(const_cast<uint8_t*>(tensor.data), tensor.shape,
+                          scalar_type(tensor.dtype, file));
+}
+
+std::map<std::string, torch::Tensor> named_state(const torch::nn::Module& model) {
+  std::map<std::string, torch::Tensor> state;
+  for (const auto& item : model.named_parameters()) state[item.key()] = item.value();
+  for (const auto& item : model.named_buffers()) state[item.key()] = item.value();
+  return state;
+}
 
 std::string serialize_weights(const torch::nn::Module& model) {
   std::map<std::string, torch::Tensor> state = named_state(model);
@@ -188,8 +193,7 @@ void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& mo
     auto it = state.find(tensor.name);
     if (it == state.end())
       throw DataError(path, -1, -1, "tensor \"" + tensor.name + "\" is not part of this model");
-    auto source = torch::from_blob(const_cast<uint8_t*>(tensor.data), tensor.shape,
-                                   scalar_type(tensor.dtype, path));
+    torch::Tensor source = tensor_view(tensor, path);
     KILN_CHECK(source.sizes() == it->second.sizes(),
                "{}: tensor \"{}\" has shape [{}] but the model expects [{}]", path, tensor.name,
                fmt::join(source.sizes(), ", "), fmt::join(it->second.sizes(), ", "));

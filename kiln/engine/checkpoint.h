@@ -7,9 +7,11 @@
 
 #include <torch/torch.h>
 
+#include <map>
 #include <string>
 
 #include "kiln/core/json.h"
+#include "kiln/io/safetensors.h"
 
 namespace kiln::engine {
 
@@ -36,6 +38,13 @@ void verify_checkpoint(const std::string& checkpoint_dir);
 /// Copies the weights of `checkpoint_dir` (verified) into `model`; every parameter and buffer
 /// must be present with its shape, and nothing else may be.
 void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& model);
+
+/// A model's parameters and buffers by dotted name.
+std::map<std::string, torch::Tensor> named_state(const torch::nn::Module& model);
+
+/// A safetensors tensor as a torch tensor viewing the file's bytes; DataError naming `file` for a
+/// dtype torch lacks.
+torch::Tensor tensor_view(const io::SafeTensor& tensor, const std::string& file);
 
 /// model.safetensors bytes for a module: its parameters and buffers by dotted name, on the CPU.
 std::string serialize_weights(const torch::nn::Module& model);

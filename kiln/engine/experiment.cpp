@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "kiln/data/subset.h"
+#include "kiln/engine/init_from.h"
 #include "kiln/optim/param_groups.h"
 
 namespace kiln::engine {
@@ -98,10 +99,15 @@ data::Loader Experiment::loader(const std::string& split) {
 }
 
 std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
-  auto model = models::build_model(config_.model, dataset(split)->input_shape());
+  auto model = models::build_model(config_.model.network, dataset(split)->input_shape());
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
   return model;
+}
+
+std::string Experiment::initialize_model(models::Model& model) const {
+  if (!config_.model.init_from) return "";
+  return init_report_text(load_initial_weights(*config_.model.init_from, model));
 }
 
 std::unique_ptr<losses::Loss> Experiment::build_loss() const {

@@ -40,6 +40,8 @@ class Experiment {
   data::Loader loader(const std::string& split);
   /// Builds the model for the examples of `split`, on the device.
   std::shared_ptr<models::Model> build_model(const std::string& split);
+  /// Loads model.init_from into a model about to train; the report line, or "" without it.
+  std::string initialize_model(models::Model& model) const;
   std::unique_ptr<losses::Loss> build_loss() const;
   std::vector<NamedMetric> build_metrics() const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;

@@ -52,6 +52,20 @@ void TrainOptions::describe(Schema& s) {
           "with scales >= 0");
 }
 
+void InitFrom::describe(Schema& s) {
+  s.field("path", path,
+          "A run directory (its best checkpoint, else the last), a checkpoint directory or a "
+          ".safetensors file.")
+      .check([](const std::string& p) { return !p.empty(); }, "non-empty")
+      .require();
+  s.field("map", map,
+          "Renames by prefix, source to model ({\"backbone.\": \"encoder.\"}); when given, only "
+          "tensors under a mapped prefix load.");
+  s.field("strict", strict,
+          "Fail when a model tensor gets no value or a source tensor has no place; false loads "
+          "what matches and reports the rest.");
+}
+
 void RuntimeOptions::describe(Schema& s) {
   s.field("device", device, "auto (CUDA when available), cpu or cuda.")
       .one_of({"auto", "cpu", "cuda"});
@@ -104,6 +118,25 @@ void OptionTraits<engine::AutoCount>::read(const Json& value, engine::AutoCount&
 
 Json OptionTraits<engine::AutoCount>::write(const engine::AutoCount& value) {
   return value.value == 0 ? Json("auto") : Json(value.value);
+}
+
+void OptionTraits<engine::ModelSection>::read(const Json& value, engine::ModelSection& out,
+                                              const ReadContext& ctx) {
+  Json network = value;
+  out.init_from.reset();
+  if (value.is_object() && value.contains("init_from")) {
+    engine::InitFrom init;
+    OptionTraits<engine::InitFrom>::read(value.at("init_from"), init, ctx.child("init_from"));
+    out.init_from = init;
+    network.erase("init_from");
+  }
+  OptionTraits<ComponentSpec>::read(network, out.network, ctx);
+}
+
+Json OptionTraits<engine::ModelSection>::write(const engine::ModelSection& value) {
+  Json out = value.network.spec;
+  if (value.init_from) out["init_from"] = OptionTraits<engine::InitFrom>::write(*value.init_from);
+  return out;
 }
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 // Thread-safety: values.
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "kiln/core/config.h"
@@ -58,12 +59,26 @@ struct RuntimeOptions {
   void describe(Schema& s);
 };
 
+/// `model.init_from`: weights to start from, by name.
+struct InitFrom {
+  std::string path;
+  std::map<std::string, std::string> map;
+  bool strict = true;
+  void describe(Schema& s);
+};
+
+/// The `model` section: the network (a model component) and, optionally, `init_from`.
+struct ModelSection {
+  ComponentSpec network{"model"};
+  std::optional<InitFrom> init_from;
+};
+
 struct ExperimentConfig {
   int64_t version = 1;
   std::string name = "experiment";
   int64_t seed = 1;
   DataOptions data;
-  ComponentSpec model{"model"};
+  ModelSection model;
   ComponentSpec loss{"loss", "cross_entropy"};
   ComponentList metrics{"metric", {"accuracy"}};
   ComponentSpec optimizer{"optimizer", "adam"};
@@ -81,6 +96,13 @@ Json resolved_config(const ExperimentConfig& config);
 }  // namespace kiln::engine
 
 namespace kiln {
+template <>
+struct OptionTraits<engine::ModelSection> {
+  static void read(const Json& value, engine::ModelSection& out, const ReadContext& ctx);
+  static Json write(const engine::ModelSection& value);
+  static std::string type_name(const engine::ModelSection&) { return "model"; }
+};
+
 template <>
 struct OptionTraits<engine::AutoCount> {
   static void read(const Json& value, engine::AutoCount& out, const ReadContext& ctx);

@@ -38,10 +38,10 @@ std::string model_summary_text(const RawConfig& raw,
     shape = *input;
     if (!raw.tree.contains("model"))
       throw ConfigError("model", "", "missing; the config needs a model section");
-    ComponentSpec spec("model");
-    OptionTraits<ComponentSpec>::read(raw.tree.at("model"), spec,
-                                      ReadContext{"model", &raw.origins});
-    model = models::build_model(spec, shape);
+    ModelSection section;  // init_from is for training; the summary leaves it out
+    OptionTraits<ModelSection>::read(raw.tree.at("model"), section,
+                                     ReadContext{"model", &raw.origins});
+    model = models::build_model(section.network, shape);
   } else {
     Experiment experiment(parse_experiment(raw));
     model = experiment.build_model("train");

@@ -47,6 +47,7 @@ Json summary_json(const TrainResult& result) {
 struct Session {
   Experiment experiment;
   std::shared_ptr<models::Model> model;
+  std::string init_report;  // what model.init_from loaded, "" without it
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<losses::Loss> loss;
   std::vector<NamedMetric> metrics, val_metrics;
@@ -56,6 +57,7 @@ struct Session {
   explicit Session(const ExperimentConfig& config)
       : experiment(config),
         model(experiment.build_model("train")),
+        init_report(experiment.initialize_model(*model)),
         optimizer(experiment.build_optimizer(*model)),
         loss(experiment.build_loss()),
         metrics(experiment.build_metrics()),
@@ -71,6 +73,7 @@ TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig
   console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
                            parameters_text(*s.model), s.train.dataset().size(),
                            s.train.batches_per_epoch(), s.experiment.device().str()));
+  if (!s.init_report.empty()) console.line(s.init_report);
   MetricsLog log(run.file("metrics.csv"));
   TrainerParts parts{*s.model,
                      *s.optimizer,
