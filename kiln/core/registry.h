@@ -184,7 +184,8 @@ struct OptionTraits<ComponentList> {
 #define KILN_CONCAT_INNER(a, b) a##b
 #define KILN_CONCAT(a, b) KILN_CONCAT_INNER(a, b)
 
-/// Registers a component: `registry` is the accessor function of its kind's registry.
-#define KILN_REGISTER(registry, name, Class, Options, doc)                     \
-  [[maybe_unused]] static const bool KILN_CONCAT(kiln_registered_, __LINE__) = \
+/// Registers a component: `registry` is the accessor function of its kind's registry. The flag's
+/// name is unique per translation unit (__COUNTER__), so unity builds can join component files.
+#define KILN_REGISTER(registry, name, Class, Options, doc)                        \
+  [[maybe_unused]] static const bool KILN_CONCAT(kiln_registered_, __COUNTER__) = \
       ::kiln::register_component<Class, Options>(registry(), name, doc)
