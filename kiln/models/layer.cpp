@@ -3,9 +3,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <functional>
+#include <numeric>
+
 namespace kiln::models {
 
 std::string shape_text(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+int64_t element_count(const Shape& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
 
 LayerRegistry& layer_registry() {
   static LayerRegistry registry("layer", "Layers of a sequential model; input sizes are inferred.");

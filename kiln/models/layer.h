@@ -24,6 +24,9 @@ using Shape = std::vector<int64_t>;
 /// `[1, 28, 28]`, for messages.
 std::string shape_text(const Shape& shape);
 
+/// How many elements an example of `shape` holds (1 for []).
+int64_t element_count(const Shape& shape);
+
 struct BuiltLayer {
   torch::nn::AnyModule module;
   Shape output;

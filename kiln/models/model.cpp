@@ -57,7 +57,7 @@ void freeze(Model& model, const std::vector<std::string>& paths, const std::stri
           fmt::format("{}[{}]", config_path, i), "",
           fmt::format("the model has no module or parameter \"{}\"; {}top-level modules: {}", path,
                       near ? fmt::format("did you mean \"{}\"? ", *near) : "",
-                      fmt::format("{}", fmt::join(top_level_paths(model), ", "))));
+                      fmt::join(top_level_paths(model), ", ")));
     }
   }
   model.train(model.is_training());

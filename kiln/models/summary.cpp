@@ -20,12 +20,6 @@ std::string short_type(const torch::nn::Module& module) {
 
 Shape without_batch(const Shape& shape) { return {shape.begin() + 1, shape.end()}; }
 
-int64_t product(const Shape& shape) {
-  int64_t p = 1;
-  for (int64_t d : shape) p *= d;
-  return p;
-}
-
 // Multiply-accumulates of one example of `call`, not counting the module's children: those of
 // leaf modules and of CountsMultiplyAccumulates; 0 for those doing none worth counting
 // (normalisation, activations, pooling: a few operations per element).
@@ -36,10 +30,10 @@ int64_t own_multiply_accumulates(const torch::nn::Module& module, const ModuleCa
   auto weight = module.named_parameters(false).find("weight");
   if (!weight) return 0;
   if (type == "Conv1d" || type == "Conv2d")  // each output element: in/groups x kernel products
-    return product(without_batch(call.output)) * (weight->numel() / weight->size(0));
+    return element_count(without_batch(call.output)) * (weight->numel() / weight->size(0));
   if (type == "ConvTranspose2d")  // each input element: out/groups x kernel products
-    return product(without_batch(call.input)) * (weight->numel() / weight->size(0));
-  if (type == "Linear") return product(without_batch(call.output)) * weight->size(1);
+    return element_count(without_batch(call.input)) * (weight->numel() / weight->size(0));
+  if (type == "Linear") return element_count(without_batch(call.output)) * weight->size(1);
   return 0;
 }
 

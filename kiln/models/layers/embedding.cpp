@@ -38,12 +38,12 @@ class EmbeddingImpl : public torch::nn::Module {
     torch::Tensor indices = input.to(torch::kLong);
     if (indices.numel() > 0) {
       // torch's own message ("index out of range in self") names neither the layer nor the index.
-      auto [low, high] = torch::aminmax(indices);
-      KILN_CHECK(low.item<int64_t>() >= 0 && high.item<int64_t>() < entries_,
+      auto [min, max] = torch::aminmax(indices);
+      int64_t low = min.item<int64_t>(), high = max.item<int64_t>();
+      KILN_CHECK(low >= 0 && high < entries_,
                  "embedding got index {} but has entries 0 .. {}; raise `entries` or check the "
                  "input",
-                 low.item<int64_t>() < 0 ? low.item<int64_t>() : high.item<int64_t>(),
-                 entries_ - 1);
+                 low < 0 ? low : high, entries_ - 1);
     }
     return torch::embedding(weight_, indices, padding_index_);
   }

@@ -9,9 +9,7 @@ class Flatten : public Layer {
  public:
   explicit Flatten(const NoOptions&) {}
   BuiltLayer build(const Shape& input) const override {
-    int64_t features = 1;
-    for (int64_t d : input) features *= d;
-    return {torch::nn::AnyModule(torch::nn::Flatten()), {features}};
+    return {torch::nn::AnyModule(torch::nn::Flatten()), {element_count(input)}};
   }
 };
 

@@ -1,7 +1,7 @@
 // reshape: gives each example a new shape with the same number of elements; one entry may be -1
 // (inferred).
 
-#include <numeric>
+#include <algorithm>
 
 #include "kiln/models/layer.h"
 
@@ -23,24 +23,21 @@ struct ReshapeOptions {
   }
 };
 
-int64_t product(const Shape& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
-}
-
 class Reshape : public Layer {
  public:
   explicit Reshape(const ReshapeOptions& options) : shape_(options.shape) {}
   BuiltLayer build(const Shape& input) const override {
     Shape output = shape_;
-    int64_t known = -product(output);  // the -1 makes the product negative
+    int64_t known = -element_count(output);  // the -1 makes the product negative
     auto inferred = std::find(output.begin(), output.end(), -1);
     if (inferred != output.end()) {
-      KILN_CHECK(product(input) % known == 0, "reshape: inputs {} do not fit shape {}",
+      KILN_CHECK(element_count(input) % known == 0, "reshape: inputs {} do not fit shape {}",
                  shape_text(input), shape_text(shape_));
-      *inferred = product(input) / known;
+      *inferred = element_count(input) / known;
     }
-    KILN_CHECK(product(output) == product(input), "reshape: inputs {} ({} values) do not fit {}",
-               shape_text(input), product(input), shape_text(shape_));
+    KILN_CHECK(element_count(output) == element_count(input),
+               "reshape: inputs {} ({} values) do not fit {}", shape_text(input),
+               element_count(input), shape_text(shape_));
     Shape batched = output;
     batched.insert(batched.begin(), -1);
     auto reshape = [batched](const torch::Tensor& x) { return x.reshape(batched); };

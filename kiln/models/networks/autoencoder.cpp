@@ -4,9 +4,6 @@
 // on [channels, length] signals and [channels, height, width] images: each stage is a 3x3
 // convolution, relu and 2x2 pooling down, and upsampling, convolution and relu up.
 
-#include <functional>
-#include <numeric>
-
 #include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
@@ -42,10 +39,6 @@ struct Halves {
   std::vector<Json> encoder, decoder;
 };
 
-int64_t product(const Shape& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
-}
-
 Halves mlp_halves(const AutoencoderOptions& o, const Shape& input) {
   Halves h;
   h.encoder.push_back("flatten");
@@ -54,7 +47,7 @@ Halves mlp_halves(const AutoencoderOptions& o, const Shape& input) {
   h.encoder.push_back(layer("linear", {{"out", o.code}}));
   for (auto width = o.hidden.rbegin(); width != o.hidden.rend(); ++width)
     h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", *width}}), o.activation});
-  h.decoder.push_back(layer("linear", {{"out", product(input)}}));
+  h.decoder.push_back(layer("linear", {{"out", element_count(input)}}));
   h.decoder.push_back(layer("reshape", {{"shape", input}}));
   return h;
 }
@@ -84,8 +77,8 @@ Halves conv_halves(const AutoencoderOptions& o, const Shape& input) {
     h.encoder.insert(h.encoder.end(),
                      {conv_to(width), o.activation, layer("maxpool", {{"kernel", 2}})});
   h.encoder.insert(h.encoder.end(), {"flatten", layer("linear", {{"out", o.code}})});
-  h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", product(bottom)}}), o.activation,
-                                     layer("reshape", {{"shape", bottom}})});
+  h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", element_count(bottom)}}),
+                                     o.activation, layer("reshape", {{"shape", bottom}})});
   for (auto width = o.channels.rbegin(); width != o.channels.rend(); ++width)
     h.decoder.insert(h.decoder.end(), {"upsample", conv_to(*width), o.activation});
   h.decoder.push_back(conv_to(input[0]));

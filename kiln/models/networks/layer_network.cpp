@@ -4,11 +4,13 @@ namespace kiln::models {
 
 LayerNetwork::LayerNetwork(const std::vector<Json>& layers, const Shape& input,
                            std::string output_name)
-    : output_name_(std::move(output_name)) {
-  BuiltStack stack = build_stack(make_layer_list(layers, "model"), input, BuildScope{});
-  layers_ = register_module("layers", stack.modules);
-  output_ = stack.output;
-}
+    : LayerNetwork(build_stack(make_layer_list(layers, "model"), input, BuildScope{}),
+                   std::move(output_name)) {}
+
+LayerNetwork::LayerNetwork(BuiltStack stack, std::string output_name)
+    : layers_(register_module("layers", stack.modules)),
+      output_(std::move(stack.output)),
+      output_name_(std::move(output_name)) {}
 
 Json layer(const std::string& type, Json options) {
   options["type"] = type;

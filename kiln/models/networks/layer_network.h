@@ -1,7 +1,8 @@
 #pragma once
-// Zoo networks that are plain stacks of layers (mlp, tfdoc_cnn, lenet5, rnn_classifier) write
-// themselves as the layer list a user would put under `layers:` and build it as `sequential`
-// does: the same shape inference and errors, parameters named layers.N.*.
+// Networks that are one stack of layers, parameters named layers.N.*: `sequential`, built from
+// the user's `layers:`, and the zoo networks that write themselves as such a list (mlp,
+// tfdoc_cnn, lenet5, rnn_classifier), built the same way, with the same shape inference and
+// errors.
 
 #include <vector>
 
@@ -14,6 +15,8 @@ class LayerNetwork : public Model {
   /// Builds `layers` (JSON layer specs) for `input`; errors name the config path "model".
   LayerNetwork(const std::vector<Json>& layers, const Shape& input,
                std::string output_name = "logits");
+  /// Holds a stack already built.
+  LayerNetwork(BuiltStack stack, std::string output_name);
 
   torch::Tensor forward(const torch::Tensor& input) override { return call(layers_, input); }
   Shape output_shape() const override { return output_; }

@@ -67,9 +67,9 @@ struct Stage {
   int64_t expansion, channels, blocks, stride;
 };
 
-class MobileNetV2 : public Model {
+class MobileNetV2 : public ConvClassifier {
  public:
-  MobileNetV2(const MobileNetV2Options& o, const Shape& input) : num_classes_(o.num_classes) {
+  MobileNetV2(const MobileNetV2Options& o, const Shape& input) : ConvClassifier(o.num_classes) {
     check_image_input(input, "mobilenet_v2");
     const std::vector<Stage> stages = {{1, 16, 1, 1}, {6, 24, 2, o.small_input ? 1 : 2},
                                        {6, 32, 3, 2}, {6, 64, 4, 2},
@@ -97,11 +97,7 @@ class MobileNetV2 : public Model {
     return call(classifier_, call(features_, input).mean({2, 3}));
   }
 
-  Shape output_shape() const override { return {num_classes_}; }
-  std::string output_name() const override { return "logits"; }
-
  private:
-  int64_t num_classes_;
   LayerStack features_;
   LayerStack classifier_{nullptr};
 };

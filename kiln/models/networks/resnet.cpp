@@ -94,9 +94,9 @@ Family family(int64_t depth) {
   return {{n, n, n}, false, false};
 }
 
-class ResNet : public Model {
+class ResNet : public ConvClassifier {
  public:
-  ResNet(const ResNetOptions& o, const Shape& input) : num_classes_(o.num_classes) {
+  ResNet(const ResNetOptions& o, const Shape& input) : ConvClassifier(o.num_classes) {
     check_image_input(input, "resnet");
     Family f = family(o.depth);
     KILN_CHECK(f.imagenet || !o.small_input,
@@ -131,11 +131,7 @@ class ResNet : public Model {
     return call(fc_, x.mean({2, 3}));
   }
 
-  Shape output_shape() const override { return {num_classes_}; }
-  std::string output_name() const override { return "logits"; }
-
  private:
-  int64_t num_classes_;
   bool max_pool_ = false;
   torch::nn::Conv2d conv1_{nullptr};
   torch::nn::BatchNorm2d bn1_{nullptr};

@@ -1,7 +1,7 @@
 // sequential: layers applied in order, each built for the shape the previous one produces; blocks
 // of layers defined once under `blocks` are used as `{type: block, name: NAME}`.
 
-#include "kiln/models/model.h"
+#include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
 namespace {
@@ -19,23 +19,17 @@ struct SequentialOptions {
   }
 };
 
-class Sequential : public Model {
+// The blocks are only looked up while building.
+BuildScope with_blocks(const std::map<std::string, LayerList>& blocks) {
+  BuildScope scope;
+  scope.blocks = &blocks;
+  return scope;
+}
+
+class Sequential : public LayerNetwork {
  public:
-  Sequential(const SequentialOptions& options, const Shape& input) : blocks_(options.blocks) {
-    BuildScope scope;
-    scope.blocks = &blocks_;
-    BuiltStack stack = build_stack(options.layers, input, scope);
-    layers_ = register_module("layers", stack.modules);
-    output_ = stack.output;
-  }
-
-  torch::Tensor forward(const torch::Tensor& input) override { return call(layers_, input); }
-  Shape output_shape() const override { return output_; }
-
- private:
-  std::map<std::string, LayerList> blocks_;
-  LayerStack layers_;
-  Shape output_;
+  Sequential(const SequentialOptions& options, const Shape& input)
+      : LayerNetwork(build_stack(options.layers, input, with_blocks(options.blocks)), "output") {}
 };
 
 }  // namespace

@@ -42,9 +42,9 @@ const std::vector<int64_t>& configuration(int64_t depth) {
   return configurations.at(depth);
 }
 
-class Vgg : public Model {
+class Vgg : public ConvClassifier {
  public:
-  Vgg(const VggOptions& o, const Shape& input) : num_classes_(o.num_classes) {
+  Vgg(const VggOptions& o, const Shape& input) : ConvClassifier(o.num_classes) {
     check_image_input(input, "vgg");
     KILN_CHECK(input[1] >= 32 && input[2] >= 32,
                "vgg halves the image five times and needs at least 32x32, got {}; resize the "
@@ -76,11 +76,7 @@ class Vgg : public Model {
     return call(classifier_, call(avgpool_, call(features_, input)).flatten(1));
   }
 
-  Shape output_shape() const override { return {num_classes_}; }
-  std::string output_name() const override { return "logits"; }
-
  private:
-  int64_t num_classes_;
   LayerStack features_;
   torch::nn::AdaptiveAvgPool2d avgpool_{nullptr};
   LayerStack classifier_{nullptr};

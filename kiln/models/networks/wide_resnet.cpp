@@ -52,9 +52,9 @@ class WideBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(WideBlock);
 
-class WideResNet : public Model {
+class WideResNet : public ConvClassifier {
  public:
-  WideResNet(const WideResNetOptions& o, const Shape& input) : num_classes_(o.num_classes) {
+  WideResNet(const WideResNetOptions& o, const Shape& input) : ConvClassifier(o.num_classes) {
     check_image_input(input, "wide_resnet");
     conv1_ = register_module("conv1", padded_conv(input[0], 16, 3));
     int64_t channels = 16, blocks = (o.depth - 4) / 6;
@@ -78,11 +78,7 @@ class WideResNet : public Model {
     return call(fc_, torch::relu(call(bn_, x)).mean({2, 3}));
   }
 
-  Shape output_shape() const override { return {num_classes_}; }
-  std::string output_name() const override { return "logits"; }
-
  private:
-  int64_t num_classes_;
   torch::nn::Conv2d conv1_{nullptr};
   std::vector<LayerStack> stages_;
   torch::nn::BatchNorm2d bn_{nullptr};
