@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "kiln/core/error.h"
+#include "kiln/core/plugin.h"
 #include "kiln/core/registry.h"
 #include "kiln/engine/run_dir.h"
 
@@ -62,6 +63,7 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag(
       "--version", fmt::format("kiln {} (LibTorch {})", KILN_VERSION, engine::libtorch_version()));
+  app.fallthrough();  // options of the app, --plugin, may follow the subcommand too
   cli::Action action;
   cli::add_train_command(app, action);
   cli::add_eval_command(app, action);
@@ -69,13 +71,23 @@ int run_cli(int argc, char** argv) {
   cli::add_config_command(app, action);
   cli::add_data_command(app, action);
   cli::add_model_command(app, action);
+  std::vector<std::string> plugins;
+  app.add_option("--plugin", plugins,
+                 "Shared library of your own components to load first (repeatable); its "
+                 "registrations appear in `kiln list`")
+      ->type_name("LIB.so")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;  // CLI11's own codes are not ours; any parse failure is usage (2)
   }
-  return run_action(action);
+  // Components are looked up when the action runs, so loading after parsing is early enough.
+  return run_action([&] {
+    for (const std::string& plugin : plugins) load_plugin(plugin);
+    return action();
+  });
 }
 
 }  // namespace kiln

@@ -1,6 +1,6 @@
 #pragma once
-// The `kiln` command line. run_cli() is the whole program: main() only calls it, and a user's own
-// executable that links kiln (with its own registered components) can call it too.
+// The `kiln` command line. run_cli() (kiln/run_cli.h) is the whole program: main() only calls
+// it, and a user's own executable that links kiln (with its own registered components) can too.
 // Each subcommand lives in its own cmd_<name>.cpp and adds itself to the app.
 
 #include <CLI/CLI.hpp>
@@ -9,12 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/run_cli.h"
+
 namespace kiln {
-
-/// Parses arguments, runs the subcommand, maps errors to exit codes (DESIGN.md §5): 0 success,
-/// 1 runtime error, 2 usage or config error, 3 internal error.
-int run_cli(int argc, char** argv);
-
 namespace cli {
 
 /// What a parsed subcommand runs; returns the exit code.

@@ -110,4 +110,19 @@ void OptionTraits<Period>::read(const Json& value, Period& out, const ReadContex
   }
 }
 
+void OptionTraits<OptionalPeriod>::read(const Json& value, OptionalPeriod& out,
+                                        const ReadContext& ctx) {
+  if (value.is_null() || value == 0) {
+    out.period.reset();
+    return;
+  }
+  Period period;
+  OptionTraits<Period>::read(value, period, ctx);
+  out.period = period;
+}
+
+Json OptionTraits<OptionalPeriod>::write(const OptionalPeriod& value) {
+  return value.period ? Json(value.period->to_string()) : Json();
+}
+
 }  // namespace kiln

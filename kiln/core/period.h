@@ -4,6 +4,7 @@
 // Thread-safety: values.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kiln/core/schema.h"
@@ -42,11 +43,23 @@ class Period {
   Unit unit_ = Unit::kEpochs;
 };
 
+/// A period that may be absent (`null` or `0` in a config), e.g. a warm-up that is off.
+struct OptionalPeriod {
+  std::optional<Period> period;
+};
+
 template <>
 struct OptionTraits<Period> {
   static void read(const Json& value, Period& out, const ReadContext& ctx);
   static Json write(const Period& value) { return value.to_string(); }
   static std::string type_name(const Period&) { return "period"; }
+};
+
+template <>
+struct OptionTraits<OptionalPeriod> {
+  static void read(const Json& value, OptionalPeriod& out, const ReadContext& ctx);
+  static Json write(const OptionalPeriod& value);
+  static std::string type_name(const OptionalPeriod&) { return "period | null"; }
 };
 
 }  // namespace kiln

@@ -188,5 +188,34 @@ TEST(Period, IsASchemaFieldType) {
   EXPECT_EQ(docs[0].default_value, "\"10 epochs\"");
 }
 
+struct WarmupOptions {
+  OptionalPeriod warmup;
+  void describe(Schema& s) { s.field("warmup", warmup, "Warm-up, or none."); }
+};
+
+TEST(OptionalPeriod, NullAndZeroMeanNoneAndAPeriodRoundTrips) {
+  Origins origins;
+  auto read = [&](const Json& value) {
+    WarmupOptions options;
+    options.warmup.period = Period(3, Unit::kSteps);
+    read_options(options, {{"warmup", value}}, ReadContext{"scheduler", &origins});
+    return options;
+  };
+  EXPECT_FALSE(read(nullptr).warmup.period.has_value());
+  EXPECT_FALSE(read(0).warmup.period.has_value());
+  WarmupOptions two_epochs = read("2 epochs");
+  ASSERT_TRUE(two_epochs.warmup.period.has_value());
+  EXPECT_EQ(two_epochs.warmup.period->to_string(), "2 epochs");
+  EXPECT_EQ(write_options(two_epochs), Json({{"warmup", "2 epochs"}}));
+  EXPECT_EQ(write_options(WarmupOptions{}), Json({{"warmup", nullptr}}));
+  try {
+    read(5);
+    FAIL() << "a bare number other than 0 is not a period";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("config error at scheduler.warmup"));
+    EXPECT_THAT(e.what(), HasSubstr("expected a period"));
+  }
+}
+
 }  // namespace
 }  // namespace kiln

@@ -121,6 +121,11 @@ std::vector<NamedMetric> Experiment::build_metrics() const {
   return out;
 }
 
+std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(
+    const optim::ScheduleSpan& span) const {
+  return optim::scheduler_registry().create(config_.scheduler, span);
+}
+
 std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Model& model) const {
   return optim::build_grouped_optimizer(config_.optimizer, model.named_parameters(),
                                         config_.train.lr_scales, "train.lr_scales");

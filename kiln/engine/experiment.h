@@ -14,6 +14,7 @@
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
+#include "kiln/optim/scheduler.h"
 
 namespace kiln::engine {
 
@@ -45,6 +46,7 @@ class Experiment {
   std::unique_ptr<losses::Loss> build_loss() const;
   std::vector<NamedMetric> build_metrics() const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
+  std::unique_ptr<optim::Scheduler> build_scheduler(const optim::ScheduleSpan& span) const;
   /// The splits this config defines: train, then val and test when it has them.
   std::vector<std::string> splits() const;
   bool has_split(const std::string& split) const;

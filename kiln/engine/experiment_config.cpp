@@ -86,6 +86,7 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("loss", loss, "The training objective.");
   s.field("metrics", metrics, "Measured on every evaluation, besides the loss.");
   s.field("optimizer", optimizer, "The parameter update rule.");
+  s.field("scheduler", scheduler, "How the learning rate changes over training.");
   s.field("train", train, "Length of training, validation and logging periods.");
   s.field("runtime", runtime, "Device and threads.");
 }

@@ -82,6 +82,7 @@ struct ExperimentConfig {
   ComponentSpec loss{"loss", "cross_entropy"};
   ComponentList metrics{"metric", {"accuracy"}};
   ComponentSpec optimizer{"optimizer", "adam"};
+  ComponentSpec scheduler{"scheduler", "constant"};
   TrainOptions train;
   RuntimeOptions runtime;
   void describe(Schema& s);

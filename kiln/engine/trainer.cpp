@@ -35,16 +35,15 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
                           suggestion_text(options_.monitor, tags));
 }
 
-int64_t Trainer::estimated_total_steps() const {
-  const Period& max = options_.max;
-  int64_t per_epoch = parts_.train.batches_per_epoch();
+int64_t planned_steps(const Period& max, const data::Loader& train) {
+  int64_t per_epoch = train.batches_per_epoch();
   switch (max.unit()) {
     case Period::Unit::kSteps:
       return static_cast<int64_t>(max.amount());
     case Period::Unit::kEpochs:
       return static_cast<int64_t>(std::ceil(max.amount() * double(per_epoch)));
     case Period::Unit::kSamples: {
-      double batch = double(parts_.train.dataset().size()) / double(per_epoch);
+      double batch = double(train.dataset().size()) / double(per_epoch);
       return static_cast<int64_t>(std::ceil(max.amount() / batch));
     }
     case Period::Unit::kSeconds:
@@ -55,6 +54,7 @@ int64_t Trainer::estimated_total_steps() const {
 
 void Trainer::train_step(const data::Batch& batch, Window& window) {
   torch::Tensor input = batch.input.to(parts_.device), target = batch.target.to(parts_.device);
+  if (learning_rates_) learning_rates_->apply(progress_.steps);
   parts_.optimizer.zero_grad();
   torch::Tensor output = parts_.model.forward(input);
   torch::Tensor loss = parts_.loss.forward(output, target);
@@ -129,7 +129,8 @@ TrainResult Trainer::fit() {
   parts_.model.train();
   int64_t per_epoch = parts_.train.batches_per_epoch();
   KILN_CHECK(per_epoch > 0, "the training set yields no batch; lower data.batch_size");
-  int64_t total = estimated_total_steps();
+  int64_t total = planned_steps(options_.max, parts_.train);
+  if (parts_.scheduler) learning_rates_.emplace(parts_.optimizer, *parts_.scheduler);
   Window window{0, 0, 0, start_, 0};
   bool validated_last = false;
   for (int64_t epoch = 0; !options_.max.reached(progress_); ++epoch) {

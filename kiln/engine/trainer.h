@@ -13,6 +13,7 @@
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/run_dir.h"
+#include "kiln/optim/scheduler.h"
 
 namespace kiln::engine {
 
@@ -28,6 +29,7 @@ struct TrainerParts {
   // Separate instances for validation, so that a validation in the middle of a logging window
   // does not reset the training statistics; required when `val` is given.
   std::vector<NamedMetric>* val_metrics = nullptr;
+  const optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
 };
 
 struct BestValue {
@@ -57,7 +59,6 @@ class Trainer {
   /// At the end of an epoch: how many damaged records the training data dropped.
   void report_skipped(int64_t epoch);
   void record(const MetricValues& values);
-  int64_t estimated_total_steps() const;
 
   TrainerParts parts_;
   TrainOptions options_;
@@ -66,9 +67,13 @@ class Trainer {
   Clock clock_;
   double start_ = 0;
   double smoothed_loss_ = -1;  // for the progress bar; -1 until the first step
+  std::optional<optim::ScheduledLearningRates> learning_rates_;
   Progress progress_;
   TrainResult result_;
 };
+
+/// How many steps `max` takes over `train` (whose batches per epoch are known); 0 for a time.
+int64_t planned_steps(const Period& max, const data::Loader& train);
 
 /// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy.
 std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metrics, bool has_val);

@@ -49,6 +49,7 @@ struct Session {
   std::shared_ptr<models::Model> model;
   std::string init_report;  // what model.init_from loaded, "" without it
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<optim::Scheduler> scheduler;
   std::unique_ptr<losses::Loss> loss;
   std::vector<NamedMetric> metrics, val_metrics;
   data::Loader train;
@@ -64,6 +65,8 @@ struct Session {
         val_metrics(experiment.build_metrics()),
         train(experiment.loader("train")) {
     if (experiment.has_split("val")) val.emplace(experiment.loader("val"));
+    scheduler = experiment.build_scheduler({planned_steps(config.train.max, train),
+                                            train.batches_per_epoch(), config.data.batch_size});
   }
 };
 
@@ -82,7 +85,8 @@ TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig
                      s.train,
                      s.val ? &*s.val : nullptr,
                      s.experiment.device(),
-                     &s.val_metrics};
+                     &s.val_metrics,
+                     s.scheduler.get()};
   TrainResult result = Trainer(parts, config.train, log, console, clock).fit();
   CheckpointContents checkpoint{
       result.progress.steps, s.model.get(), s.optimizer.get(),

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kiln/core/error.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "tests/golden/golden.h"
@@ -30,6 +31,32 @@ TEST(GoldenCrossEntropy, LossAndItsGradientMatchPyTorch) {
   EXPECT_EQ(value.dim(), 0) << "the loss is the batch mean, a scalar";
   EXPECT_TRUE(all_close(value, torch::tensor(golden_case.at("loss").get<double>())));
   EXPECT_TRUE(all_close(logits.grad(), tensor_from(golden_case.at("grad"))));
+}
+
+TEST(GoldenMse, LossAndItsGradientMatchPyTorch) {
+  const Json& golden_case = golden().at("mse");
+  auto loss = losses::loss_registry().create(
+      read_spec("loss", golden_case.at("config").get<std::string>()));
+  torch::Tensor output = tensor_from(golden_case.at("output")).requires_grad_();
+  torch::Tensor value = loss->forward(output, tensor_from(golden_case.at("target")));
+  value.backward();
+  EXPECT_EQ(value.dim(), 0) << "the loss is the mean over batch and elements, a scalar";
+  EXPECT_TRUE(all_close(value, torch::tensor(golden_case.at("loss").get<double>())));
+  EXPECT_TRUE(all_close(output.grad(), tensor_from(golden_case.at("grad"))));
+}
+
+TEST(Mse, RefusesShapesThatOnlyBroadcastAndNamesBoth) {
+  auto loss = losses::loss_registry().create(read_spec("loss", "mse"));
+  try {
+    loss->forward(torch::zeros({4, 2}), torch::zeros({4}));
+    FAIL() << "[4, 2] against [4] broadcasts in torch; kiln refuses it";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("outputs [4, 2] and targets [4]"), std::string::npos)
+        << e.what();
+  }
+  // A [batch] target fits a one-column output, the shape a regression dataset gives.
+  torch::Tensor value = loss->forward(torch::ones({3, 1}), torch::zeros({3}));
+  EXPECT_FLOAT_EQ(value.item<float>(), 1.0f);
 }
 
 // Each case feeds two batches to one metric, as an evaluation loop does, so the value is over

@@ -7,8 +7,9 @@ unchanged script reproduces the checked-in files byte for byte):
     /usr/bin/python3 tests/golden/make_golden.py
 
 It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and writes beside itself:
-losses_metrics.json (cross_entropy value and gradient, accuracy over two update() calls),
-optimizers.json (the parameter after each of five steps of sgd, adam, adamw) and layers.json
+losses_metrics.json (cross_entropy and mse values and gradients, accuracy over two update()
+calls), optimizers.json (the parameter after each of five steps of sgd, adam, adamw),
+schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
 (names, shapes and forward outputs of small sequential models, batchnorm running statistics).
 
 Every case carries the kiln config text that builds the component. Optimizer configs are written
@@ -25,6 +26,7 @@ import zlib
 import numpy
 import torch
 from torch import nn
+from torch.optim import lr_scheduler
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -73,6 +75,16 @@ def cross_entropy_case():
     loss.backward()
     return {"config": "cross_entropy", "logits": encode(logits), "targets": targets.tolist(),
             "loss": shortest(loss.item()), "grad": encode(logits.grad)}
+
+
+def mse_case():
+    torch.manual_seed(2)
+    output = rounded((4, 3), scale=2.0).requires_grad_()
+    target = rounded((4, 3))
+    loss = nn.functional.mse_loss(output, target)
+    loss.backward()
+    return {"config": "mse", "output": encode(output), "target": encode(target),
+            "loss": shortest(loss.item()), "grad": encode(output.grad)}
 
 
 def accuracy_case(name, batches):
@@ -424,6 +436,51 @@ def compact_json(value, indent=0):
     return json.dumps(value)
 
 
+# --- schedulers ---------------------------------------------------------------------------------
+
+BASE_LR = 0.1
+
+# name, kiln config, span (total steps, steps per epoch, batch size), the torch.optim.lr_scheduler
+# for it; kiln's warm-up is LinearLR's shape and its floor is a factor of the base rate.
+SCHEDULE_CASES = [
+    ("constant_plain", "constant", (6, 3, 8), lambda opt: None),
+    ("constant_warmup", "{type: constant, warmup: 4 steps, warmup_start: 0.25}", (9, 3, 8),
+     lambda opt: lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=4)),
+    ("cosine_plain", "cosine", (20, 5, 8),
+     lambda opt: lr_scheduler.CosineAnnealingLR(opt, T_max=20)),
+    ("cosine_warmup_floor", "{type: cosine, warmup: 5 steps, warmup_start: 0.1, floor: 0.05}",
+     (25, 5, 8), lambda opt: warmup_then_cosine(opt, 0.1, 5, 20, 0.05)),
+    # 1 epoch of 4 steps, and 24 samples in batches of 8 round up to 3 steps
+    ("cosine_warmup_in_epochs", "{type: cosine, warmup: 1 epoch, warmup_start: 0.5}", (16, 4, 8),
+     lambda opt: warmup_then_cosine(opt, 0.5, 4, 12, 0.0)),
+    ("cosine_warmup_in_samples", "{type: cosine, warmup: 20 samples}", (10, 4, 8),
+     lambda opt: warmup_then_cosine(opt, 0.1, 3, 7, 0.0)),
+]
+
+
+def warmup_then_cosine(opt, start, warmup, decay, floor):
+    return lr_scheduler.SequentialLR(opt, [
+        lr_scheduler.LinearLR(opt, start_factor=start, total_iters=warmup),
+        lr_scheduler.CosineAnnealingLR(opt, T_max=decay, eta_min=floor * BASE_LR)],
+        milestones=[warmup])
+
+
+def schedule_cases():
+    cases = []
+    for name, config, (total, per_epoch, batch), make in SCHEDULE_CASES:
+        optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
+        scheduler = make(optimizer)
+        factors = []
+        for _ in range(total):  # the rate each optimizer step uses, read before the step
+            factors.append(shortest(optimizer.param_groups[0]["lr"] / BASE_LR))
+            optimizer.step()
+            if scheduler:
+                scheduler.step()
+        cases.append({"name": name, "config": config, "total_steps": total,
+                      "steps_per_epoch": per_epoch, "batch_size": batch, "factors": factors})
+    return cases
+
+
 def write(file_name, **content):
     with open(os.path.join(HERE, file_name), "w") as out:
         out.write(compact_json(dict(torch_version=torch.__version__, **content)) + "\n")
@@ -431,7 +488,9 @@ def write(file_name, **content):
 
 def main():
     torch.set_num_threads(1)  # one summation order, run after run
-    write("losses_metrics.json", cross_entropy=cross_entropy_case(), accuracy=accuracy_cases())
+    write("losses_metrics.json", cross_entropy=cross_entropy_case(), mse=mse_case(),
+          accuracy=accuracy_cases())
+    write("schedulers.json", cases=schedule_cases())
     write("optimizers.json", cases=optimizer_cases())
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
 

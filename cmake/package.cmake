@@ -1,0 +1,38 @@
+# The installed CMake package (docs/extending.md): `find_package(kiln)` gives
+#   kiln::kiln    link it into your own executable and call kiln::run_cli(argc, argv); every
+#                 kiln component comes along (whole archive: registrations have no callers;
+#                 defined in kilnConfig.cmake.in, as an export would not rename the archive
+#                 inside $<LINK_LIBRARY>)
+#   kiln::plugin  headers and flags for a plugin library that `kiln --plugin` loads; its kiln
+#                 symbols resolve against the kiln executable that loads it
+# `cmake --install build --prefix DIR` installs bin/kiln, lib/libkiln*.a, include/kiln/ and
+# lib/cmake/kiln/.
+
+include(CMakePackageConfigHelpers)
+
+add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects>)
+target_link_libraries(kiln_archive PUBLIC kiln_core ${TORCH_LIBRARIES} ${OpenMP_CXX_LIBRARIES})
+set_target_properties(kiln_archive PROPERTIES OUTPUT_NAME kiln EXPORT_NAME archive)
+set_target_properties(kiln_core PROPERTIES EXPORT_NAME core)
+
+add_library(kiln_plugin_api INTERFACE)
+target_include_directories(kiln_plugin_api INTERFACE
+  $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_link_libraries(kiln_plugin_api INTERFACE ${TORCH_LIBRARIES} yaml-cpp fmt::fmt)
+set_target_properties(kiln_plugin_api PROPERTIES EXPORT_NAME plugin)
+
+# The installed kiln finds LibTorch where it was built against.
+set_target_properties(kiln PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS kiln_core kiln_archive kiln_plugin_api EXPORT kilnTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY kiln/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln
+  FILES_MATCHING PATTERN "*.h")
+set(KILN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
+install(EXPORT kilnTargets NAMESPACE kiln:: DESTINATION ${KILN_CMAKE_DIR})
+configure_package_config_file(cmake/kilnConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake INSTALL_DESTINATION ${KILN_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/kilnConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/kilnConfigVersion.cmake DESTINATION ${KILN_CMAKE_DIR})

@@ -1,0 +1,57 @@
+// Every scheduler against torch.optim.lr_scheduler: the learning-rate factor of every step of a
+// run (schedulers.json, written by make_golden.py).
+
+#include <gtest/gtest.h>
+
+#include "kiln/optim/scheduler.h"
+#include "tests/golden/golden.h"
+
+namespace kiln::golden {
+namespace {
+
+const std::vector<std::string>& case_names() {
+  static const std::vector<std::string> names = {
+      "constant_plain",      "constant_warmup",         "cosine_plain",
+      "cosine_warmup_floor", "cosine_warmup_in_epochs", "cosine_warmup_in_samples",
+  };
+  return names;
+}
+
+const Json& golden_cases() {
+  static const Json json = load_golden("schedulers.json");
+  return json.at("cases");
+}
+
+class SchedulerVsTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SchedulerVsTorch, FactorOfEveryStep) {
+  const Json& golden_case = find_case(golden_cases(), GetParam());
+  SCOPED_TRACE(golden_case.at("config").get<std::string>());
+  optim::ScheduleSpan span{golden_case.at("total_steps").get<int64_t>(),
+                           golden_case.at("steps_per_epoch").get<int64_t>(),
+                           golden_case.at("batch_size").get<int64_t>()};
+  auto scheduler = optim::scheduler_registry().create(
+      read_spec("scheduler", golden_case.at("config").get<std::string>()), span);
+  const auto expected = golden_case.at("factors").get<std::vector<double>>();
+  ASSERT_EQ(int64_t(expected.size()), span.total_steps);
+  for (int64_t step = 0; step < span.total_steps; ++step)
+    EXPECT_NEAR(scheduler->factor(step), expected[step], 1e-6) << "step " << step;
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, SchedulerVsTorch, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(GoldenSchedulerCases, EveryGeneratedCaseIsTested) {
+  EXPECT_EQ(case_names_in(golden_cases()), case_names());
+}
+
+TEST(GoldenSchedulerCases, EveryRegisteredSchedulerHasACase) {
+  for (const std::string& name : optim::scheduler_registry().names()) {
+    bool found = false;
+    for (const std::string& c : case_names()) found = found || c.rfind(name + "_", 0) == 0;
+    EXPECT_TRUE(found) << name << " has no golden case in make_golden.py";
+  }
+}
+
+}  // namespace
+}  // namespace kiln::golden
