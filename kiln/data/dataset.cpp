@@ -4,14 +4,19 @@
 
 namespace kiln::data {
 
-TensorDataset::TensorDataset(torch::Tensor inputs, torch::Tensor targets)
-    : inputs_(std::move(inputs)), targets_(std::move(targets)) {
+TensorDataset::TensorDataset(torch::Tensor inputs, torch::Tensor targets, NamedTargets named)
+    : inputs_(std::move(inputs)), targets_(std::move(targets)), named_(std::move(named)) {
   KILN_CHECK(inputs_.size(0) == targets_.size(0), "a dataset has {} inputs but {} targets",
              inputs_.size(0), targets_.size(0));
+  for (const auto& [name, values] : named_)
+    KILN_CHECK(values.size(0) == inputs_.size(0), "a dataset has {} inputs but {} \"{}\" targets",
+               inputs_.size(0), values.size(0), name);
 }
 
 Batch TensorDataset::gather(const torch::Tensor& indices) const {
-  return {inputs_.index_select(0, indices), targets_.index_select(0, indices)};
+  Batch batch{inputs_.index_select(0, indices), targets_.index_select(0, indices), {}};
+  for (const auto& [name, values] : named_) batch.targets[name] = values.index_select(0, indices);
+  return batch;
 }
 
 std::vector<int64_t> TensorDataset::input_shape() const {

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,13 @@
 
 namespace kiln::data {
 
+/// More targets by name, for models with several heads (a tfrecord dataset's `targets:`).
+using NamedTargets = std::map<std::string, torch::Tensor>;
+
 /// A batch of examples; dimension 0 indexes the examples.
 struct Batch {
   torch::Tensor input, target;
+  NamedTargets targets;
   int64_t size() const { return input.size(0); }
 };
 
@@ -57,16 +62,17 @@ class StreamingDataset : public Dataset {
   virtual Batch decode(const std::vector<io::Record>& records) const = 0;
 };
 
-/// A dataset held as two tensors whose first dimensions agree.
+/// A dataset held as tensors whose first dimensions agree: inputs, targets and any named targets.
 class TensorDataset : public Dataset {
  public:
-  TensorDataset(torch::Tensor inputs, torch::Tensor targets);
+  TensorDataset(torch::Tensor inputs, torch::Tensor targets, NamedTargets named = {});
   int64_t size() const override { return inputs_.size(0); }
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override;
 
  private:
   torch::Tensor inputs_, targets_;
+  NamedTargets named_;
 };
 
 using DatasetRegistry = Registry<Dataset>;

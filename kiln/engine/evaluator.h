@@ -1,22 +1,20 @@
 #pragma once
-// Evaluation over a whole split: the mean loss and every metric, computed exactly from summed
-// statistics whatever the batch size. Runs without gradients, in eval mode.
+// Evaluation over a whole split: the mean loss and every metric (of every head), computed exactly
+// from summed statistics whatever the batch size. Runs without gradients, in eval mode.
 // Thread-safety: one thread.
 
-#include <map>
 #include <string>
-#include <vector>
 
 #include "kiln/data/loader.h"
-#include "kiln/engine/experiment.h"
+#include "kiln/engine/objective.h"
 
 namespace kiln::engine {
 
-/// Tagged values, e.g. {"val/accuracy": 0.91, "val/loss": 0.25}.
-using MetricValues = std::map<std::string, double>;
+/// Evaluates `model` on every batch of `loader` with `objective` (reset first), tagged `split`.
+/// The batch on `device`, named targets included.
+data::Batch on_device(const data::Batch& batch, torch::Device device);
 
-MetricValues evaluate(models::Model& model, data::Loader& loader, const losses::Loss& loss,
-                      std::vector<NamedMetric>& metrics, torch::Device device,
-                      const std::string& split);
+MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
+                      torch::Device device, const std::string& split);
 
 }  // namespace kiln::engine

@@ -16,18 +16,20 @@ using test_rig::random_dataset;
 struct Parts {
   std::shared_ptr<models::Model> model = models::build_model(
       read_spec("model", "{type: sequential, layers: [{type: linear, out: 3}]}"), {4});
-  std::unique_ptr<losses::Loss> loss =
+  std::shared_ptr<const losses::Loss> loss =
       losses::loss_registry().create(read_spec("loss", "cross_entropy"));
-  std::vector<NamedMetric> metrics = make_metrics();
+  metrics::Metric* accuracy = nullptr;  // owned by the objective
+  Objective objective = make_objective();
 
-  static std::vector<NamedMetric> make_metrics() {
-    std::vector<NamedMetric> out;
-    out.push_back({"accuracy", metrics::metric_registry().create(read_spec("metric", "accuracy"))});
-    return out;
+  Objective make_objective() {
+    std::vector<NamedMetric> metrics;
+    metrics.push_back({"accuracy", metrics::metric_registry().create(read_spec("metric", "accuracy"))});
+    accuracy = metrics.back().metric.get();
+    return Objective(test_rig::single_head(loss, std::move(metrics)));
   }
   MetricValues evaluate_in_batches_of(int64_t batch_size) {
     data::Loader loader(random_dataset(10, 3), {}, {batch_size, true, false, 1});
-    return evaluate(*model, loader, *loss, metrics, torch::kCPU, "test");
+    return evaluate(*model, loader, objective, torch::kCPU, "test");
   }
 };
 
@@ -60,7 +62,7 @@ TEST(Evaluate, ResetsMetricsFirstAndRestoresTheTrainingMode) {
   MetricValues first = parts.evaluate_in_batches_of(4);
   parts.model->train();
   MetricValues second = parts.evaluate_in_batches_of(4);  // would count 20 examples without reset
-  EXPECT_EQ(parts.metrics[0].metric->sums().at(1), 10);
+  EXPECT_EQ(parts.accuracy->sums().at(1), 10);
   EXPECT_EQ(second, first);
   EXPECT_TRUE(parts.model->is_training());
   parts.model->eval();

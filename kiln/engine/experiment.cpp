@@ -110,15 +110,26 @@ std::string Experiment::initialize_model(models::Model& model) const {
   return init_report_text(load_initial_weights(*config_.model.init_from, model));
 }
 
-std::unique_ptr<losses::Loss> Experiment::build_loss() const {
-  return losses::loss_registry().create(config_.loss);
-}
+namespace {
 
-std::vector<NamedMetric> Experiment::build_metrics() const {
+std::vector<NamedMetric> build_metrics(const ComponentList& specs) {
   std::vector<NamedMetric> out;
-  for (const auto& spec : config_.metrics.items)
+  for (const auto& spec : specs.items)
     out.push_back({spec.type(), metrics::metric_registry().create(spec)});
   return out;
+}
+
+}  // namespace
+
+Objective Experiment::build_objective(const models::Model& model) const {
+  std::vector<Objective::Head> heads;
+  for (const models::HeadSpec& head : model.heads())
+    heads.push_back({head.name, losses::loss_registry().create(head.loss), head.weight,
+                     build_metrics(head.metrics), head.target});
+  if (heads.empty())
+    heads.push_back(
+        {"", losses::loss_registry().create(config_.loss), 1.0, build_metrics(config_.metrics)});
+  return Objective(std::move(heads));
 }
 
 std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(

@@ -11,6 +11,7 @@
 
 #include "kiln/data/loader.h"
 #include "kiln/engine/experiment_config.h"
+#include "kiln/engine/objective.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
@@ -18,11 +19,6 @@
 
 namespace kiln::engine {
 
-/// A metric with its config name, which is also its tag (`val/accuracy`).
-struct NamedMetric {
-  std::string name;
-  std::unique_ptr<metrics::Metric> metric;
-};
 
 /// Sets threads and the seed; returns the device the config asks for. Throws when CUDA is asked
 /// for and absent.
@@ -43,8 +39,9 @@ class Experiment {
   std::shared_ptr<models::Model> build_model(const std::string& split);
   /// Loads model.init_from into a model about to train; the report line, or "" without it.
   std::string initialize_model(models::Model& model) const;
-  std::unique_ptr<losses::Loss> build_loss() const;
-  std::vector<NamedMetric> build_metrics() const;
+  /// The loss and metrics, fresh: the config's top-level ones, or the heads' of a multi_head
+  /// model.
+  Objective build_objective(const models::Model& model) const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
   std::unique_ptr<optim::Scheduler> build_scheduler(const optim::ScheduleSpan& span) const;
   /// The splits this config defines: train, then val and test when it has them.

@@ -97,6 +97,13 @@ ExperimentConfig parse_experiment(const RawConfig& raw) {
   read_options(config, raw.tree, root);
   if (config.data.val_fraction > 0 && !config.data.val.empty())
     root.child("data").child("val_fraction").fail("give data.val or data.val_fraction, not both");
+  // A multi_head model's heads carry their own losses and metrics; top-level ones would be
+  // silently unused.
+  if (config.model.network.type() == "multi_head")
+    for (const char* key : {"loss", "metrics"})
+      if (raw.tree.contains(key))
+        root.child(key).fail(std::string("a multi_head model gives each head its own ") + key +
+                             " (model.heads[i]." + key + "); remove the top-level one");
   return config;
 }
 

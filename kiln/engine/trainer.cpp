@@ -8,18 +8,16 @@
 namespace kiln::engine {
 
 struct Trainer::Window {
-  double loss_sum = 0;
   int64_t steps = 0, samples = 0;
   double started = 0;
   double data_wait = 0;  // seconds spent waiting for the loader
 };
 
-std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metrics, bool has_val) {
+std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val) {
   std::vector<std::string> tags;
   for (const std::string split : {"val", "train"}) {
     if (split == "val" && !has_val) continue;
-    tags.push_back(split + "/loss");
-    for (const auto& m : metrics) tags.push_back(split + "/" + m.name);
+    for (const auto& tag : objective.tags(split)) tags.push_back(tag);
   }
   return tags;
 }
@@ -27,8 +25,8 @@ std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metric
 Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
                  Clock clock)
     : parts_(parts), options_(options), log_(log), console_(console), clock_(std::move(clock)) {
-  KILN_ASSERT(parts_.val == nullptr || parts_.val_metrics != nullptr);
-  auto tags = monitorable_tags(parts_.metrics, parts_.val != nullptr);
+  KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
+  auto tags = monitorable_tags(parts_.objective, parts_.val != nullptr);
   if (std::find(tags.begin(), tags.end(), options_.monitor) == tags.end())
     throw ConfigError("train.monitor", "",
                       "\"" + options_.monitor + "\" is never measured; " +
@@ -53,11 +51,9 @@ int64_t planned_steps(const Period& max, const data::Loader& train) {
 }
 
 void Trainer::train_step(const data::Batch& batch, Window& window) {
-  torch::Tensor input = batch.input.to(parts_.device), target = batch.target.to(parts_.device);
   if (learning_rates_) learning_rates_->apply(progress_.steps);
   parts_.optimizer.zero_grad();
-  torch::Tensor output = parts_.model.forward(input);
-  torch::Tensor loss = parts_.loss.forward(output, target);
+  torch::Tensor loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
   loss.backward();
   parts_.optimizer.step();
   double value = loss.item<double>();
@@ -66,20 +62,15 @@ void Trainer::train_step(const data::Batch& batch, Window& window) {
     throw Error(fmt::format("training loss became {} at step {}; lower optimizer.lr",
                             std::isnan(value) ? std::string("nan") : fmt::format("{}", value),
                             progress_.steps + 1));
-  window.loss_sum += value;
   window.steps += 1;
   smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
   window.samples += batch.size();
-  torch::NoGradGuard no_grad;
-  for (auto& m : parts_.metrics) m.metric->update(output.detach(), target);
 }
 
 void Trainer::log_training(Window& window) {
   if (window.steps == 0) return;
   double elapsed = clock_() - window.started;
-  MetricValues values;
-  values["train/loss"] = window.loss_sum / double(window.steps);
-  for (auto& m : parts_.metrics) values["train/" + m.name] = m.metric->value();
+  MetricValues values = parts_.objective.values("train");
   values["train/lr"] = optim::current_lr(parts_.optimizer);
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
   values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
@@ -88,14 +79,14 @@ void Trainer::log_training(Window& window) {
       "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%",
       progress_.steps, progress_.epochs, values["train/loss"], values["train/lr"],
       values["train/samples_per_s"], 100 * values["train/data_wait"]));
-  for (auto& m : parts_.metrics) m.metric->reset();
-  window = Window{0, 0, 0, clock_(), 0};
+  parts_.objective.reset();
+  window = Window{0, 0, clock_(), 0};
 }
 
 void Trainer::validate() {
   if (!parts_.val) return;
   MetricValues values =
-      evaluate(parts_.model, *parts_.val, parts_.loss, *parts_.val_metrics, parts_.device, "val");
+      evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val");
   record(values);
   std::string text = fmt::format("validation at step {}:", progress_.steps);
   for (const auto& [tag, value] : values) text += fmt::format("  {} {:.4f}", tag, value);
@@ -131,7 +122,7 @@ TrainResult Trainer::fit() {
   KILN_CHECK(per_epoch > 0, "the training set yields no batch; lower data.batch_size");
   int64_t total = planned_steps(options_.max, parts_.train);
   if (parts_.scheduler) learning_rates_.emplace(parts_.optimizer, *parts_.scheduler);
-  Window window{0, 0, 0, start_, 0};
+  Window window{0, 0, start_, 0};
   bool validated_last = false;
   for (int64_t epoch = 0; !options_.max.reached(progress_); ++epoch) {
     parts_.train.start_epoch(epoch);

@@ -12,6 +12,7 @@
 #include "kiln/core/period.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
+#include "kiln/engine/experiment_config.h"
 #include "kiln/engine/run_dir.h"
 #include "kiln/optim/scheduler.h"
 
@@ -21,14 +22,13 @@ namespace kiln::engine {
 struct TrainerParts {
   models::Model& model;
   torch::optim::Optimizer& optimizer;
-  const losses::Loss& loss;
-  std::vector<NamedMetric>& metrics;  // measured on training batches
+  Objective& objective;  // measured on training batches
   data::Loader& train;
   data::Loader* val = nullptr;  // optional
   torch::Device device = torch::kCPU;
-  // Separate instances for validation, so that a validation in the middle of a logging window
+  // A separate instance for validation, so that a validation in the middle of a logging window
   // does not reset the training statistics; required when `val` is given.
-  std::vector<NamedMetric>* val_metrics = nullptr;
+  Objective* val_objective = nullptr;
   const optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
 };
 
@@ -76,6 +76,6 @@ class Trainer {
 int64_t planned_steps(const Period& max, const data::Loader& train);
 
 /// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy.
-std::vector<std::string> monitorable_tags(const std::vector<NamedMetric>& metrics, bool has_val);
+std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val);
 
 }  // namespace kiln::engine

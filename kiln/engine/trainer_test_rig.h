@@ -74,6 +74,13 @@ class PoisonedLoss : public losses::Loss {
   mutable int calls_ = 0;
 };
 
+inline std::vector<Objective::Head> single_head(std::shared_ptr<const losses::Loss> loss,
+                                               std::vector<NamedMetric> metrics) {
+  std::vector<Objective::Head> heads;
+  heads.push_back({"", std::move(loss), 1.0, std::move(metrics)});
+  return heads;
+}
+
 struct CsvRow {
   int64_t step = 0;
   std::string tag;  // split/metric
@@ -97,7 +104,7 @@ inline std::shared_ptr<const data::Dataset> random_dataset(int64_t size, int64_t
 
 /// Training examples come in batches of 2 (so 4 steps per epoch with the default 8 examples),
 /// validation examples in batches of 4. Training batches take 1 s of fake time, validation
-/// batches 100 s. Tests may replace the loss and metrics before fit().
+/// batches 100 s. Tests may replace the loss and metrics before fit() (once: fit() takes them).
 struct TrainerRig {
   explicit TrainerRig(int64_t train_size = 8, int64_t val_size = 6,
                       const std::string& optimizer_yaml = "{type: sgd, lr: 0.1}")
@@ -122,8 +129,12 @@ struct TrainerRig {
         std::fopen(dir.file("console.txt").c_str(), "w"), &std::fclose);
     Clock clock = [this] { return now; };
     Console console(out.get(), false, dir.file("train.log"), clock);
-    TrainerParts parts{*model,      *optimizer,  *loss, metrics, train, val ? &*val : nullptr,
-                       torch::kCPU, &val_metrics};
+    // The loss and metrics the test left in place, moved into the two objectives.
+    std::shared_ptr<const losses::Loss> shared_loss = std::move(loss);
+    Objective objective(single_head(shared_loss, std::move(metrics)));
+    Objective val_objective(single_head(shared_loss, std::move(val_metrics)));
+    TrainerParts parts{*model, *optimizer, objective, train, val ? &*val : nullptr, torch::kCPU,
+                       &val_objective};
     return Trainer(parts, options, log, console, clock).fit();
   }
 

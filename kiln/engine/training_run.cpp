@@ -50,8 +50,7 @@ struct Session {
   std::string init_report;  // what model.init_from loaded, "" without it
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<optim::Scheduler> scheduler;
-  std::unique_ptr<losses::Loss> loss;
-  std::vector<NamedMetric> metrics, val_metrics;
+  Objective objective, val_objective;
   data::Loader train;
   std::optional<data::Loader> val;
 
@@ -60,9 +59,8 @@ struct Session {
         model(experiment.build_model("train")),
         init_report(experiment.initialize_model(*model)),
         optimizer(experiment.build_optimizer(*model)),
-        loss(experiment.build_loss()),
-        metrics(experiment.build_metrics()),
-        val_metrics(experiment.build_metrics()),
+        objective(experiment.build_objective(*model)),
+        val_objective(experiment.build_objective(*model)),
         train(experiment.loader("train")) {
     if (experiment.has_split("val")) val.emplace(experiment.loader("val"));
     scheduler = experiment.build_scheduler({planned_steps(config.train.max, train),
@@ -80,12 +78,11 @@ TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig
   MetricsLog log(run.file("metrics.csv"));
   TrainerParts parts{*s.model,
                      *s.optimizer,
-                     *s.loss,
-                     s.metrics,
+                     s.objective,
                      s.train,
                      s.val ? &*s.val : nullptr,
                      s.experiment.device(),
-                     &s.val_metrics,
+                     &s.val_objective,
                      s.scheduler.get()};
   TrainResult result = Trainer(parts, config.train, log, console, clock).fit();
   CheckpointContents checkpoint{
@@ -148,8 +145,8 @@ MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpo
   data::Loader loader = experiment.loader(split);
   auto model = experiment.build_model(split);
   load_model_weights(checkpoint_dir, *model);
-  auto metrics = experiment.build_metrics();
-  return evaluate(*model, loader, *experiment.build_loss(), metrics, experiment.device(), split);
+  Objective objective = experiment.build_objective(*model);
+  return evaluate(*model, loader, objective, experiment.device(), split);
 }
 
 }  // namespace kiln::engine

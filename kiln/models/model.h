@@ -13,6 +13,18 @@ namespace kiln::models {
 /// A forward pass's outputs by name, the main one first.
 using NamedOutputs = torch::OrderedDict<std::string, torch::Tensor>;
 
+/// One output of a model with several heads, with what training does with it: its loss (scaled
+/// by `weight` in the sum that is minimised), its metrics, and the target it is compared with:
+/// "target" (the data's target), "input" (the input itself, for reconstruction) or a named
+/// target of the data (a tfrecord dataset's `targets:`).
+struct HeadSpec {
+  std::string name;
+  ComponentSpec loss{"loss"};
+  double weight = 1.0;
+  ComponentList metrics{"metric"};
+  std::string target = "target";
+};
+
 class Model : public torch::nn::Module {
  public:
   /// The main output: what the loss and the metrics see.
@@ -24,6 +36,9 @@ class Model : public torch::nn::Module {
   virtual std::string output_name() const { return "output"; }
   /// Every output (an autoencoder's `embedding` too), the main one first.
   virtual NamedOutputs forward_named(const torch::Tensor& input);
+  /// The heads of a multi_head model, each with its own loss and metrics; empty for a model
+  /// with one output, which the config's top-level `loss` and `metrics` apply to.
+  virtual std::vector<HeadSpec> heads() const { return {}; }
 
   /// As torch's, but modules frozen by freeze() stay in eval mode: their batchnorm statistics
   /// keep the values they were loaded with and their dropout is off, as Keras does for

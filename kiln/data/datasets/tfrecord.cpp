@@ -22,6 +22,7 @@ struct TfRecordOptions {
   double pad = 0;
   std::string input = "image";
   std::string target = "label";
+  std::vector<std::string> targets;
   std::string on_corrupt = "fail";
   std::string cache = "records";
   int64_t shuffle_buffer = 10000;
@@ -45,6 +46,9 @@ struct TfRecordOptions {
     s.field("pad", pad, "The value of padding steps.");
     s.field("input", input, "The feature the model reads.");
     s.field("target", target, "The feature the loss compares against.");
+    s.field("targets", targets,
+            "More features delivered as targets by name, for the heads of a multi_head model "
+            "(`target: NAME` in a head).");
     s.field("on_corrupt", on_corrupt,
             "fail: stop at a damaged or non-conforming record; skip: drop it, count and report.")
         .one_of({"fail", "skip"});
@@ -65,39 +69,40 @@ struct TfRecordOptions {
 // Decodes `count` records, record i's bytes and location given by `record(i)`, into one batch.
 template <class RecordAt>
 Batch decode_batch(const RecordDecoder& decoder, int64_t count, RecordAt record,
-                   const std::string& input, const std::string& target) {
+                   const TfRecordOptions& o) {
   auto rows = decoder.allocate(count);
   for (int64_t row = 0; row < count; ++row) {
     auto [bytes, at] = record(row);
     decoder.decode(bytes, at, row, rows);
   }
-  return {rows.at(input), rows.at(target)};
+  Batch batch{rows.at(o.input), rows.at(o.target), {}};
+  for (const std::string& name : o.targets) batch.targets[name] = rows.at(name);
+  return batch;
 }
 
 // Serialized records, decoded into a batch by gather().
 class EncodedExampleDataset : public Dataset {
  public:
   EncodedExampleDataset(io::RecordStore records, RecordDecoder decoder, const TfRecordOptions& o)
-      : records_(std::move(records)),
-        decoder_(std::move(decoder)),
-        input_(o.input),
-        target_(o.target) {}
+      : records_(std::move(records)), decoder_(std::move(decoder)), options_(o) {}
 
   int64_t size() const override { return records_.size(); }
-  std::vector<int64_t> input_shape() const override { return decoder_.delivered_shape(input_); }
+  std::vector<int64_t> input_shape() const override {
+    return decoder_.delivered_shape(options_.input);
+  }
 
   Batch gather(const torch::Tensor& indices) const override {
     auto index = indices.accessor<int64_t, 1>();
     auto record = [&](int64_t row) {
       return std::make_pair(records_.bytes(index[row]), records_.location(index[row]));
     };
-    return decode_batch(decoder_, indices.size(0), record, input_, target_);
+    return decode_batch(decoder_, indices.size(0), record, options_);
   }
 
  private:
   io::RecordStore records_;
   RecordDecoder decoder_;
-  std::string input_, target_;
+  TfRecordOptions options_;
 };
 
 // Records read from disk every epoch and decoded batch by batch.
@@ -125,8 +130,7 @@ class StreamedExampleDataset : public StreamingDataset {
       const io::Record& r = records[static_cast<size_t>(row)];
       return std::make_pair(std::string_view(r.bytes), r.where);
     };
-    return decode_batch(decoder_, static_cast<int64_t>(records.size()), record, options_.input,
-                        options_.target);
+    return decode_batch(decoder_, static_cast<int64_t>(records.size()), record, options_);
   }
 
  private:
@@ -142,9 +146,11 @@ struct OpenedRecords {
 
 OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   RecordDecoder decoder({o.kind, o.features, o.sequence_features, o.steps, o.pad}, "");
-  for (const auto* key : {&o.input, &o.target})
-    if (!decoder.declares(*key))
-      throw Error("tfrecord dataset: \"" + *key + "\" is not among the declared features");
+  std::vector<std::string> used{o.input, o.target};
+  used.insert(used.end(), o.targets.begin(), o.targets.end());
+  for (const std::string& key : used)
+    if (!decoder.declares(key))
+      throw Error("tfrecord dataset: \"" + key + "\" is not among the declared features");
   io::RecordStoreOptions store{o.files, o.compression, o.on_corrupt == "skip", o.limit};
   // With on_corrupt: skip, records that do not decode are dropped now, so that every batch is
   // full and the dataset's size is known.
@@ -163,7 +169,7 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
   if (o.cache == "records") return {encoded, skipped};
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
-  return {std::make_shared<TensorDataset>(all.input, all.target), skipped};
+  return {std::make_shared<TensorDataset>(all.input, all.target, all.targets), skipped};
 }
 
 class TfRecordDataset : public Dataset {

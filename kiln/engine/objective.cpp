@@ -1,0 +1,83 @@
+#include "kiln/engine/objective.h"
+
+#include <fmt/ranges.h>
+
+#include "kiln/core/error.h"
+
+namespace kiln::engine {
+
+Objective::Objective(std::vector<Head> heads)
+    : heads_(std::move(heads)), head_loss_sums_(heads_.size(), 0.0) {
+  KILN_ASSERT(!heads_.empty());
+}
+
+const torch::Tensor& Objective::target_of(const Head& head, const data::Batch& batch) const {
+  if (head.target == "target") return batch.target;
+  if (head.target == "input") return batch.input;
+  auto found = batch.targets.find(head.target);
+  if (found != batch.targets.end()) return found->second;
+  std::vector<std::string> known{"target", "input"};
+  for (const auto& named : batch.targets) known.push_back(named.first);
+  throw Error(fmt::format(
+      "head \"{}\" wants target \"{}\", which the data does not deliver; it has: {} (name more "
+      "with the tfrecord dataset's `targets:`)",
+      head.name, head.target, fmt::join(known, ", ")));
+}
+
+torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch) {
+  models::NamedOutputs outputs;
+  if (heads_.size() == 1 && heads_.front().name.empty())
+    outputs.insert("", model.forward(batch.input));
+  else
+    outputs = model.forward_named(batch.input);
+  torch::Tensor total;
+  for (size_t i = 0; i < heads_.size(); ++i) {
+    Head& head = heads_[i];
+    const torch::Tensor& output = outputs[head.name];
+    const torch::Tensor& target = target_of(head, batch);
+    torch::Tensor loss = head.loss->forward(output, target);
+    total = i == 0 ? loss * head.weight : total + loss * head.weight;
+    head_loss_sums_[i] += loss.item<double>() * double(batch.size());
+    torch::NoGradGuard no_grad;
+    for (auto& m : head.metrics) m.metric->update(output.detach(), target);
+  }
+  loss_sum_ += total.item<double>() * double(batch.size());
+  examples_ += batch.size();
+  return total;
+}
+
+void Objective::reset() {
+  loss_sum_ = 0;
+  examples_ = 0;
+  std::fill(head_loss_sums_.begin(), head_loss_sums_.end(), 0.0);
+  for (auto& head : heads_)
+    for (auto& m : head.metrics) m.metric->reset();
+}
+
+std::string Objective::tag(const std::string& split, const Head& head,
+                           const std::string& what) const {
+  return head.name.empty() ? split + "/" + what : split + "/" + head.name + "/" + what;
+}
+
+MetricValues Objective::values(const std::string& split) const {
+  MetricValues values;
+  double examples = std::max<double>(1, double(examples_));
+  values[split + "/loss"] = loss_sum_ / examples;
+  for (size_t i = 0; i < heads_.size(); ++i) {
+    const Head& head = heads_[i];
+    if (!head.name.empty()) values[tag(split, head, "loss")] = head_loss_sums_[i] / examples;
+    for (const auto& m : head.metrics) values[tag(split, head, m.name)] = m.metric->value();
+  }
+  return values;
+}
+
+std::vector<std::string> Objective::tags(const std::string& split) const {
+  std::vector<std::string> tags{split + "/loss"};
+  for (const Head& head : heads_) {
+    if (!head.name.empty()) tags.push_back(tag(split, head, "loss"));
+    for (const auto& m : head.metrics) tags.push_back(tag(split, head, m.name));
+  }
+  return tags;
+}
+
+}  // namespace kiln::engine

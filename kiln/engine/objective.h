@@ -1,0 +1,62 @@
+#pragma once
+// What training minimises and evaluation measures. A model with one output has one unnamed head:
+// the config's `loss` and `metrics`, logged as split/loss and split/METRIC. A multi_head model
+// has a head per output, each with its own loss, weight, metrics and target: training minimises
+// the weighted sum of the head losses (logged as split/loss), and each head is logged as
+// split/HEAD/loss and split/HEAD/METRIC.
+// Thread-safety: one thread; training and validation each have their own objective, so that a
+// validation inside a logging window leaves the training statistics alone.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/data/dataset.h"
+#include "kiln/losses/loss.h"
+#include "kiln/metrics/metric.h"
+#include "kiln/models/model.h"
+
+namespace kiln::engine {
+
+/// Tagged values, e.g. {"val/accuracy": 0.91, "val/loss": 0.25}.
+using MetricValues = std::map<std::string, double>;
+
+/// A metric with its config name, which is also its tag (`val/accuracy`).
+struct NamedMetric {
+  std::string name;
+  std::unique_ptr<metrics::Metric> metric;
+};
+
+class Objective {
+ public:
+  struct Head {
+    std::string name;  // "" for a single-output model: tags without a head part
+    std::shared_ptr<const losses::Loss> loss;
+    double weight = 1.0;
+    std::vector<NamedMetric> metrics;
+    std::string target = "target";  // target, input or a named target of the data
+  };
+
+  explicit Objective(std::vector<Head> heads);
+
+  /// Runs the model on `batch` (already on the model's device) and returns the weighted loss,
+  /// to call backward() on; adds every head's loss and metric statistics to those so far.
+  torch::Tensor compute(models::Model& model, const data::Batch& batch);
+  /// Forgets the statistics: a new logging window or evaluation begins.
+  void reset();
+  /// The loss and metrics since the last reset, tagged with `split`; losses are means per example.
+  MetricValues values(const std::string& split) const;
+  /// Every tag values() gives for `split`.
+  std::vector<std::string> tags(const std::string& split) const;
+
+ private:
+  const torch::Tensor& target_of(const Head& head, const data::Batch& batch) const;
+  std::string tag(const std::string& split, const Head& head, const std::string& what) const;
+
+  std::vector<Head> heads_;
+  double loss_sum_ = 0;               // weighted total, times examples
+  std::vector<double> head_loss_sums_;  // per head, unweighted, times examples
+  int64_t examples_ = 0;
+};
+
+}  // namespace kiln::engine
