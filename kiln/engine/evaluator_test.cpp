@@ -23,7 +23,8 @@ struct Parts {
 
   Objective make_objective() {
     std::vector<NamedMetric> metrics;
-    metrics.push_back({"accuracy", metrics::metric_registry().create(read_spec("metric", "accuracy"))});
+    metrics.push_back(
+        {"accuracy", metrics::metric_registry().create(read_spec("metric", "accuracy"))});
     accuracy = metrics.back().metric.get();
     return Objective(test_rig::single_head(loss, std::move(metrics)));
   }

@@ -19,7 +19,6 @@
 
 namespace kiln::engine {
 
-
 /// Sets threads and the seed; returns the device the config asks for. Throws when CUDA is asked
 /// for and absent.
 torch::Device setup_runtime(const ExperimentConfig& config);

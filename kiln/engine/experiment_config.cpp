@@ -107,7 +107,15 @@ ExperimentConfig parse_experiment(const RawConfig& raw) {
   return config;
 }
 
-Json resolved_config(const ExperimentConfig& config) { return write_options(config); }
+Json resolved_config(const ExperimentConfig& config) {
+  Json resolved = write_options(config);
+  if (config.model.network.type() == "multi_head") {
+    // The heads hold the losses and metrics; parse_experiment refuses top-level ones beside them.
+    resolved.erase("loss");
+    resolved.erase("metrics");
+  }
+  return resolved;
+}
 
 }  // namespace kiln::engine
 

@@ -24,6 +24,21 @@ const torch::Tensor& Objective::target_of(const Head& head, const data::Batch& b
       head.name, head.target, fmt::join(known, ", ")));
 }
 
+namespace {
+
+// A loss's complaint names the head it came from when there are several.
+torch::Tensor head_loss(const Objective::Head& head, const torch::Tensor& output,
+                        const torch::Tensor& target) {
+  if (head.name.empty()) return head.loss->forward(output, target);
+  try {
+    return head.loss->forward(output, target);
+  } catch (const Error& e) {
+    throw Error(fmt::format("head \"{}\": {}", head.name, e.what()));
+  }
+}
+
+}  // namespace
+
 torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch) {
   models::NamedOutputs outputs;
   if (heads_.size() == 1 && heads_.front().name.empty())
@@ -35,7 +50,7 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
     Head& head = heads_[i];
     const torch::Tensor& output = outputs[head.name];
     const torch::Tensor& target = target_of(head, batch);
-    torch::Tensor loss = head.loss->forward(output, target);
+    torch::Tensor loss = head_loss(head, output, target);
     total = i == 0 ? loss * head.weight : total + loss * head.weight;
     head_loss_sums_[i] += loss.item<double>() * double(batch.size());
     torch::NoGradGuard no_grad;

@@ -54,7 +54,7 @@ class Objective {
   std::string tag(const std::string& split, const Head& head, const std::string& what) const;
 
   std::vector<Head> heads_;
-  double loss_sum_ = 0;               // weighted total, times examples
+  double loss_sum_ = 0;                 // weighted total, times examples
   std::vector<double> head_loss_sums_;  // per head, unweighted, times examples
   int64_t examples_ = 0;
 };

@@ -75,7 +75,7 @@ class PoisonedLoss : public losses::Loss {
 };
 
 inline std::vector<Objective::Head> single_head(std::shared_ptr<const losses::Loss> loss,
-                                               std::vector<NamedMetric> metrics) {
+                                                std::vector<NamedMetric> metrics) {
   std::vector<Objective::Head> heads;
   heads.push_back({"", std::move(loss), 1.0, std::move(metrics)});
   return heads;
@@ -133,8 +133,8 @@ struct TrainerRig {
     std::shared_ptr<const losses::Loss> shared_loss = std::move(loss);
     Objective objective(single_head(shared_loss, std::move(metrics)));
     Objective val_objective(single_head(shared_loss, std::move(val_metrics)));
-    TrainerParts parts{*model, *optimizer, objective, train, val ? &*val : nullptr, torch::kCPU,
-                       &val_objective};
+    TrainerParts parts{*model,      *optimizer,    objective, train, val ? &*val : nullptr,
+                       torch::kCPU, &val_objective};
     return Trainer(parts, options, log, console, clock).fit();
   }
 

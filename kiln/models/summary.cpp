@@ -53,7 +53,8 @@ ModelSummary summarize(Model& model, const Shape& input) {
   {
     torch::NoGradGuard no_grad;
     torch::Tensor example = torch::zeros(batch, torch::TensorOptions().device(device));
-    observe(model, example, model.forward(example));
+    // Every output, so that each head of a multi_head model is measured too.
+    observe(model, example, model.forward_named(example)[model.output_name()]);
   }
   model.train(was_training);
 

@@ -30,6 +30,12 @@ const std::map<std::string, NetworkExample>& examples() {
       {"mobilenet_v2",
        {"{type: mobilenet_v2, width: 0.25, small_input: true}", {1, 28, 28}, {"logits"}}},
       {"resnet", {"{type: resnet, depth: 20, num_classes: 4}", {3, 16, 16}, {"logits"}}},
+      {"multi_head",
+       {"{type: multi_head, backbone: [flatten, {type: linear, out: 8}, relu], heads: [{name: "
+        "class, layers: [{type: linear, out: 3}], loss: cross_entropy}, {name: echo, layers: "
+        "[{type: linear, out: 6}, {type: reshape, shape: [2, 3]}], loss: mse, target: input}]}",
+        {2, 3},
+        {"class", "echo"}}},
       {"rnn_classifier",
        {"{type: rnn_classifier, num_classes: 3, cell: gru, hidden: 5, vocabulary: 20}",
         {7},
@@ -72,7 +78,10 @@ TEST_P(NetworkExamples, BuildsRunsAndPassesGradients) {
   expected.insert(expected.begin(), 2);
   EXPECT_EQ(output.sizes().vec(), expected) << "forward disagrees with the inferred shape";
 
-  output.pow(2).sum().backward();
+  // Through every output, so that each head of a multi_head model gets its gradients.
+  torch::Tensor loss = torch::zeros({});
+  for (const auto& named : outputs) loss = loss + named.value().pow(2).sum();
+  loss.backward();
   conformance::expect_gradients_reach_every_parameter(*model);
 }
 

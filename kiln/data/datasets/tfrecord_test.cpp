@@ -284,5 +284,42 @@ TEST(TfRecordDataset, ConfigMistakesAreReportedBeforeReading) {
   }
 }
 
+// `targets:` delivers more features by name beside the target, for a multi_head model's heads,
+// with every cache mode.
+TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
+  testing::TempDir dir;
+  std::vector<io::Example> examples;
+  for (int64_t i = 0; i < 4; ++i) {
+    examples.push_back(numbered_example(i, false));
+    examples.back().features["coarse"] = io::int64_feature({i / 2});
+    examples.back().features["size"] = io::float_feature({0.5f * float(i)});
+  }
+  std::string file = write_shard(dir, "t", examples);
+  for (const std::string cache : {"records", "decoded", "none"}) {
+    SCOPED_TRACE(cache);
+    auto dataset = make_dataset(
+        "{type: tfrecord, files: " + file +
+        ", features: {image: {dtype: uint8, shape: [6]}, label: {dtype: int64}, coarse: {dtype: "
+        "int64}, size: {}}, targets: [coarse, size], cache: " +
+        cache + "}");
+    Loader loader(dataset, {}, LoaderOptions{4, false, false, 1});
+    loader.start_epoch(0);
+    std::optional<Batch> batch = loader.next();
+    ASSERT_TRUE(batch.has_value());
+    EXPECT_TRUE(torch::equal(batch->target, torch::tensor({0, 1, 2, 3}, torch::kInt64)));
+    ASSERT_EQ(batch->targets.size(), 2u);
+    EXPECT_TRUE(torch::equal(batch->targets.at("coarse").flatten(),
+                             torch::tensor({0, 0, 1, 1}, torch::kInt64)));
+    EXPECT_TRUE(torch::allclose(batch->targets.at("size").flatten(),
+                                torch::tensor({0.0f, 0.5f, 1.0f, 1.5f})));
+  }
+  try {
+    make_dataset(spec_yaml(file, "{shape: [6]}", ", targets: [coarse]"));
+    FAIL() << "accepted an undeclared named target";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("\"coarse\" is not among the declared features"));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::data
