@@ -63,6 +63,7 @@ const std::vector<std::string>& case_names() {
       "residual_projection",
       "residual_linear_projection",
       "graph_branches",
+      "block_repeated",
       "embedding",
       "lstm_last",
       "lstm_bidirectional_two_layers",

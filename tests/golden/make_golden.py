@@ -356,6 +356,13 @@ def layer_cases():
          [("{type: residual, body: [{type: linear, out: 5}, tanh]}",
            Residual([nn.Linear(3, 5), nn.Tanh()], shortcut=[nn.Linear(3, 5)]))]),
         ("graph_branches", (2, 4, 4), "eval", [(GRAPH_TEXT, TwoBranchGraph())]),
+        # Copies of a named block, each with its own weights: layers.0.<copy>.<index>.weight
+        ("block_repeated", (3,), "eval",
+         [("{type: block, name: dense, repeat: 2}",
+           nn.Sequential(nn.Sequential(nn.Linear(3, 4), nn.Tanh()),
+                         nn.Sequential(nn.Linear(4, 4), nn.Tanh()))),
+          ("{type: linear, out: 2}", nn.Linear(4, 2))],
+         None, "{dense: [{type: linear, out: 4}, tanh]}"),
         ("embedding", (5,), "eval",
          [("{type: embedding, entries: 7, dim: 4, padding_index: 0}",
            FloatIndexEmbedding(7, 4, padding_idx=0))], indices(7)),
@@ -403,13 +410,14 @@ def randomize_state(net):
                 tensor.copy_(rounded(tensor.shape, scale=0.5))
 
 
-def layer_case(name, shape, mode, layers, make_input=None):
+def layer_case(name, shape, mode, layers, make_input=None, blocks=None):
     # Seeded by its name, so that adding a case leaves the values of the others as they were.
     torch.manual_seed(zlib.crc32(name.encode()))
     net = nn.Module()  # holds the layers as kiln's sequential does: names are "layers.0.weight"
     net.layers = nn.Sequential(*[module for _, module in layers])
     randomize_state(net)
-    config = "{type: sequential, layers: [" + ", ".join(text for text, _ in layers) + "]}"
+    config = "{type: sequential, layers: [" + ", ".join(text for text, _ in layers) + "]"
+    config += (", blocks: " + blocks + "}") if blocks else "}"
     case = {"name": name, "config": config, "input_shape": list(shape), "mode": mode,
             "parameters": {k: encode(v) for k, v in net.named_parameters()},
             "buffers": {k: encode(v) for k, v in net.named_buffers()}}

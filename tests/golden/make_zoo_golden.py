@@ -215,6 +215,27 @@ def conv_autoencoder_1d():
          nn.Conv1d(4, 1, 3, padding=1)])
 
 
+class TwoHeads(nn.Module):
+    """multi_head: a shared backbone, a classifier head and a head that redraws the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Flatten(), nn.Linear(12, 8), nn.ReLU())
+        self.heads = nn.ModuleDict({"label": nn.Sequential(nn.Linear(8, 3)),
+                                    "echo": nn.Sequential(nn.Linear(8, 12),
+                                                          nn.Unflatten(1, (1, 3, 4)))})
+
+    def forward(self, x):
+        features = self.backbone(x)
+        return {name: head(features) for name, head in self.heads.items()}
+
+
+MULTI_HEAD_TEXT = ("{type: multi_head, backbone: [flatten, {type: linear, out: 8}, relu], heads: ["
+                   "{name: label, layers: [{type: linear, out: 3}], loss: cross_entropy}, "
+                   "{name: echo, layers: [{type: linear, out: 12}, {type: reshape, shape: "
+                   "[1, 3, 4]}], loss: mse, weight: 0.5, target: input}]}")
+
+
 def cases():
     """(name, kiln config, input shape, network, make_input)."""
     tokens = lambda shape: torch.randint(0, 20, shape).to(torch.float32)
@@ -277,6 +298,7 @@ def cases():
                      [nn.Linear(3, 64), nn.Tanh(), nn.Unflatten(1, (4, 4, 4)),
                       nn.Upsample(scale_factor=2), nn.Conv2d(4, 4, 3, padding=1), nn.Tanh(),
                       nn.Conv2d(4, 2, 3, padding=1), nn.Sigmoid()]), None),
+        ("multi_head", MULTI_HEAD_TEXT, (1, 3, 4), TwoHeads(), None),
         ("autoencoder_mlp", "{type: autoencoder, hidden: [8], code: 3}", (1, 3, 4),
          Autoencoder([nn.Flatten(), nn.Linear(12, 8), nn.ReLU(), nn.Linear(8, 3)],
                      [nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 12), nn.Unflatten(1, (1, 3, 4))]),

@@ -38,6 +38,7 @@ const std::vector<std::string>& case_names() {
       "tcn_sequence",
       "autoencoder_conv_1d",
       "autoencoder_conv_2d",
+      "multi_head",
       "autoencoder_mlp",
   };
   return names;
