@@ -27,7 +27,7 @@ install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS kiln_core kiln_archive kiln_plugin_api EXPORT kilnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY kiln/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*test*" EXCLUDE)
 set(KILN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
 install(EXPORT kilnTargets NAMESPACE kiln:: DESTINATION ${KILN_CMAKE_DIR})
 configure_package_config_file(cmake/kilnConfig.cmake.in

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "kiln/core/error.h"
@@ -55,15 +56,40 @@ void cli::ConfigArgs::add_to(CLI::App& command) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+namespace {
+
+// Takes every `--plugin LIB` / `--plugin=LIB` out of the arguments, wherever it stands: CLI11
+// cannot hand positionals back to a subcommand once a parent's option came between them.
+// Returns false when a --plugin has no library after it.
+bool take_plugins(std::vector<std::string>& args, std::vector<std::string>& plugins) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--plugin") {
+      if (i + 1 == args.size()) return false;
+      plugins.push_back(args[++i]);
+    } else if (args[i].rfind("--plugin=", 0) == 0) {
+      plugins.push_back(args[i].substr(9));
+    } else {
+      kept.push_back(args[i]);
+    }
+  }
+  args = std::move(kept);
+  return true;
+}
+
+}  // namespace
+
 int run_cli(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) invocation_text() += (i ? " " : "") + std::string(argv[i]);
   if (!registration_errors().empty()) return report("", registration_errors().front(), 3);
+  std::vector<std::string> args(argv + 1, argv + argc), plugins;
+  if (!take_plugins(args, plugins))
+    return report("usage error: ", "--plugin needs a shared library: --plugin LIB.so", 2);
   CLI::App app("kiln: train, evaluate, export and serve deep-learning models from a config file.",
                "kiln");
   app.require_subcommand(1);
   app.set_version_flag(
       "--version", fmt::format("kiln {} (LibTorch {})", KILN_VERSION, engine::libtorch_version()));
-  app.fallthrough();  // options of the app, --plugin, may follow the subcommand too
   cli::Action action;
   cli::add_train_command(app, action);
   cli::add_eval_command(app, action);
@@ -71,14 +97,15 @@ int run_cli(int argc, char** argv) {
   cli::add_config_command(app, action);
   cli::add_data_command(app, action);
   cli::add_model_command(app, action);
-  std::vector<std::string> plugins;
-  app.add_option("--plugin", plugins,
-                 "Shared library of your own components to load first (repeatable); its "
-                 "registrations appear in `kiln list`")
-      ->type_name("LIB.so")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  // Declared for --help only: take_plugins() has already removed every occurrence.
+  std::string help_only;
+  app.add_option("--plugin", help_only,
+                 "Shared library of your own components to load first (repeatable, anywhere on "
+                 "the line); its registrations appear in `kiln list`")
+      ->type_name("LIB.so");
   try {
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;  // CLI11's own codes are not ours; any parse failure is usage (2)

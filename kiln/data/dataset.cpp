@@ -24,6 +24,12 @@ std::vector<int64_t> TensorDataset::input_shape() const {
   return {sizes.begin() + 1, sizes.end()};
 }
 
+std::vector<std::string> TensorDataset::target_names() const {
+  std::vector<std::string> names;
+  for (const auto& named : named_) names.push_back(named.first);
+  return names;
+}
+
 Batch StreamingDataset::gather(const torch::Tensor&) const {
   throw InternalError("a streaming dataset has no random access; the loader streams it");
 }

@@ -46,6 +46,8 @@ class Dataset {
   /// Non-null when the dataset is read front to back every epoch instead of indexed.
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
   virtual SkippedRecords skipped_records() const { return {}; }
+  /// The names of the named targets every batch carries (Batch::targets).
+  virtual std::vector<std::string> target_names() const { return {}; }
 };
 
 /// A dataset too large to hold: its records are streamed from disk each epoch (sharded,
@@ -69,6 +71,7 @@ class TensorDataset : public Dataset {
   int64_t size() const override { return inputs_.size(0); }
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override;
+  std::vector<std::string> target_names() const override;
 
  private:
   torch::Tensor inputs_, targets_;

@@ -19,6 +19,7 @@ class SubsetDataset : public Dataset {
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
+  std::vector<std::string> target_names() const override { return base_->target_names(); }
 
  private:
   std::shared_ptr<const Dataset> base_;

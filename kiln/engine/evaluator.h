@@ -10,10 +10,10 @@
 
 namespace kiln::engine {
 
-/// Evaluates `model` on every batch of `loader` with `objective` (reset first), tagged `split`.
 /// The batch on `device`, named targets included.
 data::Batch on_device(const data::Batch& batch, torch::Device device);
 
+/// Evaluates `model` on every batch of `loader` with `objective` (reset first), tagged `split`.
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
                       torch::Device device, const std::string& split);
 

@@ -125,7 +125,7 @@ Objective Experiment::build_objective(const models::Model& model) const {
   std::vector<Objective::Head> heads;
   for (const models::HeadSpec& head : model.heads())
     heads.push_back({head.name, losses::loss_registry().create(head.loss), head.weight,
-                     build_metrics(head.metrics), head.target});
+                     build_metrics(head.metrics), head.target, head.config_path()});
   if (heads.empty())
     heads.push_back(
         {"", losses::loss_registry().create(config_.loss), 1.0, build_metrics(config_.metrics)});

@@ -24,20 +24,41 @@ const torch::Tensor& Objective::target_of(const Head& head, const data::Batch& b
       head.name, head.target, fmt::join(known, ", ")));
 }
 
-namespace {
-
-// A loss's complaint names the head it came from when there are several.
-torch::Tensor head_loss(const Objective::Head& head, const torch::Tensor& output,
-                        const torch::Tensor& target) {
-  if (head.name.empty()) return head.loss->forward(output, target);
-  try {
-    return head.loss->forward(output, target);
-  } catch (const Error& e) {
-    throw Error(fmt::format("head \"{}\": {}", head.name, e.what()));
+void Objective::check_targets(const std::vector<std::string>& available,
+                              const std::string& split) const {
+  for (const Head& head : heads_) {
+    if (head.target == "target" || head.target == "input") continue;
+    if (std::find(available.begin(), available.end(), head.target) != available.end()) continue;
+    std::vector<std::string> known{"target", "input"};
+    known.insert(known.end(), available.begin(), available.end());
+    throw ConfigError(head.config_path + ".target", "",
+                      fmt::format("the {} data has no target \"{}\"; it has: {} (the tfrecord "
+                                  "dataset delivers the features its `targets:` lists)",
+                                  split, head.target, fmt::join(known, ", ")));
   }
 }
 
-}  // namespace
+torch::Tensor Objective::head_loss(size_t index, const torch::Tensor& output,
+                                   const data::Batch& batch) {
+  Head& head = heads_[index];
+  auto measure = [&] {
+    const torch::Tensor& target = target_of(head, batch);
+    torch::Tensor loss = head.loss->forward(output, target);
+    head_loss_sums_[index] += loss.item<double>() * double(batch.size());
+    torch::NoGradGuard no_grad;
+    for (auto& m : head.metrics) m.metric->update(output.detach(), target);
+    return loss;
+  };
+  if (head.name.empty()) return measure();
+  // With several heads, a complaint from a loss, a metric or torch names the head it came from.
+  try {
+    return measure();
+  } catch (const Error& e) {
+    throw Error(fmt::format("head \"{}\": {}", head.name, e.what()));
+  } catch (const c10::Error& e) {
+    throw Error(fmt::format("head \"{}\": {}", head.name, e.what_without_backtrace()));
+  }
+}
 
 torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch) {
   models::NamedOutputs outputs;
@@ -47,14 +68,8 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
     outputs = model.forward_named(batch.input);
   torch::Tensor total;
   for (size_t i = 0; i < heads_.size(); ++i) {
-    Head& head = heads_[i];
-    const torch::Tensor& output = outputs[head.name];
-    const torch::Tensor& target = target_of(head, batch);
-    torch::Tensor loss = head_loss(head, output, target);
-    total = i == 0 ? loss * head.weight : total + loss * head.weight;
-    head_loss_sums_[i] += loss.item<double>() * double(batch.size());
-    torch::NoGradGuard no_grad;
-    for (auto& m : head.metrics) m.metric->update(output.detach(), target);
+    torch::Tensor loss = head_loss(i, outputs[heads_[i].name], batch);
+    total = i == 0 ? loss * heads_[i].weight : total + loss * heads_[i].weight;
   }
   loss_sum_ += total.item<double>() * double(batch.size());
   examples_ += batch.size();

@@ -35,6 +35,7 @@ class Objective {
     double weight = 1.0;
     std::vector<NamedMetric> metrics;
     std::string target = "target";  // target, input or a named target of the data
+    std::string config_path;        // where the head is configured, for errors
   };
 
   explicit Objective(std::vector<Head> heads);
@@ -42,6 +43,9 @@ class Objective {
   /// Runs the model on `batch` (already on the model's device) and returns the weighted loss,
   /// to call backward() on; adds every head's loss and metric statistics to those so far.
   torch::Tensor compute(models::Model& model, const data::Batch& batch);
+  /// Throws a ConfigError at the head's `target` when a head wants a named target that the data
+  /// of `split` (which delivers `available`) lacks: before training, not at the first batch.
+  void check_targets(const std::vector<std::string>& available, const std::string& split) const;
   /// Forgets the statistics: a new logging window or evaluation begins.
   void reset();
   /// The loss and metrics since the last reset, tagged with `split`; losses are means per example.
@@ -51,6 +55,8 @@ class Objective {
 
  private:
   const torch::Tensor& target_of(const Head& head, const data::Batch& batch) const;
+  /// Head `index`'s loss on `output`; adds to its loss sum and metrics.
+  torch::Tensor head_loss(size_t index, const torch::Tensor& output, const data::Batch& batch);
   std::string tag(const std::string& split, const Head& head, const std::string& what) const;
 
   std::vector<Head> heads_;

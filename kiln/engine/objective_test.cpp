@@ -35,7 +35,7 @@ Objective objective_for(const models::Model& model) {
     for (const auto& spec : head.metrics.items)
       metrics.push_back({spec.type(), metrics::metric_registry().create(spec)});
     heads.push_back({head.name, losses::loss_registry().create(head.loss), head.weight,
-                     std::move(metrics), head.target});
+                     std::move(metrics), head.target, head.config_path()});
   }
   return Objective(std::move(heads));
 }
@@ -121,6 +121,26 @@ TEST(Objective, AHeadWantingATargetTheDataLacksNamesWhatThereIs) {
   }
   batch.targets["coarse_label"] = torch::tensor({0, 1, 1, 0, 1}, torch::kInt64);
   EXPECT_NO_THROW(objective.compute(*model, batch));
+}
+
+TEST(Objective, CheckTargetsRefusesDataWithoutTheNamedTargetBeforeAnyBatch) {
+  auto model = models::build_model(
+      read_spec("model",
+                "{type: multi_head, backbone: [{type: linear, out: 3}], heads: ["
+                "{name: fine, layers: [{type: linear, out: 4}], loss: cross_entropy}, "
+                "{name: coarse, layers: [{type: linear, out: 2}], loss: cross_entropy, "
+                "target: coarse_label}]}"),
+      {4});
+  Objective objective = objective_for(*model);
+  EXPECT_NO_THROW(objective.check_targets({"coarse_label"}, "train"));
+  try {
+    objective.check_targets({"size"}, "val");
+    FAIL() << "no error for a missing target";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "model.heads[1].target");
+    EXPECT_THAT(e.what(), HasSubstr("the val data has no target \"coarse_label\"; it has: "
+                                    "target, input, size"));
+  }
 }
 
 }  // namespace

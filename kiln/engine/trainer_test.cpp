@@ -182,5 +182,21 @@ TEST(Trainer, AHugeLearningRateStopsAtTheFirstNonFiniteStep) {
   }
 }
 
+// The scheduler sets the rate before every step: the rate logged after step n is the one step n
+// used, base x factor(n - 1).
+TEST(Trainer, AppliesTheScheduleBeforeEveryStep) {
+  TrainerRig rig(8, 0);
+  rig.scheduler = optim::scheduler_registry().create(read_spec("scheduler", "cosine"),
+                                                     optim::ScheduleSpan{8, 4, 2});
+  TrainOptions options = train_options("8 steps", "1 epoch", "1 step");
+  options.monitor = "train/loss";
+  rig.fit(options);
+  std::vector<double> logged = rig.values_logged("train/lr");
+  ASSERT_EQ(logged.size(), 8u);
+  for (size_t n = 1; n <= 8; ++n)
+    EXPECT_NEAR(logged[n - 1], 0.1 * 0.5 * (1 + std::cos(M_PI * double(n - 1) / 8)), 1e-9)
+        << "after step " << n;
+}
+
 }  // namespace
 }  // namespace kiln::engine

@@ -133,8 +133,8 @@ struct TrainerRig {
     std::shared_ptr<const losses::Loss> shared_loss = std::move(loss);
     Objective objective(single_head(shared_loss, std::move(metrics)));
     Objective val_objective(single_head(shared_loss, std::move(val_metrics)));
-    TrainerParts parts{*model,      *optimizer,    objective, train, val ? &*val : nullptr,
-                       torch::kCPU, &val_objective};
+    TrainerParts parts{*model,      *optimizer,     objective,      train, val ? &*val : nullptr,
+                       torch::kCPU, &val_objective, scheduler.get()};
     return Trainer(parts, options, log, console, clock).fit();
   }
 
@@ -176,6 +176,7 @@ struct TrainerRig {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<losses::Loss> loss;
   std::vector<NamedMetric> metrics, val_metrics;
+  std::unique_ptr<optim::Scheduler> scheduler;  // none unless a test sets one
   data::Loader train;
   std::optional<data::Loader> val;
 };

@@ -63,6 +63,8 @@ struct Session {
         val_objective(experiment.build_objective(*model)),
         train(experiment.loader("train")) {
     if (experiment.has_split("val")) val.emplace(experiment.loader("val"));
+    objective.check_targets(train.dataset().target_names(), "train");
+    if (val) objective.check_targets(val->dataset().target_names(), "val");
     scheduler = experiment.build_scheduler({planned_steps(config.train.max, train),
                                             train.batches_per_epoch(), config.data.batch_size});
   }
@@ -146,6 +148,7 @@ MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpo
   auto model = experiment.build_model(split);
   load_model_weights(checkpoint_dir, *model);
   Objective objective = experiment.build_objective(*model);
+  objective.check_targets(loader.dataset().target_names(), split);
   return evaluate(*model, loader, objective, experiment.device(), split);
 }
 

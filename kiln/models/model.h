@@ -23,6 +23,8 @@ struct HeadSpec {
   double weight = 1.0;
   ComponentList metrics{"metric"};
   std::string target = "target";
+  /// Where the head is configured (`model.heads[1]`), for errors: its loss's path, less ".loss".
+  std::string config_path() const { return loss.path.substr(0, loss.path.rfind('.')); }
 };
 
 class Model : public torch::nn::Module {

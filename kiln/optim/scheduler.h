@@ -37,7 +37,9 @@ int64_t period_in_steps(const Period& period, const ScheduleSpan& span, const st
 /// The span's total, or a ConfigError at `path` naming the schedule when it is unknown.
 int64_t required_total_steps(const ScheduleSpan& span, const std::string& path);
 
-/// Sets every parameter group's learning rate to its base rate times a schedule's factor.
+/// Sets every parameter group's learning rate to its base rate times a schedule's factor. The
+/// base rates are the optimizer's when this is made, so it must be made before any saved
+/// optimizer state (whose rates are already scheduled) is loaded into the optimizer.
 class ScheduledLearningRates {
  public:
   ScheduledLearningRates(torch::optim::Optimizer& optimizer, const Scheduler& scheduler);

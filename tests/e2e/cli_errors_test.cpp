@@ -147,5 +147,23 @@ TEST(CliErrors, FreezeAndLearningRateScalesNameWhatTheModelHas) {
   EXPECT_THAT(everything.err, HasSubstr("every parameter is frozen"));
 }
 
+// --plugin is taken from anywhere on the line; a bad one stops before any work, exit 2.
+TEST(CliErrors, PluginProblemsAreUsageErrorsWhereverTheOptionStands) {
+  testing::TempDir dir;
+  std::string missing = dir.file("libmissing.so");
+  for (const std::string& line :
+       {"--plugin " + missing + " list", "list --plugin=" + missing + " model",
+        "train --plugin " + missing + " " + example("mlp.yaml") + " --dry-run"}) {
+    auto result = testing::run_command(kiln(line));
+    EXPECT_EQ(result.exit_code, 2) << line;
+    EXPECT_THAT(result.err, HasSubstr("usage error: cannot load plugin " + missing +
+                                      ": cannot open shared object file"))
+        << line;
+  }
+  auto bare = testing::run_command(kiln("list --plugin"));
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_THAT(bare.err, HasSubstr("--plugin needs a shared library"));
+}
+
 }  // namespace
 }  // namespace kiln

@@ -56,6 +56,17 @@ TEST(MultiHead, ConfigMistakesNameTheKey) {
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_THAT(twice.err, HasSubstr("config error at model.heads"));
   EXPECT_THAT(twice.err, HasSubstr("no name twice"));
+  auto dotted = testing::run_command(
+      kiln("train " + example() + " --set model.heads[1].name=re.draw --dry-run"));
+  EXPECT_EQ(dotted.exit_code, 2);
+  EXPECT_THAT(dotted.err, HasSubstr("config error at model.heads[1].name"));
+  EXPECT_THAT(dotted.err, HasSubstr("of letters, digits, '_' and '-'"));
+  auto named = testing::run_command(
+      kiln("train " + example() + " --set model.heads[1].target=outline --dry-run"));
+  EXPECT_EQ(named.exit_code, 2) << "a missing named target is found before training";
+  EXPECT_THAT(named.err, HasSubstr("config error at model.heads[1].target"));
+  EXPECT_THAT(named.err, HasSubstr("the train data has no target \"outline\"; it has: target, "
+                                   "input (the tfrecord"));
   // A head whose output cannot meet its target fails at the first step, naming both shapes.
   testing::TempDir dir;
   auto shape = testing::run_command(

@@ -458,7 +458,7 @@ SCHEDULE_CASES = [
      lambda opt: lr_scheduler.CosineAnnealingLR(opt, T_max=20)),
     ("cosine_warmup_floor", "{type: cosine, warmup: 5 steps, warmup_start: 0.1, floor: 0.05}",
      (25, 5, 8), lambda opt: warmup_then_cosine(opt, 0.1, 5, 20, 0.05)),
-    # 1 epoch of 4 steps, and 24 samples in batches of 8 round up to 3 steps
+    # 1 epoch of 4 steps, and 20 samples in batches of 8 round up to 3 steps
     ("cosine_warmup_in_epochs", "{type: cosine, warmup: 1 epoch, warmup_start: 0.5}", (16, 4, 8),
      lambda opt: warmup_then_cosine(opt, 0.5, 4, 12, 0.0)),
     ("cosine_warmup_in_samples", "{type: cosine, warmup: 20 samples}", (10, 4, 8),

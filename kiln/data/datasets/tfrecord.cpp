@@ -5,6 +5,8 @@
 // `cache: none` reads the files again every epoch (interleaved, through a shuffle buffer), for
 // data larger than memory.
 
+#include <set>
+
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
 #include "kiln/io/record_store.h"
@@ -48,7 +50,14 @@ struct TfRecordOptions {
     s.field("target", target, "The feature the loss compares against.");
     s.field("targets", targets,
             "More features delivered as targets by name, for the heads of a multi_head model "
-            "(`target: NAME` in a head).");
+            "(`target: NAME` in a head).")
+        .check(
+            [](const std::vector<std::string>& names) {
+              std::set<std::string> seen(names.begin(), names.end());
+              return seen.size() == names.size() && !seen.count("input") && !seen.count("target");
+            },
+            "with no name twice and neither \"input\" nor \"target\" (what a head's target "
+            "already means)");
     s.field("on_corrupt", on_corrupt,
             "fail: stop at a damaged or non-conforming record; skip: drop it, count and report.")
         .one_of({"fail", "skip"});
@@ -175,12 +184,15 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
 class TfRecordDataset : public Dataset {
  public:
   explicit TfRecordDataset(const TfRecordOptions& options)
-      : TfRecordDataset(open_tfrecord(options)) {}
+      : TfRecordDataset(open_tfrecord(options)) {
+    names_ = options.targets;
+  }
   int64_t size() const override { return impl_->size(); }
   Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
   std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
   const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
   SkippedRecords skipped_records() const override { return skipped_; }
+  std::vector<std::string> target_names() const override { return names_; }
 
  private:
   explicit TfRecordDataset(OpenedRecords opened)
@@ -188,6 +200,7 @@ class TfRecordDataset : public Dataset {
 
   std::shared_ptr<Dataset> impl_;
   SkippedRecords skipped_;
+  std::vector<std::string> names_;
 };
 
 }  // namespace

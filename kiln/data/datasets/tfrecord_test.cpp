@@ -308,6 +308,7 @@ TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
     ASSERT_TRUE(batch.has_value());
     EXPECT_TRUE(torch::equal(batch->target, torch::tensor({0, 1, 2, 3}, torch::kInt64)));
     ASSERT_EQ(batch->targets.size(), 2u);
+    EXPECT_EQ(dataset->target_names(), (std::vector<std::string>{"coarse", "size"}));
     EXPECT_TRUE(torch::equal(batch->targets.at("coarse").flatten(),
                              torch::tensor({0, 0, 1, 1}, torch::kInt64)));
     EXPECT_TRUE(torch::allclose(batch->targets.at("size").flatten(),
@@ -318,6 +319,16 @@ TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
     FAIL() << "accepted an undeclared named target";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("\"coarse\" is not among the declared features"));
+  }
+  EXPECT_EQ(make_dataset(spec_yaml(file, "{shape: [6]}", ""))->target_names().size(), 0u);
+  for (const char* clash : {"[input]", "[target]", "[label, label]"}) {
+    try {
+      make_dataset(spec_yaml(file, "{shape: [6]}", std::string(", targets: ") + clash));
+      FAIL() << "accepted targets " << clash;
+    } catch (const ConfigError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("data.train.targets"));
+      EXPECT_THAT(e.what(), HasSubstr("neither \"input\" nor \"target\""));
+    }
   }
 }
 

@@ -2,6 +2,8 @@
 // weight, metrics and target (the templates' multi-output networks): e.g. a classifier and a
 // decoder that reconstructs the input, trained together on the weighted sum of their losses.
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "kiln/models/model.h"
@@ -20,9 +22,12 @@ struct HeadOptions {
     s.field("name", name, "The head's output name; its values are logged as split/NAME/...")
         .check(
             [](const std::string& n) {
-              return !n.empty() && n.find('/') == std::string::npos && n != "loss";
+              bool plain = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+              });
+              return plain && n != "loss";
             },
-            "that is non-empty, has no '/' and is not \"loss\"")
+            "of letters, digits, '_' and '-', other than \"loss\"")
         .require();
     s.field("layers", layers, "The head's layers, on the backbone's output.")
         .check([](const LayerList& list) { return !list.items.empty(); }, "with at least one layer")
