@@ -74,6 +74,25 @@ double Period::measure(const Progress& progress) const {
   return 0;
 }
 
+std::optional<int64_t> Period::in_steps(double steps_per_epoch, double samples_per_step) const {
+  double steps = 0;
+  switch (unit_) {
+    case Unit::kSteps:
+      steps = amount_;
+      break;
+    case Unit::kEpochs:
+      steps = amount_ * steps_per_epoch;
+      break;
+    case Unit::kSamples:
+      steps = amount_ / std::max(1e-9, samples_per_step);
+      break;
+    case Unit::kSeconds:
+      return std::nullopt;
+  }
+  // The slack keeps 0.3 epochs of 10 steps (3.0000000000000004) at 3 steps, as crossed() does.
+  return static_cast<int64_t>(std::ceil(steps - 1e-9));
+}
+
 bool Period::crossed(const Progress& before, const Progress& now) const {
   // A small tolerance keeps 0.1 + 0.2 epochs from missing the boundary at 0.3.
   constexpr double kSlack = 1e-9;

@@ -34,6 +34,9 @@ class Period {
   double measure(const Progress& progress) const;
   /// True once `progress` has covered the whole period.
   bool reached(const Progress& progress) const { return measure(progress) >= amount_; }
+  /// The period in optimizer steps, rounded up, for `steps_per_epoch` steps of
+  /// `samples_per_step` examples each; none for a time, whose step count is unknown ahead.
+  std::optional<int64_t> in_steps(double steps_per_epoch, double samples_per_step) const;
   /// True when a multiple of the period lies in (before, now]: "every N units" triggers.
   bool crossed(const Progress& before, const Progress& now) const;
   std::string to_string() const;

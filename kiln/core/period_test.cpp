@@ -149,6 +149,14 @@ TEST(Period, ToStringRoundTrips) {
   }
 }
 
+TEST(Period, InStepsRoundsUpAndKnowsNoStepsForATime) {
+  EXPECT_EQ(Period::parse("7 steps").in_steps(10, 32), 7);
+  EXPECT_EQ(Period::parse("1.25 epochs").in_steps(10, 32), 13);
+  EXPECT_EQ(Period::parse("0.3 epochs").in_steps(10, 32), 3);  // not 4 from 3.0000000000000004
+  EXPECT_EQ(Period::parse("100 samples").in_steps(10, 32), 4);
+  EXPECT_FALSE(Period::parse("5 min").in_steps(10, 32).has_value());
+}
+
 struct TrainOptions {
   Period max = Period(10, Period::Unit::kEpochs);
   Period validate_every = Period(1, Period::Unit::kEpochs);

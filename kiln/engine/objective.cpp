@@ -11,17 +11,30 @@ Objective::Objective(std::vector<Head> heads)
   KILN_ASSERT(!heads_.empty());
 }
 
+namespace {
+
+// What a head may compare with, given the data's named targets, for messages.
+std::string known_targets(const std::vector<std::string>& named) {
+  std::vector<std::string> known{"target", "input"};
+  known.insert(known.end(), named.begin(), named.end());
+  return fmt::format("{} (the tfrecord dataset delivers the features its `targets:` lists)",
+                     fmt::join(known, ", "));
+}
+
+}  // namespace
+
 const torch::Tensor& Objective::target_of(const Head& head, const data::Batch& batch) const {
   if (head.target == "target") return batch.target;
   if (head.target == "input") return batch.input;
   auto found = batch.targets.find(head.target);
   if (found != batch.targets.end()) return found->second;
-  std::vector<std::string> known{"target", "input"};
-  for (const auto& named : batch.targets) known.push_back(named.first);
-  throw Error(fmt::format(
-      "head \"{}\" wants target \"{}\", which the data does not deliver; it has: {} (name more "
-      "with the tfrecord dataset's `targets:`)",
-      head.name, head.target, fmt::join(known, ", ")));
+  // check_targets() normally says this before any work; a caller that skipped it hears it here.
+  std::vector<std::string> named;
+  for (const auto& item : batch.targets) named.push_back(item.first);
+  throw Error(
+      fmt::format("head \"{}\" wants target \"{}\", which the data does not deliver; it "
+                  "has: {}",
+                  head.name, head.target, known_targets(named)));
 }
 
 void Objective::check_targets(const std::vector<std::string>& available,
@@ -29,25 +42,23 @@ void Objective::check_targets(const std::vector<std::string>& available,
   for (const Head& head : heads_) {
     if (head.target == "target" || head.target == "input") continue;
     if (std::find(available.begin(), available.end(), head.target) != available.end()) continue;
-    std::vector<std::string> known{"target", "input"};
-    known.insert(known.end(), available.begin(), available.end());
     throw ConfigError(head.config_path + ".target", "",
-                      fmt::format("the {} data has no target \"{}\"; it has: {} (the tfrecord "
-                                  "dataset delivers the features its `targets:` lists)",
-                                  split, head.target, fmt::join(known, ", ")));
+                      fmt::format("the {} data has no target \"{}\"; it has: {}", split,
+                                  head.target, known_targets(available)));
   }
 }
 
-torch::Tensor Objective::head_loss(size_t index, const torch::Tensor& output,
-                                   const data::Batch& batch) {
+std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch::Tensor& output,
+                                                      const data::Batch& batch) {
   Head& head = heads_[index];
   auto measure = [&] {
     const torch::Tensor& target = target_of(head, batch);
     torch::Tensor loss = head.loss->forward(output, target);
-    head_loss_sums_[index] += loss.item<double>() * double(batch.size());
+    double value = loss.item<double>();  // the one read of this loss (a device sync on CUDA)
+    head_loss_sums_[index] += value * double(batch.size());
     torch::NoGradGuard no_grad;
     for (auto& m : head.metrics) m.metric->update(output.detach(), target);
-    return loss;
+    return std::make_pair(loss, value);
   };
   if (head.name.empty()) return measure();
   // With several heads, a complaint from a loss, a metric or torch names the head it came from.
@@ -67,11 +78,13 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
   else
     outputs = model.forward_named(batch.input);
   torch::Tensor total;
+  last_loss_ = 0;
   for (size_t i = 0; i < heads_.size(); ++i) {
-    torch::Tensor loss = head_loss(i, outputs[heads_[i].name], batch);
+    auto [loss, value] = head_loss(i, outputs[heads_[i].name], batch);
     total = i == 0 ? loss * heads_[i].weight : total + loss * heads_[i].weight;
+    last_loss_ += heads_[i].weight * value;
   }
-  loss_sum_ += total.item<double>() * double(batch.size());
+  loss_sum_ += last_loss_ * double(batch.size());
   examples_ += batch.size();
   return total;
 }

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/data/dataset.h"
@@ -43,6 +44,8 @@ class Objective {
   /// Runs the model on `batch` (already on the model's device) and returns the weighted loss,
   /// to call backward() on; adds every head's loss and metric statistics to those so far.
   torch::Tensor compute(models::Model& model, const data::Batch& batch);
+  /// The value of the loss the last compute() returned, read without another device sync.
+  double last_loss() const { return last_loss_; }
   /// Throws a ConfigError at the head's `target` when a head wants a named target that the data
   /// of `split` (which delivers `available`) lacks: before training, not at the first batch.
   void check_targets(const std::vector<std::string>& available, const std::string& split) const;
@@ -56,13 +59,15 @@ class Objective {
  private:
   const torch::Tensor& target_of(const Head& head, const data::Batch& batch) const;
   /// Head `index`'s loss on `output`; adds to its loss sum and metrics.
-  torch::Tensor head_loss(size_t index, const torch::Tensor& output, const data::Batch& batch);
+  std::pair<torch::Tensor, double> head_loss(size_t index, const torch::Tensor& output,
+                                             const data::Batch& batch);
   std::string tag(const std::string& split, const Head& head, const std::string& what) const;
 
   std::vector<Head> heads_;
   double loss_sum_ = 0;                 // weighted total, times examples
   std::vector<double> head_loss_sums_;  // per head, unweighted, times examples
   int64_t examples_ = 0;
+  double last_loss_ = 0;
 };
 
 }  // namespace kiln::engine

@@ -34,20 +34,9 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
 }
 
 int64_t planned_steps(const Period& max, const data::Loader& train) {
-  int64_t per_epoch = train.batches_per_epoch();
-  switch (max.unit()) {
-    case Period::Unit::kSteps:
-      return static_cast<int64_t>(max.amount());
-    case Period::Unit::kEpochs:
-      return static_cast<int64_t>(std::ceil(max.amount() * double(per_epoch)));
-    case Period::Unit::kSamples: {
-      double batch = double(train.dataset().size()) / double(per_epoch);
-      return static_cast<int64_t>(std::ceil(max.amount() / batch));
-    }
-    case Period::Unit::kSeconds:
-      return 0;  // unknown ahead of time
-  }
-  return 0;
+  double per_epoch = double(train.batches_per_epoch());
+  double mean_batch = double(train.dataset().size()) / std::max(1.0, per_epoch);
+  return max.in_steps(per_epoch, mean_batch).value_or(0);  // 0: a time, unknown ahead
 }
 
 void Trainer::train_step(const data::Batch& batch, Window& window) {
@@ -56,7 +45,7 @@ void Trainer::train_step(const data::Batch& batch, Window& window) {
   torch::Tensor loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
   loss.backward();
   parts_.optimizer.step();
-  double value = loss.item<double>();
+  double value = parts_.objective.last_loss();
   if (!std::isfinite(value))
     // A NaN's sign bit is an accident of the arithmetic; printing "-nan" would only confuse.
     throw Error(fmt::format("training loss became {} at step {}; lower optimizer.lr",

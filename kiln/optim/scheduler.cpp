@@ -11,23 +11,13 @@ SchedulerRegistry& scheduler_registry() {
 }
 
 int64_t period_in_steps(const Period& period, const ScheduleSpan& span, const std::string& path) {
-  double steps = 0;
-  switch (period.unit()) {
-    case Period::Unit::kSteps:
-      steps = period.amount();
-      break;
-    case Period::Unit::kEpochs:
-      steps = period.amount() * double(span.steps_per_epoch);
-      break;
-    case Period::Unit::kSamples:
-      steps = period.amount() / double(std::max<int64_t>(1, span.batch_size));
-      break;
-    case Period::Unit::kSeconds:
-      throw ConfigError(
-          path, "",
-          "\"" + period.to_string() + "\" is a time; a schedule needs steps, epochs or samples");
-  }
-  return static_cast<int64_t>(std::ceil(steps - 1e-9));
+  std::optional<int64_t> steps =
+      period.in_steps(double(span.steps_per_epoch), double(std::max<int64_t>(1, span.batch_size)));
+  if (!steps)
+    throw ConfigError(
+        path, "",
+        "\"" + period.to_string() + "\" is a time; a schedule needs steps, epochs or samples");
+  return *steps;
 }
 
 int64_t required_total_steps(const ScheduleSpan& span, const std::string& path) {
