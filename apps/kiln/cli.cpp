@@ -46,9 +46,9 @@ std::string& invocation_text() {
 
 const std::string& cli::invocation() { return invocation_text(); }
 
-void cli::ConfigArgs::add_to(CLI::App& command) {
+void cli::ConfigArgs::add_to(CLI::App& command, bool files_required) {
   command.add_option("config", files, "Config files (YAML or JSON); later ones merge over earlier")
-      ->required()
+      ->required(files_required)
       ->check(CLI::ExistingFile);
   command.add_option("--set", overrides, "Override a config value: PATH=VALUE (repeatable)")
       ->type_name("PATH=VALUE")

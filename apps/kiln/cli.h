@@ -24,7 +24,7 @@ const std::string& invocation();
 struct ConfigArgs {
   std::vector<std::string> files;
   std::vector<std::string> overrides;
-  void add_to(CLI::App& command);
+  void add_to(CLI::App& command, bool files_required = true);
 };
 
 void add_train_command(CLI::App& app, Action& action);

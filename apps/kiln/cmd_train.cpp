@@ -1,8 +1,11 @@
-// kiln train CONFIG... [--set K=V]... [--runs-root DIR] [--name NAME] [--note TEXT] [--dry-run]
+// kiln train CONFIG... [--set K=V]... [--runs-root DIR] [--name NAME] [--resume [RUN_DIR]]
+//            [--note TEXT] [--dry-run]
 
+#include <csignal>
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
+#include "kiln/engine/resume.h"
 #include "kiln/engine/training_run.h"
 
 namespace kiln::cli {
@@ -10,33 +13,91 @@ namespace {
 
 struct TrainArgs {
   ConfigArgs config;
-  std::string runs_root = "runs", name, note;
-  bool dry_run = false;
+  std::string runs_root = "runs", name, note, resume;
+  bool dry_run = false, resume_given = false;
 };
+
+std::atomic<int> stop_signal{0};
+
+extern "C" void on_stop_signal(int signal) { stop_signal.store(signal); }
+
+// SIGTERM and SIGINT ask training to finish its step, save a checkpoint and exit 128 + signal.
+// The handler is reset after the first one, so a second Ctrl-C ends the process at once.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    for (int signal : {SIGTERM, SIGINT}) ::sigaction(signal, &action, nullptr);
+  }
+  ~StopSignals() {
+    for (int signal : {SIGTERM, SIGINT}) std::signal(signal, SIG_DFL);
+  }
+};
+
+// The request for `--resume [RUN_DIR]`: the run given, or the newest unfinished one of the
+// config's name; its saved config with the resumable --set overrides.
+engine::TrainRequest resume_request(const TrainArgs& args) {
+  engine::TrainRequest request;
+  std::string run_dir = args.resume;
+  if (run_dir.empty()) {
+    if (args.config.files.empty())
+      throw UsageError("--resume without a run directory needs the config, to find its runs");
+    RawConfig config = load_config(args.config.files, args.config.overrides);
+    std::string name = args.name.empty() ? config.tree.value("name", "experiment") : args.name;
+    run_dir = engine::newest_unfinished_run(args.runs_root, name);
+  } else if (!args.config.files.empty()) {
+    throw UsageError(
+        "--resume RUN_DIR continues with the run's own config; drop the config "
+        "files (resumable keys can still be changed with --set)");
+  }
+  request.config = engine::resume_config(run_dir, args.config.overrides);
+  request.resume_dir = run_dir;
+  return request;
+}
+
+int train(const TrainArgs& args) {
+  engine::TrainRequest request;
+  if (args.resume_given) {
+    request = resume_request(args);
+  } else {
+    if (args.config.files.empty()) throw UsageError("train needs a config file (or --resume)");
+    request.config = load_config(args.config.files, args.config.overrides);
+    if (!args.name.empty()) apply_override(request.config, "name=\"" + args.name + "\"");
+  }
+  request.runs_root = args.runs_root;
+  request.note = args.note;
+  request.dry_run = args.dry_run;
+  request.command_line = invocation();
+  StopSignals signals;
+  request.stop_signal = &stop_signal;
+  return engine::run_training(request, stdout, engine::system_seconds).exit_code;
+}
 
 }  // namespace
 
 void add_train_command(CLI::App& app, Action& action) {
-  auto* train = app.add_subcommand("train", "Train a model from config files");
+  auto* train_command = app.add_subcommand("train", "Train a model from config files");
   auto args = std::make_shared<TrainArgs>();
-  args->config.add_to(*train);
-  train->add_option("--runs-root", args->runs_root, "Where run directories go")
+  args->config.add_to(*train_command, /*files_required=*/false);
+  train_command->add_option("--runs-root", args->runs_root, "Where run directories go")
       ->capture_default_str();
-  train->add_option("--name", args->name, "Experiment name (overrides the config's name)");
-  train->add_option("--note", args->note, "Hypothesis or remark, saved as notes.md in the run");
-  train->add_flag("--dry-run", args->dry_run, "Check the config and build the model, then stop");
-  train->callback([&action, args] {
-    action = [args] {
-      engine::TrainRequest request;
-      request.config = load_config(args->config.files, args->config.overrides);
-      if (!args->name.empty()) apply_override(request.config, "name=\"" + args->name + "\"");
-      request.runs_root = args->runs_root;
-      request.note = args->note;
-      request.dry_run = args->dry_run;
-      request.command_line = invocation();
-      engine::run_training(request, stdout, engine::system_seconds);
-      return 0;
-    };
+  train_command->add_option("--name", args->name, "Experiment name (overrides the config's name)");
+  train_command->add_option("--note", args->note,
+                            "Hypothesis or remark, saved as notes.md in the run");
+  train_command->add_flag("--dry-run", args->dry_run,
+                          "Check the config and build the model, then stop");
+  train_command
+      ->add_option("--resume", args->resume,
+                   "Continue a run from its last checkpoint: RUN_DIR, or without one the newest "
+                   "unfinished run of the config's name")
+      ->expected(0, 1)
+      ->type_name("[RUN_DIR]");
+  train_command->callback([&action, args, train_command] {
+    args->resume_given = train_command->count("--resume") > 0;
+    action = [args] { return train(*args); };
   });
 }
 

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -58,14 +60,6 @@ void fsync_path(const std::string& path, bool directory) {
   if (result != 0) throw IoError("fsync", path, errno);
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw IoError("write", path, errno);
-  fsync_path(path, false);
-}
-
 std::string manifest_line(const std::string& name, const std::string& bytes) {
   return fmt::format("{:08x} {} {}\n", crc32c(bytes.data(), bytes.size()), bytes.size(), name);
 }
@@ -88,18 +82,17 @@ torch::Tensor tensor_view(const io::SafeTensor& tensor, const std::string& file)
                           scalar_type(tensor.dtype, file));
 }
 
-std::map<std::string, torch::Tensor> named_state(const torch::nn::Module& model) {
-  std::map<std::string, torch::Tensor> state;
+NamedTensors named_state(const torch::nn::Module& model) {
+  NamedTensors state;
   for (const auto& item : model.named_parameters()) state[item.key()] = item.value();
   for (const auto& item : model.named_buffers()) state[item.key()] = item.value();
   return state;
 }
 
-std::string serialize_weights(const torch::nn::Module& model) {
-  std::map<std::string, torch::Tensor> state = named_state(model);
+std::string serialize_tensors(const NamedTensors& tensors) {
   std::vector<torch::Tensor> keep_alive;
   std::vector<io::SafeTensorView> views;
-  for (const auto& [name, tensor] : state) {
+  for (const auto& [name, tensor] : tensors) {
     keep_alive.push_back(tensor.detach().to(torch::kCPU).contiguous());
     const auto& cpu = keep_alive.back();
     views.push_back({name, dtype_name(cpu.scalar_type()), cpu.sizes().vec(), cpu.data_ptr(),
@@ -108,12 +101,47 @@ std::string serialize_weights(const torch::nn::Module& model) {
   return io::serialize_safetensors(views, {{"format", "pt"}, {"producer", "kiln"}});
 }
 
-std::string save_checkpoint(const std::string& checkpoints_dir, const CheckpointContents& c) {
+std::string serialize_weights(const torch::nn::Module& model) {
+  return serialize_tensors(named_state(model));
+}
+
+void CheckpointFileSystem::write(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw IoError("write", path, errno);
+  fsync_path(path, false);
+}
+
+void CheckpointFileSystem::make_directory(const std::string& path) { fs::create_directories(path); }
+
+void CheckpointFileSystem::sync_directory(const std::string& path) { fsync_path(path, true); }
+
+void CheckpointFileSystem::rename(const std::string& from, const std::string& to) {
+  fs::rename(from, to);
+}
+
+void CheckpointFileSystem::remove_all(const std::string& path) { fs::remove_all(path); }
+
+CheckpointFileSystem& real_file_system() {
+  static CheckpointFileSystem real;
+  return real;
+}
+
+void write_pointer(const std::string& checkpoints_dir, const std::string& pointer,
+                   const std::string& name, CheckpointFileSystem& fs) {
+  std::string path = checkpoints_dir + "/" + pointer;
+  fs.write(path + ".tmp", name + "\n");
+  fs.rename(path + ".tmp", path);
+}
+
+std::string save_checkpoint(const std::string& checkpoints_dir, const CheckpointContents& c,
+                            CheckpointFileSystem& fs) {
   std::string name = fmt::format("step-{:09d}", c.step);
   std::string final_dir = checkpoints_dir + "/" + name;
   std::string temp_dir = final_dir + ".tmp";
-  fs::remove_all(temp_dir);
-  fs::create_directories(temp_dir);
+  fs.remove_all(temp_dir);
+  fs.make_directory(temp_dir);
   std::vector<std::pair<std::string, std::string>> files = {
       {"model.safetensors", serialize_weights(*c.model)},
       {"train_state.json", c.train_state.dump(2) + "\n"},
@@ -125,33 +153,114 @@ std::string save_checkpoint(const std::string& checkpoints_dir, const Checkpoint
     archive.save_to(optimizer_bytes);
     files.emplace_back("optimizer.pt", optimizer_bytes.str());
   }
+  for (const auto& [stem, tensors] : c.tensor_files)
+    files.emplace_back(stem + ".safetensors", serialize_tensors(tensors));
   std::string manifest;
   for (const auto& [file, bytes] : files) {
-    write_file(temp_dir + "/" + file, bytes);
+    fs.write(temp_dir + "/" + file, bytes);
     manifest += manifest_line(file, bytes);
   }
-  write_file(temp_dir + "/" + kManifest, manifest);
-  fsync_path(temp_dir, true);
-  fs::remove_all(final_dir);  // a checkpoint of the same step from an earlier, stopped attempt
-  fs::rename(temp_dir, final_dir);
-  fsync_path(checkpoints_dir, true);
-  write_file_atomic(checkpoints_dir + "/latest", name + "\n");
+  fs.write(temp_dir + "/" + kManifest, manifest);
+  fs.sync_directory(temp_dir);
+  fs.remove_all(final_dir);  // a checkpoint of the same step from an earlier, stopped attempt
+  fs.rename(temp_dir, final_dir);
+  fs.sync_directory(checkpoints_dir);
+  write_pointer(checkpoints_dir, "latest", name, fs);
   return final_dir;
 }
 
-std::string find_checkpoint(const std::string& run_dir, const std::string& which) {
+int64_t checkpoint_step(const std::string& dir) {
+  std::string name = fs::path(dir).filename().string();
+  if (name.size() <= 5 || name.compare(0, 5, "step-") != 0) return -1;
+  for (size_t i = 5; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
+  return std::stoll(name.substr(5));
+}
+
+std::vector<std::string> checkpoint_directories(const std::string& checkpoints_dir) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  if (fs::is_directory(checkpoints_dir))
+    for (const auto& entry : fs::directory_iterator(checkpoints_dir)) {
+      int64_t step = checkpoint_step(entry.path().string());
+      if (step >= 0 && entry.is_directory()) found.emplace_back(step, entry.path().string());
+    }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> dirs;
+  for (auto& item : found) dirs.push_back(std::move(item.second));
+  return dirs;
+}
+
+namespace {
+
+// The directory a pointer file (latest, best) names; "" when there is no pointer.
+std::string pointed_to(const std::string& checkpoints_dir, const std::string& pointer) {
+  if (!fs::exists(checkpoints_dir + "/" + pointer)) return "";
+  std::string name = read_text_file(checkpoints_dir + "/" + pointer);
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+  return name.empty() ? "" : checkpoints_dir + "/" + name;
+}
+
+// The problem verify_checkpoint finds in `dir`, or "" when it passes.
+std::string verification_problem(const std::string& dir) {
+  try {
+    verify_checkpoint(dir);
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const fs::filesystem_error& e) {
+    return e.what();
+  }
+}
+
+// The newest checkpoint at or before `newest_step` that passes verification.
+std::string newest_valid(const std::string& checkpoints_dir, int64_t newest_step,
+                         std::vector<std::string>& warnings) {
+  auto dirs = checkpoint_directories(checkpoints_dir);
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    if (checkpoint_step(*it) > newest_step) continue;
+    std::string problem = verification_problem(*it);
+    if (problem.empty()) return *it;
+    warnings.push_back("skipping checkpoint " + *it + ": " + problem);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string find_checkpoint(const std::string& run_dir, const std::string& which,
+                            std::vector<std::string>* warnings_out) {
   if (which != "last" && which != "best") {
     if (!fs::is_directory(which)) throw UsageError("no checkpoint directory at " + which);
     return which;
   }
   std::string dir = run_dir + "/checkpoints";
-  for (const std::string pointer : {which == "best" ? "best" : "latest", "latest"}) {
-    if (!fs::exists(dir + "/" + pointer)) continue;
-    std::string name = read_text_file(dir + "/" + pointer);
-    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-    return dir + "/" + name;
+  std::vector<std::string> warnings;
+  std::string found;
+  if (which == "best") {
+    std::string best = pointed_to(dir, "best");
+    std::string problem = best.empty() ? "" : verification_problem(best);
+    if (!best.empty() && problem.empty()) found = best;
+    if (!problem.empty())
+      warnings.push_back("skipping the best checkpoint " + best + ": " + problem +
+                         "; using the last one");
   }
-  throw UsageError("run " + run_dir + " has no checkpoint yet (no checkpoints/latest)");
+  if (found.empty()) {
+    std::string latest = pointed_to(dir, "latest");
+    // Without a pointer (a crash before the first one was written) any complete checkpoint
+    // counts; with one, checkpoints after it belong to a write that never finished.
+    int64_t newest = latest.empty() ? INT64_MAX : checkpoint_step(latest);
+    found = newest_valid(dir, newest < 0 ? INT64_MAX : newest, warnings);
+  }
+  for (const auto& warning : warnings) {
+    if (warnings_out)
+      warnings_out->push_back(warning);
+    else
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
+  if (found.empty() && !warnings.empty())
+    throw Error("run " + run_dir + " has no valid checkpoint; " + warnings.front());
+  if (found.empty()) throw UsageError("run " + run_dir + " has no checkpoint yet");
+  return found;
 }
 
 void verify_checkpoint(const std::string& checkpoint_dir) {
@@ -183,11 +292,11 @@ void verify_checkpoint(const std::string& checkpoint_dir) {
   }
 }
 
-void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& model) {
-  verify_checkpoint(checkpoint_dir);
-  std::string path = checkpoint_dir + "/model.safetensors";
+namespace {
+
+void copy_weights_from(const std::string& path, torch::nn::Module& model) {
   io::SafeTensorsFile file = io::read_safetensors(path);
-  std::map<std::string, torch::Tensor> state = named_state(model);
+  NamedTensors state = named_state(model);
   torch::NoGradGuard no_grad;
   for (const auto& tensor : file.tensors) {
     auto it = state.find(tensor.name);
@@ -202,6 +311,40 @@ void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& mo
   }
   if (!state.empty())
     throw DataError(path, -1, -1, "the checkpoint lacks \"" + state.begin()->first + "\"");
+}
+
+}  // namespace
+
+void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& model) {
+  verify_checkpoint(checkpoint_dir);
+  copy_weights_from(checkpoint_dir + "/model.safetensors", model);
+}
+
+std::string load_evaluation_weights(const std::string& checkpoint_dir, torch::nn::Module& model) {
+  verify_checkpoint(checkpoint_dir);
+  std::string ema = checkpoint_dir + "/ema.safetensors";
+  std::string path = fs::exists(ema) ? ema : checkpoint_dir + "/model.safetensors";
+  copy_weights_from(path, model);
+  return path;
+}
+
+void load_optimizer_state(const std::string& checkpoint_dir, torch::optim::Optimizer& optimizer) {
+  std::string path = checkpoint_dir + "/optimizer.pt";
+  if (!fs::exists(path)) throw DataError(path, -1, -1, "missing: the checkpoint has no optimizer");
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    optimizer.load(archive);
+  } catch (const c10::Error& e) {
+    throw DataError(path, -1, -1, "does not fit this optimizer: " + e.msg());
+  }
+}
+
+NamedTensors read_tensor_file(const std::string& path) {
+  io::SafeTensorsFile file = io::read_safetensors(path);
+  NamedTensors tensors;
+  for (const auto& tensor : file.tensors) tensors[tensor.name] = tensor_view(tensor, path).clone();
+  return tensors;
 }
 
 }  // namespace kiln::engine

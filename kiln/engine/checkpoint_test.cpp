@@ -255,5 +255,67 @@ TEST_F(CheckpointTest, AnExtraTensorIsNamed) {
   }
 }
 
+// Fails the `fail_at`-th file-system step of a checkpoint write (0-based), leaving half of the
+// file behind when that step is a write, as a crash or a full disk would; -1 fails none.
+class FailingFileSystem : public CheckpointFileSystem {
+ public:
+  explicit FailingFileSystem(int fail_at) : fail_at_(fail_at) {}
+  void write(const std::string& path, const std::string& bytes) override {
+    if (fails()) {
+      CheckpointFileSystem::write(path, bytes.substr(0, bytes.size() / 2));
+      throw IoError("write", path, ENOSPC);
+    }
+    CheckpointFileSystem::write(path, bytes);
+  }
+  void make_directory(const std::string& path) override {
+    if (fails()) throw IoError("mkdir", path, EIO);
+    CheckpointFileSystem::make_directory(path);
+  }
+  void sync_directory(const std::string& path) override {
+    if (fails()) throw IoError("fsync", path, EIO);
+    CheckpointFileSystem::sync_directory(path);
+  }
+  void rename(const std::string& from, const std::string& to) override {
+    if (fails()) throw IoError("rename", from, EIO);
+    CheckpointFileSystem::rename(from, to);
+  }
+  void remove_all(const std::string& path) override {
+    if (fails()) throw IoError("remove", path, EIO);
+    CheckpointFileSystem::remove_all(path);
+  }
+  int steps = 0;
+
+ private:
+  bool fails() { return steps++ == fail_at_; }
+  int fail_at_;
+};
+
+TEST_F(CheckpointTest, AWriteInterruptedAtAnyStepNeverLeavesAnInvalidCheckpointToLoad) {
+  auto before = trained_model(1), after = trained_model(2);
+  FailingFileSystem counting(-1);
+  kiln::testing::TempDir scratch;
+  save_checkpoint(scratch.file("checkpoints"), {2, after.get(), nullptr, Json::object(), ""},
+                  counting);
+  ASSERT_GE(counting.steps, 10);
+  for (int fail_at = 0; fail_at < counting.steps; ++fail_at) {
+    SCOPED_TRACE("failing step " + std::to_string(fail_at));
+    kiln::testing::TempDir run;
+    std::string dir = run.file("checkpoints");
+    save_checkpoint(dir, {1, before.get(), nullptr, Json::object(), ""});
+    FailingFileSystem failing(fail_at);
+    EXPECT_THROW(save_checkpoint(dir, {2, after.get(), nullptr, Json::object(), ""}, failing),
+                 IoError);
+    std::vector<std::string> warnings;
+    std::string found = find_checkpoint(run.path(), "last", &warnings);
+    auto probe = trained_model(3);
+    load_model_weights(found, *probe);  // verified: it throws for anything damaged
+    bool old_one = found == dir + "/step-000000001";
+    EXPECT_TRUE(same_state(*probe, old_one ? *before : *after));
+    // A directory under the final name is complete whenever it exists.
+    if (fs::exists(dir + "/step-000000002"))
+      EXPECT_NO_THROW(verify_checkpoint(dir + "/step-000000002"));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::engine

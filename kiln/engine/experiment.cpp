@@ -1,6 +1,7 @@
 #include "kiln/engine/experiment.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include <fmt/ranges.h>
@@ -25,6 +26,13 @@ torch::Device setup_runtime(const ExperimentConfig& config) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   torch::set_num_threads(static_cast<int>(threads));
   torch::manual_seed(static_cast<uint64_t>(config.seed));
+  if (config.train.deterministic) {
+    // cuBLAS is only deterministic with a fixed workspace, which must be set before CUDA starts.
+    ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
+    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+  }
   const std::string& device = config.runtime.device;
   bool has_cuda = torch::cuda::is_available();
   if (device == "cuda" && !has_cuda)
@@ -135,6 +143,16 @@ Objective Experiment::build_objective(const models::Model& model) const {
 std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(
     const optim::ScheduleSpan& span) const {
   return optim::scheduler_registry().create(config_.scheduler, span);
+}
+
+std::vector<std::unique_ptr<Callback>> Experiment::build_callbacks() const {
+  std::vector<std::unique_ptr<Callback>> callbacks;
+  for (const auto& spec : config_.callbacks.items) {
+    callbacks.push_back(callback_registry().create(spec));
+    callbacks.back()->type = spec.type();
+    callbacks.back()->config_path = spec.path;
+  }
+  return callbacks;
 }
 
 std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Model& model) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/data/loader.h"
+#include "kiln/engine/callback.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/engine/objective.h"
 #include "kiln/losses/loss.h"
@@ -43,6 +44,8 @@ class Experiment {
   Objective build_objective(const models::Model& model) const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
   std::unique_ptr<optim::Scheduler> build_scheduler(const optim::ScheduleSpan& span) const;
+  /// The config's callbacks, each knowing its type and config path.
+  std::vector<std::unique_ptr<Callback>> build_callbacks() const;
   /// The splits this config defines: train, then val and test when it has them.
   std::vector<std::string> splits() const;
   bool has_split(const std::string& split) const;

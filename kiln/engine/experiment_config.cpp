@@ -1,5 +1,7 @@
 #include "kiln/engine/experiment_config.h"
 
+#include <set>
+
 namespace kiln::engine {
 
 void TransformLists::describe(Schema& s) {
@@ -50,6 +52,9 @@ void TrainOptions::describe(Schema& s) {
             return true;
           },
           "with scales >= 0");
+  s.field("deterministic", deterministic,
+          "Deterministic kernels only (an error names any op that has none), so that a run on "
+          "the same machine and thread count repeats bitwise.");
 }
 
 void InitFrom::describe(Schema& s) {
@@ -88,6 +93,8 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("optimizer", optimizer, "The parameter update rule.");
   s.field("scheduler", scheduler, "How the learning rate changes over training.");
   s.field("train", train, "Length of training, validation and logging periods.");
+  s.field("callbacks", callbacks,
+          "Optional behaviour: checkpoint, early_stopping, ema, lr_monitor (one of each type).");
   s.field("runtime", runtime, "Device and threads.");
 }
 
@@ -104,7 +111,19 @@ ExperimentConfig parse_experiment(const RawConfig& raw) {
       if (raw.tree.contains(key))
         root.child(key).fail(std::string("a multi_head model gives each head its own ") + key +
                              " (model.heads[i]." + key + "); remove the top-level one");
+  std::set<std::string> callback_types;
+  for (const auto& callback : config.callbacks.items)
+    if (!callback_types.insert(callback.type()).second)
+      throw ConfigError(callback.path, "",
+                        "a second " + callback.type() + " callback; give each type once");
   return config;
+}
+
+const std::vector<std::string>& resumable_keys() {
+  static const std::vector<std::string> keys = {
+      "train.max",     "train.log_every",      "train.validate_every", "data.workers",
+      "data.prefetch", "data.eval_batch_size", "runtime.device",       "runtime.threads"};
+  return keys;
 }
 
 Json resolved_config(const ExperimentConfig& config) {

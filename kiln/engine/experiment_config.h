@@ -50,6 +50,7 @@ struct TrainOptions {
   std::string mode = "min";
   std::vector<std::string> freeze;
   std::map<std::string, double> lr_scales;
+  bool deterministic = false;
   void describe(Schema& s);
 };
 
@@ -84,6 +85,7 @@ struct ExperimentConfig {
   ComponentSpec optimizer{"optimizer", "adam"};
   ComponentSpec scheduler{"scheduler", "constant"};
   TrainOptions train;
+  ComponentList callbacks{"callback"};
   RuntimeOptions runtime;
   void describe(Schema& s);
 };
@@ -93,6 +95,10 @@ ExperimentConfig parse_experiment(const RawConfig& raw);
 
 /// The resolved config: the input with every default filled in.
 Json resolved_config(const ExperimentConfig& config);
+
+/// Keys a `--set` may change when a run is resumed (train.max, ...): they change neither the
+/// model nor how the steps taken so far were computed.
+const std::vector<std::string>& resumable_keys();
 
 }  // namespace kiln::engine
 

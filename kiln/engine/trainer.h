@@ -1,19 +1,24 @@
 #pragma once
 // The training loop (DESIGN.md §7): batch, forward, loss, backward, step; training metrics and
-// throughput every `train.log_every`; validation every `train.validate_every`; until `train.max`.
-// Everything it measures goes to metrics.csv and the console. Optional behaviour (checkpoint
-// schedules, early stopping, EMA) will hang off it as callbacks (issue #5).
+// throughput every `train.log_every`; validation every `train.validate_every`; until `train.max`,
+// a callback's stop or a signal. Everything it measures goes to metrics.csv and the console.
+// Optional behaviour (checkpoint schedules, early stopping, EMA) hangs off it as callbacks. It
+// can continue from a checkpoint's TrainState exactly where that checkpoint was taken.
 // Thread-safety: one thread.
 
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/core/period.h"
+#include "kiln/engine/callback.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/engine/run_dir.h"
+#include "kiln/engine/train_state.h"
 #include "kiln/optim/scheduler.h"
 
 namespace kiln::engine {
@@ -30,12 +35,12 @@ struct TrainerParts {
   // does not reset the training statistics; required when `val` is given.
   Objective* val_objective = nullptr;
   const optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
-};
-
-struct BestValue {
-  std::string metric;
-  double value = 0;
-  int64_t step = 0;
+  std::vector<Callback*> callbacks = {};
+  // Where checkpoints go, and the resolved config each one holds; none: no checkpoints.
+  std::string checkpoints_dir = "";
+  std::string config_yaml = "";
+  // Set (to the signal number) by a signal handler: finish the step, save, stop.
+  const std::atomic<int>* stop_signal = nullptr;
 };
 
 struct TrainResult {
@@ -43,22 +48,49 @@ struct TrainResult {
   MetricValues last;  // the latest value of every tag
   std::optional<BestValue> best;
   data::LoaderPosition data_position;  // where the training loader stopped
+  std::string checkpoint;              // the checkpoint written last ("" when none)
+  int stopped_by_signal = 0;           // the signal that stopped training, 0 when none
+  std::string stop_reason;             // why a callback ended training early ("" when none)
 };
 
-class Trainer {
+class Trainer : private TrainerView {
  public:
+  /// Takes the optimizer's learning rates as the schedule's base rates, so it must be built
+  /// before a checkpoint's optimizer state is loaded.
   Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
           Clock clock);
+  /// Continues from a checkpoint's state (weights and optimizer state are the caller's to load).
+  void resume(const TrainState& state, const std::string& checkpoint_dir);
   TrainResult fit();
 
  private:
   struct Window;  // training statistics since the last log line
+  void run_epochs(Window& window);
   void train_step(const data::Batch& batch, Window& window);
+  void after_step(const Progress& before, Window& window);
+  bool should_stop();
   void log_training(Window& window);
   void validate();
   /// At the end of an epoch: how many damaged records the training data dropped.
   void report_skipped(int64_t epoch);
-  void record(const MetricValues& values);
+  TrainState capture_state() const;
+  void show_progress(int64_t total);
+
+  // TrainerView
+  models::Model& model() override { return parts_.model; }
+  torch::optim::Optimizer& optimizer() override { return parts_.optimizer; }
+  const TrainOptions& options() const override { return options_; }
+  const Progress& progress() const override { return progress_; }
+  const MetricValues& last_values() const override { return result_.last; }
+  std::vector<std::string> monitorable() const override;
+  void record(const MetricValues& values) override;
+  void say(const std::string& line) override { console_.line(line); }
+  void request_checkpoint() override { checkpoint_requested_ = true; }
+  void save_checkpoint();
+  std::string checkpoints_dir() const override { return parts_.checkpoints_dir; }
+  void weights_replaced() override;
+  NamedTensors evaluated_weights() const override;
+  const NamedTensors* evaluation_weights() const;
 
   TrainerParts parts_;
   TrainOptions options_;
@@ -69,6 +101,9 @@ class Trainer {
   double smoothed_loss_ = -1;  // for the progress bar; -1 until the first step
   std::optional<optim::ScheduledLearningRates> learning_rates_;
   Progress progress_;
+  bool validated_ = false;   // a validation ran after the last step
+  int64_t saved_step_ = -1;  // the step of the last checkpoint written with the current weights
+  bool checkpoint_requested_ = false;
   TrainResult result_;
 };
 

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "kiln/core/config.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/optim/optimizer.h"
 #include "tests/support/components.h"
@@ -135,7 +137,27 @@ struct TrainerRig {
     Objective val_objective(single_head(shared_loss, std::move(val_metrics)));
     TrainerParts parts{*model,      *optimizer,     objective,      train, val ? &*val : nullptr,
                        torch::kCPU, &val_objective, scheduler.get()};
-    return Trainer(parts, options, log, console, clock).fit();
+    parts.callbacks = callbacks;
+    parts.checkpoints_dir = checkpoints_dir;
+    parts.stop_signal = stop_signal;
+    Trainer trainer(parts, options, log, console, clock);
+    if (!resume_from.empty()) {
+      load_model_weights(resume_from, *model);
+      load_optimizer_state(resume_from, *optimizer);
+      std::string state = resume_from + "/train_state.json";
+      trainer.resume(train_state_from_json(Json::parse(read_text_file(state)), state), resume_from);
+    }
+    return trainer.fit();
+  }
+
+  /// A callback from its config text, as the config's callbacks[index] would build it.
+  Callback* add_callback(const std::string& yaml, int index = 0) {
+    ComponentSpec spec = read_spec("callback", yaml, "callbacks[" + std::to_string(index) + "]");
+    owned_callbacks.push_back(callback_registry().create(spec));
+    owned_callbacks.back()->type = spec.type();
+    owned_callbacks.back()->config_path = spec.path;
+    callbacks.push_back(owned_callbacks.back().get());
+    return callbacks.back();
   }
 
   /// metrics.csv without its header.
@@ -177,6 +199,11 @@ struct TrainerRig {
   std::unique_ptr<losses::Loss> loss;
   std::vector<NamedMetric> metrics, val_metrics;
   std::unique_ptr<optim::Scheduler> scheduler;  // none unless a test sets one
+  std::vector<Callback*> callbacks;
+  std::vector<std::unique_ptr<Callback>> owned_callbacks;
+  std::string checkpoints_dir;  // "" = no checkpoints
+  const std::atomic<int>* stop_signal = nullptr;
+  std::string resume_from;  // a checkpoint directory fit() continues from, "" = a fresh start
   data::Loader train;
   std::optional<data::Loader> val;
 };

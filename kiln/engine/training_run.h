@@ -1,9 +1,10 @@
 #pragma once
-// A whole `kiln train`: check the config, make the run directory, build the experiment, train,
-// write the final checkpoint and the summary, and keep run.json's status true at every moment
-// (running, then finished or failed).
+// A whole `kiln train`: check the config, make the run directory (or reopen it to resume), build
+// the experiment, train, write the final checkpoint and the summary, and keep run.json's status
+// true at every moment (running, then finished, stopped or failed).
 // Thread-safety: one run per process.
 
+#include <atomic>
 #include <string>
 
 #include "kiln/core/config.h"
@@ -18,10 +19,18 @@ struct TrainRequest {
   std::string note;          // written to notes.md when given
   std::string command_line;  // recorded in run.json
   bool dry_run = false;      // build everything, train nothing, write nothing
+  std::string resume_dir;    // continue this run (config: its resume_config()); "" = a new run
+  // Set to a signal's number by a handler: finish the step, save a checkpoint, stop.
+  const std::atomic<int>* stop_signal = nullptr;
 };
 
-/// Runs the request, printing `run: <dir>` first; returns the run directory ("" on a dry run).
-std::string run_training(const TrainRequest& request, std::FILE* out, Clock clock);
+struct TrainOutcome {
+  std::string run_dir;  // "" on a dry run
+  int exit_code = 0;    // 0, or 128 + the signal that stopped training
+};
+
+/// Runs the request, printing `run: <dir>` first.
+TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clock);
 
 /// `kiln eval`: the metrics of a run's checkpoint on a split.
 MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpoint,

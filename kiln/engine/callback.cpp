@@ -1,0 +1,45 @@
+#include "kiln/engine/callback.h"
+
+#include <algorithm>
+
+#include "kiln/core/suggest.h"
+
+namespace kiln::engine {
+
+CallbackRegistry& callback_registry() {
+  static CallbackRegistry registry(
+      "callback", "Optional training behaviour: checkpoints, early stopping, EMA, logging.");
+  return registry;
+}
+
+namespace {
+
+void copy_into(const NamedTensors& from, models::Model& model) {
+  torch::NoGradGuard no_grad;
+  for (auto& [name, tensor] : named_state(model)) tensor.copy_(from.at(name));
+}
+
+}  // namespace
+
+SwappedWeights::SwappedWeights(models::Model& model, const NamedTensors* weights) : model_(model) {
+  if (!weights) return;
+  for (const auto& [name, tensor] : named_state(model)) saved_[name] = tensor.detach().clone();
+  copy_into(*weights, model);
+}
+
+SwappedWeights::~SwappedWeights() {
+  if (!saved_.empty()) copy_into(saved_, model_);
+}
+
+void check_monitor(const std::string& monitor, const TrainerView& view, const std::string& path) {
+  std::vector<std::string> tags = view.monitorable();
+  if (std::find(tags.begin(), tags.end(), monitor) == tags.end())
+    throw ConfigError(path, "",
+                      "\"" + monitor + "\" is never measured; " + suggestion_text(monitor, tags));
+}
+
+bool improves(double value, double best, const std::string& mode, double min_delta) {
+  return mode == "max" ? value > best + min_delta : value < best - min_delta;
+}
+
+}  // namespace kiln::engine

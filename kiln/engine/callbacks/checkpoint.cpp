@@ -1,0 +1,97 @@
+// checkpoint: writes a checkpoint every period and keeps the newest `keep_last` and the best
+// `keep_best` by a monitored tag, independently; checkpoints/best names the best. Which to keep
+// is decided from what is on disk (each checkpoint's train_state.json holds the values logged
+// when it was taken), so retention needs no state of its own and survives any crash.
+
+#include <filesystem>
+#include <set>
+
+#include "kiln/core/text_file.h"
+#include "kiln/engine/callback.h"
+#include "kiln/engine/callbacks/monitor.h"
+
+namespace kiln::engine {
+namespace {
+
+struct CheckpointOptions {
+  Period every{1, Period::Unit::kEpochs};
+  int64_t keep_last = 3;
+  int64_t keep_best = 1;
+  MonitorOptions compare;
+  void describe(Schema& s) {
+    s.field("every", every, "How often to write a checkpoint.");
+    s.field("keep_last", keep_last, "How many of the newest checkpoints to keep; 0 keeps all.")
+        .min(0);
+    s.field("keep_best", keep_best,
+            "How many of the best checkpoints by `monitor` to keep as well; 0 keeps none for "
+            "being best (checkpoints/best then names the best of those kept).")
+        .min(0);
+    compare.describe(s);
+  }
+};
+
+class CheckpointCallback : public Callback {
+ public:
+  explicit CheckpointCallback(const CheckpointOptions& o) : options_(o) {}
+
+  void on_fit_begin(TrainerView& view) override {
+    options_.compare = options_.compare.resolved(view, config_path);
+  }
+  void on_step_end(TrainerView& view, const Progress& before) override {
+    if (options_.every.crossed(before, view.progress())) view.request_checkpoint();
+  }
+  void on_checkpoint_saved(TrainerView& view, const std::string&) override {
+    apply_retention(view.checkpoints_dir());
+  }
+
+ private:
+  // The monitored value a checkpoint was taken with; none before the tag was first measured.
+  std::optional<double> monitored_value(const std::string& dir) {
+    auto cached = values_.find(dir);
+    if (cached != values_.end()) return cached->second;
+    Json state = Json::parse(read_text_file(dir + "/train_state.json"));
+    std::optional<double> value;
+    const Json& last = state.at("last");
+    if (last.contains(options_.compare.monitor))
+      value = last.at(options_.compare.monitor).get<double>();
+    return values_[dir] = value;
+  }
+
+  void apply_retention(const std::string& checkpoints_dir) {
+    std::vector<std::string> dirs = checkpoint_directories(checkpoints_dir);
+    std::set<std::string> keep;
+    size_t newest = options_.keep_last == 0 ? dirs.size() : size_t(options_.keep_last);
+    for (size_t i = dirs.size() > newest ? dirs.size() - newest : 0; i < dirs.size(); ++i)
+      keep.insert(dirs[i]);
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& dir : dirs)
+      if (auto value = monitored_value(dir))
+        ranked.emplace_back(options_.compare.mode == "max" ? -*value : *value, dir);
+    // Ties go to the earlier checkpoint, as "best" means strictly better.
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < ranked.size() && i < size_t(options_.keep_best); ++i)
+      keep.insert(ranked[i].second);
+    for (const auto& dir : dirs)
+      if (!keep.count(dir)) {
+        std::filesystem::remove_all(dir);
+        values_.erase(dir);
+      }
+    for (const auto& [score, dir] : ranked)
+      if (keep.count(dir)) {
+        write_pointer(checkpoints_dir, "best", std::filesystem::path(dir).filename().string());
+        break;
+      }
+  }
+
+  CheckpointOptions options_;
+  std::map<std::string, std::optional<double>> values_;
+};
+
+}  // namespace
+
+KILN_REGISTER(callback_registry, "checkpoint", CheckpointCallback, CheckpointOptions,
+              "Writes a checkpoint every period; keeps the newest keep_last and the best keep_best "
+              "by a monitored tag; checkpoints/best names the best.");
+
+}  // namespace kiln::engine

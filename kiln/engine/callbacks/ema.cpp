@@ -1,0 +1,74 @@
+// ema: an exponential moving average of the weights, updated after every optimizer step
+// (shadow = decay * shadow + (1 - decay) * weights). With warm-up the decay starts low,
+// min(decay, (1 + n) / (10 + n)) after n updates as in TensorFlow's ExponentialMovingAverage, so
+// the first random weights are soon forgotten. The average is what validation evaluates and what
+// the checkpoint's ema.safetensors holds for eval and export; the raw weights keep training.
+
+#include "kiln/engine/callback.h"
+
+namespace kiln::engine {
+namespace {
+
+struct EmaOptions {
+  double decay = 0.999;
+  bool warmup = true;
+  void describe(Schema& s) {
+    s.field("decay", decay, "How much of the average each step keeps.")
+        .check([](double d) { return d > 0 && d < 1; }, "in (0, 1)");
+    s.field("warmup", warmup, "Start with a lower decay, min(decay, (1 + n) / (10 + n)).");
+  }
+};
+
+class Ema : public Callback {
+ public:
+  explicit Ema(const EmaOptions& o) : options_(o) {}
+
+  void on_fit_begin(TrainerView& view) override {
+    if (shadow_.empty()) copy_model(view);  // a resumed run has its average already
+  }
+
+  void on_step_end(TrainerView& view, const Progress&) override {
+    updates_ += 1;
+    double n = double(updates_);
+    double decay = options_.warmup ? std::min(options_.decay, (1 + n) / (10 + n)) : options_.decay;
+    torch::NoGradGuard no_grad;
+    for (const auto& [name, tensor] : named_state(view.model())) {
+      torch::Tensor& average = shadow_.at(name);
+      if (average.is_floating_point())
+        average.mul_(decay).add_(tensor.detach(), 1 - decay);
+      else
+        average.copy_(tensor);  // counters such as batchnorm's num_batches_tracked
+    }
+  }
+
+  void on_weights_replaced(TrainerView& view) override { copy_model(view); }
+  const NamedTensors* evaluation_weights() const override { return &shadow_; }
+
+  Json state() const override { return {{"updates", updates_}}; }
+  void load_state(const Json& state) override { updates_ = state.at("updates").get<int64_t>(); }
+  NamedTensors tensors() const override { return shadow_; }
+  void load_tensors(const NamedTensors& tensors) override { loaded_ = tensors; }
+
+ private:
+  void copy_model(TrainerView& view) {
+    shadow_.clear();
+    for (const auto& [name, tensor] : named_state(view.model())) {
+      auto loaded = loaded_.find(name);
+      shadow_[name] = loaded != loaded_.end() ? loaded->second.to(tensor.device()).clone()
+                                              : tensor.detach().clone();
+    }
+    loaded_.clear();
+  }
+
+  EmaOptions options_;
+  int64_t updates_ = 0;
+  NamedTensors shadow_;
+  NamedTensors loaded_;  // from a checkpoint, moved to the model's device at on_fit_begin
+};
+
+}  // namespace
+
+KILN_REGISTER(callback_registry, "ema", Ema, EmaOptions,
+              "Exponential moving average of the weights, used for validation, eval and export.");
+
+}  // namespace kiln::engine

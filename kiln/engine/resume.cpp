@@ -1,0 +1,124 @@
+#include "kiln/engine/resume.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "kiln/core/text_file.h"
+#include "kiln/engine/experiment_config.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+
+namespace {
+
+void collect_changes(const Json& before, const Json& after, const std::string& path,
+                     std::vector<std::string>& out) {
+  if (before.is_object() && after.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& item : before.items()) keys.insert(item.key());
+    for (const auto& item : after.items()) keys.insert(item.key());
+    for (const auto& key : keys) {
+      std::string child = path.empty() ? key : path + "." + key;
+      collect_changes(before.contains(key) ? before.at(key) : Json(),
+                      after.contains(key) ? after.at(key) : Json(), child, out);
+    }
+    return;
+  }
+  if (before != after) out.push_back(path);
+}
+
+// The number a whole string of digits spells; none for anything else.
+std::optional<int64_t> digits_value(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  for (char c : text)
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoll(text);
+}
+
+bool is_resumable(const std::string& key) {
+  const auto& keys = resumable_keys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+std::string run_status(const std::string& run_dir) {
+  try {
+    return Json::parse(read_text_file(run_dir + "/run.json")).value("status", "");
+  } catch (const std::exception&) {
+    return "";  // unreadable: not known to be finished
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> changed_keys(const Json& before, const Json& after) {
+  std::vector<std::string> out;
+  collect_changes(before, after, "", out);
+  return out;
+}
+
+std::string newest_unfinished_run(const std::string& runs_root, const std::string& name) {
+  std::string parent = runs_root + "/" + name;
+  std::vector<std::string> runs;
+  if (fs::is_directory(parent))
+    for (const auto& entry : fs::directory_iterator(parent))
+      if (fs::exists(entry.path() / "config.yaml")) runs.push_back(entry.path().string());
+  // Run names start with their YYYYmmdd-HHMMSS creation time, so the name orders them.
+  std::sort(runs.rbegin(), runs.rend());
+  for (const auto& run : runs)
+    if (run_status(run) != "finished") return run;
+  throw UsageError("no unfinished run of \"" + name + "\" under " + parent +
+                   " to resume; give the run directory: --resume RUN_DIR");
+}
+
+RawConfig resume_config(const std::string& run_dir, const std::vector<std::string>& overrides) {
+  RawConfig saved = load_config({run_dir + "/config.yaml"}, {});
+  RawConfig changed = load_config({run_dir + "/config.yaml"}, overrides);
+  Json before = resolved_config(parse_experiment(saved));
+  Json after = resolved_config(parse_experiment(changed));
+  for (const auto& key : changed_keys(before, after))
+    if (!is_resumable(key)) {
+      std::string allowed;
+      for (const auto& k : resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
+      throw UsageError("--set changes " + key +
+                       ", which a resumed run cannot change (it shaped "
+                       "the steps already taken); resumable keys: " +
+                       allowed);
+    }
+  return changed;
+}
+
+void trim_metrics(const std::string& metrics_csv, int64_t step) {
+  if (!fs::exists(metrics_csv)) return;
+  std::istringstream in(read_text_file(metrics_csv));
+  std::string line, kept;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header || line.empty()) {
+      kept += line + "\n";
+      header = false;
+      continue;
+    }
+    // A row cut short by a crash lacks fields; it is dropped with the later ones.
+    bool complete = std::count(line.begin(), line.end(), ',') == 5;
+    std::optional<int64_t> row_step = digits_value(line.substr(0, line.find(',')));
+    if (complete && row_step && *row_step <= step) kept += line + "\n";
+  }
+  write_file_atomic(metrics_csv, kept);
+}
+
+void remove_checkpoints_after(const std::string& checkpoints_dir, int64_t step) {
+  if (!fs::is_directory(checkpoints_dir)) return;
+  for (const auto& entry : fs::directory_iterator(checkpoints_dir)) {
+    std::string name = entry.path().filename().string();
+    bool temporary = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
+    std::optional<int64_t> saved_step =
+        name.rfind("step-", 0) == 0 ? digits_value(name.substr(5)) : std::nullopt;
+    bool later = saved_step && *saved_step > step;
+    if (temporary || later) fs::remove_all(entry.path());
+  }
+}
+
+}  // namespace kiln::engine

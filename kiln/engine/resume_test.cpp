@@ -1,0 +1,106 @@
+// What `--resume` does before any model is built: which keys a --set may change, which run it
+// finds on its own, and how the run's files are trimmed back to the checkpoint it continues.
+
+#include "kiln/engine/resume.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::engine {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr const char* kConfig =
+    "name: r\n"
+    "data: {train: {type: synthetic, task: curve, size: 64}}\n"
+    "model: {type: mlp, num_classes: 1}\n"
+    "loss: mse\n"
+    "optimizer: {type: adam, lr: 0.001}\n"
+    "metrics: []\n"
+    "train: {monitor: train/loss}\n";
+
+TEST(ChangedKeys, NamesEveryDottedPathThatDiffers) {
+  Json a = Json::parse(R"({"train": {"max": "1 epoch", "mode": "min"}, "seed": 1, "l": [1, 2]})");
+  Json b = Json::parse(R"({"train": {"max": "2 epochs", "mode": "min"}, "seed": 1, "l": [1],
+                           "new": {"x": 1}})");
+  EXPECT_THAT(changed_keys(a, b), ElementsAre("l", "new", "train.max"));
+  EXPECT_TRUE(changed_keys(a, a).empty());
+}
+
+TEST(ResumeConfig, AcceptsResumableKeysAndRefusesOthersByName) {
+  testing::TempDir dir;
+  dir.write("config.yaml", kConfig);
+  RawConfig config = resume_config(dir.path(), {"train.max=3 epochs", "data.workers=0"});
+  EXPECT_EQ(config.tree["train"]["max"], "3 epochs");
+  try {
+    resume_config(dir.path(), {"train.max=3 epochs", "optimizer.lr=0.5"});
+    FAIL() << "a changed learning rate was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--set changes optimizer.lr"));
+    EXPECT_THAT(e.what(), HasSubstr("resumable keys: train.max"));
+  }
+  // A --set that repeats the saved value changes nothing and is fine.
+  EXPECT_NO_THROW(resume_config(dir.path(), {"seed=1"}));
+}
+
+TEST(NewestUnfinishedRun, SkipsFinishedRunsAndTakesTheNewest) {
+  testing::TempDir dir;
+  auto make_run = [&](const std::string& stamp, const std::string& status) {
+    std::string run = dir.file("runs/r/" + stamp);
+    fs::create_directories(run);
+    write_file_atomic(run + "/config.yaml", kConfig);
+    write_file_atomic(run + "/run.json", "{\"status\": \"" + status + "\"}");
+  };
+  make_run("20261101-100000", "running");
+  make_run("20261102-100000", "stopped");
+  make_run("20261103-100000", "finished");
+  EXPECT_EQ(newest_unfinished_run(dir.file("runs"), "r"), dir.file("runs/r/20261102-100000"));
+  try {
+    newest_unfinished_run(dir.file("runs"), "other");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no unfinished run of \"other\""));
+  }
+}
+
+TEST(TrimMetrics, DropsRowsAfterTheStepAndAHalfWrittenLastRow) {
+  testing::TempDir dir;
+  std::string csv = dir.write("metrics.csv",
+                              "step,epoch,split,metric,value,wall_time\n"
+                              "4,1,train,loss,0.5,100\n"
+                              "8,2,val,loss,0.4,101\n"
+                              "12,3,train,loss,0.3,102\n"
+                              "16,4,tra");
+  trim_metrics(csv, 8);
+  EXPECT_EQ(read_text_file(csv),
+            "step,epoch,split,metric,value,wall_time\n"
+            "4,1,train,loss,0.5,100\n"
+            "8,2,val,loss,0.4,101\n");
+  trim_metrics(csv, -1);
+  EXPECT_EQ(read_text_file(csv), "step,epoch,split,metric,value,wall_time\n");
+}
+
+TEST(RemoveCheckpointsAfter, RemovesLaterAndTemporaryDirectoriesOnly) {
+  testing::TempDir dir;
+  for (const char* name :
+       {"step-000000004", "step-000000008", "step-000000012", "step-000000016.tmp", "notes"})
+    fs::create_directories(dir.file(std::string("checkpoints/") + name));
+  remove_checkpoints_after(dir.file("checkpoints"), 8);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir.file("checkpoints")))
+    left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_THAT(left, ElementsAre("notes", "step-000000004", "step-000000008"));
+}
+
+}  // namespace
+}  // namespace kiln::engine

@@ -1,0 +1,43 @@
+#pragma once
+// TrainState (DESIGN.md §7): everything besides weights and optimizer state that a resumed run
+// needs to continue exactly where a checkpoint was taken: progress in every unit, the training
+// loader's position, LibTorch's random generators, the best monitored value, the latest logged
+// values and each callback's state. Saved as train_state.json in every checkpoint.
+// Thread-safety: values; capture_rng/restore_rng touch LibTorch's global generators.
+
+#include <optional>
+#include <string>
+
+#include "kiln/core/json.h"
+#include "kiln/core/period.h"
+#include "kiln/data/loader.h"
+#include "kiln/engine/evaluator.h"
+
+namespace kiln::engine {
+
+struct BestValue {
+  std::string metric;
+  double value = 0;
+  int64_t step = 0;
+};
+
+struct TrainState {
+  Progress progress;
+  data::LoaderPosition data;
+  bool validated = false;  // a validation ran after the last step
+  std::optional<BestValue> best;
+  MetricValues last;                // the latest value of every tag
+  Json callbacks = Json::object();  // by callback name: its state()
+  Json rng = Json::object();        // capture_rng()
+};
+
+Json to_json(const TrainState& state);
+/// Reads what to_json wrote; DataError naming `file` and the missing or malformed key.
+TrainState train_state_from_json(const Json& json, const std::string& file);
+
+/// The states of LibTorch's default generators (CPU, and each CUDA device), as hex strings.
+Json capture_rng();
+/// Restores what capture_rng() saved; DataError naming `file` when it does not fit.
+void restore_rng(const Json& rng, const std::string& file);
+
+}  // namespace kiln::engine

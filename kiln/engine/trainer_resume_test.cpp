@@ -1,0 +1,137 @@
+// Resuming on the trainer's rig: N steps straight and N/2 + checkpoint + a new trainer resumed
+// from it + N/2 give bitwise-equal weights, optimizer momentum and EMA; a stop signal ends
+// training after the current step with a checkpoint of that step; a TrainState survives JSON
+// and a damaged one is an error naming its file and key.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/engine/train_state.h"
+#include "kiln/engine/trainer_test_rig.h"
+
+namespace kiln::engine {
+namespace {
+
+using test_rig::train_options;
+using test_rig::TrainerRig;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr const char* kMomentumSgd = "{type: sgd, lr: 0.1, momentum: 0.9}";
+
+// A rig whose model starts from the same weights every time.
+std::unique_ptr<TrainerRig> seeded_rig() {
+  torch::manual_seed(7);
+  auto rig = std::make_unique<TrainerRig>(8, 6, kMomentumSgd);
+  rig->add_callback("{type: ema, decay: 0.9}");
+  return rig;
+}
+
+TEST(TrainerResume, HalfThenResumeEqualsStraightBitwise) {
+  auto straight = seeded_rig();
+  TrainResult expected = straight->fit(train_options("3 epochs", "1 epoch", "1 step"));
+
+  auto first_half = seeded_rig();
+  first_half->checkpoints_dir = first_half->dir.file("checkpoints");
+  // 5 of the 12 steps: the checkpoint falls inside the second epoch.
+  TrainResult half = first_half->fit(train_options("5 steps", "1 epoch", "1 step"));
+  ASSERT_EQ(half.data_position, (data::LoaderPosition{1, 1}));
+
+  auto second_half = seeded_rig();
+  second_half->resume_from = half.checkpoint;
+  TrainResult resumed = second_half->fit(train_options("3 epochs", "1 epoch", "1 step"));
+
+  EXPECT_EQ(resumed.progress.steps, 12);
+  EXPECT_DOUBLE_EQ(resumed.progress.epochs, 3.0);
+  EXPECT_EQ(resumed.progress.samples, expected.progress.samples);
+  for (const auto& [name, tensor] : named_state(*straight->model))
+    EXPECT_TRUE(torch::equal(tensor, named_state(*second_half->model).at(name))) << name;
+  const NamedTensors* straight_ema = straight->callbacks[0]->evaluation_weights();
+  const NamedTensors* resumed_ema = second_half->callbacks[0]->evaluation_weights();
+  for (const auto& [name, tensor] : *straight_ema)
+    EXPECT_TRUE(torch::equal(tensor, resumed_ema->at(name))) << name;
+  // The resumed run logs the steps after the checkpoint only, with the same losses.
+  EXPECT_THAT(second_half->steps_logged("val/loss"), ElementsAre(8, 12));
+  std::vector<double> straight_losses = straight->values_logged("val/loss");
+  EXPECT_EQ(second_half->values_logged("val/loss"),
+            std::vector<double>(straight_losses.begin() + 1, straight_losses.end()));
+}
+
+TEST(TrainerResume, AStopSignalEndsTheStepSavesItAndSkipsTheFinalValidation) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  std::atomic<int> signal{15};
+  rig.stop_signal = &signal;
+  TrainResult result = rig.fit(train_options("2 epochs", "1 epoch", "100 steps"));
+  EXPECT_EQ(result.stopped_by_signal, 15);
+  EXPECT_EQ(result.progress.steps, 0);  // asked before the first step: none is taken
+  TrainerRig second;
+  second.checkpoints_dir = second.dir.file("checkpoints");
+  std::atomic<int> later{0};
+  second.stop_signal = &later;
+  struct SignalAtStep : Callback {
+    std::atomic<int>* flag;
+    void on_step_end(TrainerView& view, const Progress&) override {
+      if (view.progress().steps == 3) flag->store(2);
+    }
+  } trigger;
+  trigger.flag = &later;
+  second.callbacks.push_back(&trigger);
+  TrainResult stopped = second.fit(train_options("2 epochs", "1 epoch", "100 steps"));
+  EXPECT_EQ(stopped.stopped_by_signal, 2);
+  EXPECT_EQ(stopped.progress.steps, 3);
+  EXPECT_EQ(stopped.checkpoint, second.checkpoints_dir + "/step-000000003");
+  EXPECT_TRUE(second.steps_logged("val/count").empty());
+}
+
+TEST(TrainState, SurvivesJson) {
+  TrainState state;
+  state.progress = {42, 1.5, 840, 12.25};
+  state.data = {1, 3};
+  state.validated = true;
+  state.best = BestValue{"val/accuracy", 0.93, 40};
+  state.last = {{"val/accuracy", 0.91}, {"train/loss", 0.3}};
+  state.callbacks = {{"ema", {{"updates", 42}}}};
+  state.rng = capture_rng();
+  TrainState back = train_state_from_json(Json::parse(to_json(state).dump()), "t.json");
+  EXPECT_EQ(back.progress.steps, 42);
+  EXPECT_EQ(back.progress.epochs, 1.5);
+  EXPECT_EQ(back.progress.samples, 840);
+  EXPECT_EQ(back.progress.seconds, 12.25);
+  EXPECT_EQ(back.data, (data::LoaderPosition{1, 3}));
+  EXPECT_TRUE(back.validated);
+  ASSERT_TRUE(back.best);
+  EXPECT_EQ(back.best->value, 0.93);
+  EXPECT_EQ(back.last, state.last);
+  EXPECT_EQ(back.callbacks, state.callbacks);
+  EXPECT_EQ(back.rng, state.rng);
+}
+
+TEST(TrainState, RestoredRandomGeneratorsRepeatTheirDraws) {
+  torch::manual_seed(3);
+  Json saved = capture_rng();
+  torch::Tensor first = torch::rand({4});
+  torch::rand({100});  // moves on
+  restore_rng(saved, "t.json");
+  EXPECT_TRUE(torch::equal(torch::rand({4}), first));
+}
+
+TEST(TrainState, ADamagedStateNamesItsFileAndKey) {
+  Json json = to_json(TrainState{});
+  json.erase("data");
+  try {
+    train_state_from_json(json, "ckpt/train_state.json");
+    FAIL() << "a state without its data position was accepted";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("ckpt/train_state.json"));
+    EXPECT_THAT(e.what(), HasSubstr("\"data\""));
+  }
+  Json bad_rng = to_json(TrainState{});
+  bad_rng["rng"] = {{"cpu", "zz"}};
+  EXPECT_THROW(restore_rng(bad_rng["rng"], "t.json"), DataError);
+  bad_rng["rng"] = {{"cpu", "00ff"}};
+  EXPECT_THROW(restore_rng(bad_rng["rng"], "t.json"), DataError);  // too short for the state
+}
+
+}  // namespace
+}  // namespace kiln::engine

@@ -1,0 +1,214 @@
+// End-to-end: a `kiln train` killed with SIGKILL at random moments (checkpoint writes included)
+// and continued with `kiln train --resume` ends with weights and EMA weights bitwise equal to an
+// uninterrupted run (CPU, train.deterministic), and logs the same validation values. SIGTERM
+// saves and exits 143; --resume alone finds the unfinished run; a non-resumable --set is refused;
+// a corrupt newest checkpoint is skipped for the one before it.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+// 16 steps per epoch, 480 in all; a log line every 4 steps, so about 120 moments to stop at.
+// Dropout and two loader workers make the random generators and the data position matter.
+constexpr const char* kConfig = R"(version: 1
+name: resume_check
+seed: 3
+data:
+  train: {type: synthetic, task: curve, function: sin, size: 512, noise: 0.1, seed: 1}
+  val: {type: synthetic, task: curve, function: sin, size: 256, noise: 0.1, seed: 2}
+  batch_size: 32
+  workers: 2
+model: {type: mlp, num_classes: 1, hidden: [32, 32], activation: tanh, dropout: 0.1}
+loss: mse
+metrics: []
+optimizer: {type: adam, lr: 1.0e-2}
+scheduler: cosine
+train: {max: 30 epochs, validate_every: 3 epochs, log_every: 4 steps, deterministic: true}
+callbacks:
+  - {type: checkpoint, every: 1 epoch, keep_last: 2}
+  - {type: ema, decay: 0.99}
+runtime: {threads: 1}
+)";
+
+std::string read_file(const std::string& path) {
+  std::ostringstream bytes;
+  bytes << std::ifstream(path, std::ios::binary).rdbuf();
+  return bytes.str();
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+// The checkpoint directory checkpoints/latest names.
+std::string latest_checkpoint(const std::string& run) {
+  return run + "/checkpoints/" + trimmed(read_file(run + "/checkpoints/latest"));
+}
+
+// metrics.csv's validation rows without their wall time.
+std::string validation_rows(const std::string& run) {
+  std::istringstream in(read_file(run + "/metrics.csv"));
+  std::string line, rows;
+  while (std::getline(in, line))
+    if (line.find(",val,") != std::string::npos) rows += line.substr(0, line.rfind(',')) + "\n";
+  return rows;
+}
+
+class Resume : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    straight_dir_ = new testing::TempDir;
+    straight_run_ = new std::string(train_to_end(*straight_dir_));
+  }
+  static void TearDownTestSuite() {
+    delete straight_run_;
+    delete straight_dir_;
+  }
+
+  static std::string kiln() { return KILN_BINARY; }
+  static std::string train_command(const testing::TempDir& dir) {
+    return kiln() + " train " + dir.write("config.yaml", kConfig) + " --runs-root " +
+           dir.file("runs");
+  }
+  static std::string train_to_end(const testing::TempDir& dir) {
+    auto run = testing::run_command(train_command(dir));
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    return run_dir_of(run.out);
+  }
+  // The run directory from the `run: DIR` first line.
+  static std::string run_dir_of(const std::string& out) {
+    EXPECT_EQ(out.rfind("run: ", 0), 0u) << out;
+    return out.substr(5, out.find('\n') - 5);
+  }
+
+  // Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
+  // directory and the exit code.
+  static std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal) {
+    testing::ChildProcess child(command);
+    std::string line, run;
+    for (int i = 0; i < lines && child.read_line(line); ++i)
+      if (line.rfind("run: ", 0) == 0) run = line.substr(5);
+    child.signal(signal);
+    return {run, child.wait()};
+  }
+
+  void expect_same_as_straight(const std::string& run) {
+    std::string a = latest_checkpoint(*straight_run_), b = latest_checkpoint(run);
+    EXPECT_EQ(fs::path(a).filename(), fs::path(b).filename());
+    EXPECT_TRUE(read_file(a + "/model.safetensors") == read_file(b + "/model.safetensors"))
+        << "weights differ from the uninterrupted run's";
+    EXPECT_TRUE(read_file(a + "/ema.safetensors") == read_file(b + "/ema.safetensors"))
+        << "EMA weights differ from the uninterrupted run's";
+    EXPECT_EQ(validation_rows(*straight_run_), validation_rows(run));
+  }
+
+  static testing::TempDir* straight_dir_;
+  static std::string* straight_run_;
+};
+
+testing::TempDir* Resume::straight_dir_ = nullptr;
+std::string* Resume::straight_run_ = nullptr;
+
+TEST_F(Resume, KillNineAtRandomMomentsThenResumeEndsBitwiseEqual) {
+  std::random_device entropy;
+  std::mt19937 rng(entropy());
+  std::uniform_int_distribution<int> moment(2, 110);
+  int first = moment(rng), second = moment(rng);
+  SCOPED_TRACE("killed after output lines " + std::to_string(first) + " and " +
+               std::to_string(second) + " (rerun to draw others)");
+  testing::TempDir dir;
+  auto [run, killed] = interrupt(train_command(dir), first, SIGKILL);
+  ASSERT_EQ(killed, 128 + SIGKILL);
+  ASSERT_FALSE(run.empty());
+  // The resumed run is killed too, then finished by a second resume.
+  auto [same_run, killed_again] = interrupt(kiln() + " train --resume " + run, second, SIGKILL);
+  EXPECT_EQ(same_run, run);
+  auto finish = testing::run_command(kiln() + " train --resume " + run);
+  ASSERT_EQ(finish.exit_code, 0) << finish.out << finish.err;
+  EXPECT_THAT(read_file(run + "/run.json"), HasSubstr("\"finished\""));
+  expect_same_as_straight(run);
+}
+
+TEST_F(Resume, SigtermSavesACheckpointAndExits143) {
+  testing::TempDir dir;
+  auto [run, code] = interrupt(train_command(dir), 40, SIGTERM);
+  EXPECT_EQ(code, 128 + SIGTERM);
+  EXPECT_THAT(read_file(run + "/run.json"), HasSubstr("\"stopped\""));
+  EXPECT_THAT(read_file(run + "/train.log"), HasSubstr("received signal 15"));
+  // The checkpoint is of the step it stopped at, whether or not a periodic one fell there.
+  std::string log = read_file(run + "/train.log");
+  size_t at = log.find("stopping at step ");
+  ASSERT_NE(at, std::string::npos) << log;
+  int64_t step = std::stoll(log.substr(at + 17));
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%09lld", static_cast<long long>(step));
+  EXPECT_EQ(fs::path(latest_checkpoint(run)).filename(), name);
+  auto finish = testing::run_command(kiln() + " train --resume " + run);
+  ASSERT_EQ(finish.exit_code, 0) << finish.out << finish.err;
+  expect_same_as_straight(run);
+}
+
+TEST_F(Resume, ResumeWithoutARunDirectoryContinuesTheNewestUnfinishedRun) {
+  testing::TempDir dir;
+  std::string finished = train_to_end(dir);
+  auto [run, killed] = interrupt(train_command(dir), 30, SIGKILL);
+  ASSERT_NE(run, finished);
+  auto finish = testing::run_command(train_command(dir) + " --resume");
+  ASSERT_EQ(finish.exit_code, 0) << finish.out << finish.err;
+  EXPECT_EQ(run_dir_of(finish.out), run);
+  expect_same_as_straight(run);
+  auto nothing_left = testing::run_command(train_command(dir) + " --resume");
+  EXPECT_EQ(nothing_left.exit_code, 2);
+  EXPECT_THAT(nothing_left.err, HasSubstr("no unfinished run of \"resume_check\""));
+}
+
+TEST_F(Resume, RefusesToChangeANonResumableKey) {
+  testing::TempDir dir;
+  auto [run, killed] = interrupt(train_command(dir), 30, SIGKILL);
+  auto refused =
+      testing::run_command(kiln() + " train --resume " + run + " --set optimizer.lr=0.5");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--set changes optimizer.lr"));
+  EXPECT_THAT(refused.err, HasSubstr("train.max"));  // the keys that may change
+  auto with_config =
+      testing::run_command(kiln() + " train " + dir.file("config.yaml") + " --resume " + run);
+  EXPECT_EQ(with_config.exit_code, 2);
+  EXPECT_THAT(with_config.err, HasSubstr("drop the config files"));
+}
+
+TEST_F(Resume, ACorruptNewestCheckpointIsSkippedForTheOneBefore) {
+  testing::TempDir dir;
+  auto [run, killed] = interrupt(train_command(dir), 60, SIGKILL);
+  std::string newest = latest_checkpoint(run);
+  {
+    std::fstream weights(newest + "/model.safetensors",
+                         std::ios::in | std::ios::out | std::ios::binary);
+    weights.seekg(-3, std::ios::end);
+    char byte = static_cast<char>(weights.get());
+    weights.seekp(-3, std::ios::end);
+    weights.put(static_cast<char>(~byte));
+  }
+  auto finish = testing::run_command(kiln() + " train --resume " + run);
+  ASSERT_EQ(finish.exit_code, 0) << finish.out << finish.err;
+  EXPECT_THAT(finish.out, HasSubstr("warning: skipping checkpoint " + newest));
+  EXPECT_THAT(finish.out, HasSubstr("checksum or size differs"));
+  expect_same_as_straight(run);
+}
+
+}  // namespace
+}  // namespace kiln
