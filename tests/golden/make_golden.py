@@ -449,7 +449,9 @@ def compact_json(value, indent=0):
 BASE_LR = 0.1
 
 # name, kiln config, span (total steps, steps per epoch, batch size), the torch.optim.lr_scheduler
-# for it; kiln's warm-up is LinearLR's shape and its floor is a factor of the base rate.
+# for it; kiln's warm-up is LinearLR's shape and its floor is a factor of the base rate. A
+# scheduler is stepped after every optimizer step, or at the end of each epoch when wrapped in
+# per_epoch(); a list of schedulers all act on the rate (their factors multiply).
 SCHEDULE_CASES = [
     ("constant_plain", "constant", (6, 3, 8), lambda opt: None),
     ("constant_warmup", "{type: constant, warmup: 4 steps, warmup_start: 0.25}", (9, 3, 8),
@@ -463,7 +465,60 @@ SCHEDULE_CASES = [
      lambda opt: warmup_then_cosine(opt, 0.5, 4, 12, 0.0)),
     ("cosine_warmup_in_samples", "{type: cosine, warmup: 20 samples}", (10, 4, 8),
      lambda opt: warmup_then_cosine(opt, 0.1, 3, 7, 0.0)),
+    # StepLR stepped per epoch: a step_size of 2 epochs is 6 steps of 3 per epoch
+    ("step_in_epochs", "{type: step, step_size: 2 epochs, gamma: 0.5}", (14, 3, 8),
+     lambda opt: per_epoch(lr_scheduler.StepLR(opt, step_size=2, gamma=0.5))),
+    # absolute positions: the warm-up multiplies the decay, which counts from step 0
+    ("step_in_steps_warmup", "{type: step, step_size: 4 steps, gamma: 0.7, warmup: 3 steps, "
+     "warmup_start: 0.2}", (12, 3, 8),
+     lambda opt: [lr_scheduler.LinearLR(opt, start_factor=0.2, total_iters=3),
+                  lr_scheduler.StepLR(opt, step_size=4, gamma=0.7)]),
+    # 3 steps, 2 epochs of 4 steps = 8, 40 samples in batches of 8 = 5: milestones in any order
+    ("multistep_mixed_units", "{type: multistep, milestones: [3 steps, 2 epochs, 40 samples], "
+     "gamma: 0.5}", (12, 4, 8),
+     lambda opt: lr_scheduler.MultiStepLR(opt, milestones=[3, 8, 5], gamma=0.5)),
+    ("multistep_warmup", "{type: multistep, milestones: [1 epoch], warmup: 2 steps}", (10, 4, 8),
+     lambda opt: [lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=2),
+                  lr_scheduler.MultiStepLR(opt, milestones=[4], gamma=0.1)]),
+    ("exponential_per_step", "{type: exponential, gamma: 0.9}", (10, 3, 8),
+     lambda opt: lr_scheduler.ExponentialLR(opt, gamma=0.9)),
+    ("exponential_staircase_warmup", "{type: exponential, gamma: 0.5, staircase: true, "
+     "warmup: 3 steps, warmup_start: 0.4}", (13, 4, 8),
+     lambda opt: [lr_scheduler.LinearLR(opt, start_factor=0.4, total_iters=3),
+                  per_epoch(lr_scheduler.ExponentialLR(opt, gamma=0.5))]),
+    # Hugging Face's get_linear_schedule_with_warmup, a LambdaLR of this formula
+    ("linear_warmup_like_hugging_face", "{type: linear_warmup, warmup: 3 steps}", (10, 2, 8),
+     lambda opt: lr_scheduler.LambdaLR(opt, lambda s: s / 3 if s < 3 else max(0.0, (10 - s) / 7))),
+    ("linear_warmup_floor_in_epochs", "{type: linear_warmup, warmup: 1 epoch, floor: 0.1}",
+     (12, 4, 8),
+     lambda opt: lr_scheduler.LambdaLR(
+         opt, lambda s: s / 4 if s < 4 else 0.1 + 0.9 * max(0.0, (12 - s) / 8))),
+    ("one_cycle_defaults", "one_cycle", (20, 5, 8),
+     lambda opt: lr_scheduler.OneCycleLR(opt, max_lr=BASE_LR, total_steps=20,
+                                         cycle_momentum=False)),
+    # the peak at pct_start x 17 - 1 = 3.25: between steps, as OneCycleLR computes it
+    ("one_cycle_linear", "{type: one_cycle, pct_start: 0.25, div_factor: 10, "
+     "final_div_factor: 100, anneal: linear}", (17, 5, 8),
+     lambda opt: lr_scheduler.OneCycleLR(opt, max_lr=BASE_LR, total_steps=17, pct_start=0.25,
+                                         div_factor=10, final_div_factor=100,
+                                         anneal_strategy="linear", cycle_momentum=False)),
+    ("polynomial_power", "{type: polynomial, power: 2}", (10, 3, 8),
+     lambda opt: lr_scheduler.PolynomialLR(opt, total_iters=10, power=2.0)),
+    # TensorFlow's PolynomialDecay end rate as the floor, after a warm-up
+    ("polynomial_warmup_floor", "{type: polynomial, power: 0.5, floor: 0.2, warmup: 2 steps, "
+     "warmup_start: 0.5}", (12, 3, 8),
+     lambda opt: lr_scheduler.SequentialLR(opt, [
+         lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2),
+         lr_scheduler.LambdaLR(opt, lambda s: 0.2 + 0.8 * (1 - min(s, 10) / 10) ** 0.5)],
+         milestones=[2])),
 ]
+
+
+class per_epoch:
+    """A torch scheduler stepped at the end of each epoch instead of after every step."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
 
 
 def warmup_then_cosine(opt, start, warmup, decay, floor):
@@ -475,17 +530,22 @@ def warmup_then_cosine(opt, start, warmup, decay, floor):
 
 def schedule_cases():
     cases = []
-    for name, config, (total, per_epoch, batch), make in SCHEDULE_CASES:
+    for name, config, (total, per_epoch_steps, batch), make in SCHEDULE_CASES:
         optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
-        scheduler = make(optimizer)
+        made = make(optimizer)
+        schedulers = made if isinstance(made, list) else [made] if made else []
         factors = []
-        for _ in range(total):  # the rate each optimizer step uses, read before the step
+        for step in range(total):  # the rate each optimizer step uses, read before the step
             factors.append(shortest(optimizer.param_groups[0]["lr"] / BASE_LR))
             optimizer.step()
-            if scheduler:
-                scheduler.step()
+            for scheduler in schedulers:
+                if not isinstance(scheduler, per_epoch):
+                    scheduler.step()
+                elif (step + 1) % per_epoch_steps == 0:
+                    scheduler.scheduler.step()
         cases.append({"name": name, "config": config, "total_steps": total,
-                      "steps_per_epoch": per_epoch, "batch_size": batch, "factors": factors})
+                      "steps_per_epoch": per_epoch_steps, "batch_size": batch,
+                      "factors": factors})
     return cases
 
 
