@@ -8,7 +8,8 @@ unchanged script reproduces the checked-in files byte for byte):
 
 It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and writes beside itself:
 losses_metrics.json (cross_entropy and mse values and gradients, accuracy over two update()
-calls), optimizers.json (the parameter after each of five steps of sgd, adam, adamw),
+calls), optimizers.json (the parameter after each of five steps of sgd, adam, adamw, rmsprop,
+adagrad),
 schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
 (names, shapes and forward outputs of small sequential models, batchnorm running statistics).
 
@@ -106,7 +107,8 @@ def accuracy_cases():
 
 # --- optimizers ---------------------------------------------------------------------------------
 
-OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW,
+              "rmsprop": torch.optim.RMSprop, "adagrad": torch.optim.Adagrad}
 
 # (case name, registry name, options); options not given keep both sides' defaults, so a default
 # that differs from PyTorch's fails too.
@@ -122,6 +124,14 @@ OPTIMIZER_CASES = [
     ("adamw_defaults", "adamw", {"lr": 0.01}),
     ("adamw_weight_decay_amsgrad", "adamw",
      {"lr": 0.02, "betas": [0.85, 0.7], "weight_decay": 0.1, "amsgrad": True}),
+    ("rmsprop_defaults", "rmsprop", {"lr": 0.01}),
+    ("rmsprop_momentum_centered_decay", "rmsprop",
+     {"lr": 0.01, "alpha": 0.9, "eps": 1e-6, "momentum": 0.8, "centered": True,
+      "weight_decay": 0.05}),
+    ("adagrad_defaults", "adagrad", {"lr": 0.1}),
+    ("adagrad_lr_decay_accumulator", "adagrad",
+     {"lr": 0.1, "lr_decay": 0.05, "eps": 1e-6, "weight_decay": 0.02,
+      "initial_accumulator_value": 0.5}),
 ]
 
 # Shrinking gradients: with a low beta2 the second moment falls, so amsgrad's maximum matters.
