@@ -88,6 +88,56 @@ def mse_case():
             "loss": shortest(loss.item()), "grad": encode(output.grad)}
 
 
+def loss_case(name, config, output, target, loss_fn):
+    """A loss's value and gradient for `output` against `target` (indices or a tensor)."""
+    output = output.requires_grad_()
+    loss = loss_fn(output, target)
+    loss.backward()
+    encoded = target.tolist() if target.dtype == torch.int64 else encode(target)
+    return {"name": name, "config": config, "output": encode(output), "target": encoded,
+            "loss": shortest(loss.item()), "grad": encode(output.grad)}
+
+
+def loss_cases():
+    F = nn.functional
+    torch.manual_seed(5)
+    logits = rounded((6, 4), scale=2.0)
+    classes = torch.tensor([0, 3, 3, 1, 2, 0])
+    weights = [0.5, 2.0, 1.0, 3.0]
+    multi_hot = (torch.rand(5, 3) < 0.4).to(torch.float32)
+    regression = rounded((5, 3), scale=2.0)
+    # targets within delta of some outputs and far from others: both branches of huber
+    target = regression + rounded((5, 3), scale=1.0)
+    return [
+        loss_case("cross_entropy_label_smoothing", "{type: cross_entropy, label_smoothing: 0.2}",
+                  logits.clone(), classes, lambda o, t: F.cross_entropy(o, t, label_smoothing=0.2)),
+        loss_case("cross_entropy_class_weights",
+                  "{type: cross_entropy, class_weights: [0.5, 2.0, 1.0, 3.0]}", logits.clone(),
+                  classes, lambda o, t: F.cross_entropy(o, t, weight=torch.tensor(weights))),
+        loss_case("cross_entropy_smoothing_and_weights",
+                  "{type: cross_entropy, label_smoothing: 0.1, "
+                  "class_weights: [0.5, 2.0, 1.0, 3.0]}", logits.clone(), classes,
+                  lambda o, t: F.cross_entropy(o, t, weight=torch.tensor(weights),
+                                               label_smoothing=0.1)),
+        loss_case("binary_cross_entropy_plain", "binary_cross_entropy",
+                  rounded((5, 3), scale=3.0), multi_hot,
+                  F.binary_cross_entropy_with_logits),
+        loss_case("binary_cross_entropy_pos_weight",
+                  "{type: binary_cross_entropy, pos_weight: [1.0, 3.0, 0.5]}",
+                  rounded((5, 3), scale=3.0), multi_hot,
+                  lambda o, t: F.binary_cross_entropy_with_logits(
+                      o, t, pos_weight=torch.tensor([1.0, 3.0, 0.5]))),
+        loss_case("binary_cross_entropy_one_pos_weight",
+                  "{type: binary_cross_entropy, pos_weight: 2.5}", rounded((5, 3), scale=3.0),
+                  multi_hot, lambda o, t: F.binary_cross_entropy_with_logits(
+                      o, t, pos_weight=torch.tensor([2.5]))),
+        loss_case("mae", "mae", regression.clone(), target, F.l1_loss),
+        loss_case("huber_default", "huber", regression.clone(), target, F.huber_loss),
+        loss_case("huber_delta", "{type: huber, delta: 0.5}", regression.clone(), target,
+                  lambda o, t: F.huber_loss(o, t, delta=0.5)),
+    ]
+
+
 def accuracy_case(name, batches):
     correct = sum(int((b[0].argmax(1) == torch.tensor(b[1])).sum()) for b in batches)
     total = sum(len(b[1]) for b in batches)
@@ -567,7 +617,7 @@ def write(file_name, **content):
 def main():
     torch.set_num_threads(1)  # one summation order, run after run
     write("losses_metrics.json", cross_entropy=cross_entropy_case(), mse=mse_case(),
-          accuracy=accuracy_cases())
+          accuracy=accuracy_cases(), losses=loss_cases())
     write("schedulers.json", cases=schedule_cases())
     write("optimizers.json", cases=optimizer_cases())
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
