@@ -1,16 +1,16 @@
 #!/usr/bin/python3
-"""Writes the golden values kiln's tests/golden/*_test.cpp compare against, computed by PyTorch.
+"""Writes the golden values kiln's tests/golden/*_test.cpp compare against, computed by PyTorch
+(and, for metrics, by scikit-learn).
 
 Re-run from the repository root after changing a case (the output is deterministic, so an
 unchanged script reproduces the checked-in files byte for byte):
 
     /usr/bin/python3 tests/golden/make_golden.py
 
-It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and writes beside itself:
-losses_metrics.json (cross_entropy and mse values and gradients, accuracy over two update()
-calls), optimizers.json (the parameter after each of five steps of sgd, adam, adamw, rmsprop,
-adagrad),
-schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
+It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and python3-sklearn, and
+writes beside itself: losses_metrics.json (every loss's value and gradient, accuracy over two
+update() calls, every metric's value over two batches by scikit-learn), optimizers.json (the
+parameter after each of five steps of sgd, adam, adamw, rmsprop, adagrad), schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
 (names, shapes and forward outputs of small sequential models, batchnorm running statistics).
 
 Every case carries the kiln config text that builds the component. Optimizer configs are written
@@ -26,6 +26,7 @@ import zlib
 
 import numpy
 import torch
+from sklearn import metrics as skm
 from torch import nn
 from torch.optim import lr_scheduler
 
@@ -153,6 +154,125 @@ def accuracy_cases():
     ties = torch.tensor([[0.0, 2.0, 2.0], [1.0, 1.0, 1.0], [0.5, -1.0, 0.5]])
     with_ties = [(ties, [1, 0, 2]), (rounded((2, 3)), [0, 1])]
     return [accuracy_case("tie_free", tie_free), accuracy_case("with_ties", with_ties)]
+
+
+def metric_case(name, config, tag, batches, value=None, values=None):
+    """A metric over `batches` (each (output, target)), with scikit-learn's value(s) over all."""
+    def target_json(t):
+        return t.tolist() if t.dtype == torch.int64 else encode(t)
+    case = {"name": name, "config": config, "tag": tag,
+            "batches": [{"output": encode(o), "target": target_json(t)} for o, t in batches]}
+    if value is not None:
+        case["value"] = float(value)
+    if values is not None:
+        case["values"] = values
+    return case
+
+
+def joined(batches):
+    return torch.cat([o for o, _ in batches]), torch.cat([t for _, t in batches])
+
+
+def ties(shape, shift=0.0):
+    """Scores rounded to one decimal: many equal scores, so tie rules matter."""
+    return torch.round(torch.randn(shape) * 10 + shift * 10) / 10
+
+
+def multiclass_cases():
+    torch.manual_seed(6)
+    batches = []
+    for size in (17, 23):
+        logits = ties((size, 5), shift=0.0)
+        logits[:, 4] -= 10.0  # class 4 is never predicted, though it is a target
+        # class 3 is never a target, though it is predicted
+        targets = torch.tensor([[0, 1, 2, 4][i] for i in torch.randint(0, 4, (size,))])
+        batches.append((logits, targets))
+    scores, y = joined(batches)
+    pred = scores.argmax(1).numpy()
+    cases = []
+    for metric in ("precision", "recall", "f1"):
+        for average in ("macro", "micro"):
+            config = metric if average == "macro" else "{type: %s, average: micro}" % metric
+            tag = metric if average == "macro" else metric + "_micro"
+            value = skm.precision_recall_fscore_support(
+                y.numpy(), pred, average=average, zero_division=0)[
+                ("precision", "recall", "f1").index(metric)]
+            cases.append(metric_case("%s_%s_multiclass" % (metric, average), config, tag,
+                                     batches, value))
+    for k in (2, 3):
+        value = skm.top_k_accuracy_score(y.numpy(), scores.numpy(), k=k, labels=range(5))
+        cases.append(metric_case("top_k_accuracy_%d_with_ties" % k,
+                                 "{type: top_k_accuracy, k: %d}" % k, "top_%d_accuracy" % k,
+                                 batches, value))
+    matrix = skm.confusion_matrix(y.numpy(), pred, labels=range(5))
+    cells = {"true_%d/pred_%d" % (t, p): int(matrix[t, p]) for t in range(5) for p in range(5)}
+    cases.append(metric_case("confusion_matrix_five_classes", "confusion_matrix",
+                             "confusion_matrix", batches, values=cells))
+    return cases
+
+
+def multilabel_cases():
+    torch.manual_seed(7)
+    batches = []
+    for size in (9, 14):
+        logits = rounded((size, 4), scale=2.0)
+        logits[:, 3] -= 20.0  # label 3 is never predicted
+        targets = (torch.rand(size, 4) < 0.45).to(torch.float32)
+        batches.append((logits, targets))
+    logits, y = joined(batches)
+    cases = []
+    for threshold in (0.5, 0.3):
+        pred = (torch.sigmoid(logits) > threshold).numpy()
+        for metric in ("precision", "recall", "f1"):
+            for average in ("macro", "micro"):
+                options = [] if average == "macro" else ["average: micro"]
+                if threshold != 0.5:
+                    options.append("threshold: %s" % threshold)
+                config = "{type: %s%s}" % (metric, "".join(", " + o for o in options))
+                tag = metric + ("_micro" if average == "micro" else "") + (
+                    "_threshold_%s" % threshold if threshold != 0.5 else "")
+                value = skm.precision_recall_fscore_support(
+                    y.numpy(), pred, average=average, zero_division=0)[
+                    ("precision", "recall", "f1").index(metric)]
+                cases.append(metric_case("%s_%s_multilabel_threshold_%s" % (
+                    metric, average, str(threshold).replace(".", "")), config, tag, batches,
+                    value))
+    return cases
+
+
+def binary_cases():
+    torch.manual_seed(8)
+    one_logit = [(ties((n, 1)), torch.randint(0, 2, (n,))) for n in (15, 20)]
+    scores, y = joined(one_logit)
+    cases = [metric_case("roc_auc_one_logit_with_ties", "roc_auc", "roc_auc", one_logit,
+                         skm.roc_auc_score(y.numpy(), scores[:, 0].numpy()))]
+    # two classes' logits: the difference orders examples as softmax's p1 does
+    two = [(ties((n, 2)), torch.randint(0, 2, (n,))) for n in (12, 18)]
+    scores, y = joined(two)
+    cases.append(metric_case("roc_auc_two_classes", "roc_auc", "roc_auc", two,
+                             skm.roc_auc_score(y.numpy(), (scores[:, 1] - scores[:, 0]).numpy())))
+    return cases
+
+
+def regression_cases():
+    torch.manual_seed(9)
+    batches = [(rounded((n, 3), scale=2.0), rounded((n, 3), scale=1.5, shift=0.5))
+               for n in (7, 11)]
+    out, y = joined(batches)
+    y_np, out_np = y.double().numpy(), out.double().numpy()
+    return [
+        metric_case("mse_three_outputs", "mse", "mse", batches,
+                    skm.mean_squared_error(y_np, out_np)),
+        metric_case("mae_three_outputs", "mae", "mae", batches,
+                    skm.mean_absolute_error(y_np, out_np)),
+        metric_case("rmse_three_outputs", "rmse", "rmse", batches,
+                    skm.mean_squared_error(y_np, out_np, squared=False)),
+        metric_case("r2_three_outputs", "r2", "r2", batches, skm.r2_score(y_np, out_np)),
+    ]
+
+
+def metric_cases():
+    return multiclass_cases() + multilabel_cases() + binary_cases() + regression_cases()
 
 
 # --- optimizers ---------------------------------------------------------------------------------
@@ -617,7 +737,7 @@ def write(file_name, **content):
 def main():
     torch.set_num_threads(1)  # one summation order, run after run
     write("losses_metrics.json", cross_entropy=cross_entropy_case(), mse=mse_case(),
-          accuracy=accuracy_cases(), losses=loss_cases())
+          accuracy=accuracy_cases(), losses=loss_cases(), metrics=metric_cases())
     write("schedulers.json", cases=schedule_cases())
     write("optimizers.json", cases=optimizer_cases())
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
