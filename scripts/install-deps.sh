@@ -18,7 +18,7 @@ packages=(
   # real data
   dataset-fashion-mnist
   # peer for the benchmarks and golden-value generators (never linked)
-  python3-torch python3-torchvision python3-numpy
+  python3-torch python3-sklearn python3-torchvision python3-numpy
 )
 
 missing=()

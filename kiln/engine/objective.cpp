@@ -6,9 +6,30 @@
 
 namespace kiln::engine {
 
+namespace {
+
+// Names each metric by its tag_name(); two with the same name would overwrite each other's values.
+void name_metrics(Objective::Head& head) {
+  std::map<std::string, std::string> configured;  // tag name -> the registry name it came from
+  for (NamedMetric& m : head.metrics) {
+    std::string registered = m.name;
+    m.name = m.metric->tag_name(registered);
+    auto [clash, fresh] = configured.emplace(m.name, registered);
+    if (!fresh)
+      throw ConfigError(
+          head.config_path.empty() ? "metrics" : head.config_path + ".metrics", "",
+          fmt::format("\"{}\" and \"{}\" would both be reported as {}; give them different "
+                      "options (or list the metric once)",
+                      clash->second, registered, m.name));
+  }
+}
+
+}  // namespace
+
 Objective::Objective(std::vector<Head> heads)
     : heads_(std::move(heads)), head_loss_sums_(heads_.size(), 0.0) {
   KILN_ASSERT(!heads_.empty());
+  for (Head& head : heads_) name_metrics(head);
 }
 
 namespace {
@@ -102,6 +123,11 @@ std::string Objective::tag(const std::string& split, const Head& head,
   return head.name.empty() ? split + "/" + what : split + "/" + head.name + "/" + what;
 }
 
+std::string Objective::metric_tag(const std::string& split, const Head& head,
+                                  const NamedMetric& metric, const std::string& key) const {
+  return tag(split, head, key.empty() ? metric.name : metric.name + "/" + key);
+}
+
 MetricValues Objective::values(const std::string& split) const {
   MetricValues values;
   double examples = std::max<double>(1, double(examples_));
@@ -109,7 +135,9 @@ MetricValues Objective::values(const std::string& split) const {
   for (size_t i = 0; i < heads_.size(); ++i) {
     const Head& head = heads_[i];
     if (!head.name.empty()) values[tag(split, head, "loss")] = head_loss_sums_[i] / examples;
-    for (const auto& m : head.metrics) values[tag(split, head, m.name)] = m.metric->value();
+    for (const auto& m : head.metrics)
+      for (const auto& [key, value] : m.metric->values())
+        values[metric_tag(split, head, m, key)] = value;
   }
   return values;
 }
@@ -118,7 +146,9 @@ std::vector<std::string> Objective::tags(const std::string& split) const {
   std::vector<std::string> tags{split + "/loss"};
   for (const Head& head : heads_) {
     if (!head.name.empty()) tags.push_back(tag(split, head, "loss"));
-    for (const auto& m : head.metrics) tags.push_back(tag(split, head, m.name));
+    for (const auto& m : head.metrics)
+      for (const auto& key : m.metric->value_keys())
+        tags.push_back(metric_tag(split, head, m, key));
   }
   return tags;
 }

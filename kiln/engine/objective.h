@@ -22,7 +22,9 @@ namespace kiln::engine {
 /// Tagged values, e.g. {"val/accuracy": 0.91, "val/loss": 0.25}.
 using MetricValues = std::map<std::string, double>;
 
-/// A metric with its config name, which is also its tag (`val/accuracy`).
+/// A metric with its config name (`accuracy`); the Objective turns that into the metric's
+/// tag_name() (`top_5_accuracy`), its tags `val/NAME` or, for a metric of several values,
+/// `val/NAME/KEY` (metrics/metric.h).
 struct NamedMetric {
   std::string name;
   std::unique_ptr<metrics::Metric> metric;
@@ -39,6 +41,7 @@ class Objective {
     std::string config_path;        // where the head is configured, for errors
   };
 
+  /// Throws a ConfigError at the head's metrics when two of its metrics would share a tag.
   explicit Objective(std::vector<Head> heads);
 
   /// Runs the model on `batch` (already on the model's device) and returns the weighted loss,
@@ -62,6 +65,8 @@ class Objective {
   std::pair<torch::Tensor, double> head_loss(size_t index, const torch::Tensor& output,
                                              const data::Batch& batch);
   std::string tag(const std::string& split, const Head& head, const std::string& what) const;
+  std::string metric_tag(const std::string& split, const Head& head, const NamedMetric& metric,
+                         const std::string& key) const;
 
   std::vector<Head> heads_;
   double loss_sum_ = 0;                 // weighted total, times examples

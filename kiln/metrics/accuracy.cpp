@@ -16,6 +16,11 @@ class Accuracy : public Metric {
     total_ += static_cast<double>(target.size(0));
   }
   std::vector<double> sums() const override { return {correct_, total_}; }
+  void set_sums(const std::vector<double>& sums) override {
+    KILN_ASSERT(sums.size() == 2);
+    correct_ = sums[0];
+    total_ = sums[1];
+  }
   double value() const override { return total_ > 0 ? correct_ / total_ : 0.0; }
 
  private:

@@ -1,5 +1,6 @@
-// End-to-end: the regression and reconstruction examples (configs/examples/synthetic) learn
-// their task: the validation loss ends far below what a model that learned nothing scores.
+// End-to-end: the regression, reconstruction and multi-label examples (configs/examples/synthetic)
+// learn their task: the validation loss (or f1) ends far from what a model that learned nothing
+// scores.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,11 +11,13 @@
 namespace kiln {
 namespace {
 
-// The last `val/loss` a `kiln train` printed, or -1.
-double last_val_loss(const std::string& out) {
-  size_t at = out.rfind("val/loss ");
-  return at == std::string::npos ? -1 : std::stod(out.substr(at + 9));
+// The last value of `tag` (e.g. "val/loss") a `kiln train` printed, or -1.
+double last_value(const std::string& out, const std::string& tag) {
+  size_t at = out.rfind(tag + " ");
+  return at == std::string::npos ? -1 : std::stod(out.substr(at + tag.size() + 1));
 }
+
+double last_val_loss(const std::string& out) { return last_value(out, "val/loss"); }
 
 testing::CommandResult train_example(const testing::TempDir& dir, const std::string& config,
                                      const std::string& extra = "") {
@@ -39,6 +42,17 @@ TEST(TaskExamples, SignalAutoencoderRemovesMostOfTheNoise) {
   // Returning the noisy input unchanged scores 0.09 (the noise's variance).
   EXPECT_GT(last_val_loss(run.out), 0);
   EXPECT_LT(last_val_loss(run.out), 0.03) << run.out;
+}
+
+TEST(TaskExamples, MultiLabelFrequenciesTagsTheFrequenciesPresent) {
+  testing::TempDir dir;
+  auto run = train_example(dir, "multi_label_frequencies.yaml");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // Tagging every label as present scores f1 0.67 (precision 0.5, recall 1); tagging none, 0.
+  EXPECT_GT(last_value(run.out, "val/f1"), 0.85) << run.out;
+  EXPECT_GT(last_value(run.out, "val/f1_micro"), 0.85) << run.out;
+  EXPECT_GT(last_value(run.out, "val/precision"), 0.8) << run.out;
+  EXPECT_GT(last_value(run.out, "val/recall"), 0.8) << run.out;
 }
 
 }  // namespace

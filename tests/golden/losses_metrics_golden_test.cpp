@@ -59,6 +59,50 @@ TEST(Mse, RefusesShapesThatOnlyBroadcastAndNamesBoth) {
   EXPECT_FLOAT_EQ(value.item<float>(), 1.0f);
 }
 
+const std::vector<std::string>& loss_case_names() {
+  static const std::vector<std::string> names = {
+      "cross_entropy_label_smoothing",
+      "cross_entropy_class_weights",
+      "cross_entropy_smoothing_and_weights",
+      "binary_cross_entropy_plain",
+      "binary_cross_entropy_pos_weight",
+      "binary_cross_entropy_one_pos_weight",
+      "mae",
+      "huber_default",
+      "huber_delta",
+  };
+  return names;
+}
+
+class LossVsTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LossVsTorch, ValueAndGradient) {
+  const Json& golden_case = find_case(golden().at("losses"), GetParam());
+  SCOPED_TRACE(golden_case.at("config").get<std::string>());
+  auto loss = losses::loss_registry().create(
+      read_spec("loss", golden_case.at("config").get<std::string>()));
+  const Json& target = golden_case.at("target");
+  torch::Tensor output = tensor_from(golden_case.at("output")).requires_grad_();
+  torch::Tensor value =
+      loss->forward(output, target.is_array() ? class_indices(target) : tensor_from(target));
+  value.backward();
+  EXPECT_EQ(value.dim(), 0);
+  EXPECT_TRUE(all_close(value, torch::tensor(golden_case.at("loss").get<double>())));
+  EXPECT_TRUE(all_close(output.grad(), tensor_from(golden_case.at("grad"))));
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, LossVsTorch, ::testing::ValuesIn(loss_case_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(GoldenLossCases, EveryGeneratedCaseIsTestedAndEveryLossHasOne) {
+  EXPECT_EQ(case_names_in(golden().at("losses")), loss_case_names());
+  for (const std::string& name : losses::loss_registry().names()) {
+    bool found = golden().contains(name);  // cross_entropy and mse have their own cases
+    for (const std::string& c : loss_case_names()) found = found || c.rfind(name, 0) == 0;
+    EXPECT_TRUE(found) << name << " has no golden case in make_golden.py";
+  }
+}
+
 // Each case feeds two batches to one metric, as an evaluation loop does, so the value is over
 // both and not the last batch's.
 TEST(GoldenAccuracy, TwoUpdatesMatchPyTorch) {

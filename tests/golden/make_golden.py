@@ -1,15 +1,16 @@
 #!/usr/bin/python3
-"""Writes the golden values kiln's tests/golden/*_test.cpp compare against, computed by PyTorch.
+"""Writes the golden values kiln's tests/golden/*_test.cpp compare against, computed by PyTorch
+(and, for metrics, by scikit-learn).
 
 Re-run from the repository root after changing a case (the output is deterministic, so an
 unchanged script reproduces the checked-in files byte for byte):
 
     /usr/bin/python3 tests/golden/make_golden.py
 
-It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and writes beside itself:
-losses_metrics.json (cross_entropy and mse values and gradients, accuracy over two update()
-calls), optimizers.json (the parameter after each of five steps of sgd, adam, adamw),
-schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
+It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and python3-sklearn, and
+writes beside itself: losses_metrics.json (every loss's value and gradient, accuracy over two
+update() calls, every metric's value over two batches by scikit-learn), optimizers.json (the
+parameter after each of five steps of sgd, adam, adamw, rmsprop, adagrad), schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
 (names, shapes and forward outputs of small sequential models, batchnorm running statistics).
 
 Every case carries the kiln config text that builds the component. Optimizer configs are written
@@ -25,6 +26,7 @@ import zlib
 
 import numpy
 import torch
+from sklearn import metrics as skm
 from torch import nn
 from torch.optim import lr_scheduler
 
@@ -87,6 +89,56 @@ def mse_case():
             "loss": shortest(loss.item()), "grad": encode(output.grad)}
 
 
+def loss_case(name, config, output, target, loss_fn):
+    """A loss's value and gradient for `output` against `target` (indices or a tensor)."""
+    output = output.requires_grad_()
+    loss = loss_fn(output, target)
+    loss.backward()
+    encoded = target.tolist() if target.dtype == torch.int64 else encode(target)
+    return {"name": name, "config": config, "output": encode(output), "target": encoded,
+            "loss": shortest(loss.item()), "grad": encode(output.grad)}
+
+
+def loss_cases():
+    F = nn.functional
+    torch.manual_seed(5)
+    logits = rounded((6, 4), scale=2.0)
+    classes = torch.tensor([0, 3, 3, 1, 2, 0])
+    weights = [0.5, 2.0, 1.0, 3.0]
+    multi_hot = (torch.rand(5, 3) < 0.4).to(torch.float32)
+    regression = rounded((5, 3), scale=2.0)
+    # targets within delta of some outputs and far from others: both branches of huber
+    target = regression + rounded((5, 3), scale=1.0)
+    return [
+        loss_case("cross_entropy_label_smoothing", "{type: cross_entropy, label_smoothing: 0.2}",
+                  logits.clone(), classes, lambda o, t: F.cross_entropy(o, t, label_smoothing=0.2)),
+        loss_case("cross_entropy_class_weights",
+                  "{type: cross_entropy, class_weights: [0.5, 2.0, 1.0, 3.0]}", logits.clone(),
+                  classes, lambda o, t: F.cross_entropy(o, t, weight=torch.tensor(weights))),
+        loss_case("cross_entropy_smoothing_and_weights",
+                  "{type: cross_entropy, label_smoothing: 0.1, "
+                  "class_weights: [0.5, 2.0, 1.0, 3.0]}", logits.clone(), classes,
+                  lambda o, t: F.cross_entropy(o, t, weight=torch.tensor(weights),
+                                               label_smoothing=0.1)),
+        loss_case("binary_cross_entropy_plain", "binary_cross_entropy",
+                  rounded((5, 3), scale=3.0), multi_hot,
+                  F.binary_cross_entropy_with_logits),
+        loss_case("binary_cross_entropy_pos_weight",
+                  "{type: binary_cross_entropy, pos_weight: [1.0, 3.0, 0.5]}",
+                  rounded((5, 3), scale=3.0), multi_hot,
+                  lambda o, t: F.binary_cross_entropy_with_logits(
+                      o, t, pos_weight=torch.tensor([1.0, 3.0, 0.5]))),
+        loss_case("binary_cross_entropy_one_pos_weight",
+                  "{type: binary_cross_entropy, pos_weight: 2.5}", rounded((5, 3), scale=3.0),
+                  multi_hot, lambda o, t: F.binary_cross_entropy_with_logits(
+                      o, t, pos_weight=torch.tensor([2.5]))),
+        loss_case("mae", "mae", regression.clone(), target, F.l1_loss),
+        loss_case("huber_default", "huber", regression.clone(), target, F.huber_loss),
+        loss_case("huber_delta", "{type: huber, delta: 0.5}", regression.clone(), target,
+                  lambda o, t: F.huber_loss(o, t, delta=0.5)),
+    ]
+
+
 def accuracy_case(name, batches):
     correct = sum(int((b[0].argmax(1) == torch.tensor(b[1])).sum()) for b in batches)
     total = sum(len(b[1]) for b in batches)
@@ -104,9 +156,129 @@ def accuracy_cases():
     return [accuracy_case("tie_free", tie_free), accuracy_case("with_ties", with_ties)]
 
 
+def metric_case(name, config, tag, batches, value=None, values=None):
+    """A metric over `batches` (each (output, target)), with scikit-learn's value(s) over all."""
+    def target_json(t):
+        return t.tolist() if t.dtype == torch.int64 else encode(t)
+    case = {"name": name, "config": config, "tag": tag,
+            "batches": [{"output": encode(o), "target": target_json(t)} for o, t in batches]}
+    if value is not None:
+        case["value"] = float(value)
+    if values is not None:
+        case["values"] = values
+    return case
+
+
+def joined(batches):
+    return torch.cat([o for o, _ in batches]), torch.cat([t for _, t in batches])
+
+
+def ties(shape, shift=0.0):
+    """Scores rounded to one decimal: many equal scores, so tie rules matter."""
+    return torch.round(torch.randn(shape) * 10 + shift * 10) / 10
+
+
+def multiclass_cases():
+    torch.manual_seed(6)
+    batches = []
+    for size in (17, 23):
+        logits = ties((size, 5), shift=0.0)
+        logits[:, 4] -= 10.0  # class 4 is never predicted, though it is a target
+        # class 3 is never a target, though it is predicted
+        targets = torch.tensor([[0, 1, 2, 4][i] for i in torch.randint(0, 4, (size,))])
+        batches.append((logits, targets))
+    scores, y = joined(batches)
+    pred = scores.argmax(1).numpy()
+    cases = []
+    for metric in ("precision", "recall", "f1"):
+        for average in ("macro", "micro"):
+            config = metric if average == "macro" else "{type: %s, average: micro}" % metric
+            tag = metric if average == "macro" else metric + "_micro"
+            value = skm.precision_recall_fscore_support(
+                y.numpy(), pred, average=average, zero_division=0)[
+                ("precision", "recall", "f1").index(metric)]
+            cases.append(metric_case("%s_%s_multiclass" % (metric, average), config, tag,
+                                     batches, value))
+    for k in (2, 3):
+        value = skm.top_k_accuracy_score(y.numpy(), scores.numpy(), k=k, labels=range(5))
+        cases.append(metric_case("top_k_accuracy_%d_with_ties" % k,
+                                 "{type: top_k_accuracy, k: %d}" % k, "top_%d_accuracy" % k,
+                                 batches, value))
+    matrix = skm.confusion_matrix(y.numpy(), pred, labels=range(5))
+    cells = {"true_%d/pred_%d" % (t, p): int(matrix[t, p]) for t in range(5) for p in range(5)}
+    cases.append(metric_case("confusion_matrix_five_classes", "confusion_matrix",
+                             "confusion_matrix", batches, values=cells))
+    return cases
+
+
+def multilabel_cases():
+    torch.manual_seed(7)
+    batches = []
+    for size in (9, 14):
+        logits = rounded((size, 4), scale=2.0)
+        logits[:, 3] -= 20.0  # label 3 is never predicted
+        targets = (torch.rand(size, 4) < 0.45).to(torch.float32)
+        batches.append((logits, targets))
+    logits, y = joined(batches)
+    cases = []
+    for threshold in (0.5, 0.3):
+        pred = (torch.sigmoid(logits) > threshold).numpy()
+        for metric in ("precision", "recall", "f1"):
+            for average in ("macro", "micro"):
+                options = [] if average == "macro" else ["average: micro"]
+                if threshold != 0.5:
+                    options.append("threshold: %s" % threshold)
+                config = "{type: %s%s}" % (metric, "".join(", " + o for o in options))
+                tag = metric + ("_micro" if average == "micro" else "") + (
+                    "_threshold_%s" % threshold if threshold != 0.5 else "")
+                value = skm.precision_recall_fscore_support(
+                    y.numpy(), pred, average=average, zero_division=0)[
+                    ("precision", "recall", "f1").index(metric)]
+                cases.append(metric_case("%s_%s_multilabel_threshold_%s" % (
+                    metric, average, str(threshold).replace(".", "")), config, tag, batches,
+                    value))
+    return cases
+
+
+def binary_cases():
+    torch.manual_seed(8)
+    one_logit = [(ties((n, 1)), torch.randint(0, 2, (n,))) for n in (15, 20)]
+    scores, y = joined(one_logit)
+    cases = [metric_case("roc_auc_one_logit_with_ties", "roc_auc", "roc_auc", one_logit,
+                         skm.roc_auc_score(y.numpy(), scores[:, 0].numpy()))]
+    # two classes' logits: the difference orders examples as softmax's p1 does
+    two = [(ties((n, 2)), torch.randint(0, 2, (n,))) for n in (12, 18)]
+    scores, y = joined(two)
+    cases.append(metric_case("roc_auc_two_classes", "roc_auc", "roc_auc", two,
+                             skm.roc_auc_score(y.numpy(), (scores[:, 1] - scores[:, 0]).numpy())))
+    return cases
+
+
+def regression_cases():
+    torch.manual_seed(9)
+    batches = [(rounded((n, 3), scale=2.0), rounded((n, 3), scale=1.5, shift=0.5))
+               for n in (7, 11)]
+    out, y = joined(batches)
+    y_np, out_np = y.double().numpy(), out.double().numpy()
+    return [
+        metric_case("mse_three_outputs", "mse", "mse", batches,
+                    skm.mean_squared_error(y_np, out_np)),
+        metric_case("mae_three_outputs", "mae", "mae", batches,
+                    skm.mean_absolute_error(y_np, out_np)),
+        metric_case("rmse_three_outputs", "rmse", "rmse", batches,
+                    skm.mean_squared_error(y_np, out_np, squared=False)),
+        metric_case("r2_three_outputs", "r2", "r2", batches, skm.r2_score(y_np, out_np)),
+    ]
+
+
+def metric_cases():
+    return multiclass_cases() + multilabel_cases() + binary_cases() + regression_cases()
+
+
 # --- optimizers ---------------------------------------------------------------------------------
 
-OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW,
+              "rmsprop": torch.optim.RMSprop, "adagrad": torch.optim.Adagrad}
 
 # (case name, registry name, options); options not given keep both sides' defaults, so a default
 # that differs from PyTorch's fails too.
@@ -122,6 +294,14 @@ OPTIMIZER_CASES = [
     ("adamw_defaults", "adamw", {"lr": 0.01}),
     ("adamw_weight_decay_amsgrad", "adamw",
      {"lr": 0.02, "betas": [0.85, 0.7], "weight_decay": 0.1, "amsgrad": True}),
+    ("rmsprop_defaults", "rmsprop", {"lr": 0.01}),
+    ("rmsprop_momentum_centered_decay", "rmsprop",
+     {"lr": 0.01, "alpha": 0.9, "eps": 1e-6, "momentum": 0.8, "centered": True,
+      "weight_decay": 0.05}),
+    ("adagrad_defaults", "adagrad", {"lr": 0.1}),
+    ("adagrad_lr_decay_accumulator", "adagrad",
+     {"lr": 0.1, "lr_decay": 0.05, "eps": 1e-6, "weight_decay": 0.02,
+      "initial_accumulator_value": 0.5}),
 ]
 
 # Shrinking gradients: with a low beta2 the second moment falls, so amsgrad's maximum matters.
@@ -449,7 +629,9 @@ def compact_json(value, indent=0):
 BASE_LR = 0.1
 
 # name, kiln config, span (total steps, steps per epoch, batch size), the torch.optim.lr_scheduler
-# for it; kiln's warm-up is LinearLR's shape and its floor is a factor of the base rate.
+# for it; kiln's warm-up is LinearLR's shape and its floor is a factor of the base rate. A
+# scheduler is stepped after every optimizer step, or at the end of each epoch when wrapped in
+# per_epoch(); a list of schedulers all act on the rate (their factors multiply).
 SCHEDULE_CASES = [
     ("constant_plain", "constant", (6, 3, 8), lambda opt: None),
     ("constant_warmup", "{type: constant, warmup: 4 steps, warmup_start: 0.25}", (9, 3, 8),
@@ -463,7 +645,60 @@ SCHEDULE_CASES = [
      lambda opt: warmup_then_cosine(opt, 0.5, 4, 12, 0.0)),
     ("cosine_warmup_in_samples", "{type: cosine, warmup: 20 samples}", (10, 4, 8),
      lambda opt: warmup_then_cosine(opt, 0.1, 3, 7, 0.0)),
+    # StepLR stepped per epoch: a step_size of 2 epochs is 6 steps of 3 per epoch
+    ("step_in_epochs", "{type: step, step_size: 2 epochs, gamma: 0.5}", (14, 3, 8),
+     lambda opt: per_epoch(lr_scheduler.StepLR(opt, step_size=2, gamma=0.5))),
+    # absolute positions: the warm-up multiplies the decay, which counts from step 0
+    ("step_in_steps_warmup", "{type: step, step_size: 4 steps, gamma: 0.7, warmup: 3 steps, "
+     "warmup_start: 0.2}", (12, 3, 8),
+     lambda opt: [lr_scheduler.LinearLR(opt, start_factor=0.2, total_iters=3),
+                  lr_scheduler.StepLR(opt, step_size=4, gamma=0.7)]),
+    # 3 steps, 2 epochs of 4 steps = 8, 40 samples in batches of 8 = 5: milestones in any order
+    ("multistep_mixed_units", "{type: multistep, milestones: [3 steps, 2 epochs, 40 samples], "
+     "gamma: 0.5}", (12, 4, 8),
+     lambda opt: lr_scheduler.MultiStepLR(opt, milestones=[3, 8, 5], gamma=0.5)),
+    ("multistep_warmup", "{type: multistep, milestones: [1 epoch], warmup: 2 steps}", (10, 4, 8),
+     lambda opt: [lr_scheduler.LinearLR(opt, start_factor=0.1, total_iters=2),
+                  lr_scheduler.MultiStepLR(opt, milestones=[4], gamma=0.1)]),
+    ("exponential_per_step", "{type: exponential, gamma: 0.9}", (10, 3, 8),
+     lambda opt: lr_scheduler.ExponentialLR(opt, gamma=0.9)),
+    ("exponential_staircase_warmup", "{type: exponential, gamma: 0.5, staircase: true, "
+     "warmup: 3 steps, warmup_start: 0.4}", (13, 4, 8),
+     lambda opt: [lr_scheduler.LinearLR(opt, start_factor=0.4, total_iters=3),
+                  per_epoch(lr_scheduler.ExponentialLR(opt, gamma=0.5))]),
+    # Hugging Face's get_linear_schedule_with_warmup, a LambdaLR of this formula
+    ("linear_warmup_like_hugging_face", "{type: linear_warmup, warmup: 3 steps}", (10, 2, 8),
+     lambda opt: lr_scheduler.LambdaLR(opt, lambda s: s / 3 if s < 3 else max(0.0, (10 - s) / 7))),
+    ("linear_warmup_floor_in_epochs", "{type: linear_warmup, warmup: 1 epoch, floor: 0.1}",
+     (12, 4, 8),
+     lambda opt: lr_scheduler.LambdaLR(
+         opt, lambda s: s / 4 if s < 4 else 0.1 + 0.9 * max(0.0, (12 - s) / 8))),
+    ("one_cycle_defaults", "one_cycle", (20, 5, 8),
+     lambda opt: lr_scheduler.OneCycleLR(opt, max_lr=BASE_LR, total_steps=20,
+                                         cycle_momentum=False)),
+    # the peak at pct_start x 17 - 1 = 3.25: between steps, as OneCycleLR computes it
+    ("one_cycle_linear", "{type: one_cycle, pct_start: 0.25, div_factor: 10, "
+     "final_div_factor: 100, anneal: linear}", (17, 5, 8),
+     lambda opt: lr_scheduler.OneCycleLR(opt, max_lr=BASE_LR, total_steps=17, pct_start=0.25,
+                                         div_factor=10, final_div_factor=100,
+                                         anneal_strategy="linear", cycle_momentum=False)),
+    ("polynomial_power", "{type: polynomial, power: 2}", (10, 3, 8),
+     lambda opt: lr_scheduler.PolynomialLR(opt, total_iters=10, power=2.0)),
+    # TensorFlow's PolynomialDecay end rate as the floor, after a warm-up
+    ("polynomial_warmup_floor", "{type: polynomial, power: 0.5, floor: 0.2, warmup: 2 steps, "
+     "warmup_start: 0.5}", (12, 3, 8),
+     lambda opt: lr_scheduler.SequentialLR(opt, [
+         lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2),
+         lr_scheduler.LambdaLR(opt, lambda s: 0.2 + 0.8 * (1 - min(s, 10) / 10) ** 0.5)],
+         milestones=[2])),
 ]
+
+
+class per_epoch:
+    """A torch scheduler stepped at the end of each epoch instead of after every step."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
 
 
 def warmup_then_cosine(opt, start, warmup, decay, floor):
@@ -475,17 +710,22 @@ def warmup_then_cosine(opt, start, warmup, decay, floor):
 
 def schedule_cases():
     cases = []
-    for name, config, (total, per_epoch, batch), make in SCHEDULE_CASES:
+    for name, config, (total, per_epoch_steps, batch), make in SCHEDULE_CASES:
         optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
-        scheduler = make(optimizer)
+        made = make(optimizer)
+        schedulers = made if isinstance(made, list) else [made] if made else []
         factors = []
-        for _ in range(total):  # the rate each optimizer step uses, read before the step
+        for step in range(total):  # the rate each optimizer step uses, read before the step
             factors.append(shortest(optimizer.param_groups[0]["lr"] / BASE_LR))
             optimizer.step()
-            if scheduler:
-                scheduler.step()
+            for scheduler in schedulers:
+                if not isinstance(scheduler, per_epoch):
+                    scheduler.step()
+                elif (step + 1) % per_epoch_steps == 0:
+                    scheduler.scheduler.step()
         cases.append({"name": name, "config": config, "total_steps": total,
-                      "steps_per_epoch": per_epoch, "batch_size": batch, "factors": factors})
+                      "steps_per_epoch": per_epoch_steps, "batch_size": batch,
+                      "factors": factors})
     return cases
 
 
@@ -497,7 +737,7 @@ def write(file_name, **content):
 def main():
     torch.set_num_threads(1)  # one summation order, run after run
     write("losses_metrics.json", cross_entropy=cross_entropy_case(), mse=mse_case(),
-          accuracy=accuracy_cases())
+          accuracy=accuracy_cases(), losses=loss_cases(), metrics=metric_cases())
     write("schedulers.json", cases=schedule_cases())
     write("optimizers.json", cases=optimizer_cases())
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])

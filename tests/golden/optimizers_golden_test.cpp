@@ -1,5 +1,5 @@
-// sgd, adam and adamw against torch.optim: the same parameter, the same five gradients, the
-// parameter compared after every step (optimizers.json, written by make_golden.py).
+// sgd, adam, adamw, rmsprop and adagrad against torch.optim: the same parameter, the same five
+// gradients, the parameter compared after every step (optimizers.json, written by make_golden.py).
 
 #include <gtest/gtest.h>
 
@@ -16,6 +16,8 @@ const std::vector<std::string>& case_names() {
       "sgd_nesterov",      "adam_defaults",
       "adam_weight_decay", "adam_amsgrad",
       "adamw_defaults",    "adamw_weight_decay_amsgrad",
+      "rmsprop_defaults",  "rmsprop_momentum_centered_decay",
+      "adagrad_defaults",  "adagrad_lr_decay_accumulator",
   };
   return names;
 }
@@ -48,6 +50,14 @@ INSTANTIATE_TEST_SUITE_P(Golden, OptimizerVsTorch, ::testing::ValuesIn(case_name
 
 TEST(GoldenOptimizerCases, EveryGeneratedCaseIsTested) {
   EXPECT_EQ(case_names_in(golden_cases()), case_names());
+}
+
+TEST(GoldenOptimizerCases, EveryRegisteredOptimizerHasACase) {
+  for (const std::string& name : optim::optimizer_registry().names()) {
+    bool found = false;
+    for (const std::string& c : case_names()) found = found || c.rfind(name + "_", 0) == 0;
+    EXPECT_TRUE(found) << name << " has no golden case in make_golden.py";
+  }
 }
 
 }  // namespace

@@ -11,8 +11,24 @@ namespace {
 
 const std::vector<std::string>& case_names() {
   static const std::vector<std::string> names = {
-      "constant_plain",      "constant_warmup",         "cosine_plain",
-      "cosine_warmup_floor", "cosine_warmup_in_epochs", "cosine_warmup_in_samples",
+      "constant_plain",
+      "constant_warmup",
+      "cosine_plain",
+      "cosine_warmup_floor",
+      "cosine_warmup_in_epochs",
+      "cosine_warmup_in_samples",
+      "step_in_epochs",
+      "step_in_steps_warmup",
+      "multistep_mixed_units",
+      "multistep_warmup",
+      "exponential_per_step",
+      "exponential_staircase_warmup",
+      "linear_warmup_like_hugging_face",
+      "linear_warmup_floor_in_epochs",
+      "one_cycle_defaults",
+      "one_cycle_linear",
+      "polynomial_power",
+      "polynomial_warmup_floor",
   };
   return names;
 }

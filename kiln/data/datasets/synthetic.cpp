@@ -1,6 +1,7 @@
 // synthetic: small generated datasets for trying models and for tests, reproducible from a seed:
-// Gaussian blobs to classify, a noisy curve y = f(x) to regress, and periodic 1-D signals to
-// reconstruct (an autoencoder's input and target).
+// Gaussian blobs to classify, a noisy curve y = f(x) to regress, periodic 1-D signals to
+// reconstruct (an autoencoder's input and target), and signals holding a random subset of
+// `classes` frequencies to tag with every frequency present (multi-label classification).
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -24,17 +25,22 @@ struct SyntheticOptions {
   void describe(Schema& s) {
     s.field("task", task,
             "blobs (classes around random centres), curve (y = function(x) + noise), signal "
-            "(sums of sinusoids [1, length]; the target is the clean signal)")
-        .one_of({"blobs", "curve", "signal"});
+            "(sums of sinusoids [1, length]; the target is the clean signal), frequencies (a "
+            "random subset of `classes` frequencies [1, length]; the target is the multi-hot "
+            "vector of those present)")
+        .one_of({"blobs", "curve", "signal", "frequencies"});
     s.field("size", size, "Number of examples.").min(1);
     s.field("seed", seed, "Seed of the generator: the same seed gives the same data.");
     s.field("noise", noise, "Standard deviation of the Gaussian noise added to the inputs.").min(0);
-    s.field("classes", classes, "blobs: number of classes.").min(2);
+    s.field("classes", classes,
+            "blobs: number of classes; frequencies: number of frequencies (labels), 1 to "
+            "classes cycles per signal.")
+        .min(2);
     s.field("features", features, "blobs: dimensions of each point.").min(1);
     s.field("spread", spread, "blobs: standard deviation of the class centres.").min(0);
     s.field("function", function, "curve: the function of x in [-3, 3].")
         .one_of({"sin", "square", "linear"});
-    s.field("length", length, "signal: samples per signal.").min(2);
+    s.field("length", length, "signal, frequencies: samples per signal.").min(2);
   }
 };
 
@@ -64,10 +70,29 @@ Pair signal(const SyntheticOptions& o, at::Generator& gen) {
   return {clean + torch::randn(clean.sizes(), gen) * o.noise, clean};
 }
 
+// Each of the frequencies 1..classes (cycles per signal) is present with probability 1/2, at a
+// random phase and an amplitude in [0.5, 1]; the target marks those present.
+Pair frequencies(const SyntheticOptions& o, at::Generator& gen) {
+  KILN_CHECK(2 * o.classes < o.length,
+             "synthetic frequencies: {} samples cannot hold {} cycles (length must exceed twice "
+             "classes)",
+             o.length, o.classes);
+  torch::Tensor t = torch::arange(o.length, torch::kFloat32) / double(o.length);
+  torch::Tensor present = torch::rand({o.size, o.classes, 1}, gen) < 0.5;
+  torch::Tensor cycles = torch::arange(1, o.classes + 1, torch::kFloat32).view({1, -1, 1});
+  torch::Tensor phase = torch::rand({o.size, o.classes, 1}, gen) * (2 * M_PI);
+  torch::Tensor amplitude = torch::rand({o.size, o.classes, 1}, gen) * 0.5 + 0.5;
+  torch::Tensor waves = amplitude * torch::sin(2 * M_PI * cycles * t + phase);
+  torch::Tensor clean = (waves * present).sum(1, /*keepdim=*/true);
+  return {clean + torch::randn(clean.sizes(), gen) * o.noise,
+          present.squeeze(2).to(torch::kFloat32)};
+}
+
 Pair generate(const SyntheticOptions& o) {
   at::Generator gen = at::detail::createCPUGenerator(static_cast<uint64_t>(o.seed));
   if (o.task == "blobs") return blobs(o, gen);
   if (o.task == "curve") return curve(o, gen);
+  if (o.task == "frequencies") return frequencies(o, gen);
   return signal(o, gen);
 }
 
@@ -82,6 +107,7 @@ class Synthetic : public TensorDataset {
 }  // namespace
 
 KILN_REGISTER(dataset_registry, "synthetic", Synthetic, SyntheticOptions,
-              "Generated data, reproducible from a seed: blobs, a noisy curve, periodic signals.");
+              "Generated data, reproducible from a seed: blobs, a noisy curve, periodic signals, "
+              "signals of several frequencies to tag.");
 
 }  // namespace kiln::data

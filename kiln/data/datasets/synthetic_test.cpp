@@ -62,6 +62,22 @@ TEST(Synthetic, SignalsAreNoisyInputsWithCleanTargets) {
   EXPECT_TRUE(torch::equal(clean.input, clean.target));
 }
 
+TEST(Synthetic, FrequencySignalsHoldExactlyTheFrequenciesTheirTargetsMark) {
+  auto dataset = synthetic("task: frequencies, size: 40, classes: 5, length: 32, noise: 0");
+  EXPECT_THAT(dataset->input_shape(), ElementsAre(1, 32));
+  Batch all = everything(*dataset);
+  EXPECT_THAT(all.target.sizes().vec(), ElementsAre(40, 5));
+  EXPECT_EQ(all.target.dtype(), torch::kFloat32);
+  double share = all.target.mean().item<double>();
+  EXPECT_GT(share, 0.3) << "each frequency present about half the time";
+  EXPECT_LT(share, 0.7);
+  // Whole cycles leak into no other bin: bin k holds amplitude x length / 2 >= 8 when present.
+  torch::Tensor spectrum = torch::fft::rfft(all.input.squeeze(1)).abs().slice(1, 1, 6);
+  EXPECT_TRUE(torch::equal(spectrum > 4.0, all.target > 0.5));
+  EXPECT_THROW(synthetic("task: frequencies, classes: 8, length: 16"), Error)
+      << "16 samples cannot hold 8 cycles";
+}
+
 TEST(Synthetic, RejectsUnknownTasksAndSizes) {
   EXPECT_THROW(synthetic("task: spiral"), ConfigError);
   EXPECT_THROW(synthetic("size: 0"), ConfigError);

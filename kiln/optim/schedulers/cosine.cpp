@@ -22,15 +22,7 @@ struct CosineOptions {
 class Cosine : public Scheduler {
  public:
   Cosine(const CosineOptions& o, const ScheduleSpan& span)
-      : warmup_(o.warmup, span),
-        decay_steps_(required_total_steps(span, "scheduler") - warmup_.steps()),
-        floor_(o.floor) {
-    if (decay_steps_ <= 0)
-      throw ConfigError("scheduler.warmup", "",
-                        fmt::format("the warm-up ({} steps) must be shorter than training ({} "
-                                    "steps)",
-                                    warmup_.steps(), span.total_steps));
-  }
+      : warmup_(o.warmup, span), decay_steps_(steps_after_warmup(warmup_, span)), floor_(o.floor) {}
   double factor(int64_t steps) const override {
     if (warmup_.covers(steps)) return warmup_.factor(steps);
     double done = std::min(1.0, double(steps - warmup_.steps()) / double(decay_steps_));

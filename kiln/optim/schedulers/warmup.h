@@ -1,6 +1,9 @@
 #pragma once
 // The linear warm-up that schedules share: from `warmup_start` times the base rate at step 0 to
-// the full rate after `warmup` (torch.optim.lr_scheduler.LinearLR's shape).
+// the full rate after `warmup` (torch.optim.lr_scheduler.LinearLR's shape). Schedules shaped by
+// the length of training (cosine, polynomial, linear_warmup) decay over what follows the warm-up;
+// schedules of absolute positions (step, multistep, exponential) count from step 0 and the
+// warm-up multiplies them while it lasts (torch's ChainedScheduler of LinearLR and the decay).
 
 #include "kiln/optim/scheduler.h"
 
@@ -28,10 +31,23 @@ class Warmup {
   double factor(int64_t steps) const {
     return start_ + (1.0 - start_) * double(steps) / double(steps_);
   }
+  /// The warm-up's factor while it lasts, 1 after: for schedules it multiplies.
+  double multiplier(int64_t steps) const { return covers(steps) ? factor(steps) : 1.0; }
 
  private:
   int64_t steps_;
   double start_;
 };
+
+/// The steps of training that follow the warm-up, for the schedules that decay over them; a
+/// ConfigError when training is of unknown length or no longer than the warm-up.
+inline int64_t steps_after_warmup(const Warmup& warmup, const ScheduleSpan& span) {
+  int64_t total = required_total_steps(span, "scheduler");
+  if (total <= warmup.steps())
+    throw ConfigError("scheduler.warmup", "",
+                      fmt::format("the warm-up ({} steps) must be shorter than training ({} steps)",
+                                  warmup.steps(), total));
+  return total - warmup.steps();
+}
 
 }  // namespace kiln::optim
