@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -240,6 +241,26 @@ struct OptionTraits<Json> {
   static void read(const Json& value, Json& out, const ReadContext&) { out = value; }
   static Json write(const Json& value) { return value; }
   static std::string type_name(const Json&) { return "any"; }
+};
+
+/// An option that may be absent: null (or no key) is none.
+template <class T>
+struct OptionTraits<std::optional<T>> {
+  static void read(const Json& value, std::optional<T>& out, const ReadContext& ctx) {
+    if (value.is_null()) {
+      out.reset();
+      return;
+    }
+    T item{};
+    OptionTraits<T>::read(value, item, ctx);
+    out = std::move(item);
+  }
+  static Json write(const std::optional<T>& value) {
+    return value ? OptionTraits<T>::write(*value) : Json();
+  }
+  static std::string type_name(const std::optional<T>&) {
+    return OptionTraits<T>::type_name(T{}) + " | null";
+  }
 };
 
 /// Lists; a single scalar where a list is expected is read as a one-item list.

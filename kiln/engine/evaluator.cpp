@@ -9,13 +9,17 @@ data::Batch on_device(const data::Batch& batch, torch::Device device) {
 }
 
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
-                      torch::Device device, const std::string& split) {
+                      torch::Device device, const std::string& split, int64_t max_batches) {
   torch::NoGradGuard no_grad;
   bool was_training = model.is_training();
   model.eval();
   objective.reset();
   loader.start_epoch(0);
-  while (auto batch = loader.next()) objective.compute(model, on_device(*batch, device));
+  for (int64_t taken = 0; max_batches == 0 || taken < max_batches; ++taken) {
+    std::optional<data::Batch> batch = loader.next();
+    if (!batch) break;
+    objective.compute(model, on_device(*batch, device));
+  }
   model.train(was_training);
   return objective.values(split);
 }

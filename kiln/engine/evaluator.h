@@ -13,8 +13,9 @@ namespace kiln::engine {
 /// The batch on `device`, named targets included.
 data::Batch on_device(const data::Batch& batch, torch::Device device);
 
-/// Evaluates `model` on every batch of `loader` with `objective` (reset first), tagged `split`.
+/// Evaluates `model` on every batch of `loader` (the first `max_batches` when > 0) with
+/// `objective` (reset first), tagged `split`.
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
-                      torch::Device device, const std::string& split);
+                      torch::Device device, const std::string& split, int64_t max_batches = 0);
 
 }  // namespace kiln::engine

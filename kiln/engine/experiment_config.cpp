@@ -55,6 +55,26 @@ void TrainOptions::describe(Schema& s) {
   s.field("deterministic", deterministic,
           "Deterministic kernels only (an error names any op that has none), so that a run on "
           "the same machine and thread count repeats bitwise.");
+  s.field("val_steps", val_steps, "Validate on at most this many batches; 0 = all of data.val.")
+      .min(0);
+  s.field("accumulate", accumulate,
+          "Batches whose gradients add up before each optimizer step (a step is one update).")
+      .min(1);
+  s.field("clip_norm", clip_norm,
+          "Scale gradients so their global L2 norm is at most this; 0 = off. The norm before "
+          "clipping is logged as train/grad_norm.")
+      .min(0);
+  s.field("clip_value", clip_value, "Clip each gradient element to [-v, v]; 0 = off.").min(0);
+  s.field("on_nan", on_nan,
+          "When the loss or gradient norm is NaN/Inf: stop (fail the run), skip_step (no "
+          "update; fails after 10 in a row), rewind (reload the last checkpoint and halve the "
+          "learning rate; fails after 5 rewinds).")
+      .one_of({"stop", "skip_step", "rewind"});
+  s.field("stop_at", stop_at,
+          "End training once train.monitor reaches this value (in train.mode's direction).");
+  s.field("precision", precision,
+          "fp32; bf16 (autocast, CPU or CUDA); fp16 (autocast with loss scaling, CUDA only).")
+      .one_of({"fp32", "bf16", "fp16"});
 }
 
 void InitFrom::describe(Schema& s) {

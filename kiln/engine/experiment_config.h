@@ -51,6 +51,13 @@ struct TrainOptions {
   std::vector<std::string> freeze;
   std::map<std::string, double> lr_scales;
   bool deterministic = false;
+  int64_t val_steps = 0;
+  int64_t accumulate = 1;
+  double clip_norm = 0;
+  double clip_value = 0;
+  std::string on_nan = "stop";
+  std::optional<double> stop_at;
+  std::string precision = "fp32";
   void describe(Schema& s);
 };
 

@@ -95,7 +95,10 @@ Json to_json(const TrainState& s) {
                {"validated", s.validated},
                {"last", s.last},
                {"callbacks", s.callbacks},
-               {"rng", s.rng}};
+               {"rng", s.rng},
+               {"lr_multiplier", s.lr_multiplier},
+               {"rewinds", s.rewinds},
+               {"precision", s.precision}};
   json["best"] =
       s.best ? Json{{"metric", s.best->metric}, {"value", s.best->value}, {"step", s.best->step}}
              : Json();
@@ -114,6 +117,9 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.last = required<MetricValues>(json, "last", file);
   s.callbacks = required<Json>(json, "callbacks", file);
   s.rng = required<Json>(json, "rng", file);
+  s.lr_multiplier = required<double>(json, "lr_multiplier", file);
+  s.rewinds = required<int64_t>(json, "rewinds", file);
+  s.precision = required<Json>(json, "precision", file);
   Json best = required<Json>(json, "best", file);
   if (!best.is_null())
     s.best =

@@ -29,6 +29,9 @@ struct TrainState {
   MetricValues last;                // the latest value of every tag
   Json callbacks = Json::object();  // by callback name: its state()
   Json rng = Json::object();        // capture_rng()
+  double lr_multiplier = 1.0;       // halved by each NaN rewind
+  int64_t rewinds = 0;
+  Json precision;  // the fp16 loss scaler's state; null otherwise
 };
 
 Json to_json(const TrainState& state);

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "kiln/core/suggest.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/gradients.h"
 #include "kiln/optim/optimizer.h"
 
 namespace kiln::engine {
@@ -11,8 +13,41 @@ namespace kiln::engine {
 struct Trainer::Window {
   int64_t steps = 0, samples = 0;
   double started = 0;
-  double data_wait = 0;  // seconds spent waiting for the loader
+  double data_wait = 0;      // seconds spent waiting for the loader
+  double grad_norm_sum = 0;  // over the steps that updated the weights
+  int64_t updates = 0;
 };
+
+struct Trainer::Group {
+  int64_t size = 1;     // batches in this group
+  int64_t batches = 0;  // taken so far
+  int64_t samples = 0;
+  bool finite = true;
+  double loss = 0;  // the last batch's loss, or the first non-finite one
+};
+
+namespace {
+
+// The learning rates of a run without a `scheduler`: the configured ones, throughout.
+class NoSchedule : public optim::Scheduler {
+ public:
+  double factor(int64_t) const override { return 1.0; }
+};
+
+const optim::Scheduler& no_schedule() {
+  static const NoSchedule none;
+  return none;
+}
+
+constexpr int64_t kMaxSkipsInARow = 10;
+constexpr int64_t kMaxRewinds = 5;
+
+std::string number_text(double value) {
+  // A NaN's sign bit is an accident of the arithmetic; printing "-nan" would only confuse.
+  return std::isnan(value) ? std::string("nan") : fmt::format("{}", value);
+}
+
+}  // namespace
 
 std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val) {
   std::vector<std::string> tags;
@@ -25,20 +60,31 @@ std::vector<std::string> monitorable_tags(const Objective& objective, bool has_v
 
 Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
                  Clock clock)
-    : parts_(parts), options_(options), log_(log), console_(console), clock_(std::move(clock)) {
+    : parts_(parts),
+      options_(options),
+      log_(log),
+      console_(console),
+      clock_(std::move(clock)),
+      precision_(options.precision, parts.device) {
   KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
   auto tags = monitorable_tags(parts_.objective, parts_.val != nullptr);
   if (std::find(tags.begin(), tags.end(), options_.monitor) == tags.end())
     throw ConfigError("train.monitor", "",
                       "\"" + options_.monitor + "\" is never measured; " +
                           suggestion_text(options_.monitor, tags));
-  if (parts_.scheduler) learning_rates_.emplace(parts_.optimizer, *parts_.scheduler);
+  learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
+  for (const auto& group : parts_.optimizer.param_groups())
+    for (const auto& parameter : group.params()) trainable_.push_back(parameter);
 }
 
-int64_t planned_steps(const Period& max, const data::Loader& train) {
-  double per_epoch = double(train.batches_per_epoch());
-  double mean_batch = double(train.dataset().size()) / std::max(1.0, per_epoch);
-  return max.in_steps(per_epoch, mean_batch).value_or(0);  // 0: a time, unknown ahead
+int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate) {
+  return (train.batches_per_epoch() + accumulate - 1) / accumulate;
+}
+
+int64_t planned_steps(const Period& max, const data::Loader& train, int64_t accumulate) {
+  double per_epoch = double(steps_per_epoch(train, accumulate));
+  double mean_step = double(train.dataset().size()) / std::max(1.0, per_epoch);
+  return max.in_steps(per_epoch, mean_step).value_or(0);  // 0: a time, unknown ahead
 }
 
 void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir) {
@@ -54,25 +100,103 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
     std::string tensors = checkpoint_dir + "/" + callback->type + ".safetensors";
     if (std::filesystem::exists(tensors)) callback->load_tensors(read_tensor_file(tensors));
   }
+  lr_multiplier_ = state.lr_multiplier;
+  rewinds_ = state.rewinds;
+  precision_.scaler().load_state(state.precision);
   saved_step_ = progress_.steps;
   result_.checkpoint = checkpoint_dir;
 }
 
-void Trainer::train_step(const data::Batch& batch, Window& window) {
-  if (learning_rates_) learning_rates_->apply(progress_.steps);
-  parts_.optimizer.zero_grad();
-  torch::Tensor loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
-  loss.backward();
-  parts_.optimizer.step();
+void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
+  torch::Tensor loss;
+  {
+    Precision::Autocast autocast = precision_.autocast();
+    loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
+  }
+  // Each batch's mean loss counts 1/size of the step, so the step follows the group's mean.
+  if (group.size > 1) loss = loss / double(group.size);
+  precision_.scale(loss).backward();
   double value = parts_.objective.last_loss();
-  if (!std::isfinite(value))
-    // A NaN's sign bit is an accident of the arithmetic; printing "-nan" would only confuse.
-    throw Error(fmt::format("training loss became {} at step {}; lower optimizer.lr",
-                            std::isnan(value) ? std::string("nan") : fmt::format("{}", value),
-                            progress_.steps + 1));
-  window.steps += 1;
-  smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
-  window.samples += batch.size();
+  if (group.finite) group.loss = value;
+  group.finite = group.finite && std::isfinite(value);
+  group.batches += 1;
+  group.samples += batch.size();
+  if (std::isfinite(value))
+    smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
+}
+
+Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window) {
+  std::vector<torch::Tensor> gradients = gradients_of(trainable_);
+  bool scaled_finite = precision_.unscale(gradients);
+  double norm = clip_gradients(gradients, options_.clip_norm, options_.clip_value);
+  if (precision_.scales_loss()) {
+    precision_.update(scaled_finite);
+    // An fp16 overflow with a finite loss is the loss scale's business, not a NaN: skip quietly.
+    if (!scaled_finite && group.finite) {
+      parts_.optimizer.zero_grad();
+      return StepOutcome::kSkipped;
+    }
+  }
+  if (!group.finite)
+    return on_non_finite(fmt::format("training loss became {} at step {}", number_text(group.loss),
+                                     progress_.steps + 1));
+  if (!std::isfinite(norm))
+    return on_non_finite(
+        fmt::format("gradient norm became {} at step {}", number_text(norm), progress_.steps + 1));
+  learning_rates_->apply(progress_.steps, lr_multiplier_);
+  parts_.optimizer.step();
+  parts_.optimizer.zero_grad();
+  skipped_in_a_row_ = 0;
+  window.grad_norm_sum += norm;
+  window.updates += 1;
+  return StepOutcome::kStepped;
+}
+
+Trainer::StepOutcome Trainer::on_non_finite(const std::string& what) {
+  parts_.optimizer.zero_grad();
+  if (options_.on_nan == "stop")
+    throw Error(what +
+                "; lower optimizer.lr, clip gradients (train.clip_norm), or set train.on_nan: "
+                "skip_step or rewind");
+  if (options_.on_nan == "rewind") {
+    rewind(what);
+    return StepOutcome::kRewound;
+  }
+  if (++skipped_in_a_row_ > kMaxSkipsInARow)
+    throw Error(fmt::format("{}; {} steps in a row were not finite (train.on_nan: skip_step)", what,
+                            kMaxSkipsInARow + 1));
+  skipped_steps_ += 1;
+  record({{"train/skipped_steps", double(skipped_steps_)}});
+  console_.line(what + "; skipped that step (train.on_nan: skip_step)");
+  return StepOutcome::kSkipped;
+}
+
+void Trainer::rewind(const std::string& what) {
+  if (rewinds_ >= kMaxRewinds)
+    throw Error(fmt::format("{}; gave up after {} rewinds (train.on_nan: rewind)", what, rewinds_));
+  if (parts_.checkpoints_dir.empty())
+    throw Error(what + "; train.on_nan: rewind needs checkpoints to go back to");
+  std::string checkpoint;
+  std::vector<std::string> warnings;
+  try {
+    checkpoint = find_checkpoint(
+        std::filesystem::path(parts_.checkpoints_dir).parent_path().string(), "last", &warnings);
+  } catch (const Error& e) {
+    throw Error(what + "; no checkpoint to rewind to yet (" + e.what() + ")");
+  }
+  for (const auto& warning : warnings) console_.line("warning: " + warning);
+  double multiplier = lr_multiplier_ * 0.5;
+  int64_t rewinds = rewinds_ + 1;
+  load_model_weights(checkpoint, parts_.model);
+  load_optimizer_state(checkpoint, parts_.optimizer);
+  std::string state_file = checkpoint + "/train_state.json";
+  resume(train_state_from_json(Json::parse(read_text_file(state_file)), state_file), checkpoint);
+  lr_multiplier_ = multiplier;
+  rewinds_ = rewinds;
+  parts_.objective.reset();
+  record({{"train/rewinds", double(rewinds_)}});
+  console_.line(fmt::format("{}; rewound to {} (step {}); learning rates now x{}", what, checkpoint,
+                            progress_.steps, lr_multiplier_));
 }
 
 void Trainer::after_step(const Progress& before, Window& window) {
@@ -102,7 +226,19 @@ bool Trainer::should_stop() {
       console_.line(fmt::format("stopping at step {}: {}", progress_.steps, *reason));
       return true;
     }
+  if (options_.stop_at && reached_stop_at()) return true;
   return options_.max.reached(progress_);
+}
+
+bool Trainer::reached_stop_at() {
+  auto it = result_.last.find(options_.monitor);
+  if (it == result_.last.end()) return false;
+  double goal = *options_.stop_at;
+  if (options_.mode == "max" ? it->second < goal : it->second > goal) return false;
+  result_.stop_reason =
+      fmt::format("{} reached {:.6g} (train.stop_at: {:.6g})", options_.monitor, it->second, goal);
+  console_.line(fmt::format("stopping at step {}: {}", progress_.steps, result_.stop_reason));
+  return true;
 }
 
 void Trainer::log_training(Window& window) {
@@ -112,13 +248,16 @@ void Trainer::log_training(Window& window) {
   values["train/lr"] = optim::current_lr(parts_.optimizer);
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
   values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
+  if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
+  if (precision_.scales_loss()) values["train/loss_scale"] = precision_.scaler().value();
   record(values);
   console_.line(fmt::format(
       "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%",
       progress_.steps, progress_.epochs, values["train/loss"], values["train/lr"],
       values["train/samples_per_s"], 100 * values["train/data_wait"]));
   parts_.objective.reset();
-  window = Window{0, 0, clock_(), 0};
+  window = Window{};
+  window.started = clock_();
 }
 
 void Trainer::validate() {
@@ -126,7 +265,8 @@ void Trainer::validate() {
   MetricValues values;
   {
     SwappedWeights swapped(parts_.model, evaluation_weights());
-    values = evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val");
+    values = evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val",
+                      options_.val_steps);
   }
   record(values);
   std::string text = fmt::format("validation at step {}:", progress_.steps);
@@ -189,6 +329,9 @@ TrainState Trainer::capture_state() const {
   state.best = result_.best;
   state.last = result_.last;
   state.rng = capture_rng();
+  state.lr_multiplier = lr_multiplier_;
+  state.rewinds = rewinds_;
+  state.precision = precision_.scales_loss() ? precision_.scaler().state() : Json();
   for (const Callback* callback : parts_.callbacks)
     state.callbacks[callback->type] = callback->state();
   return state;
@@ -215,27 +358,36 @@ void Trainer::show_progress(int64_t total) {
                      progress_.seconds});
 }
 
-void Trainer::run_epochs(Window& window) {
+bool Trainer::run_epochs(Window& window) {
   int64_t per_epoch = parts_.train.batches_per_epoch();
-  int64_t total = planned_steps(options_.max, parts_.train);
+  int64_t total = planned_steps(options_.max, parts_.train, options_.accumulate);
   // A fresh loader stands at epoch 0, batch 0; a resumed one where its checkpoint was taken.
   data::LoaderPosition start = parts_.train.position();
-  if (should_stop()) return;
+  if (should_stop()) return false;
   for (int64_t epoch = start.epoch;; ++epoch) {
     if (epoch != start.epoch) parts_.train.start_epoch(epoch);
     int64_t index = epoch == start.epoch ? start.batch : 0;
     bool stop = false;
+    Group group;
     while (!stop) {
       double asked = clock_();
       std::optional<data::Batch> batch = parts_.train.next();
       window.data_wait += clock_() - asked;
       if (!batch) break;
-      train_step(*batch, window);
+      // The epoch's last group may be short: it takes what is left.
+      if (group.batches == 0) group.size = std::min(options_.accumulate, per_epoch - index);
+      ++index;
+      accumulate_batch(*batch, group);
+      if (group.batches < group.size) continue;
+      if (optimizer_step(group, window) == StepOutcome::kRewound) return true;
       Progress before = progress_;
       progress_.steps += 1;
-      progress_.samples += batch->size();
-      progress_.epochs = double(epoch) + double(++index) / double(per_epoch);
+      progress_.samples += group.samples;
+      progress_.epochs = double(epoch) + double(index) / double(per_epoch);
       progress_.seconds = clock_() - start_;
+      window.steps += 1;
+      window.samples += group.samples;
+      group = Group{};
       after_step(before, window);
       show_progress(total);
       stop = should_stop();
@@ -245,7 +397,7 @@ void Trainer::run_epochs(Window& window) {
       for (Callback* callback : parts_.callbacks) callback->on_epoch_end(*this);
       stop = stop || should_stop();
     }
-    if (stop) return;
+    if (stop) return false;
   }
 }
 
@@ -255,8 +407,13 @@ TrainResult Trainer::fit() {
   KILN_CHECK(parts_.train.batches_per_epoch() > 0,
              "the training set yields no batch; lower data.batch_size");
   for (Callback* callback : parts_.callbacks) callback->on_fit_begin(*this);
-  Window window{0, 0, clock_(), 0};
-  run_epochs(window);
+  parts_.optimizer.zero_grad();
+  Window window;
+  window.started = clock_();
+  while (run_epochs(window)) {
+    window = Window{};  // a rewind: what the window held belongs to the abandoned steps
+    window.started = clock_();
+  }
   log_training(window);
   if (result_.stopped_by_signal == 0) {
     if (!validated_) validate();

@@ -17,6 +17,7 @@
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/experiment_config.h"
+#include "kiln/engine/precision.h"
 #include "kiln/engine/run_dir.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/optim/scheduler.h"
@@ -65,10 +66,21 @@ class Trainer : private TrainerView {
 
  private:
   struct Window;  // training statistics since the last log line
-  void run_epochs(Window& window);
-  void train_step(const data::Batch& batch, Window& window);
+  struct Group;   // the batches of one optimizer step (train.accumulate)
+  enum class StepOutcome { kStepped, kSkipped, kRewound };
+  /// Trains until the end or a stop; true when a NaN rewind moved training back to a checkpoint
+  /// (the caller then runs it again from there).
+  bool run_epochs(Window& window);
+  /// Forward and backward of one batch of the group; gradients add up.
+  void accumulate_batch(const data::Batch& batch, Group& group);
+  StepOutcome optimizer_step(const Group& group, Window& window);
+  /// train.on_nan for a step whose loss or gradients are not finite.
+  StepOutcome on_non_finite(const std::string& what);
+  void rewind(const std::string& what);
   void after_step(const Progress& before, Window& window);
   bool should_stop();
+  /// Whether train.monitor has reached train.stop_at (setting the stop reason when it has).
+  bool reached_stop_at();
   void log_training(Window& window);
   void validate();
   /// At the end of an epoch: how many damaged records the training data dropped.
@@ -100,6 +112,11 @@ class Trainer : private TrainerView {
   double start_ = 0;
   double smoothed_loss_ = -1;  // for the progress bar; -1 until the first step
   std::optional<optim::ScheduledLearningRates> learning_rates_;
+  Precision precision_;
+  std::vector<torch::Tensor> trainable_;  // the optimizer's parameters
+  double lr_multiplier_ = 1.0;            // halved by each NaN rewind
+  int64_t rewinds_ = 0;
+  int64_t skipped_in_a_row_ = 0, skipped_steps_ = 0;
   Progress progress_;
   bool validated_ = false;   // a validation ran after the last step
   int64_t saved_step_ = -1;  // the step of the last checkpoint written with the current weights
@@ -107,8 +124,12 @@ class Trainer : private TrainerView {
   TrainResult result_;
 };
 
-/// How many steps `max` takes over `train` (whose batches per epoch are known); 0 for a time.
-int64_t planned_steps(const Period& max, const data::Loader& train);
+/// Optimizer steps per epoch: batches per epoch over `accumulate`, rounded up.
+int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate = 1);
+
+/// How many optimizer steps `max` takes over `train` (whose batches per epoch are known), with
+/// `accumulate` batches per step; 0 for a time.
+int64_t planned_steps(const Period& max, const data::Loader& train, int64_t accumulate = 1);
 
 /// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy.
 std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val);

@@ -61,18 +61,22 @@ class ScriptedMetric : public metrics::Metric {
   mutable size_t calls_ = 0;
 };
 
-/// Cross-entropy that turns NaN from its `poisoned_call`-th call on (1-based).
+/// Cross-entropy that turns NaN from its `poisoned_call`-th call on (1-based), or at that call
+/// only when `once`.
 class PoisonedLoss : public losses::Loss {
  public:
-  explicit PoisonedLoss(int poisoned_call) : poisoned_call_(poisoned_call) {}
+  explicit PoisonedLoss(int poisoned_call, bool once = false)
+      : poisoned_call_(poisoned_call), once_(once) {}
   torch::Tensor forward(const torch::Tensor& output, const torch::Tensor& target) const override {
     torch::Tensor loss = torch::nn::functional::cross_entropy(output, target);
-    if (++calls_ < poisoned_call_) return loss;
+    ++calls_;
+    if (calls_ < poisoned_call_ || (once_ && calls_ > poisoned_call_)) return loss;
     return loss * std::numeric_limits<double>::quiet_NaN();
   }
 
  private:
   int poisoned_call_;
+  bool once_;
   mutable int calls_ = 0;
 };
 
@@ -104,18 +108,19 @@ inline std::shared_ptr<const data::Dataset> random_dataset(int64_t size, int64_t
                                                torch::arange(size, torch::kInt64) % 3);
 }
 
-/// Training examples come in batches of 2 (so 4 steps per epoch with the default 8 examples),
+/// Training examples come in batches of 2 by default (so 4 steps per epoch with 8 examples),
 /// validation examples in batches of 4. Training batches take 1 s of fake time, validation
 /// batches 100 s. Tests may replace the loss and metrics before fit() (once: fit() takes them).
 struct TrainerRig {
   explicit TrainerRig(int64_t train_size = 8, int64_t val_size = 6,
-                      const std::string& optimizer_yaml = "{type: sgd, lr: 0.1}")
+                      const std::string& optimizer_yaml = "{type: sgd, lr: 0.1}",
+                      int64_t batch_size = 2)
       : model(models::build_model(
             read_spec("model", "{type: sequential, layers: [{type: linear, out: 3}]}"), {4})),
         optimizer(optim::optimizer_registry().create(read_spec("optimizer", optimizer_yaml),
                                                      model->parameters())),
         loss(losses::loss_registry().create(read_spec("loss", "cross_entropy"))),
-        train(random_dataset(train_size, 1), {}, {2, false, false, 1}) {
+        train(random_dataset(train_size, 1), {}, {batch_size, false, false, 1}) {
     if (val_size > 0)
       val.emplace(random_dataset(val_size, 2),
                   std::vector<std::shared_ptr<const data::Transform>>{},

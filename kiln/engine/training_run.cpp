@@ -69,8 +69,10 @@ struct Session {
     if (experiment.has_split("val")) val.emplace(experiment.loader("val"));
     objective.check_targets(train.dataset().target_names(), "train");
     if (val) objective.check_targets(val->dataset().target_names(), "val");
-    scheduler = experiment.build_scheduler({planned_steps(config.train.max, train),
-                                            train.batches_per_epoch(), config.data.batch_size});
+    int64_t accumulate = config.train.accumulate;
+    scheduler = experiment.build_scheduler({planned_steps(config.train.max, train, accumulate),
+                                            steps_per_epoch(train, accumulate),
+                                            config.data.batch_size * accumulate});
   }
 
   TrainerParts parts(const RunDirectory& run, const TrainRequest& request) {

@@ -35,8 +35,8 @@ ScheduledLearningRates::ScheduledLearningRates(torch::optim::Optimizer& optimize
     base_rates_.push_back(group.options().get_lr());
 }
 
-void ScheduledLearningRates::apply(int64_t steps) {
-  double factor = scheduler_.factor(steps);
+void ScheduledLearningRates::apply(int64_t steps, double multiplier) {
+  double factor = scheduler_.factor(steps) * multiplier;
   auto& groups = optimizer_.param_groups();
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(base_rates_[i] * factor);
 }

@@ -43,8 +43,9 @@ int64_t required_total_steps(const ScheduleSpan& span, const std::string& path);
 class ScheduledLearningRates {
  public:
   ScheduledLearningRates(torch::optim::Optimizer& optimizer, const Scheduler& scheduler);
-  /// Call before the optimizer step that follows `steps` completed steps.
-  void apply(int64_t steps);
+  /// Call before the optimizer step that follows `steps` completed steps; `multiplier` scales
+  /// the base rates too (halved by each NaN rewind).
+  void apply(int64_t steps, double multiplier = 1.0);
 
  private:
   torch::optim::Optimizer& optimizer_;

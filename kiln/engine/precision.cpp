@@ -1,0 +1,74 @@
+#include "kiln/engine/precision.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <cmath>
+
+#include "kiln/core/error.h"
+
+namespace kiln::engine {
+
+Precision::Precision(const std::string& mode, torch::Device device) : mode_(mode), device_(device) {
+  if (mode_ == "fp16" && !device_.is_cuda())
+    throw ConfigError(
+        "train.precision", "",
+        "fp16 needs a CUDA device (this run uses " + device_.str() + "); use bf16, or fp32");
+}
+
+Precision::Autocast::Autocast(const std::string& mode, torch::Device device) {
+  if (mode == "fp32") return;
+  active_ = true;
+  cuda_ = device.is_cuda();
+  at::ScalarType dtype = mode == "fp16" ? at::kHalf : at::kBFloat16;
+  was_enabled_ = cuda_ ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+  if (cuda_) {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+    at::autocast::set_enabled(true);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+    at::autocast::set_cpu_enabled(true);
+  }
+  at::autocast::increment_nesting();
+}
+
+Precision::Autocast::~Autocast() {
+  if (!active_) return;
+  // The cast weights are cached for the forward pass only, as torch.autocast's exit does.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  if (cuda_)
+    at::autocast::set_enabled(was_enabled_);
+  else
+    at::autocast::set_cpu_enabled(was_enabled_);
+}
+
+bool LossScaler::unscale(const std::vector<torch::Tensor>& gradients) const {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> finite;
+  for (const auto& gradient : gradients) {
+    gradient.div_(scale_);
+    finite.push_back(gradient.isfinite().all());
+  }
+  return finite.empty() || torch::stack(finite).all().item<bool>();  // one device sync
+}
+
+void LossScaler::update(bool finite) {
+  if (!finite) {
+    scale_ /= 2;
+    good_steps_ = 0;
+    return;
+  }
+  if (++good_steps_ == growth_interval) {
+    scale_ *= 2;
+    good_steps_ = 0;
+  }
+}
+
+Json LossScaler::state() const { return {{"loss_scale", scale_}, {"good_steps", good_steps_}}; }
+
+void LossScaler::load_state(const Json& state) {
+  if (state.is_null()) return;
+  scale_ = state.at("loss_scale").get<double>();
+  good_steps_ = state.at("good_steps").get<int64_t>();
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,218 @@
+// Train control on the trainer's rig: gradient accumulation, clipping by norm and by value with
+// the norm logged, the NaN policies (stop, skip_step, rewind), stop_at, val_steps and bf16
+// autocast; the fp16 loss scaler's arithmetic.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/engine/precision.h"
+#include "kiln/engine/trainer_test_rig.h"
+
+namespace kiln::engine {
+namespace {
+
+using test_rig::CountingMetric;
+using test_rig::PoisonedLoss;
+using test_rig::ScriptedMetric;
+using test_rig::train_options;
+using test_rig::TrainerRig;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+torch::Tensor weight_of(const TrainerRig& rig) {
+  return named_state(*rig.model).at("layers.0.weight").detach().clone();
+}
+
+// Two rigs whose models start from the same weights.
+std::unique_ptr<TrainerRig> seeded_rig(int64_t batch_size = 2) {
+  torch::manual_seed(11);
+  return std::make_unique<TrainerRig>(8, 6, "{type: sgd, lr: 0.1}", batch_size);
+}
+
+TEST(Accumulation, TwoBatchesOfTwoStepLikeOneBatchOfFour) {
+  auto accumulated = seeded_rig(2), whole = seeded_rig(4);
+  TrainOptions options = train_options("1 step", "100 steps", "100 steps");
+  options.accumulate = 2;
+  TrainResult result = accumulated->fit(options);
+  whole->fit(train_options("1 step", "100 steps", "100 steps"));
+  EXPECT_EQ(result.progress.samples, 4);
+  EXPECT_DOUBLE_EQ(result.progress.epochs, 0.5);
+  EXPECT_TRUE(torch::allclose(weight_of(*accumulated), weight_of(*whole), 1e-5, 1e-7));
+}
+
+TEST(Accumulation, TheEpochsLastGroupTakesWhatIsLeft) {
+  TrainerRig rig;  // 4 batches per epoch: groups of 3 and 1
+  TrainOptions options = train_options("2 epochs", "100 steps", "100 steps");
+  options.accumulate = 3;
+  TrainResult result = rig.fit(options);
+  EXPECT_EQ(result.progress.steps, 4);
+  EXPECT_EQ(result.progress.samples, 16);
+  EXPECT_EQ(planned_steps(Period::parse("2 epochs"), rig.train, 3), 4);
+}
+
+TEST(Clipping, ByNormBoundsTheUpdateAndLogsTheNormBeforeClipping) {
+  auto clipped = seeded_rig();
+  torch::Tensor before = weight_of(*clipped);
+  TrainOptions options = train_options("1 step", "100 steps", "1 step");
+  options.clip_norm = 1e-3;
+  clipped->fit(options);
+  double moved = (weight_of(*clipped) - before).norm().item<double>();
+  // lr x the clipped norm, bias included, plus float32 rounding of the weights.
+  EXPECT_LE(moved, 0.1 * 1e-3 + 1e-6);
+  ASSERT_EQ(clipped->values_logged("train/grad_norm").size(), 1u);
+  EXPECT_GT(clipped->values_logged("train/grad_norm")[0], 1e-2);
+}
+
+TEST(Clipping, ByValueBoundsEveryElement) {
+  auto clipped = seeded_rig();
+  torch::Tensor before = weight_of(*clipped);
+  TrainOptions options = train_options("1 step", "100 steps", "100 steps");
+  options.clip_value = 1e-4;
+  clipped->fit(options);
+  // lr x the clipped value, plus float32 rounding of weights below 1.
+  EXPECT_LE((weight_of(*clipped) - before).abs().max().item<double>(), 0.1 * 1e-4 + 1e-7);
+}
+
+TEST(OnNan, StopFailsNamingTheStepAndTheRemedies) {
+  TrainerRig rig;
+  rig.loss = std::make_unique<PoisonedLoss>(3);
+  try {
+    rig.fit(train_options("8 steps", "100 steps", "100 steps"));
+    FAIL() << "a NaN loss did not stop training";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("training loss became nan at step 3"));
+    EXPECT_THAT(e.what(), HasSubstr("train.on_nan: skip_step or rewind"));
+  }
+}
+
+TEST(OnNan, SkipStepLeavesTheWeightsOfThatStepAlone) {
+  TrainerRig rig;
+  rig.loss = std::make_unique<PoisonedLoss>(3, /*once=*/true);
+  torch::Tensor weights[4];
+  struct Watch : Callback {
+    torch::Tensor* out;
+    void on_step_end(TrainerView& view, const Progress&) override {
+      out[view.progress().steps - 1] = named_state(view.model()).at("layers.0.weight").clone();
+    }
+  } watch;
+  watch.out = weights;
+  rig.callbacks.push_back(&watch);
+  TrainOptions options = train_options("4 steps", "100 steps", "100 steps");
+  options.on_nan = "skip_step";
+  TrainResult result = rig.fit(options);
+  EXPECT_EQ(result.progress.steps, 4);
+  EXPECT_TRUE(torch::equal(weights[2], weights[1]));  // step 3 made no update
+  EXPECT_FALSE(torch::equal(weights[3], weights[2]));
+  EXPECT_THAT(rig.values_logged("train/skipped_steps"), ElementsAre(1));
+}
+
+TEST(OnNan, SkipStepGivesUpAfterTenInARow) {
+  TrainerRig rig;
+  rig.loss = std::make_unique<PoisonedLoss>(2);
+  TrainOptions options = train_options("40 steps", "100 steps", "100 steps");
+  options.on_nan = "skip_step";
+  EXPECT_THROW(rig.fit(options), Error);
+}
+
+TEST(OnNan, RewindGoesBackToTheLastCheckpointWithHalfTheLearningRate) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  rig.add_callback("{type: checkpoint, every: 2 steps, keep_last: 0}");
+  rig.loss = std::make_unique<PoisonedLoss>(5, /*once=*/true);  // the 5th step's loss
+  TrainOptions options = train_options("8 steps", "100 steps", "1 step");
+  options.on_nan = "rewind";
+  TrainResult result = rig.fit(options);
+  EXPECT_EQ(result.progress.steps, 8);
+  EXPECT_THAT(rig.values_logged("train/rewinds"), ElementsAre(1));
+  // Steps 1-4 at the full rate; then, rewound to the step-4 checkpoint, steps 5-8 at half.
+  EXPECT_THAT(rig.steps_logged("train/lr"), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8));
+  EXPECT_THAT(rig.values_logged("train/lr"),
+              ElementsAre(0.1, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05));
+  // The rewind count and rate survive in the checkpoints written after it.
+  Json state = Json::parse(read_text_file(result.checkpoint + "/train_state.json"));
+  EXPECT_EQ(state.at("lr_multiplier"), 0.5);
+  EXPECT_EQ(state.at("rewinds"), 1);
+}
+
+TEST(OnNan, RewindWithoutACheckpointSaysSo) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  rig.loss = std::make_unique<PoisonedLoss>(2, true);
+  TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
+  options.on_nan = "rewind";
+  try {
+    rig.fit(options);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no checkpoint to rewind to yet"));
+  }
+}
+
+TEST(StopAt, EndsTrainingOnceTheMonitorReachesTheGoal) {
+  TrainerRig rig;
+  rig.metrics.clear();
+  rig.metrics.push_back({"score", std::make_unique<CountingMetric>(&rig.now, 1.0)});
+  rig.val_metrics.clear();
+  rig.val_metrics.push_back(
+      {"score", std::make_unique<ScriptedMetric>(std::vector<double>{0.5, 0.7, 0.95, 0.99})});
+  TrainOptions options = train_options("8 steps", "1 step", "100 steps");
+  options.monitor = "val/score";
+  options.mode = "max";
+  options.stop_at = 0.9;
+  TrainResult result = rig.fit(options);
+  EXPECT_EQ(result.progress.steps, 3);
+  EXPECT_THAT(result.stop_reason, HasSubstr("val/score reached 0.95 (train.stop_at: 0.9)"));
+}
+
+TEST(ValSteps, LimitsTheValidationBatches) {
+  TrainerRig rig;  // 6 validation examples in batches of 4
+  TrainOptions options = train_options("1 step", "1 step", "100 steps");
+  options.val_steps = 1;
+  rig.fit(options);
+  EXPECT_THAT(rig.values_logged("val/count"), ElementsAre(4));
+}
+
+TEST(Precision, Bf16AutocastTrainsCloseToFloat32) {
+  auto bf16 = seeded_rig(), fp32 = seeded_rig();
+  TrainOptions options = train_options("4 steps", "100 steps", "100 steps");
+  options.precision = "bf16";
+  bf16->fit(options);
+  fp32->fit(train_options("4 steps", "100 steps", "100 steps"));
+  // The forward pass ran in bfloat16 (8 bits of mantissa): close, but not the same.
+  EXPECT_FALSE(torch::equal(weight_of(*bf16), weight_of(*fp32)));
+  EXPECT_TRUE(torch::allclose(weight_of(*bf16), weight_of(*fp32), 0.05, 0.01));
+  EXPECT_EQ(weight_of(*bf16).scalar_type(), torch::kFloat32);
+}
+
+TEST(Precision, Fp16WithoutCudaIsAConfigError) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has CUDA";
+  try {
+    Precision precision("fp16", torch::kCPU);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("train.precision"));
+    EXPECT_THAT(e.what(), HasSubstr("use bf16"));
+  }
+}
+
+TEST(LossScaler, HalvesAfterAnOverflowAndDoublesAfterAGoodRun) {
+  LossScaler scaler;
+  EXPECT_EQ(scaler.value(), 65536.0);
+  torch::Tensor good = torch::full({3}, 65536.0), bad = torch::tensor({1.0f, INFINITY});
+  EXPECT_TRUE(scaler.unscale({good}));
+  EXPECT_TRUE(torch::equal(good, torch::ones({3})));
+  EXPECT_FALSE(scaler.unscale({bad}));
+  scaler.update(false);
+  EXPECT_EQ(scaler.value(), 32768.0);
+  for (int64_t i = 0; i < LossScaler::growth_interval - 1; ++i) scaler.update(true);
+  EXPECT_EQ(scaler.value(), 32768.0);
+  scaler.update(true);
+  EXPECT_EQ(scaler.value(), 65536.0);
+  LossScaler restored;
+  scaler.update(false);
+  restored.load_state(scaler.state());
+  EXPECT_EQ(restored.value(), 32768.0);
+}
+
+}  // namespace
+}  // namespace kiln::engine
