@@ -95,7 +95,8 @@ Json to_json(const TrainState& s) {
                {"validated", s.validated},
                {"last", s.last},
                {"callbacks", s.callbacks},
-               {"rng", s.rng}};
+               {"rng", s.rng},
+               {"scheduler", s.scheduler}};
   json["best"] =
       s.best ? Json{{"metric", s.best->metric}, {"value", s.best->value}, {"step", s.best->step}}
              : Json();
@@ -114,6 +115,8 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.last = required<MetricValues>(json, "last", file);
   s.callbacks = required<Json>(json, "callbacks", file);
   s.rng = required<Json>(json, "rng", file);
+  // Optional: checkpoints written before schedules had state lack it.
+  if (json.contains("scheduler")) s.scheduler = json.at("scheduler");
   Json best = required<Json>(json, "best", file);
   if (!best.is_null())
     s.best =

@@ -2,8 +2,9 @@
 // TrainState (DESIGN.md §7): everything besides weights and optimizer state that a resumed run
 // needs to continue exactly where a checkpoint was taken: progress in every unit, the training
 // loader's position, LibTorch's random generators, the best monitored value, the latest logged
-// values and each callback's state. Saved as train_state.json in every checkpoint.
-// Thread-safety: values; capture_rng/restore_rng touch LibTorch's global generators.
+// values, each callback's state and the learning-rate schedule's. Saved as train_state.json in
+// every checkpoint. Thread-safety: values; capture_rng/restore_rng touch LibTorch's global
+// generators.
 
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@ struct TrainState {
   MetricValues last;                // the latest value of every tag
   Json callbacks = Json::object();  // by callback name: its state()
   Json rng = Json::object();        // capture_rng()
+  Json scheduler = Json::object();  // the learning-rate schedule's state() (reduce_on_plateau)
 };
 
 Json to_json(const TrainState& state);

@@ -33,6 +33,11 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
                       "\"" + options_.monitor + "\" is never measured; " +
                           suggestion_text(options_.monitor, tags));
   if (parts_.scheduler) learning_rates_.emplace(parts_.optimizer, *parts_.scheduler);
+  if (parts_.scheduler && !parts_.scheduler->monitor().empty())
+    check_monitor(parts_.scheduler->monitor(), *this, "scheduler.monitor");
+  if (!parts_.schedules.empty())
+    hyper_parameters_.emplace(parts_.optimizer, parts_.schedules, parts_.train.batches_per_epoch(),
+                              planned_steps(options_.max, parts_.train));
 }
 
 int64_t planned_steps(const Period& max, const data::Loader& train) {
@@ -48,6 +53,7 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
   result_.last = state.last;
   restore_rng(state.rng, checkpoint_dir + "/train_state.json");
   parts_.train.seek(state.data);
+  load_scheduler_state(state.scheduler, checkpoint_dir + "/train_state.json");
   for (Callback* callback : parts_.callbacks) {
     if (state.callbacks.contains(callback->type))
       callback->load_state(state.callbacks.at(callback->type));
@@ -60,6 +66,7 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
 
 void Trainer::train_step(const data::Batch& batch, Window& window) {
   if (learning_rates_) learning_rates_->apply(progress_.steps);
+  if (hyper_parameters_) hyper_parameters_->apply(progress_.steps);
   parts_.optimizer.zero_grad();
   torch::Tensor loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
   loss.backward();
@@ -110,6 +117,8 @@ void Trainer::log_training(Window& window) {
   double elapsed = clock_() - window.started;
   MetricValues values = parts_.objective.values("train");
   values["train/lr"] = optim::current_lr(parts_.optimizer);
+  if (hyper_parameters_)
+    for (const auto& [name, value] : hyper_parameters_->values()) values["train/" + name] = value;
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
   values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
   record(values);
@@ -132,7 +141,22 @@ void Trainer::validate() {
   std::string text = fmt::format("validation at step {}:", progress_.steps);
   for (const auto& [tag, value] : values) text += fmt::format("  {} {:.4f}", tag, value);
   console_.line(text);
+  // After record(): a schedule watching a train/ tag reads its latest logged value.
+  if (parts_.scheduler) {
+    std::string change = parts_.scheduler->observe(result_.last);
+    if (!change.empty()) console_.line(fmt::format("step {}: {}", progress_.steps, change));
+  }
   for (Callback* callback : parts_.callbacks) callback->on_validation_end(*this, values);
+}
+
+void Trainer::load_scheduler_state(const Json& state, const std::string& file) {
+  // A checkpoint from before schedules had state, or of a schedule without any, holds none.
+  if (!parts_.scheduler || state.empty()) return;
+  try {
+    parts_.scheduler->load_state(state);
+  } catch (const std::exception& e) {
+    throw DataError(file, -1, -1, std::string("the scheduler's state does not fit: ") + e.what());
+  }
 }
 
 void Trainer::report_skipped(int64_t epoch) {
@@ -189,6 +213,7 @@ TrainState Trainer::capture_state() const {
   state.best = result_.best;
   state.last = result_.last;
   state.rng = capture_rng();
+  if (parts_.scheduler) state.scheduler = parts_.scheduler->state();
   for (const Callback* callback : parts_.callbacks)
     state.callbacks[callback->type] = callback->state();
   return state;
