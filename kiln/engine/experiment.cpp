@@ -142,7 +142,25 @@ Objective Experiment::build_objective(const models::Model& model) const {
 
 std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(
     const optim::ScheduleSpan& span) const {
-  return optim::scheduler_registry().create(config_.scheduler, span);
+  optim::ScheduleSpan with_monitor = span;
+  with_monitor.monitor = config_.train.monitor;
+  with_monitor.mode = config_.train.mode;
+  return optim::scheduler_registry().create(config_.scheduler, with_monitor);
+}
+
+std::map<std::string, std::unique_ptr<optim::Scheduler>> Experiment::build_hyper_schedules(
+    const optim::ScheduleSpan& span) const {
+  std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;
+  for (const auto& [name, spec] : config_.schedules.items) {
+    try {
+      schedules[name] = optim::scheduler_registry().create(spec, span);
+    } catch (const ConfigError& e) {
+      // Schedules name their options' paths as the learning rate's (`scheduler.warmup`).
+      if (e.path().rfind("scheduler", 0) != 0) throw;
+      throw ConfigError(spec.path + e.path().substr(9), e.origin(), e.problem());
+    }
+  }
+  return schedules;
 }
 
 std::vector<std::unique_ptr<Callback>> Experiment::build_callbacks() const {

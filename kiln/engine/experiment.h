@@ -43,7 +43,11 @@ class Experiment {
   /// model.
   Objective build_objective(const models::Model& model) const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
+  /// The learning-rate schedule; its default monitor is train.monitor (and train.mode).
   std::unique_ptr<optim::Scheduler> build_scheduler(const optim::ScheduleSpan& span) const;
+  /// The `schedules:` of other hyper-parameters, by name; their errors name schedules.NAME.
+  std::map<std::string, std::unique_ptr<optim::Scheduler>> build_hyper_schedules(
+      const optim::ScheduleSpan& span) const;
   /// The config's callbacks, each knowing its type and config path.
   std::vector<std::unique_ptr<Callback>> build_callbacks() const;
   /// The splits this config defines: train, then val and test when it has them.

@@ -1,6 +1,9 @@
 #include "kiln/engine/experiment_config.h"
 
+#include <algorithm>
 #include <set>
+
+#include "kiln/core/suggest.h"
 
 namespace kiln::engine {
 
@@ -112,6 +115,9 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("metrics", metrics, "Measured on every evaluation, besides the loss.");
   s.field("optimizer", optimizer, "The parameter update rule.");
   s.field("scheduler", scheduler, "How the learning rate changes over training.");
+  s.field("schedules", schedules,
+          "Per-epoch schedules of other optimizer hyper-parameters (weight_decay, momentum, "
+          "beta1, beta2): each a scheduler whose factor multiplies the configured value.");
   s.field("train", train, "Length of training, validation and logging periods.");
   s.field("callbacks", callbacks,
           "Optional behaviour: checkpoint, early_stopping, ema, lr_monitor (one of each type).");
@@ -139,6 +145,11 @@ ExperimentConfig parse_experiment(const RawConfig& raw) {
   return config;
 }
 
+const std::vector<std::string>& schedulable_names() {
+  static const std::vector<std::string> names = {"beta1", "beta2", "momentum", "weight_decay"};
+  return names;
+}
+
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys = {
       "train.max",     "train.log_every",      "train.validate_every", "data.workers",
@@ -159,6 +170,32 @@ Json resolved_config(const ExperimentConfig& config) {
 }  // namespace kiln::engine
 
 namespace kiln {
+
+void OptionTraits<engine::HyperSchedules>::read(const Json& value, engine::HyperSchedules& out,
+                                                const ReadContext& ctx) {
+  if (!value.is_object() && !value.is_null())
+    ctx.fail("expected a mapping of hyper-parameter names to schedulers, got " + value.dump());
+  std::map<std::string, ComponentSpec> items;
+  if (value.is_object())
+    for (const auto& [name, spec] : value.items()) {
+      ReadContext at = ctx.child(name);
+      const auto& known = engine::schedulable_names();
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        at.fail("\"" + name + "\" cannot be scheduled" +
+                (name == "lr" ? std::string("; the learning rate follows `scheduler:`")
+                              : "; " + suggestion_text(name, known)));
+      ComponentSpec& item = items.emplace(name, ComponentSpec("scheduler")).first->second;
+      OptionTraits<ComponentSpec>::read(spec, item, at);
+      if (item.empty()) at.fail("expected a scheduler (NAME or {type: NAME, ...}), got null");
+    }
+  out.items = std::move(items);
+}
+
+Json OptionTraits<engine::HyperSchedules>::write(const engine::HyperSchedules& value) {
+  Json out = Json::object();
+  for (const auto& [name, spec] : value.items) out[name] = spec.spec;
+  return out;
+}
 
 void OptionTraits<engine::AutoCount>::read(const Json& value, engine::AutoCount& out,
                                            const ReadContext& ctx) {

@@ -81,6 +81,16 @@ struct ModelSection {
   std::optional<InitFrom> init_from;
 };
 
+/// `schedules:` per-epoch schedules of optimizer hyper-parameters other than the learning rate,
+/// by hyper-parameter name (`weight_decay: cosine`); each a scheduler component.
+struct HyperSchedules {
+  std::map<std::string, ComponentSpec> items;
+};
+
+/// The hyper-parameters `schedules:` may name for some optimizer (which ones a run's optimizer
+/// has is checked when training starts).
+const std::vector<std::string>& schedulable_names();
+
 struct ExperimentConfig {
   int64_t version = 1;
   std::string name = "experiment";
@@ -91,6 +101,7 @@ struct ExperimentConfig {
   ComponentList metrics{"metric", {"accuracy"}};
   ComponentSpec optimizer{"optimizer", "adam"};
   ComponentSpec scheduler{"scheduler", "constant"};
+  HyperSchedules schedules;
   TrainOptions train;
   ComponentList callbacks{"callback"};
   RuntimeOptions runtime;
@@ -115,6 +126,15 @@ struct OptionTraits<engine::ModelSection> {
   static void read(const Json& value, engine::ModelSection& out, const ReadContext& ctx);
   static Json write(const engine::ModelSection& value);
   static std::string type_name(const engine::ModelSection&) { return "model"; }
+};
+
+template <>
+struct OptionTraits<engine::HyperSchedules> {
+  static void read(const Json& value, engine::HyperSchedules& out, const ReadContext& ctx);
+  static Json write(const engine::HyperSchedules& value);
+  static std::string type_name(const engine::HyperSchedules&) {
+    return "mapping of hyper-parameter to scheduler";
+  }
 };
 
 template <>

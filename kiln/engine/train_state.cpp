@@ -98,7 +98,8 @@ Json to_json(const TrainState& s) {
                {"rng", s.rng},
                {"lr_multiplier", s.lr_multiplier},
                {"rewinds", s.rewinds},
-               {"precision", s.precision}};
+               {"precision", s.precision},
+               {"scheduler", s.scheduler}};
   json["best"] =
       s.best ? Json{{"metric", s.best->metric}, {"value", s.best->value}, {"step", s.best->step}}
              : Json();
@@ -120,6 +121,7 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.lr_multiplier = required<double>(json, "lr_multiplier", file);
   s.rewinds = required<int64_t>(json, "rewinds", file);
   s.precision = required<Json>(json, "precision", file);
+  s.scheduler = required<Json>(json, "scheduler", file);
   Json best = required<Json>(json, "best", file);
   if (!best.is_null())
     s.best =

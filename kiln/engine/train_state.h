@@ -2,8 +2,9 @@
 // TrainState (DESIGN.md §7): everything besides weights and optimizer state that a resumed run
 // needs to continue exactly where a checkpoint was taken: progress in every unit, the training
 // loader's position, LibTorch's random generators, the best monitored value, the latest logged
-// values and each callback's state. Saved as train_state.json in every checkpoint.
-// Thread-safety: values; capture_rng/restore_rng touch LibTorch's global generators.
+// values, each callback's state and the learning-rate schedule's. Saved as train_state.json in
+// every checkpoint. Thread-safety: values; capture_rng/restore_rng touch LibTorch's global
+// generators.
 
 #include <optional>
 #include <string>
@@ -32,6 +33,7 @@ struct TrainState {
   double lr_multiplier = 1.0;       // halved by each NaN rewind
   int64_t rewinds = 0;
   Json precision;  // the fp16 loss scaler's state; null otherwise
+  Json scheduler = Json::object();  // the learning-rate schedule's state() (reduce_on_plateau)
 };
 
 Json to_json(const TrainState& state);

@@ -75,6 +75,12 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
   learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
   for (const auto& group : parts_.optimizer.param_groups())
     for (const auto& parameter : group.params()) trainable_.push_back(parameter);
+  if (parts_.scheduler && !parts_.scheduler->monitor().empty())
+    check_monitor(parts_.scheduler->monitor(), *this, "scheduler.monitor");
+  if (!parts_.schedules.empty())
+    hyper_parameters_.emplace(parts_.optimizer, parts_.schedules,
+                              steps_per_epoch(parts_.train, options_.accumulate),
+                              planned_steps(options_.max, parts_.train, options_.accumulate));
 }
 
 int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate) {
@@ -94,6 +100,7 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
   result_.last = state.last;
   restore_rng(state.rng, checkpoint_dir + "/train_state.json");
   parts_.train.seek(state.data);
+  load_scheduler_state(state.scheduler, checkpoint_dir + "/train_state.json");
   for (Callback* callback : parts_.callbacks) {
     if (state.callbacks.contains(callback->type))
       callback->load_state(state.callbacks.at(callback->type));
@@ -144,6 +151,7 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
     return on_non_finite(
         fmt::format("gradient norm became {} at step {}", number_text(norm), progress_.steps + 1));
   learning_rates_->apply(progress_.steps, lr_multiplier_);
+  if (hyper_parameters_) hyper_parameters_->apply(progress_.steps);
   parts_.optimizer.step();
   parts_.optimizer.zero_grad();
   skipped_in_a_row_ = 0;
@@ -246,6 +254,8 @@ void Trainer::log_training(Window& window) {
   double elapsed = clock_() - window.started;
   MetricValues values = parts_.objective.values("train");
   values["train/lr"] = optim::current_lr(parts_.optimizer);
+  if (hyper_parameters_)
+    for (const auto& [name, value] : hyper_parameters_->values()) values["train/" + name] = value;
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
   values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
   if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
@@ -272,7 +282,22 @@ void Trainer::validate() {
   std::string text = fmt::format("validation at step {}:", progress_.steps);
   for (const auto& [tag, value] : values) text += fmt::format("  {} {:.4f}", tag, value);
   console_.line(text);
+  // After record(): a schedule watching a train/ tag reads its latest logged value.
+  if (parts_.scheduler) {
+    std::string change = parts_.scheduler->observe(result_.last);
+    if (!change.empty()) console_.line(fmt::format("step {}: {}", progress_.steps, change));
+  }
   for (Callback* callback : parts_.callbacks) callback->on_validation_end(*this, values);
+}
+
+void Trainer::load_scheduler_state(const Json& state, const std::string& file) {
+  // A checkpoint from before schedules had state, or of a schedule without any, holds none.
+  if (!parts_.scheduler || state.empty()) return;
+  try {
+    parts_.scheduler->load_state(state);
+  } catch (const std::exception& e) {
+    throw DataError(file, -1, -1, std::string("the scheduler's state does not fit: ") + e.what());
+  }
 }
 
 void Trainer::report_skipped(int64_t epoch) {
@@ -332,6 +357,7 @@ TrainState Trainer::capture_state() const {
   state.lr_multiplier = lr_multiplier_;
   state.rewinds = rewinds_;
   state.precision = precision_.scales_loss() ? precision_.scaler().state() : Json();
+  if (parts_.scheduler) state.scheduler = parts_.scheduler->state();
   for (const Callback* callback : parts_.callbacks)
     state.callbacks[callback->type] = callback->state();
   return state;

@@ -7,6 +7,7 @@
 // Thread-safety: one thread.
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "kiln/engine/precision.h"
 #include "kiln/engine/run_dir.h"
 #include "kiln/engine/train_state.h"
+#include "kiln/optim/hyper_schedules.h"
 #include "kiln/optim/scheduler.h"
 
 namespace kiln::engine {
@@ -35,13 +37,15 @@ struct TrainerParts {
   // A separate instance for validation, so that a validation in the middle of a logging window
   // does not reset the training statistics; required when `val` is given.
   Objective* val_objective = nullptr;
-  const optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
+  optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
   std::vector<Callback*> callbacks = {};
   // Where checkpoints go, and the resolved config each one holds; none: no checkpoints.
   std::string checkpoints_dir = "";
   std::string config_yaml = "";
   // Set (to the signal number) by a signal handler: finish the step, save, stop.
   const std::atomic<int>* stop_signal = nullptr;
+  // Per-epoch schedules of other optimizer hyper-parameters (`schedules:`), by name.
+  std::map<std::string, const optim::Scheduler*> schedules = {};
 };
 
 struct TrainResult {
@@ -86,6 +90,7 @@ class Trainer : private TrainerView {
   /// At the end of an epoch: how many damaged records the training data dropped.
   void report_skipped(int64_t epoch);
   TrainState capture_state() const;
+  void load_scheduler_state(const Json& state, const std::string& file);
   void show_progress(int64_t total);
 
   // TrainerView
@@ -117,6 +122,7 @@ class Trainer : private TrainerView {
   double lr_multiplier_ = 1.0;            // halved by each NaN rewind
   int64_t rewinds_ = 0;
   int64_t skipped_in_a_row_ = 0, skipped_steps_ = 0;
+  std::optional<optim::ScheduledHyperParameters> hyper_parameters_;
   Progress progress_;
   bool validated_ = false;   // a validation ran after the last step
   int64_t saved_step_ = -1;  // the step of the last checkpoint written with the current weights

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -145,6 +146,7 @@ struct TrainerRig {
     parts.callbacks = callbacks;
     parts.checkpoints_dir = checkpoints_dir;
     parts.stop_signal = stop_signal;
+    parts.schedules = schedules;
     Trainer trainer(parts, options, log, console, clock);
     if (!resume_from.empty()) {
       load_model_weights(resume_from, *model);
@@ -203,7 +205,8 @@ struct TrainerRig {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<losses::Loss> loss;
   std::vector<NamedMetric> metrics, val_metrics;
-  std::unique_ptr<optim::Scheduler> scheduler;  // none unless a test sets one
+  std::unique_ptr<optim::Scheduler> scheduler;               // none unless a test sets one
+  std::map<std::string, const optim::Scheduler*> schedules;  // hyper-parameter schedules
   std::vector<Callback*> callbacks;
   std::vector<std::unique_ptr<Callback>> owned_callbacks;
   std::string checkpoints_dir;  // "" = no checkpoints

@@ -52,6 +52,7 @@ struct Session {
   std::string init_report;  // what model.init_from loaded, "" without it
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<optim::Scheduler> scheduler;
+  std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;  // `schedules:`
   Objective objective, val_objective;
   data::Loader train;
   std::optional<data::Loader> val;
@@ -70,26 +71,30 @@ struct Session {
     objective.check_targets(train.dataset().target_names(), "train");
     if (val) objective.check_targets(val->dataset().target_names(), "val");
     int64_t accumulate = config.train.accumulate;
-    scheduler = experiment.build_scheduler({planned_steps(config.train.max, train, accumulate),
-                                            steps_per_epoch(train, accumulate),
-                                            config.data.batch_size * accumulate});
+    optim::ScheduleSpan span{planned_steps(config.train.max, train, accumulate),
+                             steps_per_epoch(train, accumulate),
+                             config.data.batch_size * accumulate};
+    scheduler = experiment.build_scheduler(span);
+    schedules = experiment.build_hyper_schedules(span);
   }
 
   TrainerParts parts(const RunDirectory& run, const TrainRequest& request) {
     std::vector<Callback*> hooks;
     for (auto& callback : callbacks) hooks.push_back(callback.get());
-    return TrainerParts{*model,
-                        *optimizer,
-                        objective,
-                        train,
-                        val ? &*val : nullptr,
-                        experiment.device(),
-                        &val_objective,
-                        scheduler.get(),
-                        hooks,
-                        run.checkpoints(),
-                        read_text_file(run.file("config.yaml")),
-                        request.stop_signal};
+    TrainerParts out{*model,
+                     *optimizer,
+                     objective,
+                     train,
+                     val ? &*val : nullptr,
+                     experiment.device(),
+                     &val_objective,
+                     scheduler.get(),
+                     hooks,
+                     run.checkpoints(),
+                     read_text_file(run.file("config.yaml")),
+                     request.stop_signal};
+    for (const auto& [name, schedule] : schedules) out.schedules[name] = schedule.get();
+    return out;
   }
 };
 

@@ -1,13 +1,18 @@
 #pragma once
-// Learning-rate schedules (DESIGN.md §4 `scheduler:`). A schedule is a pure function from the
-// number of optimizer steps taken to a factor of each parameter group's base learning rate, so
-// it has no state to save: a resumed run that knows its step knows its learning rate.
-// Thread-safety: factor() is const.
+// Learning-rate schedules (DESIGN.md §4 `scheduler:`). A schedule gives a factor of each parameter
+// group's base learning rate. Most are pure functions of the number of optimizer steps taken, so
+// a resumed run that knows its step knows its rate; a schedule that reacts to validation results
+// (reduce_on_plateau) also has state, which the trainer saves in every checkpoint's TrainState.
+// The same schedules drive other hyper-parameters per epoch (hyper_schedules.h).
+// Thread-safety: one thread; factor() is const.
 
 #include <torch/torch.h>
 
+#include <map>
+#include <string>
 #include <vector>
 
+#include "kiln/core/json.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 
@@ -18,6 +23,10 @@ struct ScheduleSpan {
   int64_t total_steps = 0;  // 0: unknown (train.max in time)
   int64_t steps_per_epoch = 1;
   int64_t batch_size = 1;
+  // The run's headline metric (train.monitor, train.mode): what a schedule that watches a metric
+  // watches unless it names its own.
+  std::string monitor = "val/loss";
+  std::string mode = "min";
 };
 
 class Scheduler {
@@ -25,6 +34,17 @@ class Scheduler {
   virtual ~Scheduler() = default;
   /// The factor of the base learning rates for the step that follows `steps` completed ones.
   virtual double factor(int64_t steps) const = 0;
+
+  /// The tag a schedule that reacts to validation watches (checked by the trainer against what
+  /// it measures); "" for a pure function of the step.
+  virtual std::string monitor() const { return ""; }
+  /// After each validation, with the latest value of every tag. Returns a line for the console
+  /// when the schedule changed its factor, "" otherwise.
+  virtual std::string observe(const std::map<std::string, double>& /*values*/) { return ""; }
+  /// What a resumed run needs besides the step (empty for a pure function of the step).
+  virtual Json state() const { return Json::object(); }
+  /// Restores state(); throws (any std::exception) when `state` does not fit.
+  virtual void load_state(const Json& /*state*/) {}
 };
 
 using SchedulerRegistry = Registry<Scheduler, const ScheduleSpan&>;

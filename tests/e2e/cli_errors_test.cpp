@@ -147,6 +147,32 @@ TEST(CliErrors, FreezeAndLearningRateScalesNameWhatTheModelHas) {
   EXPECT_THAT(everything.err, HasSubstr("every parameter is frozen"));
 }
 
+TEST(CliErrors, SchedulesNameTheirPathsAndWhatIsValid) {
+  auto unit = testing::run_command(
+      kiln("train " + example("mlp.yaml") +
+           " --set 'schedules.weight_decay={type: step, step_size: 5 min}' --dry-run"));
+  EXPECT_EQ(unit.exit_code, 2);
+  EXPECT_THAT(unit.err, HasSubstr("schedules.weight_decay.step_size: \"5 min\" is a time"));
+  auto name = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set schedules.weight_dacay=cosine --dry-run"));
+  EXPECT_EQ(name.exit_code, 2);
+  EXPECT_THAT(name.err, HasSubstr("did you mean \"weight_decay\"?"));
+  // What the run's optimizer (adam) has and what it measures are known when training starts.
+  testing::TempDir dir;
+  std::string quick = " --set data.take=256 --set 'train.max=2 steps' --runs-root " + dir.path();
+  auto lacks = testing::run_command(
+      kiln("train " + example("mlp.yaml") + quick + " --set schedules.momentum=cosine"));
+  EXPECT_EQ(lacks.exit_code, 2);
+  EXPECT_THAT(lacks.err, HasSubstr("schedules.momentum: this optimizer has no \"momentum\"; it "
+                                   "has: beta1, beta2, weight_decay"));
+  auto monitor =
+      testing::run_command(kiln("train " + example("mlp.yaml") + quick +
+                                " --set 'scheduler={type: reduce_on_plateau, monitor: val/acc}'"));
+  EXPECT_EQ(monitor.exit_code, 2);
+  EXPECT_THAT(monitor.err, HasSubstr("scheduler.monitor: \"val/acc\" is never measured"));
+  EXPECT_THAT(monitor.err, HasSubstr("val/accuracy"));
+}
+
 // --plugin is taken from anywhere on the line; a bad one stops before any work, exit 2.
 TEST(CliErrors, PluginProblemsAreUsageErrorsWhereverTheOptionStands) {
   testing::TempDir dir;

@@ -10,8 +10,10 @@ unchanged script reproduces the checked-in files byte for byte):
 It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and python3-sklearn, and
 writes beside itself: losses_metrics.json (every loss's value and gradient, accuracy over two
 update() calls, every metric's value over two batches by scikit-learn), optimizers.json (the
-parameter after each of five steps of sgd, adam, adamw, rmsprop, adagrad), schedulers.json (the learning-rate factor of every step of each schedule) and layers.json
-(names, shapes and forward outputs of small sequential models, batchnorm running statistics).
+parameter after each of five steps of sgd, adam, adamw, rmsprop, adagrad), schedulers.json (the
+learning-rate factor of every step of each schedule; for reduce_on_plateau, given the value of
+each validation) and layers.json (names, shapes and forward outputs of small sequential models,
+batchnorm running statistics).
 
 Every case carries the kiln config text that builds the component. Optimizer configs are written
 from the very options torch.optim gets; each layer case pairs the config text with the torch.nn
@@ -729,6 +731,41 @@ def schedule_cases():
     return cases
 
 
+# reduce_on_plateau reacts to validation: name, kiln config, the watched tag, the torch
+# ReduceLROnPlateau options, and the value of each validation (one after every step here). The
+# factor of each step is read before it; the value is observed after it.
+PLATEAU_CASES = [
+    ("reduce_on_plateau_defaults", "reduce_on_plateau", "val/loss", {},
+     [1.0, 0.9, 0.8, 0.79995] + [0.8] * 12 + [0.5] + [0.6] * 14),
+    ("reduce_on_plateau_threshold_cooldown_floor",
+     "{type: reduce_on_plateau, factor: 0.5, patience: 1, threshold: 0.1, cooldown: 2, floor: 0.2}",
+     "val/loss", dict(factor=0.5, patience=1, threshold=0.1, cooldown=2, min_lr=0.2 * BASE_LR),
+     [2.0, 1.9, 1.85, 1.5, 1.45, 1.4, 1.39, 1.2, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3,
+      1.3, 1.3]),
+    ("reduce_on_plateau_max_abs",
+     "{type: reduce_on_plateau, monitor: val/accuracy, mode: max, threshold_mode: abs, "
+     "threshold: 0.01, patience: 0, factor: 0.3}",
+     "val/accuracy", dict(mode="max", threshold_mode="abs", threshold=0.01, patience=0, factor=0.3),
+     [0.5, 0.6, 0.605, 0.62, 0.62, 0.7, 0.69, 0.71, 0.8, 0.805, 0.75, 0.9]),
+]
+
+
+def plateau_cases():
+    cases = []
+    for name, config, monitor, options, values in PLATEAU_CASES:
+        optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
+        scheduler = lr_scheduler.ReduceLROnPlateau(optimizer, **options)
+        factors = []
+        for value in values:
+            factors.append(shortest(optimizer.param_groups[0]["lr"] / BASE_LR))
+            optimizer.step()
+            scheduler.step(value)
+        cases.append({"name": name, "config": config, "total_steps": len(values),
+                      "steps_per_epoch": 1, "batch_size": 8, "monitor": monitor,
+                      "values": values, "factors": factors})
+    return cases
+
+
 def write(file_name, **content):
     with open(os.path.join(HERE, file_name), "w") as out:
         out.write(compact_json(dict(torch_version=torch.__version__, **content)) + "\n")
@@ -738,7 +775,7 @@ def main():
     torch.set_num_threads(1)  # one summation order, run after run
     write("losses_metrics.json", cross_entropy=cross_entropy_case(), mse=mse_case(),
           accuracy=accuracy_cases(), losses=loss_cases(), metrics=metric_cases())
-    write("schedulers.json", cases=schedule_cases())
+    write("schedulers.json", cases=schedule_cases() + plateau_cases())
     write("optimizers.json", cases=optimizer_cases())
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
 

@@ -1,5 +1,6 @@
 // Every scheduler against torch.optim.lr_scheduler: the learning-rate factor of every step of a
-// run (schedulers.json, written by make_golden.py).
+// run (schedulers.json, written by make_golden.py); reduce_on_plateau against ReduceLROnPlateau
+// fed the same validation value after every step.
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,9 @@ const std::vector<std::string>& case_names() {
       "one_cycle_linear",
       "polynomial_power",
       "polynomial_warmup_floor",
+      "reduce_on_plateau_defaults",
+      "reduce_on_plateau_threshold_cooldown_floor",
+      "reduce_on_plateau_max_abs",
   };
   return names;
 }
@@ -50,8 +54,14 @@ TEST_P(SchedulerVsTorch, FactorOfEveryStep) {
       read_spec("scheduler", golden_case.at("config").get<std::string>()), span);
   const auto expected = golden_case.at("factors").get<std::vector<double>>();
   ASSERT_EQ(int64_t(expected.size()), span.total_steps);
-  for (int64_t step = 0; step < span.total_steps; ++step)
+  // Cases of a schedule that reacts to validation give the value seen after each step.
+  std::vector<double> values;
+  if (golden_case.contains("values")) values = golden_case.at("values").get<std::vector<double>>();
+  for (int64_t step = 0; step < span.total_steps; ++step) {
     EXPECT_NEAR(scheduler->factor(step), expected[step], 1e-6) << "step " << step;
+    if (!values.empty())
+      scheduler->observe({{golden_case.at("monitor").get<std::string>(), values[step]}});
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, SchedulerVsTorch, ::testing::ValuesIn(case_names()),

@@ -33,7 +33,7 @@ TEST_P(RefusedSchedule, NamesThePathAndTheFix) {
   EXPECT_THAT(error_building(GetParam()), HasSubstr(GetParam().expected)) << GetParam().config;
 }
 
-constexpr ScheduleSpan kTimed = {0, 4, 8};  // train.max in time: total steps unknown
+const ScheduleSpan kTimed = {0, 4, 8};  // train.max in time: total steps unknown
 
 INSTANTIATE_TEST_SUITE_P(
     Options, RefusedSchedule,
@@ -88,7 +88,28 @@ INSTANTIATE_TEST_SUITE_P(
                   "config error at scheduler.power: expected number > 0"},
         BadConfig{"{type: polynomial, floor: -0.1}",
                   "config error at scheduler.floor: expected number in [0, 1]"},
-        BadConfig{"polynomial", "give train.max in steps", kTimed}));
+        BadConfig{"polynomial", "give train.max in steps", kTimed},
+        BadConfig{"{type: reduce_on_plateau, factor: 1}",
+                  "config error at scheduler.factor: expected number in (0, 1), got 1"},
+        BadConfig{"{type: reduce_on_plateau, factor: 0}", "config error at scheduler.factor"},
+        BadConfig{"{type: reduce_on_plateau, factor: half}", "config error at scheduler.factor"},
+        BadConfig{"{type: reduce_on_plateau, patience: -1}",
+                  "config error at scheduler.patience: expected integer >= 0"},
+        BadConfig{"{type: reduce_on_plateau, patience: 2.5}", "config error at scheduler.patience"},
+        BadConfig{"{type: reduce_on_plateau, threshold: -0.1}",
+                  "config error at scheduler.threshold: expected number >= 0"},
+        BadConfig{"{type: reduce_on_plateau, threshold_mode: relative}",
+                  "config error at scheduler.threshold_mode: expected one of \"rel\", \"abs\""},
+        BadConfig{"{type: reduce_on_plateau, cooldown: -2}",
+                  "config error at scheduler.cooldown: expected integer >= 0"},
+        BadConfig{"{type: reduce_on_plateau, floor: 1.5}",
+                  "config error at scheduler.floor: expected number in [0, 1]"},
+        BadConfig{"{type: reduce_on_plateau, mode: lower}",
+                  "config error at scheduler.mode: expected one of \"auto\", \"min\", \"max\""},
+        BadConfig{"{type: reduce_on_plateau, monitor: [val/loss]}",
+                  "config error at scheduler.monitor"},
+        BadConfig{"{type: reduce_on_plateau, warmup: 2 steps}",
+                  "config error at scheduler.warmup: unknown key"}));
 
 TEST(Schedules, OfAbsolutePositionsNeedNoLengthOfTraining) {
   // step, multistep and exponential count from the start, so a run of unknown length may use them.
