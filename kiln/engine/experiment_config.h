@@ -74,6 +74,13 @@ struct ModelSection {
   std::optional<InitFrom> init_from;
 };
 
+/// `stages`: train cycles, each a mapping of the keys it changes over the previous stage's config
+/// plus its `name` (filled in as `stage<N>` when absent). Kept as written: stages.h merges and
+/// checks each one.
+struct StageList {
+  Json entries = Json::array();
+};
+
 struct ExperimentConfig {
   int64_t version = 1;
   std::string name = "experiment";
@@ -86,6 +93,7 @@ struct ExperimentConfig {
   ComponentSpec scheduler{"scheduler", "constant"};
   TrainOptions train;
   ComponentList callbacks{"callback"};
+  StageList stages;
   RuntimeOptions runtime;
   void describe(Schema& s);
 };
@@ -108,6 +116,13 @@ struct OptionTraits<engine::ModelSection> {
   static void read(const Json& value, engine::ModelSection& out, const ReadContext& ctx);
   static Json write(const engine::ModelSection& value);
   static std::string type_name(const engine::ModelSection&) { return "model"; }
+};
+
+template <>
+struct OptionTraits<engine::StageList> {
+  static void read(const Json& value, engine::StageList& out, const ReadContext& ctx);
+  static Json write(const engine::StageList& value) { return value.entries; }
+  static std::string type_name(const engine::StageList&) { return "list of stages"; }
 };
 
 template <>

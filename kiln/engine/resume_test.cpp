@@ -52,6 +52,21 @@ TEST(ResumeConfig, AcceptsResumableKeysAndRefusesOthersByName) {
   EXPECT_NO_THROW(resume_config(dir.path(), {"seed=1"}));
 }
 
+TEST(ResumeConfig, AStageKeyIsNamedByItsStageAndResumableAsAtTheTop) {
+  testing::TempDir dir;
+  dir.write("config.yaml", std::string(kConfig) +
+                               "stages: [{name: a, train: {max: 1 epoch}}, {name: b, optimizer: "
+                               "{lr: 0.0001}}]\n");
+  RawConfig config = resume_config(dir.path(), {"stages[1].train.max=4 epochs"});
+  EXPECT_EQ(config.tree["stages"][1]["train"]["max"], "4 epochs");
+  try {
+    resume_config(dir.path(), {"stages[1].optimizer.lr=0.5"});
+    FAIL() << "a stage's changed learning rate was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--set changes stages[1].optimizer.lr"));
+  }
+}
+
 TEST(NewestUnfinishedRun, SkipsFinishedRunsAndTakesTheNewest) {
   testing::TempDir dir;
   auto make_run = [&](const std::string& stamp, const std::string& status) {

@@ -21,8 +21,17 @@ struct BestValue {
   int64_t step = 0;
 };
 
+/// Which train cycle (stage) a trainer runs and where that stage began: `train.max` and the
+/// schedule count from `start`, while the steps, epochs and samples logged go on counting over
+/// the whole run. A run without stages is stage 0, begun at zero.
+struct StageMark {
+  int64_t index = 0;
+  Progress start;
+};
+
 struct TrainState {
   Progress progress;
+  StageMark stage;
   data::LoaderPosition data;
   bool validated = false;  // a validation ran after the last step
   std::optional<BestValue> best;

@@ -33,6 +33,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
                       "\"" + options_.monitor + "\" is never measured; " +
                           suggestion_text(options_.monitor, tags));
   if (parts_.scheduler) learning_rates_.emplace(parts_.optimizer, *parts_.scheduler);
+  progress_ = parts_.stage.start;
 }
 
 int64_t planned_steps(const Period& max, const data::Loader& train) {
@@ -58,8 +59,23 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
   result_.checkpoint = checkpoint_dir;
 }
 
+void Trainer::continue_from(const TrainResult& previous) {
+  progress_ = previous.progress;
+  validated_ = true;  // the previous stage ended with a validation
+  result_.best = previous.best;
+  result_.last = previous.last;
+  saved_step_ = progress_.steps;  // its final checkpoint holds these weights
+  result_.checkpoint = previous.checkpoint;
+}
+
+Progress Trainer::stage_progress() const {
+  const Progress& start = parts_.stage.start;
+  return {progress_.steps - start.steps, progress_.epochs - start.epochs,
+          progress_.samples - start.samples, progress_.seconds - start.seconds};
+}
+
 void Trainer::train_step(const data::Batch& batch, Window& window) {
-  if (learning_rates_) learning_rates_->apply(progress_.steps);
+  if (learning_rates_) learning_rates_->apply(stage_progress().steps);
   parts_.optimizer.zero_grad();
   torch::Tensor loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
   loss.backward();
@@ -102,7 +118,7 @@ bool Trainer::should_stop() {
       console_.line(fmt::format("stopping at step {}: {}", progress_.steps, *reason));
       return true;
     }
-  return options_.max.reached(progress_);
+  return options_.max.reached(stage_progress());
 }
 
 void Trainer::log_training(Window& window) {
@@ -184,6 +200,7 @@ void Trainer::record(const MetricValues& values) {
 TrainState Trainer::capture_state() const {
   TrainState state;
   state.progress = progress_;
+  state.stage = parts_.stage;
   state.data = parts_.train.position();
   state.validated = validated_;
   state.best = result_.best;
@@ -217,7 +234,8 @@ void Trainer::show_progress(int64_t total) {
 
 void Trainer::run_epochs(Window& window) {
   int64_t per_epoch = parts_.train.batches_per_epoch();
-  int64_t total = planned_steps(options_.max, parts_.train);
+  int64_t planned = planned_steps(options_.max, parts_.train);
+  int64_t total = planned ? parts_.stage.start.steps + planned : 0;
   // A fresh loader stands at epoch 0, batch 0; a resumed one where its checkpoint was taken.
   data::LoaderPosition start = parts_.train.position();
   if (should_stop()) return;

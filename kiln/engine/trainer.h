@@ -41,6 +41,9 @@ struct TrainerParts {
   std::string config_yaml = "";
   // Set (to the signal number) by a signal handler: finish the step, save, stop.
   const std::atomic<int>* stop_signal = nullptr;
+  // The train cycle (stages.h) this trainer runs: train.max and the schedule count from its
+  // start, the progress logged counts on over the whole run.
+  StageMark stage = {};
 };
 
 struct TrainResult {
@@ -61,6 +64,9 @@ class Trainer : private TrainerView {
           Clock clock);
   /// Continues from a checkpoint's state (weights and optimizer state are the caller's to load).
   void resume(const TrainState& state, const std::string& checkpoint_dir);
+  /// Starts a later stage where `previous` (the stage before, in this process) ended: its
+  /// progress (parts.stage.start), best and latest values and final checkpoint carry over.
+  void continue_from(const TrainResult& previous);
   TrainResult fit();
 
  private:
@@ -74,6 +80,8 @@ class Trainer : private TrainerView {
   /// At the end of an epoch: how many damaged records the training data dropped.
   void report_skipped(int64_t epoch);
   TrainState capture_state() const;
+  /// Progress within the current stage, which train.max and the schedule measure.
+  Progress stage_progress() const;
   void show_progress(int64_t total);
 
   // TrainerView
