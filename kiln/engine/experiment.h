@@ -29,6 +29,9 @@ class Experiment {
   explicit Experiment(ExperimentConfig config);
 
   const ExperimentConfig& config() const { return config_; }
+  /// Switches to a later train cycle's config (stages.h), keeping the datasets already made and
+  /// the runtime (threads, seed, device): a stage may change neither.
+  void use_stage_config(ExperimentConfig config) { config_ = std::move(config); }
   torch::Device device() const { return device_; }
 
   /// The dataset of a split: train, val or test. Throws UsageError when the config has none.

@@ -121,6 +121,10 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("train", train, "Length of training, validation and logging periods.");
   s.field("callbacks", callbacks,
           "Optional behaviour: checkpoint, early_stopping, ema, lr_monitor (one of each type).");
+  s.field("stages", stages,
+          "Train cycles run one after another on the same weights: each entry ({name: "
+          "finetune, optimizer: {lr: 1.0e-4}, train: {max: 5 epochs, freeze: []}}) deep-merges "
+          "over the previous stage's config; [] trains once with the config as it is.");
   s.field("runtime", runtime, "Device and threads.");
 }
 
@@ -195,6 +199,27 @@ Json OptionTraits<engine::HyperSchedules>::write(const engine::HyperSchedules& v
   Json out = Json::object();
   for (const auto& [name, spec] : value.items) out[name] = spec.spec;
   return out;
+}
+
+void OptionTraits<engine::StageList>::read(const Json& value, engine::StageList& out,
+                                           const ReadContext& ctx) {
+  out.entries = Json::array();
+  if (value.is_null()) return;
+  if (!value.is_array())
+    ctx.fail("expected a list of stages, e.g. [{name: head, train: {max: 2 epochs}}]");
+  for (size_t i = 0; i < value.size(); ++i) {
+    Json entry = value[i];
+    if (!entry.is_object())
+      ctx.at(i).fail(
+          "expected a mapping of the keys this stage changes, e.g. {name: finetune, optimizer: "
+          "{lr: 1.0e-4}}; got " +
+          entry.dump());
+    if (!entry.contains("name")) entry["name"] = "stage" + std::to_string(i + 1);
+    const Json& name = entry.at("name");
+    if (!name.is_string() || name.get<std::string>().empty())
+      ctx.at(i).child("name").fail("expected a non-empty string, got " + name.dump());
+    out.entries.push_back(std::move(entry));
+  }
 }
 
 void OptionTraits<engine::AutoCount>::read(const Json& value, engine::AutoCount& out,

@@ -91,6 +91,13 @@ struct HyperSchedules {
 /// has is checked when training starts).
 const std::vector<std::string>& schedulable_names();
 
+/// `stages`: train cycles, each a mapping of the keys it changes over the previous stage's config
+/// plus its `name` (filled in as `stage<N>` when absent). Kept as written: stages.h merges and
+/// checks each one.
+struct StageList {
+  Json entries = Json::array();
+};
+
 struct ExperimentConfig {
   int64_t version = 1;
   std::string name = "experiment";
@@ -104,6 +111,7 @@ struct ExperimentConfig {
   HyperSchedules schedules;
   TrainOptions train;
   ComponentList callbacks{"callback"};
+  StageList stages;
   RuntimeOptions runtime;
   void describe(Schema& s);
 };
@@ -135,6 +143,13 @@ struct OptionTraits<engine::HyperSchedules> {
   static std::string type_name(const engine::HyperSchedules&) {
     return "mapping of hyper-parameter to scheduler";
   }
+};
+
+template <>
+struct OptionTraits<engine::StageList> {
+  static void read(const Json& value, engine::StageList& out, const ReadContext& ctx);
+  static Json write(const engine::StageList& value) { return value.entries; }
+  static std::string type_name(const engine::StageList&) { return "list of stages"; }
 };
 
 template <>

@@ -16,7 +16,10 @@ namespace {
 
 void collect_changes(const Json& before, const Json& after, const std::string& path,
                      std::vector<std::string>& out) {
-  if (before.is_object() && after.is_object()) {
+  // A mapping that is absent on one side (a stage that did not set `train`) compares as empty,
+  // so the keys inside it are named.
+  bool objects = (before.is_object() || before.is_null()) && (after.is_object() || after.is_null());
+  if (objects && !(before.is_null() && after.is_null())) {
     std::set<std::string> keys;
     for (const auto& item : before.items()) keys.insert(item.key());
     for (const auto& item : after.items()) keys.insert(item.key());
@@ -25,6 +28,13 @@ void collect_changes(const Json& before, const Json& after, const std::string& p
       collect_changes(before.contains(key) ? before.at(key) : Json(),
                       after.contains(key) ? after.at(key) : Json(), child, out);
     }
+    return;
+  }
+  // A stage's keys are named one by one (stages[1].train.max), as the top-level ones.
+  bool stage_list = path == "stages" && before.is_array() && after.is_array();
+  if (stage_list && before.size() == after.size()) {
+    for (size_t i = 0; i < before.size(); ++i)
+      collect_changes(before[i], after[i], index_path(path, i), out);
     return;
   }
   if (before != after) out.push_back(path);
@@ -38,9 +48,13 @@ std::optional<int64_t> digits_value(const std::string& text) {
   return std::stoll(text);
 }
 
+// A resumable key, at the top level or in a stage (stages[1].train.max).
 bool is_resumable(const std::string& key) {
   const auto& keys = resumable_keys();
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
+  std::string own = key;
+  if (key.rfind("stages[", 0) == 0 && key.find("].") != std::string::npos)
+    own = key.substr(key.find("].") + 2);
+  return std::find(keys.begin(), keys.end(), own) != keys.end();
 }
 
 std::string run_status(const std::string& run_dir) {
@@ -85,7 +99,7 @@ RawConfig resume_config(const std::string& run_dir, const std::vector<std::strin
       throw UsageError("--set changes " + key +
                        ", which a resumed run cannot change (it shaped "
                        "the steps already taken); resumable keys: " +
-                       allowed);
+                       allowed + " (in a stage too: stages[i].train.max)");
     }
   return changed;
 }

@@ -32,7 +32,7 @@ TEST(ChangedKeys, NamesEveryDottedPathThatDiffers) {
   Json a = Json::parse(R"({"train": {"max": "1 epoch", "mode": "min"}, "seed": 1, "l": [1, 2]})");
   Json b = Json::parse(R"({"train": {"max": "2 epochs", "mode": "min"}, "seed": 1, "l": [1],
                            "new": {"x": 1}})");
-  EXPECT_THAT(changed_keys(a, b), ElementsAre("l", "new", "train.max"));
+  EXPECT_THAT(changed_keys(a, b), ElementsAre("l", "new.x", "train.max"));
   EXPECT_TRUE(changed_keys(a, a).empty());
 }
 
@@ -50,6 +50,21 @@ TEST(ResumeConfig, AcceptsResumableKeysAndRefusesOthersByName) {
   }
   // A --set that repeats the saved value changes nothing and is fine.
   EXPECT_NO_THROW(resume_config(dir.path(), {"seed=1"}));
+}
+
+TEST(ResumeConfig, AStageKeyIsNamedByItsStageAndResumableAsAtTheTop) {
+  testing::TempDir dir;
+  dir.write("config.yaml", std::string(kConfig) +
+                               "stages: [{name: a, train: {max: 1 epoch}}, {name: b, optimizer: "
+                               "{lr: 0.0001}}]\n");
+  RawConfig config = resume_config(dir.path(), {"stages[1].train.max=4 epochs"});
+  EXPECT_EQ(config.tree["stages"][1]["train"]["max"], "4 epochs");
+  try {
+    resume_config(dir.path(), {"stages[1].optimizer.lr=0.5"});
+    FAIL() << "a stage's changed learning rate was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--set changes stages[1].optimizer.lr"));
+  }
 }
 
 TEST(NewestUnfinishedRun, SkipsFinishedRunsAndTakesTheNewest) {

@@ -60,6 +60,15 @@ T required(const Json& json, const char* key, const std::string& file) {
   }
 }
 
+Json progress_json(const Progress& p) {
+  return {{"step", p.steps}, {"epoch", p.epochs}, {"samples", p.samples}, {"seconds", p.seconds}};
+}
+
+Progress progress_from_json(const Json& json, const std::string& file) {
+  return {required<int64_t>(json, "step", file), required<double>(json, "epoch", file),
+          required<int64_t>(json, "samples", file), required<double>(json, "seconds", file)};
+}
+
 }  // namespace
 
 Json capture_rng() {
@@ -100,6 +109,7 @@ Json to_json(const TrainState& s) {
                {"rewinds", s.rewinds},
                {"precision", s.precision},
                {"scheduler", s.scheduler}};
+  json["stage"] = {{"index", s.stage.index}, {"start", progress_json(s.stage.start)}};
   json["best"] =
       s.best ? Json{{"metric", s.best->metric}, {"value", s.best->value}, {"step", s.best->step}}
              : Json();
@@ -108,10 +118,13 @@ Json to_json(const TrainState& s) {
 
 TrainState train_state_from_json(const Json& json, const std::string& file) {
   TrainState s;
-  s.progress.steps = required<int64_t>(json, "step", file);
-  s.progress.epochs = required<double>(json, "epoch", file);
-  s.progress.samples = required<int64_t>(json, "samples", file);
-  s.progress.seconds = required<double>(json, "seconds", file);
+  s.progress = progress_from_json(json, file);
+  // Checkpoints written before stages existed have none: stage 0, begun at zero.
+  if (json.contains("stage")) {
+    Json stage = required<Json>(json, "stage", file);
+    s.stage = {required<int64_t>(stage, "index", file),
+               progress_from_json(required<Json>(stage, "start", file), file)};
+  }
   Json data = required<Json>(json, "data", file);
   s.data = {required<int64_t>(data, "epoch", file), required<int64_t>(data, "batch", file)};
   s.validated = required<bool>(json, "validated", file);

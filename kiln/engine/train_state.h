@@ -22,8 +22,17 @@ struct BestValue {
   int64_t step = 0;
 };
 
+/// Which train cycle (stage) a trainer runs and where that stage began: `train.max` and the
+/// schedule count from `start`, while the steps, epochs and samples logged go on counting over
+/// the whole run. A run without stages is stage 0, begun at zero.
+struct StageMark {
+  int64_t index = 0;
+  Progress start;
+};
+
 struct TrainState {
   Progress progress;
+  StageMark stage;
   data::LoaderPosition data;
   bool validated = false;  // a validation ran after the last step
   std::optional<BestValue> best;
@@ -32,7 +41,7 @@ struct TrainState {
   Json rng = Json::object();        // capture_rng()
   double lr_multiplier = 1.0;       // halved by each NaN rewind
   int64_t rewinds = 0;
-  Json precision;  // the fp16 loss scaler's state; null otherwise
+  Json precision;                   // the fp16 loss scaler's state; null otherwise
   Json scheduler = Json::object();  // the learning-rate schedule's state() (reduce_on_plateau)
 };
 

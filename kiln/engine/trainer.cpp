@@ -81,6 +81,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
     hyper_parameters_.emplace(parts_.optimizer, parts_.schedules,
                               steps_per_epoch(parts_.train, options_.accumulate),
                               planned_steps(options_.max, parts_.train, options_.accumulate));
+  progress_ = parts_.stage.start;
 }
 
 int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate) {
@@ -112,6 +113,21 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
   precision_.scaler().load_state(state.precision);
   saved_step_ = progress_.steps;
   result_.checkpoint = checkpoint_dir;
+}
+
+void Trainer::continue_from(const TrainResult& previous) {
+  progress_ = previous.progress;
+  validated_ = true;  // the previous stage ended with a validation
+  result_.best = previous.best;
+  result_.last = previous.last;
+  saved_step_ = progress_.steps;  // its final checkpoint holds these weights
+  result_.checkpoint = previous.checkpoint;
+}
+
+Progress Trainer::stage_progress() const {
+  const Progress& start = parts_.stage.start;
+  return {progress_.steps - start.steps, progress_.epochs - start.epochs,
+          progress_.samples - start.samples, progress_.seconds - start.seconds};
 }
 
 void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
@@ -150,8 +166,10 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   if (!std::isfinite(norm))
     return on_non_finite(
         fmt::format("gradient norm became {} at step {}", number_text(norm), progress_.steps + 1));
-  learning_rates_->apply(progress_.steps, lr_multiplier_);
-  if (hyper_parameters_) hyper_parameters_->apply(progress_.steps);
+  // A schedule spans its stage: it sees the steps since the stage began.
+  int64_t stage_steps = stage_progress().steps;
+  learning_rates_->apply(stage_steps, lr_multiplier_);
+  if (hyper_parameters_) hyper_parameters_->apply(stage_steps);
   parts_.optimizer.step();
   parts_.optimizer.zero_grad();
   skipped_in_a_row_ = 0;
@@ -235,7 +253,7 @@ bool Trainer::should_stop() {
       return true;
     }
   if (options_.stop_at && reached_stop_at()) return true;
-  return options_.max.reached(progress_);
+  return options_.max.reached(stage_progress());
 }
 
 bool Trainer::reached_stop_at() {
@@ -349,6 +367,7 @@ void Trainer::record(const MetricValues& values) {
 TrainState Trainer::capture_state() const {
   TrainState state;
   state.progress = progress_;
+  state.stage = parts_.stage;
   state.data = parts_.train.position();
   state.validated = validated_;
   state.best = result_.best;
@@ -386,7 +405,8 @@ void Trainer::show_progress(int64_t total) {
 
 bool Trainer::run_epochs(Window& window) {
   int64_t per_epoch = parts_.train.batches_per_epoch();
-  int64_t total = planned_steps(options_.max, parts_.train, options_.accumulate);
+  int64_t planned = planned_steps(options_.max, parts_.train, options_.accumulate);
+  int64_t total = planned ? parts_.stage.start.steps + planned : 0;
   // A fresh loader stands at epoch 0, batch 0; a resumed one where its checkpoint was taken.
   data::LoaderPosition start = parts_.train.position();
   if (should_stop()) return false;

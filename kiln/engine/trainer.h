@@ -46,6 +46,9 @@ struct TrainerParts {
   const std::atomic<int>* stop_signal = nullptr;
   // Per-epoch schedules of other optimizer hyper-parameters (`schedules:`), by name.
   std::map<std::string, const optim::Scheduler*> schedules = {};
+  // The train cycle (stages.h) this trainer runs: train.max and the schedule count from its
+  // start, the progress logged counts on over the whole run.
+  StageMark stage = {};
 };
 
 struct TrainResult {
@@ -66,6 +69,9 @@ class Trainer : private TrainerView {
           Clock clock);
   /// Continues from a checkpoint's state (weights and optimizer state are the caller's to load).
   void resume(const TrainState& state, const std::string& checkpoint_dir);
+  /// Starts a later stage where `previous` (the stage before, in this process) ended: its
+  /// progress (parts.stage.start), best and latest values and final checkpoint carry over.
+  void continue_from(const TrainResult& previous);
   TrainResult fit();
 
  private:
@@ -91,6 +97,8 @@ class Trainer : private TrainerView {
   void report_skipped(int64_t epoch);
   TrainState capture_state() const;
   void load_scheduler_state(const Json& state, const std::string& file);
+  /// Progress within the current stage, which train.max and the schedule measure.
+  Progress stage_progress() const;
   void show_progress(int64_t total);
 
   // TrainerView

@@ -11,6 +11,7 @@
 #include "kiln/engine/run_dir.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
+#include "kiln/engine/training_session.h"
 #include "kiln/models/summary.h"
 
 namespace kiln::engine {
@@ -46,58 +47,6 @@ Json summary_json(const TrainResult& result) {
   return summary;
 }
 
-struct Session {
-  Experiment experiment;
-  std::shared_ptr<models::Model> model;
-  std::string init_report;  // what model.init_from loaded, "" without it
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<optim::Scheduler> scheduler;
-  std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;  // `schedules:`
-  Objective objective, val_objective;
-  data::Loader train;
-  std::optional<data::Loader> val;
-  std::vector<std::unique_ptr<Callback>> callbacks;
-
-  explicit Session(const ExperimentConfig& config)
-      : experiment(config),
-        model(experiment.build_model("train")),
-        init_report(experiment.initialize_model(*model)),
-        optimizer(experiment.build_optimizer(*model)),
-        objective(experiment.build_objective(*model)),
-        val_objective(experiment.build_objective(*model)),
-        train(experiment.loader("train")),
-        callbacks(experiment.build_callbacks()) {
-    if (experiment.has_split("val")) val.emplace(experiment.loader("val"));
-    objective.check_targets(train.dataset().target_names(), "train");
-    if (val) objective.check_targets(val->dataset().target_names(), "val");
-    int64_t accumulate = config.train.accumulate;
-    optim::ScheduleSpan span{planned_steps(config.train.max, train, accumulate),
-                             steps_per_epoch(train, accumulate),
-                             config.data.batch_size * accumulate};
-    scheduler = experiment.build_scheduler(span);
-    schedules = experiment.build_hyper_schedules(span);
-  }
-
-  TrainerParts parts(const RunDirectory& run, const TrainRequest& request) {
-    std::vector<Callback*> hooks;
-    for (auto& callback : callbacks) hooks.push_back(callback.get());
-    TrainerParts out{*model,
-                     *optimizer,
-                     objective,
-                     train,
-                     val ? &*val : nullptr,
-                     experiment.device(),
-                     &val_objective,
-                     scheduler.get(),
-                     hooks,
-                     run.checkpoints(),
-                     read_text_file(run.file("config.yaml")),
-                     request.stop_signal};
-    for (const auto& [name, schedule] : schedules) out.schedules[name] = schedule.get();
-    return out;
-  }
-};
-
 // The newest valid checkpoint of a run being resumed ("" when there is none: the run starts
 // over), with the run's files trimmed back to it so nothing is logged or kept twice.
 std::string prepare_resume(const RunDirectory& run, Console& console) {
@@ -116,39 +65,122 @@ std::string prepare_resume(const RunDirectory& run, Console& console) {
   return checkpoint;
 }
 
-// Puts a checkpoint's weights, optimizer state and train state into the session and trainer.
-void load_training_checkpoint(const std::string& checkpoint, Session& s, Trainer& trainer,
-                              Console& console) {
-  load_model_weights(checkpoint, *s.model);
-  load_optimizer_state(checkpoint, *s.optimizer);
+TrainState read_train_state(const std::string& checkpoint) {
   std::string state_file = checkpoint + "/train_state.json";
-  Json state;
   try {
-    state = Json::parse(read_text_file(state_file));
+    return train_state_from_json(Json::parse(read_text_file(state_file)), state_file);
   } catch (const Json::parse_error& e) {
     throw DataError(state_file, -1, static_cast<int64_t>(e.byte), e.what());
   }
-  trainer.resume(train_state_from_json(state, state_file), checkpoint);
+}
+
+// Puts a checkpoint's weights, optimizer state and train state into the stage and its trainer.
+void load_training_checkpoint(const std::string& checkpoint, const TrainState& state, RunSession& s,
+                              StageSession& stage, Trainer& trainer, Console& console) {
+  load_model_weights(checkpoint, *s.model);
+  load_optimizer_state(checkpoint, *stage.optimizer);
+  trainer.resume(state, checkpoint);
   console.line(fmt::format("resumed from {} at step {}", checkpoint, checkpoint_step(checkpoint)));
 }
 
-TrainResult train_in(const RunDirectory& run, Session& s, const ExperimentConfig& config,
-                     const TrainRequest& request, std::FILE* out, Clock clock) {
+// Where a stage's training data starts after the stage before it ended at `previous`: on from
+// there when the new stage reads the same batches, else (another batch size, drop_last or
+// shuffle) at the next epoch, so no example is seen twice in an epoch.
+data::LoaderPosition next_position(const data::LoaderPosition& previous, int64_t per_epoch,
+                                   const DataOptions& before, const DataOptions& after) {
+  bool same_batches = before.batch_size == after.batch_size &&
+                      before.drop_last == after.drop_last && before.shuffle == after.shuffle;
+  if (previous.batch < per_epoch && same_batches) return previous;
+  return {previous.epoch + 1, 0};
+}
+
+// What run.json and summary.json say of each stage: its name, then its steps once it ran.
+Json stage_records(const std::vector<Stage>& stages) {
+  Json records = Json::array();
+  if (stages.front().staged())
+    for (const Stage& stage : stages) records.push_back({{"name", stage.name}});
+  return records;
+}
+
+void record_stage(Json& info, const Stage& stage, const StageMark& mark,
+                  const TrainResult& result) {
+  if (!stage.staged()) return;
+  Json& record = info["stages"][stage.index];
+  record = {{"name", stage.name},
+            {"start_step", mark.start.steps},
+            {"end_step", result.progress.steps},
+            {"status", result.stopped_by_signal ? "stopped" : "finished"}};
+  if (!result.stop_reason.empty()) record["stop_reason"] = result.stop_reason;
+}
+
+struct StageLoop {
+  const RunDirectory& run;
+  RunSession& session;
+  const std::vector<Stage>& stages;
+  const TrainRequest& request;
+  Console& console;
+  MetricsLog& log;
+  Clock clock;
+  Json& info;
+
+  // Trains stages from `first` on: the first from `checkpoint` when resuming, each later one
+  // from where the stage before it ended.
+  TrainResult train(size_t first, const std::string& checkpoint,
+                    const std::optional<TrainState>& resumed) {
+    std::string config_yaml = read_text_file(run.file("config.yaml"));
+    TrainResult result;
+    data::LoaderPosition ended;
+    int64_t per_epoch = 0;
+    for (size_t i = first; i < stages.size(); ++i) {
+      std::unique_ptr<StageSession> stage = open_stage(session, stages[i]);
+      if (i == first) describe(*stage);
+      if (stages[i].staged()) console.line(stages[i].title());
+      StageMark mark = resumed && i == first ? resumed->stage
+                                             : StageMark{static_cast<int64_t>(i), result.progress};
+      Trainer trainer(
+          stage->parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark),
+          stages[i].config.train, log, console, clock);
+      if (resumed && i == first) {
+        load_training_checkpoint(checkpoint, *resumed, session, *stage, trainer, console);
+      } else if (i != first) {
+        stage->train.seek(
+            next_position(ended, per_epoch, stages[i - 1].config.data, stages[i].config.data));
+        trainer.continue_from(result);
+      }
+      result = trainer.fit();
+      if (!result.checkpoint.empty()) console.line("checkpoint: " + result.checkpoint);
+      record_stage(info, stages[i], mark, result);
+      run.write_json("run.json", info);
+      if (result.stopped_by_signal) break;
+      ended = result.data_position;
+      per_epoch = stage->train.batches_per_epoch();
+    }
+    return result;
+  }
+
+  void describe(StageSession& stage) {
+    console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
+                             parameters_text(*session.model), stage.train.dataset().size(),
+                             stage.train.batches_per_epoch(), session.experiment.device().str()));
+    if (!session.init_report.empty() && request.resume_dir.empty())
+      console.line(session.init_report);
+  }
+};
+
+TrainResult train_in(const RunDirectory& run, RunSession& s, const std::vector<Stage>& stages,
+                     const TrainRequest& request, std::FILE* out, Clock clock, Json& info) {
   Console console(out, ::isatty(::fileno(out)) != 0, run.file("train.log"), clock);
-  console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
-                           parameters_text(*s.model), s.train.dataset().size(),
-                           s.train.batches_per_epoch(), s.experiment.device().str()));
-  if (!s.init_report.empty() && request.resume_dir.empty()) console.line(s.init_report);
   // Before the metrics log opens the file: trimming replaces it.
   std::string checkpoint = request.resume_dir.empty() ? "" : prepare_resume(run, console);
+  std::optional<TrainState> resumed;
+  if (!checkpoint.empty()) resumed = read_train_state(checkpoint);
+  size_t first = resumed ? static_cast<size_t>(resumed->stage.index) : 0;
+  if (first >= stages.size())
+    throw Error(fmt::format("{} was taken in stage {}, but the config has {} stage(s)", checkpoint,
+                            first + 1, stages.size()));
   MetricsLog log(run.file("metrics.csv"));
-  // Made before the checkpoint is loaded: it takes the optimizer's configured learning rates as
-  // the schedule's base rates.
-  Trainer trainer(s.parts(run, request), config.train, log, console, clock);
-  if (!checkpoint.empty()) load_training_checkpoint(checkpoint, s, trainer, console);
-  TrainResult result = trainer.fit();
-  if (!result.checkpoint.empty()) console.line("checkpoint: " + result.checkpoint);
-  return result;
+  StageLoop loop{run, s, stages, request, console, log, clock, info};
+  return loop.train(first, checkpoint, resumed);
 }
 
 // run.json's fields for a new run.
@@ -176,8 +208,10 @@ Json resumed_run_info(const RunDirectory& run, const TrainRequest& request, Cloc
 
 TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clock) {
   ExperimentConfig config = parse_experiment(request.config);
+  std::vector<Stage> stages = plan_stages(request.config, config);
   if (request.dry_run) {
-    Session session(config);
+    RunSession session(stages.front().config);
+    check_stages(session, stages);
     std::fprintf(out, "config ok: model has %lld parameters\n",
                  static_cast<long long>(parameter_count(*session.model)));
     return {};
@@ -189,15 +223,19 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   std::fprintf(out, "run: %s\n", run.path().c_str());
   std::fflush(out);
   Json info = resuming ? resumed_run_info(run, request, clock) : new_run_info(request, clock);
+  if (!resuming && stages.front().staged()) info["stages"] = stage_records(stages);
   // On resume the saved config stays: resumable overrides are recorded with the attempt.
   if (!resuming) write_file_atomic(run.file("config.yaml"), to_yaml(resolved_config(config)));
   if (!request.note.empty()) write_file_atomic(run.file("notes.md"), request.note + "\n");
   run.write_json("run.json", info);
   TrainOutcome outcome{run.path(), 0};
   try {
-    Session session(config);
-    TrainResult result = train_in(run, session, config, request, out, clock);
-    run.write_json("summary.json", summary_json(result));
+    RunSession session(stages.front().config);
+    if (stages.front().staged()) check_stages(session, stages);
+    TrainResult result = train_in(run, session, stages, request, out, clock, info);
+    Json summary = summary_json(result);
+    if (info.contains("stages")) summary["stages"] = info["stages"];
+    run.write_json("summary.json", summary);
     info["status"] = result.stopped_by_signal ? "stopped" : "finished";
     if (result.stopped_by_signal) outcome.exit_code = 128 + result.stopped_by_signal;
   } catch (const std::exception& e) {

@@ -1,5 +1,5 @@
 // train.freeze: frozen parameters stop requiring gradients, frozen modules stay in eval mode
-// (batchnorm statistics kept), and an unknown path names the nearest one.
+// (batchnorm statistics kept), unfreeze undoes it, and an unknown path names the nearest one.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -45,6 +45,20 @@ TEST(Freeze, ASingleParameterCanBeFrozen) {
   EXPECT_TRUE(model->named_parameters()["layers.4.weight"].requires_grad());
   model->train();
   EXPECT_TRUE(model->named_modules()["layers.4"]->is_training());
+}
+
+// A later train cycle unfreezes everything, then freezes what its own config lists.
+TEST(Freeze, UnfreezeLetsEveryParameterAndModuleTrainAgain) {
+  auto model = conv_bn_linear();
+  freeze(*model, {"layers.0", "layers.1"}, "train.freeze");
+  unfreeze(*model);
+  for (const auto& parameter : model->named_parameters())
+    EXPECT_TRUE(parameter.value().requires_grad()) << parameter.key();
+  model->train();
+  EXPECT_TRUE(model->named_modules()["layers.1"]->is_training()) << "batchnorm still held";
+  freeze(*model, {"layers.4"}, "stages[1].train.freeze");
+  EXPECT_FALSE(model->named_parameters()["layers.4.weight"].requires_grad());
+  EXPECT_TRUE(model->named_parameters()["layers.0.weight"].requires_grad());
 }
 
 TEST(Freeze, AnUnknownPathNamesTheNearestAndTheTopLevelModules) {

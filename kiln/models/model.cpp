@@ -63,6 +63,12 @@ void freeze(Model& model, const std::vector<std::string>& paths, const std::stri
   model.train(model.is_training());
 }
 
+void unfreeze(Model& model) {
+  for (auto& parameter : model.parameters()) parameter.set_requires_grad(true);
+  model.frozen_.clear();
+  model.train(model.is_training());
+}
+
 std::shared_ptr<Model> build_model(const ComponentSpec& spec, const Shape& input) {
   return std::shared_ptr<Model>(model_registry().create(spec, input).release());
 }

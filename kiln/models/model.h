@@ -50,6 +50,7 @@ class Model : public torch::nn::Module {
  private:
   friend void freeze(Model& model, const std::vector<std::string>& paths,
                      const std::string& config_path);
+  friend void unfreeze(Model& model);
   std::vector<std::shared_ptr<torch::nn::Module>> frozen_;
 };
 
@@ -58,6 +59,10 @@ class Model : public torch::nn::Module {
 /// stay in eval mode. An unknown path is a ConfigError at `config_path[i]` naming the nearest
 /// path and the top-level modules.
 void freeze(Model& model, const std::vector<std::string>& paths, const std::string& config_path);
+
+/// Undoes every freeze(): all parameters train again and no module is held in eval mode; a
+/// later train cycle (stage) then freezes what its own config says.
+void unfreeze(Model& model);
 
 using ModelRegistry = Registry<Model, const Shape&>;
 ModelRegistry& model_registry();

@@ -1,4 +1,4 @@
-// End-to-end: the regression, reconstruction and multi-label examples (configs/examples/synthetic)
+// End-to-end: the regression (also in two train cycles), reconstruction and multi-label examples
 // learn their task: the validation loss (or f1) ends far from what a model that learned nothing
 // scores.
 
@@ -33,6 +33,24 @@ TEST(TaskExamples, CurveRegressionFitsTheCurveDownToTheNoise) {
   // Predicting the mean of sin(x) scores about 0.5; the noise alone is 0.01.
   EXPECT_GT(last_val_loss(run.out), 0);
   EXPECT_LT(last_val_loss(run.out), 0.012) << run.out;
+}
+
+// The val/loss of the last validation printed before `marker`, or -1.
+double val_loss_before(const std::string& out, const std::string& marker) {
+  size_t at = out.find(marker);
+  return at == std::string::npos ? -1 : last_val_loss(out.substr(0, at));
+}
+
+TEST(TaskExamples, CurveStagesFitsTheHeadFirstThenFinetunesEverything) {
+  testing::TempDir dir;
+  auto run = train_example(dir, "curve_stages.yaml");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, ::testing::HasSubstr("(4,288 frozen)"));  // the hidden layers in "head"
+  double head = val_loss_before(run.out, "stage 2/2: finetune");
+  EXPECT_GT(head, 0) << run.out;
+  // Unfreezing fits what random features could not; predicting the mean scores about 0.5.
+  EXPECT_LT(last_val_loss(run.out), 0.03) << run.out;
+  EXPECT_LT(last_val_loss(run.out), head) << run.out;
 }
 
 TEST(TaskExamples, SignalAutoencoderRemovesMostOfTheNoise) {

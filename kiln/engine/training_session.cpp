@@ -1,0 +1,64 @@
+#include "kiln/engine/training_session.h"
+
+namespace kiln::engine {
+
+RunSession::RunSession(const ExperimentConfig& first_stage)
+    : experiment(first_stage),
+      model(experiment.build_model("train")),
+      init_report(experiment.initialize_model(*model)) {}
+
+StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
+    : optimizer(run.experiment.build_optimizer(*run.model)),
+      objective(run.experiment.build_objective(*run.model)),
+      val_objective(run.experiment.build_objective(*run.model)),
+      train(run.experiment.loader("train")),
+      callbacks(run.experiment.build_callbacks()) {
+  if (run.experiment.has_split("val")) val.emplace(run.experiment.loader("val"));
+  objective.check_targets(train.dataset().target_names(), "train");
+  if (val) objective.check_targets(val->dataset().target_names(), "val");
+  // The schedule spans this stage: it sees the steps since the stage began.
+  int64_t accumulate = config.train.accumulate;
+  optim::ScheduleSpan span{planned_steps(config.train.max, train, accumulate),
+                           steps_per_epoch(train, accumulate), config.data.batch_size * accumulate};
+  scheduler = run.experiment.build_scheduler(span);
+  schedules = run.experiment.build_hyper_schedules(span);
+}
+
+TrainerParts StageSession::parts(RunSession& run, const std::string& checkpoints_dir,
+                                 const std::string& config_yaml,
+                                 const std::atomic<int>* stop_signal, const StageMark& stage) {
+  std::vector<Callback*> hooks;
+  for (auto& callback : callbacks) hooks.push_back(callback.get());
+  TrainerParts parts{*run.model,
+                     *optimizer,
+                     objective,
+                     train,
+                     val ? &*val : nullptr,
+                     run.experiment.device(),
+                     &val_objective,
+                     scheduler.get(),
+                     hooks,
+                     checkpoints_dir,
+                     config_yaml,
+                     stop_signal};
+  parts.stage = stage;
+  for (const auto& [name, schedule] : schedules) parts.schedules[name] = schedule.get();
+  return parts;
+}
+
+std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage) {
+  try {
+    run.experiment.use_stage_config(stage.config);
+    models::unfreeze(*run.model);
+    models::freeze(*run.model, stage.config.train.freeze, "train.freeze");
+    return std::make_unique<StageSession>(run, stage.config);
+  } catch (const ConfigError& e) {
+    throw stage.locate(e);
+  }
+}
+
+void check_stages(RunSession& run, const std::vector<Stage>& stages) {
+  for (const Stage& stage : stages) open_stage(run, stage);
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,57 @@
+#pragma once
+// What `kiln train` builds from a config, in two lifetimes. The run's part (the experiment with its
+// datasets and device, and the model) lives for the whole run, so a model's weights carry from
+// one train cycle (stage, stages.h) to the next. Each stage builds its own part from its config
+// over that model: optimizer (fresh state), schedule (spanning the stage), loss and metrics,
+// loaders (its batch size and transforms) and callbacks, and it freezes what its config lists.
+// Thread-safety: built and used on the training thread.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/stages.h"
+#include "kiln/engine/trainer.h"
+
+namespace kiln::engine {
+
+struct RunSession {
+  Experiment experiment;
+  std::shared_ptr<models::Model> model;
+  std::string init_report;  // what model.init_from loaded, "" without it
+
+  /// Builds the model for the first stage's config and loads model.init_from into it.
+  explicit RunSession(const ExperimentConfig& first_stage);
+};
+
+struct StageSession {
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<optim::Scheduler> scheduler;
+  std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;  // `schedules:`
+  Objective objective, val_objective;
+  data::Loader train;
+  std::optional<data::Loader> val;
+  std::vector<std::unique_ptr<Callback>> callbacks;
+
+  /// Over `run`, whose experiment already holds `config` and whose model is frozen for it.
+  StageSession(RunSession& run, const ExperimentConfig& config);
+
+  TrainerParts parts(RunSession& run, const std::string& checkpoints_dir,
+                     const std::string& config_yaml, const std::atomic<int>* stop_signal,
+                     const StageMark& stage);
+};
+
+/// Switches `run` to `stage` (its config, its frozen parameters) and builds the stage's part;
+/// config errors name the stage's keys (stages[i].train.freeze[0]).
+std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage);
+
+/// Opens every stage in turn (the run is then in the last one: open the one to train next), so
+/// that a config which fails only when a later stage starts (a freeze path, a schedule longer
+/// than its stage) fails before any training.
+void check_stages(RunSession& run, const std::vector<Stage>& stages);
+
+}  // namespace kiln::engine
