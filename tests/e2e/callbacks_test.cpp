@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
@@ -16,6 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::run_dir_of;
 
 testing::CommandResult train_curve(const testing::TempDir& dir, const std::string& extra_yaml) {
   std::string extra = dir.write("extra.yaml", extra_yaml);
@@ -23,8 +25,6 @@ testing::CommandResult train_curve(const testing::TempDir& dir, const std::strin
                               "/configs/examples/synthetic/curve_regression.yaml " + extra +
                               " --runs-root " + dir.file("runs"));
 }
-
-std::string run_dir_of(const std::string& out) { return out.substr(5, out.find('\n') - 5); }
 
 TEST(EarlyStoppingE2e, EndsARunWhoseValidationLossHasStalled) {
   testing::TempDir dir;

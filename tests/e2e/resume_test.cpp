@@ -14,12 +14,18 @@
 #include <sstream>
 
 #include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::interrupt;
+using testing::latest_checkpoint;
+using testing::read_file;
+using testing::run_dir_of;
+using testing::validation_rows;
 namespace fs = std::filesystem;
 
 // 16 steps per epoch, 480 in all; a log line every 4 steps, so about 120 moments to stop at.
@@ -44,31 +50,6 @@ callbacks:
 runtime: {threads: 1}
 )";
 
-std::string read_file(const std::string& path) {
-  std::ostringstream bytes;
-  bytes << std::ifstream(path, std::ios::binary).rdbuf();
-  return bytes.str();
-}
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-  return text;
-}
-
-// The checkpoint directory checkpoints/latest names.
-std::string latest_checkpoint(const std::string& run) {
-  return run + "/checkpoints/" + trimmed(read_file(run + "/checkpoints/latest"));
-}
-
-// metrics.csv's validation rows without their wall time.
-std::string validation_rows(const std::string& run) {
-  std::istringstream in(read_file(run + "/metrics.csv"));
-  std::string line, rows;
-  while (std::getline(in, line))
-    if (line.find(",val,") != std::string::npos) rows += line.substr(0, line.rfind(',')) + "\n";
-  return rows;
-}
-
 class Resume : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -88,23 +69,7 @@ class Resume : public ::testing::Test {
   static std::string train_to_end(const testing::TempDir& dir) {
     auto run = testing::run_command(train_command(dir));
     EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-    return run_dir_of(run.out);
-  }
-  // The run directory from the `run: DIR` first line.
-  static std::string run_dir_of(const std::string& out) {
-    EXPECT_EQ(out.rfind("run: ", 0), 0u) << out;
-    return out.substr(5, out.find('\n') - 5);
-  }
-
-  // Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
-  // directory and the exit code.
-  static std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal) {
-    testing::ChildProcess child(command);
-    std::string line, run;
-    for (int i = 0; i < lines && child.read_line(line); ++i)
-      if (line.rfind("run: ", 0) == 0) run = line.substr(5);
-    child.signal(signal);
-    return {run, child.wait()};
+    return testing::run_dir_of(run.out);
   }
 
   void expect_same_as_straight(const std::string& run) {

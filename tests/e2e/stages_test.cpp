@@ -16,13 +16,19 @@
 #include "kiln/core/json.h"
 #include "kiln/io/safetensors.h"
 #include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::interrupt;
+using testing::latest_checkpoint;
 using ::testing::Not;
+using testing::read_file;
+using testing::run_dir_of;
+using testing::validation_rows;
 namespace fs = std::filesystem;
 
 // 8 steps per epoch at batch 32. Stage "head" ends mid-epoch (step 20) and "all" goes on from
@@ -54,21 +60,6 @@ stages:
   - {name: polish, data: {batch_size: 64}, optimizer: {lr: 0.01}, train: {max: 4 steps}}
 )";
 
-std::string read_file(const std::string& path) {
-  std::ostringstream bytes;
-  bytes << std::ifstream(path, std::ios::binary).rdbuf();
-  return bytes.str();
-}
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-  return text;
-}
-
-std::string latest_checkpoint(const std::string& run) {
-  return run + "/checkpoints/" + trimmed(read_file(run + "/checkpoints/latest"));
-}
-
 std::string checkpoint(const std::string& run, int step) {
   char name[32];
   std::snprintf(name, sizeof name, "step-%09d", step);
@@ -81,14 +72,6 @@ std::string tensor_bytes(const std::string& checkpoint_dir, const std::string& n
   const io::SafeTensor* tensor = file.find(name);
   EXPECT_NE(tensor, nullptr) << name << " in " << checkpoint_dir;
   return tensor ? std::string(reinterpret_cast<const char*>(tensor->data), tensor->size) : "";
-}
-
-std::string validation_rows(const std::string& run) {
-  std::istringstream in(read_file(run + "/metrics.csv"));
-  std::string line, rows;
-  while (std::getline(in, line))
-    if (line.find(",val,") != std::string::npos) rows += line.substr(0, line.rfind(',')) + "\n";
-  return rows;
 }
 
 class Stages : public ::testing::Test {
@@ -112,19 +95,6 @@ class Stages : public ::testing::Test {
     return kiln() + " train " + dir.write("config.yaml", config) + " --runs-root " +
            dir.file("runs");
   }
-  static std::string run_dir_of(const std::string& out) {
-    EXPECT_EQ(out.rfind("run: ", 0), 0u) << out;
-    return out.substr(5, out.find('\n') - 5);
-  }
-  static std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal) {
-    testing::ChildProcess child(command);
-    std::string line, run;
-    for (int i = 0; i < lines && child.read_line(line); ++i)
-      if (line.rfind("run: ", 0) == 0) run = line.substr(5);
-    child.signal(signal);
-    return {run, child.wait()};
-  }
-
   static testing::TempDir* straight_dir_;
   static std::string* straight_out_;
   static std::string* straight_run_;

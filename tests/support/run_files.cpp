@@ -1,0 +1,44 @@
+#include "tests/support/run_files.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/run_command.h"
+
+namespace kiln::testing {
+
+std::string read_file(const std::string& path) {
+  std::ostringstream bytes;
+  bytes << std::ifstream(path, std::ios::binary).rdbuf();
+  return bytes.str();
+}
+
+std::string run_dir_of(const std::string& train_output) {
+  if (train_output.rfind("run: ", 0) != 0) return "";
+  return train_output.substr(5, train_output.find('\n') - 5);
+}
+
+std::string latest_checkpoint(const std::string& run) {
+  std::string name = read_file(run + "/checkpoints/latest");
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+  return run + "/checkpoints/" + name;
+}
+
+std::string validation_rows(const std::string& run) {
+  std::istringstream in(read_file(run + "/metrics.csv"));
+  std::string line, rows;
+  while (std::getline(in, line))
+    if (line.find(",val,") != std::string::npos) rows += line.substr(0, line.rfind(',')) + "\n";
+  return rows;
+}
+
+std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal) {
+  ChildProcess child(command);
+  std::string line, run;
+  for (int i = 0; i < lines && child.read_line(line); ++i)
+    if (line.rfind("run: ", 0) == 0) run = line.substr(5);
+  child.signal(signal);
+  return {run, child.wait()};
+}
+
+}  // namespace kiln::testing

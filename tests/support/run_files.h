@@ -1,0 +1,26 @@
+#pragma once
+// What end-to-end tests read from a kiln run directory, and how they interrupt a `kiln train` at
+// a moment its own output marks.
+
+#include <string>
+#include <utility>
+
+namespace kiln::testing {
+
+/// A whole file's bytes ("" when missing).
+std::string read_file(const std::string& path);
+
+/// The run directory from `kiln train`'s `run: DIR` first line.
+std::string run_dir_of(const std::string& train_output);
+
+/// The checkpoint directory checkpoints/latest names.
+std::string latest_checkpoint(const std::string& run);
+
+/// metrics.csv's validation rows without their wall time, to compare runs.
+std::string validation_rows(const std::string& run);
+
+/// Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
+/// directory its `run:` line named and its exit code.
+std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal);
+
+}  // namespace kiln::testing
