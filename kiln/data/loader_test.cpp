@@ -11,7 +11,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::data {
-namespace {
+namespace loader_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -306,5 +306,5 @@ TEST(Loader, AnErrorInAWorkerReachesTheConsumerAtItsBatch) {
   EXPECT_THAT(to_vector(loader.next()->target), ElementsAre(8, 9, 10, 11));
 }
 
-}  // namespace
+}  // namespace loader_test
 }  // namespace kiln::data

@@ -10,7 +10,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
-namespace {
+namespace subset_test {
 
 using ::testing::ElementsAre;
 
@@ -81,5 +81,5 @@ TEST(IdxDataset, MismatchedFilesAreDataErrors) {
   EXPECT_THROW(make_dataset("{type: idx, images: " + path + "}"), ConfigError);
 }
 
-}  // namespace
+}  // namespace subset_test
 }  // namespace kiln::data

@@ -31,11 +31,12 @@ SwappedWeights::~SwappedWeights() {
   if (!saved_.empty()) copy_into(saved_, model_);
 }
 
-void check_monitor(const std::string& monitor, const TrainerView& view, const std::string& path) {
-  std::vector<std::string> tags = view.monitorable();
-  if (std::find(tags.begin(), tags.end(), monitor) == tags.end())
-    throw ConfigError(path, "",
-                      "\"" + monitor + "\" is never measured; " + suggestion_text(monitor, tags));
+void check_monitor(const std::string& monitor, const std::vector<std::string>& monitorable,
+                   const std::string& path) {
+  if (std::find(monitorable.begin(), monitorable.end(), monitor) == monitorable.end())
+    throw ConfigError(
+        path, "",
+        "\"" + monitor + "\" is never measured; " + suggestion_text(monitor, monitorable));
 }
 
 bool improves(double value, double best, const std::string& mode, double min_delta) {

@@ -57,6 +57,10 @@ class Callback {
  public:
   virtual ~Callback() = default;
 
+  /// Before any training (of any stage, and by --dry-run): a ConfigError at config_path when
+  /// this callback cannot work in a training with `train` options measuring `monitorable` tags.
+  virtual void check(const TrainOptions& /*train*/,
+                     const std::vector<std::string>& /*monitorable*/) const {}
   virtual void on_fit_begin(TrainerView&) {}
   /// After every optimizer step, before its logging and validation; `before` is the progress
   /// before it (for Period::crossed).
@@ -105,9 +109,10 @@ class SwappedWeights {
   NamedTensors saved_;
 };
 
-/// A monitored tag that the trainer never measures is a ConfigError at `path` listing the ones
-/// it does.
-void check_monitor(const std::string& monitor, const TrainerView& view, const std::string& path);
+/// A monitored tag that is not among the `monitorable` ones is a ConfigError at `path` listing
+/// them.
+void check_monitor(const std::string& monitor, const std::vector<std::string>& monitorable,
+                   const std::string& path);
 
 /// Whether `value` improves on `best` by more than `min_delta` in `mode` (min|max).
 bool improves(double value, double best, const std::string& mode, double min_delta = 0);

@@ -16,7 +16,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace checkpoint_test {
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
@@ -50,7 +50,8 @@ bool same_state(const torch::nn::Module& a, const torch::nn::Module& b) {
 class CheckpointTest : public ::testing::Test {
  protected:
   std::string save(int64_t step, const models::Model& model) {
-    return save_checkpoint(checkpoints(), {step, &model, nullptr, Json{{"step", step}}, "a: 1\n"});
+    return save_checkpoint(checkpoints(),
+                           {step, &model, nullptr, Json{{"step", step}}, "a: 1\n", {}});
   }
   std::string checkpoints() const { return run_.file("checkpoints"); }
   const std::string& run() const { return run_.path(); }
@@ -71,7 +72,7 @@ TEST_F(CheckpointTest, WritesEveryFileUnderAStepNameAndTheOptimizerWhenGiven) {
   auto model = trained_model(1);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
   std::string dir = save_checkpoint(
-      checkpoints(), {1200, model.get(), &optimizer, Json{{"step", 1200}}, "name: x\n"});
+      checkpoints(), {1200, model.get(), &optimizer, Json{{"step", 1200}}, "name: x\n", {}});
   EXPECT_EQ(dir, checkpoints() + "/step-000001200");
   for (const char* file :
        {"model.safetensors", "optimizer.pt", "train_state.json", "config.yaml", "MANIFEST"})
@@ -294,16 +295,16 @@ TEST_F(CheckpointTest, AWriteInterruptedAtAnyStepNeverLeavesAnInvalidCheckpointT
   auto before = trained_model(1), after = trained_model(2);
   FailingFileSystem counting(-1);
   kiln::testing::TempDir scratch;
-  save_checkpoint(scratch.file("checkpoints"), {2, after.get(), nullptr, Json::object(), ""},
+  save_checkpoint(scratch.file("checkpoints"), {2, after.get(), nullptr, Json::object(), "", {}},
                   counting);
   ASSERT_GE(counting.steps, 10);
   for (int fail_at = 0; fail_at < counting.steps; ++fail_at) {
     SCOPED_TRACE("failing step " + std::to_string(fail_at));
     kiln::testing::TempDir run;
     std::string dir = run.file("checkpoints");
-    save_checkpoint(dir, {1, before.get(), nullptr, Json::object(), ""});
+    save_checkpoint(dir, {1, before.get(), nullptr, Json::object(), "", {}});
     FailingFileSystem failing(fail_at);
-    EXPECT_THROW(save_checkpoint(dir, {2, after.get(), nullptr, Json::object(), ""}, failing),
+    EXPECT_THROW(save_checkpoint(dir, {2, after.get(), nullptr, Json::object(), "", {}}, failing),
                  IoError);
     std::vector<std::string> warnings;
     std::string found = find_checkpoint(run.path(), "last", &warnings);
@@ -312,10 +313,11 @@ TEST_F(CheckpointTest, AWriteInterruptedAtAnyStepNeverLeavesAnInvalidCheckpointT
     bool old_one = found == dir + "/step-000000001";
     EXPECT_TRUE(same_state(*probe, old_one ? *before : *after));
     // A directory under the final name is complete whenever it exists.
-    if (fs::exists(dir + "/step-000000002"))
+    if (fs::exists(dir + "/step-000000002")) {
       EXPECT_NO_THROW(verify_checkpoint(dir + "/step-000000002"));
+    }
   }
 }
 
-}  // namespace
+}  // namespace checkpoint_test
 }  // namespace kiln::engine

@@ -13,7 +13,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace console_test {
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
@@ -151,5 +151,5 @@ TEST(FormatDuration, UsesMinutesAndSecondsUnderAnHourThenHours) {
   EXPECT_EQ(format_duration(-5), "0:00");
 }
 
-}  // namespace
+}  // namespace console_test
 }  // namespace kiln::engine

@@ -9,7 +9,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace evaluator_test {
 
 using test_rig::random_dataset;
 
@@ -71,5 +71,5 @@ TEST(Evaluate, ResetsMetricsFirstAndRestoresTheTrainingMode) {
   EXPECT_FALSE(parts.model->is_training());
 }
 
-}  // namespace
+}  // namespace evaluator_test
 }  // namespace kiln::engine

@@ -135,8 +135,8 @@ Objective Experiment::build_objective(const models::Model& model) const {
     heads.push_back({head.name, losses::loss_registry().create(head.loss), head.weight,
                      build_metrics(head.metrics), head.target, head.config_path()});
   if (heads.empty())
-    heads.push_back(
-        {"", losses::loss_registry().create(config_.loss), 1.0, build_metrics(config_.metrics)});
+    heads.push_back({"", losses::loss_registry().create(config_.loss), 1.0,
+                     build_metrics(config_.metrics), "target", ""});
   return Objective(std::move(heads));
 }
 

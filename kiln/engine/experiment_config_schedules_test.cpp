@@ -11,7 +11,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace experiment_config_schedules_test {
 
 using ::testing::HasSubstr;
 
@@ -55,6 +55,9 @@ struct BadSchedules {
   const char* expected;  // part of the message
 };
 
+// Test names show the config, not the struct's bytes.
+void PrintTo(const BadSchedules& bad, std::ostream* out) { *out << bad.yaml; }
+
 class RefusedSchedules : public ::testing::TestWithParam<BadSchedules> {};
 
 TEST_P(RefusedSchedules, NameThePathAndWhatIsValid) {
@@ -97,5 +100,5 @@ TEST(ScheduleConfig, CannotChangeOnResume) {
   }
 }
 
-}  // namespace
+}  // namespace experiment_config_schedules_test
 }  // namespace kiln::engine

@@ -14,7 +14,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace init_from_test {
 
 using ::testing::HasSubstr;
 
@@ -120,5 +120,5 @@ TEST(InitFrom, ReadsCheckpointAndRunDirectories) {
   EXPECT_THROW(load_initial_weights(from(dir.file("")), *target), ConfigError);
 }
 
-}  // namespace
+}  // namespace init_from_test
 }  // namespace kiln::engine

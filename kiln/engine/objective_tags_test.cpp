@@ -9,7 +9,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace objective_tags_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -83,5 +83,5 @@ TEST(ObjectiveTags, AHeadsClashIsReportedAtItsMetrics) {
   }
 }
 
-}  // namespace
+}  // namespace objective_tags_test
 }  // namespace kiln::engine

@@ -10,7 +10,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace objective_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -143,5 +143,5 @@ TEST(Objective, CheckTargetsRefusesDataWithoutTheNamedTargetBeforeAnyBatch) {
   }
 }
 
-}  // namespace
+}  // namespace objective_test
 }  // namespace kiln::engine

@@ -13,7 +13,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace resume_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -117,5 +117,5 @@ TEST(RemoveCheckpointsAfter, RemovesLaterAndTemporaryDirectoriesOnly) {
   EXPECT_THAT(left, ElementsAre("notes", "step-000000004", "step-000000008"));
 }
 
-}  // namespace
+}  // namespace resume_test
 }  // namespace kiln::engine

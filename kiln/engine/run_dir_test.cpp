@@ -14,7 +14,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace run_dir_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -129,5 +129,5 @@ TEST(IsoTime, FormatsUtc) {
   EXPECT_EQ(iso_time(kNow), "2021-03-04T05:06:07Z");
 }
 
-}  // namespace
+}  // namespace run_dir_test
 }  // namespace kiln::engine

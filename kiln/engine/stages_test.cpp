@@ -10,7 +10,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
-namespace {
+namespace stages_test {
 
 using ::testing::HasSubstr;
 
@@ -122,5 +122,5 @@ TEST(MergeStage, ListsReplaceAndMappingsMerge) {
   EXPECT_EQ(base, Json::parse(R"({"a": {"x": 1, "y": [3]}, "c": {"type": "adam", "lr": 2}})"));
 }
 
-}  // namespace
+}  // namespace stages_test
 }  // namespace kiln::engine

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
 
 namespace kiln::engine {
 namespace {
@@ -141,6 +142,15 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
         BestValue{required<std::string>(best, "metric", file),
                   required<double>(best, "value", file), required<int64_t>(best, "step", file)};
   return s;
+}
+
+TrainState read_train_state(const std::string& checkpoint_dir) {
+  std::string file = checkpoint_dir + "/train_state.json";
+  try {
+    return train_state_from_json(Json::parse(read_text_file(file)), file);
+  } catch (const Json::parse_error& e) {
+    throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
+  }
 }
 
 }  // namespace kiln::engine

@@ -3,8 +3,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include "kiln/core/suggest.h"
-#include "kiln/core/text_file.h"
 #include "kiln/engine/gradients.h"
 #include "kiln/optim/optimizer.h"
 
@@ -67,21 +65,27 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
       clock_(std::move(clock)),
       precision_(options.precision, parts.device) {
   KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
-  auto tags = monitorable_tags(parts_.objective, parts_.val != nullptr);
-  if (std::find(tags.begin(), tags.end(), options_.monitor) == tags.end())
-    throw ConfigError("train.monitor", "",
-                      "\"" + options_.monitor + "\" is never measured; " +
-                          suggestion_text(options_.monitor, tags));
+  check_training(parts_, options_);
   learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
   for (const auto& group : parts_.optimizer.param_groups())
     for (const auto& parameter : group.params()) trainable_.push_back(parameter);
-  if (parts_.scheduler && !parts_.scheduler->monitor().empty())
-    check_monitor(parts_.scheduler->monitor(), *this, "scheduler.monitor");
   if (!parts_.schedules.empty())
     hyper_parameters_.emplace(parts_.optimizer, parts_.schedules,
                               steps_per_epoch(parts_.train, options_.accumulate),
                               planned_steps(options_.max, parts_.train, options_.accumulate));
   progress_ = parts_.stage.start;
+}
+
+void check_training(const TrainerParts& parts, const TrainOptions& options) {
+  std::vector<std::string> tags = monitorable_tags(parts.objective, parts.val != nullptr);
+  check_monitor(options.monitor, tags, "train.monitor");
+  if (parts.scheduler && !parts.scheduler->monitor().empty())
+    check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
+  for (const Callback* callback : parts.callbacks) callback->check(options, tags);
+  if (!parts.schedules.empty())  // its constructor checks the names and the values ahead
+    optim::ScheduledHyperParameters(parts.optimizer, parts.schedules,
+                                    steps_per_epoch(parts.train, options.accumulate),
+                                    planned_steps(options.max, parts.train, options.accumulate));
 }
 
 int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate) {
@@ -95,6 +99,8 @@ int64_t planned_steps(const Period& max, const data::Loader& train, int64_t accu
 }
 
 void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir) {
+  load_model_weights(checkpoint_dir, parts_.model);
+  load_optimizer_state(checkpoint_dir, parts_.optimizer);
   progress_ = state.progress;
   validated_ = state.validated;
   result_.best = state.best;
@@ -213,10 +219,7 @@ void Trainer::rewind(const std::string& what) {
   for (const auto& warning : warnings) console_.line("warning: " + warning);
   double multiplier = lr_multiplier_ * 0.5;
   int64_t rewinds = rewinds_ + 1;
-  load_model_weights(checkpoint, parts_.model);
-  load_optimizer_state(checkpoint, parts_.optimizer);
-  std::string state_file = checkpoint + "/train_state.json";
-  resume(train_state_from_json(Json::parse(read_text_file(state_file)), state_file), checkpoint);
+  resume(read_train_state(checkpoint), checkpoint);
   lr_multiplier_ = multiplier;
   rewinds_ = rewinds;
   parts_.objective.reset();
@@ -385,8 +388,8 @@ TrainState Trainer::capture_state() const {
 void Trainer::save_checkpoint() {
   checkpoint_requested_ = false;
   if (parts_.checkpoints_dir.empty()) return;
-  CheckpointContents contents{progress_.steps, &parts_.model, &parts_.optimizer,
-                              to_json(capture_state()), parts_.config_yaml};
+  CheckpointContents contents{progress_.steps,          &parts_.model,      &parts_.optimizer,
+                              to_json(capture_state()), parts_.config_yaml, {}};
   for (const Callback* callback : parts_.callbacks) {
     NamedTensors tensors = callback->tensors();
     if (!tensors.empty()) contents.tensor_files[callback->type] = std::move(tensors);

@@ -67,7 +67,8 @@ class Trainer : private TrainerView {
   /// before a checkpoint's optimizer state is loaded.
   Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
           Clock clock);
-  /// Continues from a checkpoint's state (weights and optimizer state are the caller's to load).
+  /// Continues from a checkpoint: loads its weights and optimizer state, then takes up `state`
+  /// (read_train_state of the same folder).
   void resume(const TrainState& state, const std::string& checkpoint_dir);
   /// Starts a later stage where `previous` (the stage before, in this process) ended: its
   /// progress (parts.stage.start), best and latest values and final checkpoint carry over.
@@ -137,6 +138,10 @@ class Trainer : private TrainerView {
   bool checkpoint_requested_ = false;
   TrainResult result_;
 };
+
+/// What a trainer checks of its config before training, without training: train.monitor,
+/// scheduler.monitor, each callback's check and the `schedules:`; a ConfigError naming the key.
+void check_training(const TrainerParts& parts, const TrainOptions& options);
 
 /// Optimizer steps per epoch: batches per epoch over `accumulate`, rounded up.
 int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate = 1);

@@ -9,7 +9,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace trainer_control_test {
 
 using test_rig::CountingMetric;
 using test_rig::PoisonedLoss;
@@ -214,5 +214,5 @@ TEST(LossScaler, HalvesAfterAnOverflowAndDoublesAfterAGoodRun) {
   EXPECT_EQ(restored.value(), 32768.0);
 }
 
-}  // namespace
+}  // namespace trainer_control_test
 }  // namespace kiln::engine

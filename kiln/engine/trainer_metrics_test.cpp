@@ -11,7 +11,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace trainer_metrics_test {
 
 using test_rig::CountingMetric;
 using test_rig::ScriptedMetric;
@@ -125,5 +125,5 @@ TEST(TrainerMetrics, LastHoldsTheLatestValueOfEveryTag) {
   EXPECT_EQ(result.last.at("train/count"), 4);  // steps 5 and 6
 }
 
-}  // namespace
+}  // namespace trainer_metrics_test
 }  // namespace kiln::engine

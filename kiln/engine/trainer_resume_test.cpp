@@ -1,7 +1,7 @@
 // Resuming on the trainer's rig: N steps straight and N/2 + checkpoint + a new trainer resumed
 // from it + N/2 give bitwise-equal weights, optimizer momentum and EMA; a stop signal ends
 // training after the current step with a checkpoint of that step; a TrainState survives JSON
-// and a damaged one is an error naming its file and key.
+// and a damaged or truncated one is an error naming its file and key or offset.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace trainer_resume_test {
 
 using test_rig::train_options;
 using test_rig::TrainerRig;
@@ -133,5 +133,19 @@ TEST(TrainState, ADamagedStateNamesItsFileAndKey) {
   EXPECT_THROW(restore_rng(bad_rng["rng"], "t.json"), DataError);  // too short for the state
 }
 
-}  // namespace
+TEST(TrainState, ATruncatedStateFileNamesItsFileAndOffset) {
+  kiln::testing::TempDir dir;
+  std::string text = to_json(TrainState{}).dump();
+  dir.write("train_state.json", text.substr(0, text.size() / 2));
+  try {
+    read_train_state(dir.path());
+    FAIL() << "half a train state was read";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(dir.path() + "/train_state.json"));
+    EXPECT_THAT(e.what(), HasSubstr("byte offset"));
+  }
+  EXPECT_THROW(read_train_state(dir.path() + "/missing"), Error);
+}
+
+}  // namespace trainer_resume_test
 }  // namespace kiln::engine

@@ -6,10 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kiln/core/text_file.h"
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace trainer_schedules_test {
 
 using test_rig::train_options;
 using test_rig::TrainerRig;
@@ -123,5 +124,5 @@ TEST(TrainerSchedules, HalfThenResumeKeepsThePlateauStateAndTheBaseValues) {
     EXPECT_TRUE(torch::equal(tensor, named_state(*second_half->model).at(name))) << name;
 }
 
-}  // namespace
+}  // namespace trainer_schedules_test
 }  // namespace kiln::engine

@@ -15,7 +15,7 @@
 #include "kiln/engine/trainer_test_rig.h"
 
 namespace kiln::engine {
-namespace {
+namespace trainer_test {
 
 using test_rig::train_options;
 using test_rig::TrainerRig;
@@ -198,5 +198,5 @@ TEST(Trainer, AppliesTheScheduleBeforeEveryStep) {
         << "after step " << n;
 }
 
-}  // namespace
+}  // namespace trainer_test
 }  // namespace kiln::engine

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "kiln/core/config.h"
-#include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/optim/optimizer.h"
@@ -84,7 +83,7 @@ class PoisonedLoss : public losses::Loss {
 inline std::vector<Objective::Head> single_head(std::shared_ptr<const losses::Loss> loss,
                                                 std::vector<NamedMetric> metrics) {
   std::vector<Objective::Head> heads;
-  heads.push_back({"", std::move(loss), 1.0, std::move(metrics)});
+  heads.push_back({"", std::move(loss), 1.0, std::move(metrics), "target", ""});
   return heads;
 }
 
@@ -149,10 +148,7 @@ struct TrainerRig {
     parts.schedules = schedules;
     Trainer trainer(parts, options, log, console, clock);
     if (!resume_from.empty()) {
-      load_model_weights(resume_from, *model);
-      load_optimizer_state(resume_from, *optimizer);
-      std::string state = resume_from + "/train_state.json";
-      trainer.resume(train_state_from_json(Json::parse(read_text_file(state)), state), resume_from);
+      trainer.resume(read_train_state(resume_from), resume_from);
     }
     return trainer.fit();
   }

@@ -65,24 +65,6 @@ std::string prepare_resume(const RunDirectory& run, Console& console) {
   return checkpoint;
 }
 
-TrainState read_train_state(const std::string& checkpoint) {
-  std::string state_file = checkpoint + "/train_state.json";
-  try {
-    return train_state_from_json(Json::parse(read_text_file(state_file)), state_file);
-  } catch (const Json::parse_error& e) {
-    throw DataError(state_file, -1, static_cast<int64_t>(e.byte), e.what());
-  }
-}
-
-// Puts a checkpoint's weights, optimizer state and train state into the stage and its trainer.
-void load_training_checkpoint(const std::string& checkpoint, const TrainState& state, RunSession& s,
-                              StageSession& stage, Trainer& trainer, Console& console) {
-  load_model_weights(checkpoint, *s.model);
-  load_optimizer_state(checkpoint, *stage.optimizer);
-  trainer.resume(state, checkpoint);
-  console.line(fmt::format("resumed from {} at step {}", checkpoint, checkpoint_step(checkpoint)));
-}
-
 // Where a stage's training data starts after the stage before it ended at `previous`: on from
 // there when the new stage reads the same batches, else (another batch size, drop_last or
 // shuffle) at the next epoch, so no example is seen twice in an epoch.
@@ -141,7 +123,9 @@ struct StageLoop {
           stage->parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark),
           stages[i].config.train, log, console, clock);
       if (resumed && i == first) {
-        load_training_checkpoint(checkpoint, *resumed, session, *stage, trainer, console);
+        trainer.resume(*resumed, checkpoint);
+        console.line(
+            fmt::format("resumed from {} at step {}", checkpoint, checkpoint_step(checkpoint)));
       } else if (i != first) {
         stage->train.seek(
             next_position(ended, per_epoch, stages[i - 1].config.data, stages[i].config.data));

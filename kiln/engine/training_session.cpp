@@ -58,7 +58,14 @@ std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage) {
 }
 
 void check_stages(RunSession& run, const std::vector<Stage>& stages) {
-  for (const Stage& stage : stages) open_stage(run, stage);
+  for (const Stage& stage : stages) {
+    std::unique_ptr<StageSession> session = open_stage(run, stage);
+    try {
+      check_training(session->parts(run, "", "", nullptr, {}), stage.config.train);
+    } catch (const ConfigError& e) {
+      throw stage.locate(e);
+    }
+  }
 }
 
 }  // namespace kiln::engine

@@ -49,9 +49,10 @@ struct StageSession {
 /// config errors name the stage's keys (stages[i].train.freeze[0]).
 std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage);
 
-/// Opens every stage in turn (the run is then in the last one: open the one to train next), so
-/// that a config which fails only when a later stage starts (a freeze path, a schedule longer
-/// than its stage) fails before any training.
+/// Opens every stage in turn and makes a trainer's checks of it (the run is then in the last
+/// one: open the one to train next), so that a config which would fail only when a later stage
+/// starts (a freeze path, a schedule longer than its stage, a monitor never measured) fails
+/// before any training; --dry-run makes these checks for every config.
 void check_stages(RunSession& run, const std::vector<Stage>& stages);
 
 }  // namespace kiln::engine

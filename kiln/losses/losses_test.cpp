@@ -9,7 +9,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::losses {
-namespace {
+namespace losses_test {
 
 using ::testing::HasSubstr;
 
@@ -96,5 +96,5 @@ TEST(Losses, BinaryCrossEntropyTakesIntegerTargetsAndStaysFiniteOnHugeLogits) {
   EXPECT_NEAR(value.item<double>(), 200.0, 1e-3) << "log-sum-exp form: no inf";
 }
 
-}  // namespace
+}  // namespace losses_test
 }  // namespace kiln::losses

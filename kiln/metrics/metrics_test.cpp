@@ -11,7 +11,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::metrics {
-namespace {
+namespace metrics_test {
 
 using ::testing::HasSubstr;
 
@@ -126,5 +126,5 @@ TEST(Metrics, R2OfAConstantTargetIsOneWhenExactAndZeroOtherwise) {
   EXPECT_DOUBLE_EQ(r2->value(), 0.0);
 }
 
-}  // namespace
+}  // namespace metrics_test
 }  // namespace kiln::metrics

@@ -8,7 +8,7 @@
 #include "tests/support/models.h"
 
 namespace kiln::models {
-namespace {
+namespace freeze_test {
 
 using ::testing::HasSubstr;
 
@@ -74,5 +74,5 @@ TEST(Freeze, AnUnknownPathNamesTheNearestAndTheTopLevelModules) {
   }
 }
 
-}  // namespace
+}  // namespace freeze_test
 }  // namespace kiln::models

@@ -9,7 +9,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::models {
-namespace {
+namespace summary_test {
 
 using ::testing::HasSubstr;
 
@@ -82,5 +82,5 @@ TEST(Summary, ThousandsAreSeparated) {
   EXPECT_EQ(with_thousands(11689512), "11,689,512");
 }
 
-}  // namespace
+}  // namespace summary_test
 }  // namespace kiln::models

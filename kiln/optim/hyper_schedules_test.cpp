@@ -11,7 +11,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace hyper_schedules_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -142,5 +142,5 @@ TEST(HyperSchedules, RmspropMomentumMustNotStartAtZero) {
   EXPECT_EQ(error_driving(f, "momentum", *from_half), "no error");
 }
 
-}  // namespace
+}  // namespace hyper_schedules_test
 }  // namespace kiln::optim

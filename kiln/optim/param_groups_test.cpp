@@ -10,7 +10,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace param_groups_test {
 
 using ::testing::HasSubstr;
 using Named = torch::OrderedDict<std::string, torch::Tensor>;
@@ -70,5 +70,5 @@ TEST(ParamGroups, RefusesPatternsMatchingNothingAndAllFrozen) {
   EXPECT_THROW(build_grouped_optimizer(sgd(), named, {}, "train.lr_scales"), ConfigError);
 }
 
-}  // namespace
+}  // namespace param_groups_test
 }  // namespace kiln::optim

@@ -12,7 +12,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::models {
-namespace {
+namespace layers_conformance_test {
 
 struct LayerExample {
   std::string config;  // the layer as written in `layers:`
@@ -103,5 +103,5 @@ INSTANTIATE_TEST_SUITE_P(Conformance, LayerExamples,
                          ::testing::ValuesIn(conformance::names_of(examples())),
                          [](const auto& info) { return info.param; });
 
-}  // namespace
+}  // namespace layers_conformance_test
 }  // namespace kiln::models

@@ -11,7 +11,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::models {
-namespace {
+namespace networks_conformance_test {
 
 struct NetworkExample {
   std::string config;
@@ -104,5 +104,5 @@ TEST(NetworkConformance, ParameterCountsEqualTorchvisions) {
   EXPECT_EQ(parameter_count("{type: mobilenet_v2, num_classes: 1000}", imagenet), 3504872);
 }
 
-}  // namespace
+}  // namespace networks_conformance_test
 }  // namespace kiln::models

@@ -157,20 +157,32 @@ TEST(CliErrors, SchedulesNameTheirPathsAndWhatIsValid) {
       kiln("train " + example("mlp.yaml") + " --set schedules.weight_dacay=cosine --dry-run"));
   EXPECT_EQ(name.exit_code, 2);
   EXPECT_THAT(name.err, HasSubstr("did you mean \"weight_decay\"?"));
-  // What the run's optimizer (adam) has and what it measures are known when training starts.
-  testing::TempDir dir;
-  std::string quick = " --set data.take=256 --set 'train.max=2 steps' --runs-root " + dir.path();
+  // What the optimizer (adam) has and what the run measures are checked by --dry-run too.
   auto lacks = testing::run_command(
-      kiln("train " + example("mlp.yaml") + quick + " --set schedules.momentum=cosine"));
+      kiln("train " + example("mlp.yaml") + " --set schedules.momentum=cosine --dry-run"));
   EXPECT_EQ(lacks.exit_code, 2);
   EXPECT_THAT(lacks.err, HasSubstr("schedules.momentum: this optimizer has no \"momentum\"; it "
                                    "has: beta1, beta2, weight_decay"));
-  auto monitor =
-      testing::run_command(kiln("train " + example("mlp.yaml") + quick +
-                                " --set 'scheduler={type: reduce_on_plateau, monitor: val/acc}'"));
+  auto monitor = testing::run_command(
+      kiln("train " + example("mlp.yaml") +
+           " --set 'scheduler={type: reduce_on_plateau, monitor: val/acc}' --dry-run"));
   EXPECT_EQ(monitor.exit_code, 2);
   EXPECT_THAT(monitor.err, HasSubstr("scheduler.monitor: \"val/acc\" is never measured"));
   EXPECT_THAT(monitor.err, HasSubstr("val/accuracy"));
+}
+
+TEST(CliErrors, DryRunChecksWhatEveryMonitorNames) {
+  auto train = testing::run_command(
+      kiln("train " + example("mlp.yaml") + " --set train.monitor=val/los --dry-run"));
+  EXPECT_EQ(train.exit_code, 2);
+  EXPECT_THAT(train.err, HasSubstr("train.monitor: \"val/los\" is never measured"));
+  EXPECT_THAT(train.err, HasSubstr("did you mean \"val/loss\"?"));
+  auto callback = testing::run_command(
+      kiln("train " + example("mlp.yaml") +
+           " --set 'callbacks=[{type: early_stopping, monitor: val/acuracy}]' --dry-run"));
+  EXPECT_EQ(callback.exit_code, 2);
+  EXPECT_THAT(callback.err, HasSubstr("callbacks[0].monitor: \"val/acuracy\" is never measured"));
+  EXPECT_THAT(callback.err, HasSubstr("did you mean \"val/accuracy\"?"));
 }
 
 // --plugin is taken from anywhere on the line; a bad one stops before any work, exit 2.

@@ -2,7 +2,8 @@
 // hidden ones frozen), the second everything with another optimizer, the third with a larger
 // batch; weights carry over, steps count on across stages, and a `kill -9` at a random moment
 // followed by `--resume` ends bitwise equal to the uninterrupted run (CPU, train.deterministic).
-// A stage whose config only fails when it starts fails before any training.
+// A stage whose config only fails when it starts (a freeze path, a monitor) fails before any
+// training.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -195,6 +196,19 @@ TEST_F(Stages, AStageThatCannotStartFailsBeforeAnyTraining) {
                                       " --dry-run --set 'stages[0].model.hidden=[8]'");
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_THAT(refused.err, HasSubstr("a stage cannot change model"));
+}
+
+TEST_F(Stages, AMonitorALaterStageNeverMeasuresFailsBeforeAnyTraining) {
+  testing::TempDir dir;
+  std::string config = kConfig;
+  config.replace(config.find("{name: polish,"), 14,
+                 "{name: polish, callbacks: [{type: early_stopping, monitor: val/r2}],");
+  auto run = testing::run_command(train_command(dir, config));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("config error at stages[2].callbacks[0].monitor"));
+  EXPECT_THAT(run.err, HasSubstr("\"val/r2\" is never measured"));
+  EXPECT_THAT(run.err, HasSubstr("(in stage 3/3: polish)"));
+  EXPECT_THAT(run.out, Not(HasSubstr("stage 1/3")));
 }
 
 }  // namespace

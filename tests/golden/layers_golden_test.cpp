@@ -11,7 +11,7 @@
 #include "tests/golden/golden.h"
 
 namespace kiln::golden {
-namespace {
+namespace layers_golden_test {
 
 using models::Shape;
 using Shapes = std::map<std::string, Shape>;
@@ -129,5 +129,5 @@ TEST(GoldenLayerCases, EveryGeneratedCaseIsTested) {
   EXPECT_EQ(case_names_in(golden_cases()), case_names());
 }
 
-}  // namespace
+}  // namespace layers_golden_test
 }  // namespace kiln::golden

@@ -9,7 +9,7 @@
 #include "tests/golden/golden.h"
 
 namespace kiln::golden {
-namespace {
+namespace losses_metrics_golden_test {
 
 const Json& golden() {
   static const Json json = load_golden("losses_metrics.json");
@@ -122,5 +122,5 @@ TEST(GoldenAccuracy, TwoUpdatesMatchPyTorch) {
   }
 }
 
-}  // namespace
+}  // namespace losses_metrics_golden_test
 }  // namespace kiln::golden

@@ -11,7 +11,7 @@
 #include "tests/golden/golden.h"
 
 namespace kiln::golden {
-namespace {
+namespace metrics_golden_test {
 
 const std::vector<std::string>& case_names() {
   static const std::vector<std::string> names = {
@@ -122,5 +122,5 @@ TEST(GoldenMetricCases, EveryGeneratedCaseIsTestedAndEveryMetricHasOne) {
   }
 }
 
-}  // namespace
+}  // namespace metrics_golden_test
 }  // namespace kiln::golden

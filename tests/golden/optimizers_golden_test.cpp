@@ -7,7 +7,7 @@
 #include "tests/golden/golden.h"
 
 namespace kiln::golden {
-namespace {
+namespace optimizers_golden_test {
 
 // The cases make_golden.py writes, named here so each is its own test.
 const std::vector<std::string>& case_names() {
@@ -60,5 +60,5 @@ TEST(GoldenOptimizerCases, EveryRegisteredOptimizerHasACase) {
   }
 }
 
-}  // namespace
+}  // namespace optimizers_golden_test
 }  // namespace kiln::golden

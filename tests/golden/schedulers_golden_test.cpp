@@ -8,7 +8,7 @@
 #include "tests/golden/golden.h"
 
 namespace kiln::golden {
-namespace {
+namespace schedulers_golden_test {
 
 const std::vector<std::string>& case_names() {
   static const std::vector<std::string> names = {
@@ -79,5 +79,5 @@ TEST(GoldenSchedulerCases, EveryRegisteredSchedulerHasACase) {
   }
 }
 
-}  // namespace
+}  // namespace schedulers_golden_test
 }  // namespace kiln::golden

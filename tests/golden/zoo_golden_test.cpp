@@ -12,7 +12,7 @@
 #include "tests/golden/golden.h"
 
 namespace kiln::golden {
-namespace {
+namespace zoo_golden_test {
 
 using models::Shape;
 using Shapes = std::map<std::string, Shape>;
@@ -113,5 +113,5 @@ TEST(GoldenZooCases, EveryGeneratedCaseIsTested) {
   EXPECT_EQ(case_names_in(golden_cases()), case_names());
 }
 
-}  // namespace
+}  // namespace zoo_golden_test
 }  // namespace kiln::golden

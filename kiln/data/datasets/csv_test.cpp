@@ -8,7 +8,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
-namespace {
+namespace csv_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -77,5 +77,5 @@ TEST(CsvDataset, BadCellsNameFileRowOffsetAndColumn) {
   EXPECT_THROW(csv_dataset(file, "target: y, delimiter: ';;'"), ConfigError);
 }
 
-}  // namespace
+}  // namespace csv_test
 }  // namespace kiln::data

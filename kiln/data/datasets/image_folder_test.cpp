@@ -11,7 +11,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
-namespace {
+namespace image_folder_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -57,5 +57,5 @@ TEST(ImageFolderDataset, ImagesOfAnotherSizeAreNamed) {
   EXPECT_THROW(folder_dataset(dir.file("root"), ", channels: 2"), ConfigError);
 }
 
-}  // namespace
+}  // namespace image_folder_test
 }  // namespace kiln::data

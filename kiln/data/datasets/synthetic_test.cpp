@@ -7,7 +7,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::data {
-namespace {
+namespace synthetic_test {
 
 using ::testing::ElementsAre;
 
@@ -84,5 +84,5 @@ TEST(Synthetic, RejectsUnknownTasksAndSizes) {
   EXPECT_THROW(synthetic("classes: 1"), ConfigError);
 }
 
-}  // namespace
+}  // namespace synthetic_test
 }  // namespace kiln::data

@@ -18,7 +18,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::data {
-namespace {
+namespace tfrecord_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -332,5 +332,5 @@ TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
   }
 }
 
-}  // namespace
+}  // namespace tfrecord_test
 }  // namespace kiln::data

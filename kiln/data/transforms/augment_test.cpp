@@ -14,7 +14,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::data {
-namespace {
+namespace augment_test {
 
 using ::testing::HasSubstr;
 
@@ -261,5 +261,5 @@ TEST(Loader, AugmentsABatchTheSameWayForTheSameSeedEpochAndBatch) {
       << "epochs 1 and 2 were augmented alike";
 }
 
-}  // namespace
+}  // namespace augment_test
 }  // namespace kiln::data

@@ -11,7 +11,7 @@
 #include "kiln/optim/param_groups.h"
 
 namespace kiln::engine {
-namespace {
+namespace callbacks_test {
 
 using test_rig::ScriptedMetric;
 using test_rig::train_options;
@@ -214,5 +214,5 @@ TEST(LrMonitor, LogsEveryParameterGroupsRate) {
   EXPECT_THAT(rig.values_logged("train/lr/group1"), ElementsAre(0.05, 0.05));
 }
 
-}  // namespace
+}  // namespace callbacks_test
 }  // namespace kiln::engine

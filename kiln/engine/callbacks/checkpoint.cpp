@@ -34,8 +34,12 @@ class CheckpointCallback : public Callback {
  public:
   explicit CheckpointCallback(const CheckpointOptions& o) : options_(o) {}
 
+  void check(const TrainOptions& train,
+             const std::vector<std::string>& monitorable) const override {
+    options_.compare.resolved(train, monitorable, config_path);
+  }
   void on_fit_begin(TrainerView& view) override {
-    options_.compare = options_.compare.resolved(view, config_path);
+    options_.compare = options_.compare.resolved(view.options(), view.monitorable(), config_path);
   }
   void on_step_end(TrainerView& view, const Progress& before) override {
     if (options_.every.crossed(before, view.progress())) view.request_checkpoint();

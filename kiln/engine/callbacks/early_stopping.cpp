@@ -27,8 +27,12 @@ class EarlyStopping : public Callback {
  public:
   explicit EarlyStopping(const EarlyStoppingOptions& o) : options_(o) {}
 
+  void check(const TrainOptions& train,
+             const std::vector<std::string>& monitorable) const override {
+    options_.compare.resolved(train, monitorable, config_path);
+  }
   void on_fit_begin(TrainerView& view) override {
-    options_.compare = options_.compare.resolved(view, config_path);
+    options_.compare = options_.compare.resolved(view.options(), view.monitorable(), config_path);
   }
 
   void on_validation_end(TrainerView& view, const MetricValues&) override {

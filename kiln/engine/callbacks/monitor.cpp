@@ -10,11 +10,13 @@ void MonitorOptions::describe(Schema& s) {
       .one_of({"auto", "min", "max"});
 }
 
-MonitorOptions MonitorOptions::resolved(const TrainerView& view, const std::string& path) const {
+MonitorOptions MonitorOptions::resolved(const TrainOptions& train,
+                                        const std::vector<std::string>& monitorable,
+                                        const std::string& path) const {
   MonitorOptions out = *this;
-  if (out.monitor.empty()) out.monitor = view.options().monitor;
-  if (out.mode == "auto") out.mode = view.options().mode;
-  check_monitor(out.monitor, view, path + ".monitor");
+  if (out.monitor.empty()) out.monitor = train.monitor;
+  if (out.mode == "auto") out.mode = train.mode;
+  check_monitor(out.monitor, monitorable, path + ".monitor");
   return out;
 }
 

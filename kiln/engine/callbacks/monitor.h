@@ -4,6 +4,7 @@
 // Thread-safety: values.
 
 #include <string>
+#include <vector>
 
 #include "kiln/core/schema.h"
 #include "kiln/engine/callback.h"
@@ -14,9 +15,10 @@ struct MonitorOptions {
   std::string monitor;        // "" = train.monitor
   std::string mode = "auto";  // auto = train.mode
   void describe(Schema& s);
-  /// The options with train.monitor / train.mode filled in, the monitor checked against what the
-  /// trainer measures (a ConfigError at `path`.monitor otherwise).
-  MonitorOptions resolved(const TrainerView& view, const std::string& path) const;
+  /// The options with train.monitor / train.mode filled in, the monitor checked against the
+  /// tags the trainer measures (a ConfigError at `path`.monitor otherwise).
+  MonitorOptions resolved(const TrainOptions& train, const std::vector<std::string>& monitorable,
+                          const std::string& path) const;
 };
 
 }  // namespace kiln::engine

@@ -10,7 +10,7 @@
 #include "tests/support/models.h"
 
 namespace kiln::models {
-namespace {
+namespace composition_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -242,5 +242,5 @@ TEST(Block, AnErrorInABlockNamesTheLayerInItsDefinition) {
   EXPECT_THAT(error.what(), HasSubstr("[16]"));
 }
 
-}  // namespace
+}  // namespace composition_test
 }  // namespace kiln::models

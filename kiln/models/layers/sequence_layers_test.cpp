@@ -10,7 +10,7 @@
 #include "tests/support/models.h"
 
 namespace kiln::models {
-namespace {
+namespace sequence_layers_test {
 
 using ::testing::HasSubstr;
 
@@ -112,5 +112,5 @@ TEST(Linear, AppliesToEachStepButRefusesImages) {
               HasSubstr("put a flatten layer before it"));
 }
 
-}  // namespace
+}  // namespace sequence_layers_test
 }  // namespace kiln::models

@@ -11,7 +11,7 @@
 #include "tests/support/models.h"
 
 namespace kiln::models {
-namespace {
+namespace sequential_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -289,5 +289,5 @@ TEST(Layers, OptionsThatDoNotFitTheInputNameTheLayerAndTheShape) {
   EXPECT_THROW(build("[{type: gelu, approximate: fast}]", {4}), ConfigError);
 }
 
-}  // namespace
+}  // namespace sequential_test
 }  // namespace kiln::models

@@ -11,7 +11,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace optimizer_groups_test {
 
 using Named = torch::OrderedDict<std::string, torch::Tensor>;
 
@@ -87,5 +87,5 @@ INSTANTIATE_TEST_SUITE_P(Registered, GroupedOptimizer,
                          ::testing::Values("adagrad", "adam", "adamw", "rmsprop", "sgd"),
                          [](const auto& info) { return info.param; });
 
-}  // namespace
+}  // namespace optimizer_groups_test
 }  // namespace kiln::optim

@@ -8,7 +8,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace optimizer_options_test {
 
 using ::testing::HasSubstr;
 
@@ -25,6 +25,9 @@ struct BadOption {
   const char* config;
   const char* expected;
 };
+
+// Test names show the config, not the struct's bytes.
+void PrintTo(const BadOption& bad, std::ostream* out) { *out << bad.config; }
 
 class RefusedOptimizer : public ::testing::TestWithParam<BadOption> {};
 
@@ -62,5 +65,5 @@ INSTANTIATE_TEST_SUITE_P(
         BadOption{"{type: adagrad, initial_accumulator: 0.5}",
                   "did you mean \"initial_accumulator_value\"?"}));
 
-}  // namespace
+}  // namespace optimizer_options_test
 }  // namespace kiln::optim

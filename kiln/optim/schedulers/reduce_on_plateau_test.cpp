@@ -9,7 +9,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace reduce_on_plateau_test {
 
 using ::testing::HasSubstr;
 
@@ -92,5 +92,5 @@ TEST(Schedules, OfTheStepHaveNoMonitorAndNoState) {
   EXPECT_EQ(cosine->observe({{"val/loss", 1.0}}), "");
 }
 
-}  // namespace
+}  // namespace reduce_on_plateau_test
 }  // namespace kiln::optim

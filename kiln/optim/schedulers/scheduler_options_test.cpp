@@ -8,7 +8,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace scheduler_options_test {
 
 using ::testing::HasSubstr;
 
@@ -26,6 +26,9 @@ std::string error_building(const BadConfig& bad) {
   }
   return "no error";
 }
+
+// Test names show the config, not the struct's bytes.
+void PrintTo(const BadConfig& bad, std::ostream* out) { *out << bad.config; }
 
 class RefusedSchedule : public ::testing::TestWithParam<BadConfig> {};
 
@@ -128,5 +131,5 @@ TEST(Schedules, BeyondTheEndOfTrainingKeepTheirLastRate) {
   }
 }
 
-}  // namespace
+}  // namespace scheduler_options_test
 }  // namespace kiln::optim

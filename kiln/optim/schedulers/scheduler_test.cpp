@@ -7,7 +7,7 @@
 #include "tests/support/components.h"
 
 namespace kiln::optim {
-namespace {
+namespace scheduler_test {
 
 using ::testing::HasSubstr;
 
@@ -55,5 +55,5 @@ TEST(ScheduledLearningRates, ScalesEveryGroupFromItsOwnBaseRate) {
   EXPECT_DOUBLE_EQ(sgd.param_groups()[1].options().get_lr(), 0.01);
 }
 
-}  // namespace
+}  // namespace scheduler_test
 }  // namespace kiln::optim
