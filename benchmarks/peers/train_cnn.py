@@ -4,6 +4,11 @@ configs/examples/fashion_mnist/cnn.yaml written as a plain PyTorch training loop
 Same data (the Debian IDX files), normalisation, model, initialisation scheme (PyTorch defaults,
 as LibTorch's), optimizer, batch size, threads and number of steps. Prints one JSON line with the
 training-loop time, excluding data loading, as kiln's summary.json `seconds` does.
+
+With --engine, each step also does what kiln's engine adds with `scheduler: cosine`,
+`train.clip_norm: 1.0` and an `ema` callback (decay 0.999, no warm-up): a cosine learning rate,
+gradients clipped to global norm 1 (the norm read back, as kiln logs it) and an exponential moving
+average of every parameter and buffer.
 """
 import argparse
 import gzip
@@ -36,17 +41,30 @@ def model():
         nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))
 
 
+@torch.no_grad()
+def update_average(average, state, decay):
+    for name, value in state.items():
+        if value.is_floating_point():
+            average[name].mul_(decay).add_(value, alpha=1 - decay)
+        else:
+            average[name].copy_(value)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, required=True)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--engine", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     x, y = load_train()
     net = model()
     optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
+    if args.engine:
+        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.steps)
+        average = {k: v.detach().clone() for k, v in net.state_dict().items()}
     mean, inv_std = 0.286, 1 / 0.353
     net.train()
     steps, epoch, samples = 0, 0, 0
@@ -60,7 +78,12 @@ def main():
             optimizer.zero_grad()
             loss = nn.functional.cross_entropy(net(inputs), targets)
             loss.backward()
+            if args.engine:
+                nn.utils.clip_grad_norm_(net.parameters(), 1.0).item()
             optimizer.step()
+            if args.engine:
+                schedule.step()
+                update_average(average, net.state_dict(), 0.999)
             loss.item()
             steps += 1
             samples += len(index)

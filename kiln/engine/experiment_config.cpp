@@ -113,11 +113,15 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("model", model, "The network.").require();
   s.field("loss", loss, "The training objective.");
   s.field("metrics", metrics, "Measured on every evaluation, besides the loss.");
+  s.field("regularization", regularization,
+          "Penalties on chosen parameters (l1, l2) added to the training loss; logged apart "
+          "from it as train/regularization.");
   s.field("optimizer", optimizer, "The parameter update rule.");
   s.field("scheduler", scheduler, "How the learning rate changes over training.");
   s.field("schedules", schedules,
-          "Per-epoch schedules of other optimizer hyper-parameters (weight_decay, momentum, "
-          "beta1, beta2): each a scheduler whose factor multiplies the configured value.");
+          "Per-epoch schedules of the optimizer's other hyper-parameters (weight_decay, "
+          "momentum, dampening, beta1, beta2, eps, alpha, lr_decay: what the optimizer has): "
+          "each a scheduler whose factor multiplies the configured value.");
   s.field("train", train, "Length of training, validation and logging periods.");
   s.field("callbacks", callbacks,
           "Optional behaviour: checkpoint, early_stopping, ema, lr_monitor (one of each type).");
@@ -150,7 +154,8 @@ ExperimentConfig parse_experiment(const RawConfig& raw) {
 }
 
 const std::vector<std::string>& schedulable_names() {
-  static const std::vector<std::string> names = {"beta1", "beta2", "momentum", "weight_decay"};
+  static const std::vector<std::string> names = {"alpha", "beta1",    "beta2",    "dampening",
+                                                 "eps",   "lr_decay", "momentum", "weight_decay"};
   return names;
 }
 

@@ -106,6 +106,7 @@ struct ExperimentConfig {
   ModelSection model;
   ComponentSpec loss{"loss", "cross_entropy"};
   ComponentList metrics{"metric", {"accuracy"}};
+  ComponentList regularization{"regularizer"};
   ComponentSpec optimizer{"optimizer", "adam"};
   ComponentSpec scheduler{"scheduler", "constant"};
   HyperSchedules schedules;

@@ -11,8 +11,9 @@ namespace kiln::engine {
 struct Trainer::Window {
   int64_t steps = 0, samples = 0;
   double started = 0;
-  double data_wait = 0;      // seconds spent waiting for the loader
-  double grad_norm_sum = 0;  // over the steps that updated the weights
+  double data_wait = 0;       // seconds spent waiting for the loader
+  double grad_norm_sum = 0;   // over the steps that updated the weights
+  torch::Tensor penalty_sum;  // likewise; summed on the device, read when logged
   int64_t updates = 0;
 };
 
@@ -21,7 +22,8 @@ struct Trainer::Group {
   int64_t batches = 0;  // taken so far
   int64_t samples = 0;
   bool finite = true;
-  double loss = 0;  // the last batch's loss, or the first non-finite one
+  double loss = 0;        // the last batch's loss, or the first non-finite one
+  torch::Tensor penalty;  // the regularization added to the step's loss; undefined without
 };
 
 namespace {
@@ -144,6 +146,11 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   }
   // Each batch's mean loss counts 1/size of the step, so the step follows the group's mean.
   if (group.size > 1) loss = loss / double(group.size);
+  // Once per step, whatever the accumulation; outside autocast, in the weights' precision.
+  if (parts_.regularization && group.batches == 0) {
+    group.penalty = parts_.regularization->penalty();
+    loss = loss + group.penalty;
+  }
   precision_.scale(loss).backward();
   double value = parts_.objective.last_loss();
   if (group.finite) group.loss = value;
@@ -180,6 +187,10 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   parts_.optimizer.zero_grad();
   skipped_in_a_row_ = 0;
   window.grad_norm_sum += norm;
+  if (group.penalty.defined()) {
+    torch::Tensor penalty = group.penalty.detach();
+    window.penalty_sum = window.penalty_sum.defined() ? window.penalty_sum + penalty : penalty;
+  }
   window.updates += 1;
   return StepOutcome::kStepped;
 }
@@ -280,6 +291,8 @@ void Trainer::log_training(Window& window) {
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
   values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
   if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
+  if (window.penalty_sum.defined())
+    values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);
   if (precision_.scales_loss()) values["train/loss_scale"] = precision_.scaler().value();
   record(values);
   console_.line(fmt::format(

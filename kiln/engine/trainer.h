@@ -19,6 +19,7 @@
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/engine/precision.h"
+#include "kiln/engine/regularization.h"
 #include "kiln/engine/run_dir.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/optim/hyper_schedules.h"
@@ -46,6 +47,8 @@ struct TrainerParts {
   const std::atomic<int>* stop_signal = nullptr;
   // Per-epoch schedules of other optimizer hyper-parameters (`schedules:`), by name.
   std::map<std::string, const optim::Scheduler*> schedules = {};
+  // Penalties added to the loss once per step (`regularization:`); optional.
+  const Regularization* regularization = nullptr;
   // The train cycle (stages.h) this trainer runs: train.max and the schedule count from its
   // start, the progress logged counts on over the whole run.
   StageMark stage = {};

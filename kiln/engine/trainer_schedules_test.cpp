@@ -79,7 +79,7 @@ TEST(TrainerSchedules, AHyperParameterTheOptimizerLacksIsAConfigError) {
     FAIL() << "sgd accepted a beta1 schedule";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.path(), "schedules.beta1");
-    EXPECT_THAT(e.what(), HasSubstr("it has: momentum, weight_decay"));
+    EXPECT_THAT(e.what(), HasSubstr("it has: dampening, momentum, weight_decay"));
   }
 }
 

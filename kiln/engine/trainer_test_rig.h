@@ -146,6 +146,8 @@ struct TrainerRig {
     parts.checkpoints_dir = checkpoints_dir;
     parts.stop_signal = stop_signal;
     parts.schedules = schedules;
+    Regularization regularization(regularizers, model->named_parameters());
+    if (!regularization.empty()) parts.regularization = &regularization;
     Trainer trainer(parts, options, log, console, clock);
     if (!resume_from.empty()) {
       trainer.resume(read_train_state(resume_from), resume_from);
@@ -203,6 +205,7 @@ struct TrainerRig {
   std::vector<NamedMetric> metrics, val_metrics;
   std::unique_ptr<optim::Scheduler> scheduler;               // none unless a test sets one
   std::map<std::string, const optim::Scheduler*> schedules;  // hyper-parameter schedules
+  ComponentList regularizers{"regularizer"};                 // `regularization:` entries
   std::vector<Callback*> callbacks;
   std::vector<std::unique_ptr<Callback>> owned_callbacks;
   std::string checkpoints_dir;  // "" = no checkpoints

@@ -11,6 +11,7 @@ StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
     : optimizer(run.experiment.build_optimizer(*run.model)),
       objective(run.experiment.build_objective(*run.model)),
       val_objective(run.experiment.build_objective(*run.model)),
+      regularization(config.regularization, run.model->named_parameters()),
       train(run.experiment.loader("train")),
       callbacks(run.experiment.build_callbacks()) {
   if (run.experiment.has_split("val")) val.emplace(run.experiment.loader("val"));
@@ -42,6 +43,7 @@ TrainerParts StageSession::parts(RunSession& run, const std::string& checkpoints
                      config_yaml,
                      stop_signal};
   parts.stage = stage;
+  if (!regularization.empty()) parts.regularization = &regularization;
   for (const auto& [name, schedule] : schedules) parts.schedules[name] = schedule.get();
   return parts;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/engine/experiment.h"
+#include "kiln/engine/regularization.h"
 #include "kiln/engine/stages.h"
 #include "kiln/engine/trainer.h"
 
@@ -33,6 +34,7 @@ struct StageSession {
   std::unique_ptr<optim::Scheduler> scheduler;
   std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;  // `schedules:`
   Objective objective, val_objective;
+  Regularization regularization;  // over the parameters this stage trains
   data::Loader train;
   std::optional<data::Loader> val;
   std::vector<std::unique_ptr<Callback>> callbacks;

@@ -14,17 +14,13 @@ namespace {
 using Knob = ScheduledHyperParameters::Knob;
 using torch::optim::OptimizerOptions;
 
-template <class O>
-Knob weight_decay_knob() {
-  return {[](OptimizerOptions& o) { return static_cast<O&>(o).weight_decay(); },
-          [](OptimizerOptions& o, double v) { static_cast<O&>(o).weight_decay(v); }};
-}
-
-template <class O>
-Knob momentum_knob() {
-  return {[](OptimizerOptions& o) { return static_cast<O&>(o).momentum(); },
-          [](OptimizerOptions& o, double v) { static_cast<O&>(o).momentum(v); }};
-}
+// LibTorch's options name their getter and setter after the option (TORCH_ARG), so a knob over
+// option `name` of options type `O` is the same two lambdas every time.
+#define KILN_OPTION_KNOB(O, name)                                                       \
+  Knob {                                                                                \
+    [](OptimizerOptions& o) { return static_cast<double>(static_cast<O&>(o).name()); }, \
+        [](OptimizerOptions& o, double v) { static_cast<O&>(o).name(v); }               \
+  }
 
 // Adam's betas are one tuple option; each is scheduled on its own, and must stay below 1.
 template <class O, size_t I>
@@ -42,23 +38,29 @@ template <class O>
 std::map<std::string, Knob> adam_knobs() {
   return {{"beta1", beta_knob<O, 0>()},
           {"beta2", beta_knob<O, 1>()},
-          {"weight_decay", weight_decay_knob<O>()}};
+          {"eps", KILN_OPTION_KNOB(O, eps)},
+          {"weight_decay", KILN_OPTION_KNOB(O, weight_decay)}};
 }
 
 // By the options' type, so that any optimizer built on LibTorch's (a plugin's too) is covered.
 std::map<std::string, Knob> knobs_of(OptimizerOptions& options) {
   namespace o = torch::optim;
   if (dynamic_cast<o::SGDOptions*>(&options))
-    return {{"momentum", momentum_knob<o::SGDOptions>()},
-            {"weight_decay", weight_decay_knob<o::SGDOptions>()}};
+    return {{"dampening", KILN_OPTION_KNOB(o::SGDOptions, dampening)},
+            {"momentum", KILN_OPTION_KNOB(o::SGDOptions, momentum)},
+            {"weight_decay", KILN_OPTION_KNOB(o::SGDOptions, weight_decay)}};
   // AdamW's options are not Adam's (no inheritance), so both are listed.
   if (dynamic_cast<o::AdamWOptions*>(&options)) return adam_knobs<o::AdamWOptions>();
   if (dynamic_cast<o::AdamOptions*>(&options)) return adam_knobs<o::AdamOptions>();
   if (dynamic_cast<o::RMSpropOptions*>(&options))
-    return {{"momentum", momentum_knob<o::RMSpropOptions>()},
-            {"weight_decay", weight_decay_knob<o::RMSpropOptions>()}};
+    return {{"alpha", KILN_OPTION_KNOB(o::RMSpropOptions, alpha)},
+            {"eps", KILN_OPTION_KNOB(o::RMSpropOptions, eps)},
+            {"momentum", KILN_OPTION_KNOB(o::RMSpropOptions, momentum)},
+            {"weight_decay", KILN_OPTION_KNOB(o::RMSpropOptions, weight_decay)}};
   if (dynamic_cast<o::AdagradOptions*>(&options))
-    return {{"weight_decay", weight_decay_knob<o::AdagradOptions>()}};
+    return {{"eps", KILN_OPTION_KNOB(o::AdagradOptions, eps)},
+            {"lr_decay", KILN_OPTION_KNOB(o::AdagradOptions, lr_decay)},
+            {"weight_decay", KILN_OPTION_KNOB(o::AdagradOptions, weight_decay)}};
   return {};
 }
 

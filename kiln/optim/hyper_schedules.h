@@ -17,8 +17,9 @@
 
 namespace kiln::optim {
 
-/// The hyper-parameters a schedule may drive for `optimizer` (weight_decay, momentum, beta1,
-/// beta2), sorted; empty for an optimizer kiln does not know.
+/// The hyper-parameters a schedule may drive for `optimizer` (weight_decay, momentum, dampening,
+/// beta1, beta2, eps, alpha, lr_decay: those it has), sorted; empty for an optimizer kiln does
+/// not know.
 std::vector<std::string> schedulable_hyper_parameters(const torch::optim::Optimizer& optimizer);
 
 /// Sets every parameter group's scheduled hyper-parameters to their base values times their

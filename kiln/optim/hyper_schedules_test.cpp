@@ -40,15 +40,54 @@ std::string error_driving(Fixture& f, const std::string& name, const Scheduler& 
 
 TEST(HyperSchedules, EachOptimizerOffersWhatItHas) {
   EXPECT_THAT(schedulable_hyper_parameters(*Fixture("sgd").optimizer),
-              ElementsAre("momentum", "weight_decay"));
+              ElementsAre("dampening", "momentum", "weight_decay"));
   EXPECT_THAT(schedulable_hyper_parameters(*Fixture("adam").optimizer),
-              ElementsAre("beta1", "beta2", "weight_decay"));
+              ElementsAre("beta1", "beta2", "eps", "weight_decay"));
   EXPECT_THAT(schedulable_hyper_parameters(*Fixture("adamw").optimizer),
-              ElementsAre("beta1", "beta2", "weight_decay"));
+              ElementsAre("beta1", "beta2", "eps", "weight_decay"));
   EXPECT_THAT(schedulable_hyper_parameters(*Fixture("rmsprop").optimizer),
-              ElementsAre("momentum", "weight_decay"));
+              ElementsAre("alpha", "eps", "momentum", "weight_decay"));
   EXPECT_THAT(schedulable_hyper_parameters(*Fixture("adagrad").optimizer),
-              ElementsAre("weight_decay"));
+              ElementsAre("eps", "lr_decay", "weight_decay"));
+}
+
+// Every knob sets the option it is named after (and not the learning rate).
+TEST(HyperSchedules, EachKnobDrivesItsOwnOption) {
+  struct Case {
+    const char* optimizer;
+    const char* knob;
+    std::function<double(torch::optim::OptimizerOptions&)> read;
+  };
+  namespace o = torch::optim;
+  std::vector<Case> cases = {
+      {"{type: sgd, momentum: 0.9, dampening: 0.2}", "dampening",
+       [](auto& x) { return static_cast<o::SGDOptions&>(x).dampening(); }},
+      {"{type: adam, eps: 1.0e-6}", "eps",
+       [](auto& x) { return static_cast<o::AdamOptions&>(x).eps(); }},
+      {"{type: adamw, eps: 1.0e-6}", "eps",
+       [](auto& x) { return static_cast<o::AdamWOptions&>(x).eps(); }},
+      {"{type: rmsprop, alpha: 0.9}", "alpha",
+       [](auto& x) { return static_cast<o::RMSpropOptions&>(x).alpha(); }},
+      {"{type: rmsprop, eps: 1.0e-6}", "eps",
+       [](auto& x) { return static_cast<o::RMSpropOptions&>(x).eps(); }},
+      {"{type: adagrad, lr_decay: 0.2}", "lr_decay",
+       [](auto& x) { return static_cast<o::AdagradOptions&>(x).lr_decay(); }},
+      {"{type: adagrad, eps: 1.0e-6}", "eps",
+       [](auto& x) { return static_cast<o::AdagradOptions&>(x).eps(); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.optimizer) + " " + c.knob);
+    Fixture f(c.optimizer);
+    auto& options = f.optimizer->param_groups()[0].options();
+    double base = c.read(options), lr = options.get_lr();
+    auto halving = f.schedule("{type: step, step_size: 1 epoch, gamma: 0.5}");
+    ScheduledHyperParameters driven(*f.optimizer, {{c.knob, halving.get()}}, 4);
+    driven.apply(0);
+    EXPECT_EQ(c.read(options), base);
+    driven.apply(4);
+    EXPECT_EQ(c.read(options), base * 0.5);
+    EXPECT_EQ(options.get_lr(), lr);
+  }
 }
 
 TEST(HyperSchedules, ChangeExactlyAtEpochBoundaries) {
@@ -106,10 +145,11 @@ TEST(HyperSchedules, ANameTheOptimizerLacksListsTheOnesItHas) {
   auto cosine = f.schedule("cosine");
   EXPECT_THAT(error_driving(f, "momentum", *cosine),
               HasSubstr("config error at schedules.momentum: this optimizer has no \"momentum\"; "
-                        "it has: beta1, beta2, weight_decay"));
+                        "it has: beta1, beta2, eps, weight_decay"));
   Fixture adagrad("adagrad");
   EXPECT_THAT(error_driving(adagrad, "beta1", *cosine),
-              HasSubstr("schedules.beta1: this optimizer has no \"beta1\"; it has: weight_decay"));
+              HasSubstr("schedules.beta1: this optimizer has no \"beta1\"; it has: eps, lr_decay, "
+                        "weight_decay"));
 }
 
 TEST(HyperSchedules, RefuseAScheduleThatReactsToValidation) {

@@ -162,7 +162,7 @@ TEST(CliErrors, SchedulesNameTheirPathsAndWhatIsValid) {
       kiln("train " + example("mlp.yaml") + " --set schedules.momentum=cosine --dry-run"));
   EXPECT_EQ(lacks.exit_code, 2);
   EXPECT_THAT(lacks.err, HasSubstr("schedules.momentum: this optimizer has no \"momentum\"; it "
-                                   "has: beta1, beta2, weight_decay"));
+                                   "has: beta1, beta2, eps, weight_decay"));
   auto monitor = testing::run_command(
       kiln("train " + example("mlp.yaml") +
            " --set 'scheduler={type: reduce_on_plateau, monitor: val/acc}' --dry-run"));

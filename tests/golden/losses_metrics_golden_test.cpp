@@ -1,9 +1,10 @@
-// cross_entropy and accuracy against the values PyTorch computes for the same batches
-// (losses_metrics.json, written by make_golden.py).
+// cross_entropy, accuracy and the regularizers against the values PyTorch computes for the same
+// batches and parameters (losses_metrics.json, written by make_golden.py).
 
 #include <gtest/gtest.h>
 
 #include "kiln/core/error.h"
+#include "kiln/engine/regularization.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "tests/golden/golden.h"
@@ -99,6 +100,47 @@ TEST(GoldenLossCases, EveryGeneratedCaseIsTestedAndEveryLossHasOne) {
   for (const std::string& name : losses::loss_registry().names()) {
     bool found = golden().contains(name);  // cross_entropy and mse have their own cases
     for (const std::string& c : loss_case_names()) found = found || c.rfind(name, 0) == 0;
+    EXPECT_TRUE(found) << name << " has no golden case in make_golden.py";
+  }
+}
+
+std::vector<std::string> regularization_case_names() {
+  return {"l2_matrices", "l1_one_layer_with_vectors", "l2_and_l1"};
+}
+
+class RegularizationVsTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RegularizationVsTorch, PenaltyAndGradient) {
+  const Json& golden_case = find_case(golden().at("regularization"), GetParam());
+  ComponentList entries{"regularizer"};
+  for (const Json& text : golden_case.at("entries"))
+    entries.items.push_back(read_spec("regularizer", text.get<std::string>(),
+                                      fmt::format("regularization[{}]", entries.items.size())));
+  torch::OrderedDict<std::string, torch::Tensor> parameters;
+  for (const auto& [name, encoded] : golden_case.at("parameters").items())
+    parameters.insert(name, tensor_from(encoded).requires_grad_());
+  torch::Tensor penalty = engine::Regularization(entries, parameters).penalty();
+  penalty.backward();
+  EXPECT_TRUE(all_close(penalty, torch::tensor(golden_case.at("penalty").get<double>())));
+  for (const auto& item : parameters) {
+    SCOPED_TRACE(item.key());
+    torch::Tensor grad = item.value().grad();
+    EXPECT_TRUE(all_close(grad.defined() ? grad : torch::zeros_like(item.value()),
+                          tensor_from(golden_case.at("grads").at(item.key()))));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, RegularizationVsTorch,
+                         ::testing::ValuesIn(regularization_case_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(GoldenRegularizationCases, EveryGeneratedCaseIsTestedAndEveryRegularizerHasOne) {
+  EXPECT_EQ(case_names_in(golden().at("regularization")), regularization_case_names());
+  for (const std::string& name : losses::regularizer_registry().names()) {
+    bool found = false;
+    for (const Json& golden_case : golden().at("regularization"))
+      for (const Json& text : golden_case.at("entries"))
+        found = found || text.get<std::string>().find("type: " + name + ",") != std::string::npos;
     EXPECT_TRUE(found) << name << " has no golden case in make_golden.py";
   }
 }

@@ -9,7 +9,8 @@ unchanged script reproduces the checked-in files byte for byte):
 
 It needs Debian's python3-torch (torch 1.13, as the LibTorch kiln links) and python3-sklearn, and
 writes beside itself: losses_metrics.json (every loss's value and gradient, accuracy over two
-update() calls, every metric's value over two batches by scikit-learn), optimizers.json (the
+update() calls, every metric's value over two batches by scikit-learn, every regularizer's
+penalty and gradient over named parameters), optimizers.json (the
 parameter after each of five steps of sgd, adam, adamw, rmsprop, adagrad), schedulers.json (the
 learning-rate factor of every step of each schedule; for reduce_on_plateau, given the value of
 each validation) and layers.json (names, shapes and forward outputs of small sequential models,
@@ -138,6 +139,44 @@ def loss_cases():
         loss_case("huber_default", "huber", regression.clone(), target, F.huber_loss),
         loss_case("huber_delta", "{type: huber, delta: 0.5}", regression.clone(), target,
                   lambda o, t: F.huber_loss(o, t, delta=0.5)),
+    ]
+
+
+def regularization_case(name, entries, parameters, penalty_fn):
+    """The penalty of `regularization: entries` over named parameters and its gradient, with
+    penalty_fn(tensors) written in torch for the parameters the entries select."""
+    tensors = {k: v.clone().requires_grad_() for k, v in parameters.items()}
+    penalty = penalty_fn(tensors)
+    penalty.backward()
+    return {"name": name, "entries": entries,
+            "parameters": {k: encode(v) for k, v in parameters.items()},
+            "penalty": shortest(penalty.item()),
+            "grads": {k: encode(t.grad if t.grad is not None else torch.zeros_like(t))
+                      for k, t in tensors.items()}}
+
+
+def regularization_cases():
+    torch.manual_seed(9)
+    parameters = {"hidden.weight": rounded((3, 4)), "hidden.bias": rounded((3,)),
+                  "out.weight": rounded((2, 3)), "out.bias": rounded((2,))}
+    parameters["hidden.weight"][0, 1] = 0.0  # l1's gradient at zero: torch.sign gives 0
+    return [
+        regularization_case("l2_matrices", ["{type: l2, weight: 0.01}"], parameters,
+                            lambda t: 0.01 * (t["hidden.weight"].square().sum() +
+                                              t["out.weight"].square().sum())),
+        regularization_case("l1_one_layer_with_vectors",
+                            ["{type: l1, weight: 0.1, params: [out.*], vectors: true}"],
+                            parameters,
+                            lambda t: 0.1 * (t["out.weight"].abs().sum() +
+                                             t["out.bias"].abs().sum())),
+        regularization_case("l2_and_l1",
+                            ["{type: l2, weight: 0.01}",
+                             "{type: l1, weight: 0.001, params: [hidden.*, '*.weight']}"],
+                            parameters,
+                            lambda t: 0.01 * (t["hidden.weight"].square().sum() +
+                                              t["out.weight"].square().sum()) +
+                            0.001 * (t["hidden.weight"].abs().sum() +
+                                     t["out.weight"].abs().sum())),
     ]
 
 
@@ -774,7 +813,8 @@ def write(file_name, **content):
 def main():
     torch.set_num_threads(1)  # one summation order, run after run
     write("losses_metrics.json", cross_entropy=cross_entropy_case(), mse=mse_case(),
-          accuracy=accuracy_cases(), losses=loss_cases(), metrics=metric_cases())
+          accuracy=accuracy_cases(), losses=loss_cases(), metrics=metric_cases(),
+          regularization=regularization_cases())
     write("schedulers.json", cases=schedule_cases() + plateau_cases())
     write("optimizers.json", cases=optimizer_cases())
     write("layers.json", cases=[layer_case(*case) for case in layer_cases()])
