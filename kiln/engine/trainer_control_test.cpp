@@ -24,9 +24,9 @@ torch::Tensor weight_of(const TrainerRig& rig) {
 }
 
 // Two rigs whose models start from the same weights.
-std::unique_ptr<TrainerRig> seeded_rig(int64_t batch_size = 2) {
+std::unique_ptr<TrainerRig> seeded_rig(int64_t batch_size = 2, torch::Device device = torch::kCPU) {
   torch::manual_seed(11);
-  return std::make_unique<TrainerRig>(8, 6, "{type: sgd, lr: 0.1}", batch_size);
+  return std::make_unique<TrainerRig>(8, 6, "{type: sgd, lr: 0.1}", batch_size, device);
 }
 
 TEST(Accumulation, TwoBatchesOfTwoStepLikeOneBatchOfFour) {
@@ -182,6 +182,21 @@ TEST(Precision, Bf16AutocastTrainsCloseToFloat32) {
   EXPECT_FALSE(torch::equal(weight_of(*bf16), weight_of(*fp32)));
   EXPECT_TRUE(torch::allclose(weight_of(*bf16), weight_of(*fp32), 0.05, 0.01));
   EXPECT_EQ(weight_of(*bf16).scalar_type(), torch::kFloat32);
+}
+
+// Runs only where LibTorch has CUDA (never in CI): fp16 autocast with dynamic loss scaling.
+TEST(Precision, Fp16OnCudaTrainsCloseToFloat32WithALossScale) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "fp16 needs CUDA; this machine has none";
+  auto fp16 = seeded_rig(2, torch::kCUDA), fp32 = seeded_rig(2, torch::kCUDA);
+  TrainOptions options = train_options("4 steps", "100 steps", "1 step");
+  options.precision = "fp16";
+  fp16->fit(options);
+  fp32->fit(train_options("4 steps", "100 steps", "1 step"));
+  EXPECT_FALSE(torch::equal(weight_of(*fp16), weight_of(*fp32)));
+  EXPECT_TRUE(torch::allclose(weight_of(*fp16), weight_of(*fp32), 0.05, 0.01));
+  EXPECT_EQ(weight_of(*fp16).scalar_type(), torch::kFloat32);  // master weights stay float32
+  EXPECT_THAT(fp16->values_logged("train/loss_scale"), ElementsAre(65536, 65536, 65536, 65536));
+  EXPECT_TRUE(fp32->values_logged("train/loss_scale").empty());
 }
 
 TEST(Precision, Fp16WithoutCudaIsAConfigError) {

@@ -114,9 +114,9 @@ inline std::shared_ptr<const data::Dataset> random_dataset(int64_t size, int64_t
 struct TrainerRig {
   explicit TrainerRig(int64_t train_size = 8, int64_t val_size = 6,
                       const std::string& optimizer_yaml = "{type: sgd, lr: 0.1}",
-                      int64_t batch_size = 2)
-      : model(models::build_model(
-            read_spec("model", "{type: sequential, layers: [{type: linear, out: 3}]}"), {4})),
+                      int64_t batch_size = 2, torch::Device on = torch::kCPU)
+      : device(on),
+        model(linear_model(on)),
         optimizer(optim::optimizer_registry().create(read_spec("optimizer", optimizer_yaml),
                                                      model->parameters())),
         loss(losses::loss_registry().create(read_spec("loss", "cross_entropy"))),
@@ -127,6 +127,14 @@ struct TrainerRig {
                   data::LoaderOptions{4, false, false, 1});
     metrics.push_back({"count", std::make_unique<CountingMetric>(&now, 1.0)});
     val_metrics.push_back({"count", std::make_unique<CountingMetric>(&now, 100.0)});
+  }
+
+  /// One linear layer, 4 -> 3, on `device`.
+  static std::shared_ptr<models::Model> linear_model(torch::Device device) {
+    auto model = models::build_model(
+        read_spec("model", "{type: sequential, layers: [{type: linear, out: 3}]}"), {4});
+    model->to(device);
+    return model;
   }
 
   TrainResult fit(const TrainOptions& options) {
@@ -140,8 +148,8 @@ struct TrainerRig {
     std::shared_ptr<const losses::Loss> shared_loss = std::move(loss);
     Objective objective(single_head(shared_loss, std::move(metrics)));
     Objective val_objective(single_head(shared_loss, std::move(val_metrics)));
-    TrainerParts parts{*model,      *optimizer,     objective,      train, val ? &*val : nullptr,
-                       torch::kCPU, &val_objective, scheduler.get()};
+    TrainerParts parts{*model, *optimizer,     objective,      train, val ? &*val : nullptr,
+                       device, &val_objective, scheduler.get()};
     parts.callbacks = callbacks;
     parts.checkpoints_dir = checkpoints_dir;
     parts.stop_signal = stop_signal;
@@ -198,7 +206,8 @@ struct TrainerRig {
   }
 
   kiln::testing::TempDir dir;
-  double now = 1e9;  // the fake clock, in seconds since the epoch
+  double now = 1e9;      // the fake clock, in seconds since the epoch
+  torch::Device device;  // the model's; batches are moved there
   std::shared_ptr<models::Model> model;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<losses::Loss> loss;
