@@ -1,0 +1,126 @@
+// One optimizer step of the trainer: forward and backward of each batch of the group (with
+// autocast, loss scaling and the regularization penalty), then clipping, the NaN/Inf policies
+// (stop, skip_step, rewind), the schedules and the update.
+
+#include <cmath>
+#include <filesystem>
+
+#include "kiln/engine/gradients.h"
+#include "kiln/engine/trainer.h"
+#include "kiln/engine/trainer_window.h"
+
+namespace kiln::engine {
+namespace {
+
+constexpr int64_t kMaxSkipsInARow = 10;
+constexpr int64_t kMaxRewinds = 5;
+
+std::string number_text(double value) {
+  // A NaN's sign bit is an accident of the arithmetic; printing "-nan" would only confuse.
+  return std::isnan(value) ? std::string("nan") : fmt::format("{}", value);
+}
+
+}  // namespace
+
+void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
+  torch::Tensor loss;
+  {
+    Precision::Autocast autocast = precision_.autocast();
+    loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
+  }
+  // Each batch's mean loss counts 1/size of the step, so the step follows the group's mean.
+  if (group.size > 1) loss = loss / double(group.size);
+  // Once per step, whatever the accumulation; outside autocast, in the weights' precision.
+  if (parts_.regularization && group.batches == 0) {
+    group.penalty = parts_.regularization->penalty();
+    loss = loss + group.penalty;
+  }
+  precision_.scale(loss).backward();
+  double value = parts_.objective.last_loss();
+  if (group.finite) group.loss = value;
+  group.finite = group.finite && std::isfinite(value);
+  group.batches += 1;
+  group.samples += batch.size();
+  if (std::isfinite(value))
+    smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
+}
+
+Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window) {
+  std::vector<torch::Tensor> gradients = gradients_of(trainable_);
+  bool scaled_finite = precision_.unscale(gradients);
+  double norm = clip_gradients(gradients, options_.clip_norm, options_.clip_value);
+  if (precision_.scales_loss()) {
+    precision_.update(scaled_finite);
+    // An fp16 overflow with a finite loss is the loss scale's business, not a NaN: skip quietly.
+    if (!scaled_finite && group.finite) {
+      parts_.optimizer.zero_grad();
+      return StepOutcome::kSkipped;
+    }
+  }
+  if (!group.finite)
+    return on_non_finite(fmt::format("training loss became {} at step {}", number_text(group.loss),
+                                     progress_.steps + 1));
+  if (!std::isfinite(norm))
+    return on_non_finite(
+        fmt::format("gradient norm became {} at step {}", number_text(norm), progress_.steps + 1));
+  // A schedule spans its stage: it sees the steps since the stage began.
+  int64_t stage_steps = stage_progress().steps;
+  learning_rates_->apply(stage_steps, lr_multiplier_);
+  if (hyper_parameters_) hyper_parameters_->apply(stage_steps);
+  parts_.optimizer.step();
+  parts_.optimizer.zero_grad();
+  skipped_in_a_row_ = 0;
+  window.grad_norm_sum += norm;
+  if (group.penalty.defined()) {
+    torch::Tensor penalty = group.penalty.detach();
+    window.penalty_sum = window.penalty_sum.defined() ? window.penalty_sum + penalty : penalty;
+  }
+  window.updates += 1;
+  return StepOutcome::kStepped;
+}
+
+Trainer::StepOutcome Trainer::on_non_finite(const std::string& what) {
+  parts_.optimizer.zero_grad();
+  if (options_.on_nan == "stop")
+    throw Error(what +
+                "; lower optimizer.lr, clip gradients (train.clip_norm), or set train.on_nan: "
+                "skip_step or rewind");
+  if (options_.on_nan == "rewind") {
+    rewind(what);
+    return StepOutcome::kRewound;
+  }
+  if (++skipped_in_a_row_ > kMaxSkipsInARow)
+    throw Error(fmt::format("{}; {} steps in a row were not finite (train.on_nan: skip_step)", what,
+                            kMaxSkipsInARow + 1));
+  skipped_steps_ += 1;
+  record({{"train/skipped_steps", double(skipped_steps_)}});
+  console_.line(what + "; skipped that step (train.on_nan: skip_step)");
+  return StepOutcome::kSkipped;
+}
+
+void Trainer::rewind(const std::string& what) {
+  if (rewinds_ >= kMaxRewinds)
+    throw Error(fmt::format("{}; gave up after {} rewinds (train.on_nan: rewind)", what, rewinds_));
+  if (parts_.checkpoints_dir.empty())
+    throw Error(what + "; train.on_nan: rewind needs checkpoints to go back to");
+  std::string checkpoint;
+  std::vector<std::string> warnings;
+  try {
+    checkpoint = find_checkpoint(
+        std::filesystem::path(parts_.checkpoints_dir).parent_path().string(), "last", &warnings);
+  } catch (const Error& e) {
+    throw Error(what + "; no checkpoint to rewind to yet (" + e.what() + ")");
+  }
+  for (const auto& warning : warnings) console_.line("warning: " + warning);
+  double multiplier = lr_multiplier_ * 0.5;
+  int64_t rewinds = rewinds_ + 1;
+  resume(read_train_state(checkpoint), checkpoint);
+  lr_multiplier_ = multiplier;
+  rewinds_ = rewinds;
+  parts_.objective.reset();
+  record({{"train/rewinds", double(rewinds_)}});
+  console_.line(fmt::format("{}; rewound to {} (step {}); learning rates now x{}", what, checkpoint,
+                            progress_.steps, lr_multiplier_));
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,28 @@
+#pragma once
+// The trainer's bookkeeping between log lines (Window) and within one optimizer step (Group),
+// shared by trainer.cpp (the loop, logging) and trainer_step.cpp (one step). Private to the
+// trainer: include it from those two files only.
+
+#include "kiln/engine/trainer.h"
+
+namespace kiln::engine {
+
+struct Trainer::Window {
+  int64_t steps = 0, samples = 0;
+  double started = 0;
+  double data_wait = 0;       // seconds spent waiting for the loader
+  double grad_norm_sum = 0;   // over the steps that updated the weights
+  torch::Tensor penalty_sum;  // likewise; summed on the device, read when logged
+  int64_t updates = 0;
+};
+
+struct Trainer::Group {
+  int64_t size = 1;     // batches in this group
+  int64_t batches = 0;  // taken so far
+  int64_t samples = 0;
+  bool finite = true;
+  double loss = 0;        // the last batch's loss, or the first non-finite one
+  torch::Tensor penalty;  // the regularization added to the step's loss; undefined without
+};
+
+}  // namespace kiln::engine
