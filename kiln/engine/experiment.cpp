@@ -163,6 +163,13 @@ std::map<std::string, std::unique_ptr<optim::Scheduler>> Experiment::build_hyper
   return schedules;
 }
 
+Regularization Experiment::build_regularization(const models::Model& model) const {
+  std::vector<RegularizerEntry> entries;
+  for (const auto& spec : config_.regularization.items)
+    entries.push_back({losses::regularizer_registry().create(spec), spec.path});
+  return Regularization(std::move(entries), model.named_parameters());
+}
+
 std::vector<std::unique_ptr<Callback>> Experiment::build_callbacks() const {
   std::vector<std::unique_ptr<Callback>> callbacks;
   for (const auto& spec : config_.callbacks.items) {

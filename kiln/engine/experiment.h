@@ -13,6 +13,7 @@
 #include "kiln/engine/callback.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/engine/objective.h"
+#include "kiln/engine/regularization.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
@@ -46,6 +47,8 @@ class Experiment {
   /// model.
   Objective build_objective(const models::Model& model) const;
   std::unique_ptr<torch::optim::Optimizer> build_optimizer(models::Model& model) const;
+  /// The `regularization:` entries over the model's trainable parameters (freeze first).
+  Regularization build_regularization(const models::Model& model) const;
   /// The learning-rate schedule; its default monitor is train.monitor (and train.mode).
   std::unique_ptr<optim::Scheduler> build_scheduler(const optim::ScheduleSpan& span) const;
   /// The `schedules:` of other hyper-parameters, by name; their errors name schedules.NAME.

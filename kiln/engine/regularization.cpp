@@ -6,47 +6,57 @@
 namespace kiln::engine {
 namespace {
 
+using NamedParameters = torch::OrderedDict<std::string, torch::Tensor>;
+
 bool trainable(const torch::Tensor& parameter) { return parameter.requires_grad(); }
 
-// Why `pattern` selects nothing, for the ConfigError: the parameters it matches are 1-D, or it
-// matches no trainable name at all.
-std::string why_nothing(const std::string& pattern,
-                        const torch::OrderedDict<std::string, torch::Tensor>& parameters) {
-  std::vector<std::string> names;
+// Why `pattern` selects nothing, for the ConfigError: what it matches is 1-D or frozen, or it
+// matches no name at all.
+std::string why_nothing(const std::string& pattern, const NamedParameters& parameters) {
+  std::string vector, frozen;      // the first such parameter the pattern matches
+  std::vector<std::string> names;  // the trainable ones
   for (const auto& item : parameters) {
-    if (!trainable(item.value())) continue;
-    if (optim::matches_pattern(pattern, item.key()))
-      return "\"" + pattern + "\" matches only 1-D parameters (" + item.key() +
-             "); set vectors: true to penalise them";
-    names.push_back(item.key());
+    bool matched = optim::matches_pattern(pattern, item.key());
+    std::string& kind = trainable(item.value()) ? vector : frozen;
+    if (matched && kind.empty()) kind = item.key();
+    if (trainable(item.value())) names.push_back(item.key());
   }
+  if (!vector.empty())
+    return "\"" + pattern + "\" matches only 1-D parameters (" + vector +
+           "); set vectors: true to penalise them";
+  if (!frozen.empty())
+    return "\"" + pattern + "\" matches only frozen parameters (" + frozen + ", train.freeze)";
   return "pattern \"" + pattern + "\" matches no trainable parameter; " +
          suggestion_text(pattern, names);
 }
 
+// Adds the parameters `pattern` selects to `chosen` (once each); false when it selects none.
+bool select(const std::string& pattern, const losses::RegularizerOptions& options,
+            const NamedParameters& parameters, std::vector<torch::Tensor>& chosen) {
+  bool selected = false;
+  for (const auto& item : parameters) {
+    const torch::Tensor& parameter = item.value();
+    if (!trainable(parameter) || !optim::matches_pattern(pattern, item.key())) continue;
+    if (parameter.dim() < 2 && !options.vectors) continue;
+    selected = true;
+    bool taken = false;  // by an earlier pattern of the same entry
+    for (const auto& earlier : chosen) taken = taken || earlier.is_same(parameter);
+    if (!taken) chosen.push_back(parameter);
+  }
+  return selected;
+}
+
 }  // namespace
 
-Regularization::Regularization(const ComponentList& specs,
-                               const torch::OrderedDict<std::string, torch::Tensor>& parameters) {
-  for (const ComponentSpec& spec : specs.items) {
-    Term term{losses::regularizer_registry().create(spec), {}};
+Regularization::Regularization(std::vector<RegularizerEntry> entries,
+                               const NamedParameters& parameters) {
+  for (RegularizerEntry& entry : entries) {
+    Term term{std::move(entry.regularizer), {}};
     const losses::RegularizerOptions& options = term.regularizer->options();
-    for (size_t j = 0; j < options.params.size(); ++j) {
-      const std::string& pattern = options.params[j];
-      bool selected = false;
-      for (const auto& item : parameters) {
-        const torch::Tensor& parameter = item.value();
-        if (!trainable(parameter) || !optim::matches_pattern(pattern, item.key())) continue;
-        if (parameter.dim() < 2 && !options.vectors) continue;
-        selected = true;
-        bool taken = false;  // by an earlier pattern of this entry
-        for (const auto& chosen : term.parameters) taken = taken || chosen.is_same(parameter);
-        if (!taken) term.parameters.push_back(parameter);
-      }
-      if (!selected)
-        throw ConfigError(fmt::format("{}.params[{}]", spec.path, j), "",
-                          why_nothing(pattern, parameters));
-    }
+    for (size_t j = 0; j < options.params.size(); ++j)
+      if (!select(options.params[j], options, parameters, term.parameters))
+        throw ConfigError(fmt::format("{}.params[{}]", entry.path, j), "",
+                          why_nothing(options.params[j], parameters));
     terms_.push_back(std::move(term));
   }
 }

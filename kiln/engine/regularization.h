@@ -10,22 +10,28 @@
 #include <string>
 #include <vector>
 
-#include "kiln/core/registry.h"
 #include "kiln/losses/regularizer.h"
 
 namespace kiln::engine {
 
+/// A regularizer built from the config's regularization[i], with that path for errors.
+struct RegularizerEntry {
+  std::unique_ptr<losses::Regularizer> regularizer;
+  std::string path;
+};
+
 class Regularization {
  public:
   Regularization() = default;
-  /// Resolves each entry of `specs` over the trainable (requires_grad) `parameters`. A pattern
-  /// that selects none of them is a ConfigError at regularization[i].params[j], naming what it
-  /// would need (vectors: true for a 1-D parameter) or the names there are.
-  Regularization(const ComponentList& specs,
+  /// Resolves each entry over the trainable (requires_grad) `parameters`. A pattern that selects
+  /// none of them is a ConfigError at regularization[i].params[j], naming what it would need
+  /// (vectors: true for a 1-D parameter; train.freeze for a frozen one) or the names there are.
+  Regularization(std::vector<RegularizerEntry> entries,
                  const torch::OrderedDict<std::string, torch::Tensor>& parameters);
 
   bool empty() const { return terms_.empty(); }
-  /// The weighted sum of every entry's penalty over its parameters, to add to the loss.
+  /// The weighted sum of every entry's penalty over its parameters, to add to the loss (an
+  /// undefined tensor when empty()).
   torch::Tensor penalty() const;
 
  private:

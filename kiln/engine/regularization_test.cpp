@@ -1,7 +1,7 @@
 // Regularization: which parameters an entry selects (patterns, 1-D ones only with vectors, never
-// frozen ones), config errors that name the entry's key, and in training: an l2 step of SGD
-// equals weight decay of twice its weight, once per step whatever the accumulation, with the
-// penalty logged as train/regularization and train/loss left the data loss.
+// frozen ones), config errors that name the entry's key (and a stage's), and in training: an l2
+// step of SGD equals weight decay of twice its weight, once per step whatever the accumulation,
+// with the penalty logged as train/regularization and train/loss left the data loss.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 namespace kiln::engine {
 namespace regularization_test {
 
+using test_rig::regularizer_entries;
 using test_rig::train_options;
 using test_rig::TrainerRig;
 using ::testing::HasSubstr;
@@ -25,39 +26,28 @@ torch::OrderedDict<std::string, torch::Tensor> small_network() {
   return parameters;
 }
 
-ComponentList entries(const std::vector<std::string>& yaml) {
-  ComponentList list{"regularizer"};
-  for (size_t i = 0; i < yaml.size(); ++i)
-    list.items.push_back(read_spec("regularizer", yaml[i], fmt::format("regularization[{}]", i)));
-  return list;
-}
-
 std::string error_building(const std::vector<std::string>& yaml) {
   try {
-    Regularization(entries(yaml), small_network());
+    Regularization(regularizer_entries(yaml), small_network());
   } catch (const ConfigError& e) {
     return e.what();
   }
   return "no error";
 }
 
+double penalty_of(const std::vector<std::string>& yaml) {
+  return Regularization(regularizer_entries(yaml), small_network()).penalty().item<double>();
+}
+
 TEST(Regularization, SelectsTrainableMatricesByDefaultAndVectorsWhenAsked) {
-  auto parameters = small_network();
   // hidden.weight 6 x 4 + out.weight 2 x 9; the bias and the frozen matrix are left out.
-  EXPECT_DOUBLE_EQ(
-      Regularization(entries({"{type: l2, weight: 0.5}"}), parameters).penalty().item<double>(),
-      0.5 * (24 + 18));
-  EXPECT_DOUBLE_EQ(Regularization(entries({"{type: l1, weight: 1, vectors: true}"}), parameters)
-                       .penalty()
-                       .item<double>(),
-                   12 + 2 + 6);
+  EXPECT_DOUBLE_EQ(penalty_of({"{type: l2, weight: 0.5}"}), 0.5 * (24 + 18));
+  EXPECT_DOUBLE_EQ(penalty_of({"{type: l1, weight: 1, vectors: true}"}), 12 + 2 + 6);
   // A parameter two patterns match counts once.
-  EXPECT_DOUBLE_EQ(
-      Regularization(entries({"{type: l1, weight: 1, params: [hidden.*, '*.weight']}"}), parameters)
-          .penalty()
-          .item<double>(),
-      12 + 6);
-  EXPECT_TRUE(Regularization(entries({}), parameters).empty());
+  EXPECT_DOUBLE_EQ(penalty_of({"{type: l1, weight: 1, params: [hidden.*, '*.weight']}"}), 12 + 6);
+  EXPECT_DOUBLE_EQ(penalty_of({"{type: l1, weight: 1}", "{type: l2, weight: 1}"}),
+                   (12 + 6) + (24 + 18));
+  EXPECT_TRUE(Regularization(regularizer_entries({}), small_network()).empty());
 }
 
 TEST(Regularization, APatternThatSelectsNothingNamesItsKeyAndWhy) {
@@ -71,7 +61,8 @@ TEST(Regularization, APatternThatSelectsNothingNamesItsKeyAndWhy) {
   EXPECT_THAT(vector, HasSubstr("regularization[0].params[0]"));
   EXPECT_THAT(vector, HasSubstr("only 1-D parameters (hidden.bias); set vectors: true"));
   std::string frozen = error_building({"{type: l2, weight: 1, params: [frozen.*]}"});
-  EXPECT_THAT(frozen, HasSubstr("\"frozen.*\" matches no trainable parameter"));
+  EXPECT_THAT(frozen, HasSubstr("\"frozen.*\" matches only frozen parameters (frozen.weight, "
+                                "train.freeze)"));
 }
 
 TEST(Regularization, TheWeightIsRequiredAndPositive) {
@@ -82,6 +73,13 @@ TEST(Regularization, TheWeightIsRequiredAndPositive) {
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr("regularization[0].weight"));
     EXPECT_THAT(e.what(), HasSubstr("> 0"));
+  }
+  try {
+    read_spec("regularizer", "{type: l2, weight: 1, params: []}", "regularization[0]");
+    FAIL() << "an entry without patterns was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("regularization[0].params"));
+    EXPECT_THAT(e.what(), HasSubstr("at least one pattern"));
   }
   try {
     read_spec("regularizer", "{type: l3, weight: 1}");
@@ -104,7 +102,7 @@ TEST(TrainerRegularization, AnL2StepOfSgdIsWeightDecayOfTwiceItsWeight) {
     options.monitor = "train/loss";
     options.accumulate = accumulate;
     auto regularized = seeded_rig("{type: sgd, lr: 0.1}");
-    regularized->regularizers = entries({"{type: l2, weight: 0.05, vectors: true}"});
+    regularized->regularizers = {"{type: l2, weight: 0.05, vectors: true}"};
     double start_penalty = 0;
     for (const auto& parameter : regularized->model->parameters())
       start_penalty += 0.05 * parameter.square().sum().item<double>();

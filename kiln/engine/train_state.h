@@ -48,8 +48,8 @@ struct TrainState {
 Json to_json(const TrainState& state);
 /// Reads what to_json wrote; DataError naming `file` and the missing or malformed key.
 TrainState train_state_from_json(const Json& json, const std::string& file);
-/// The train_state.json of a checkpoint folder; DataError naming the file when it is missing,
-/// not JSON, or not a train state.
+/// The train_state.json of a checkpoint folder: IoError naming the file when it cannot be read,
+/// DataError naming it (and the byte offset or key) when it is not JSON or not a train state.
 TrainState read_train_state(const std::string& checkpoint_dir);
 
 /// The states of LibTorch's default generators (CPU, and each CUDA device), as hex strings.

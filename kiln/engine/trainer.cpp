@@ -52,6 +52,12 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
 }
 
 void check_training(const TrainerParts& parts, const TrainOptions& options) {
+  if (parts.train.batches_per_epoch() == 0)
+    throw ConfigError("data.batch_size", "",
+                      fmt::format("the training set ({} examples) yields no batch; lower "
+                                  "data.batch_size, or set data.drop_last: false",
+                                  parts.train.dataset().size()));
+  Precision(options.precision, parts.device);  // fp16 without CUDA is a ConfigError
   std::vector<std::string> tags = monitorable_tags(parts.objective, parts.val != nullptr);
   check_monitor(options.monitor, tags, "train.monitor");
   if (parts.scheduler && !parts.scheduler->monitor().empty())

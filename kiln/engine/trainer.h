@@ -142,8 +142,9 @@ class Trainer : private TrainerView {
   TrainResult result_;
 };
 
-/// What a trainer checks of its config before training, without training: train.monitor,
-/// scheduler.monitor, each callback's check and the `schedules:`; a ConfigError naming the key.
+/// What a trainer checks of its config before training, without training: a batch to train on,
+/// train.precision on this device, train.monitor, scheduler.monitor, each callback's check and
+/// the `schedules:`; a ConfigError naming the key.
 void check_training(const TrainerParts& parts, const TrainOptions& options);
 
 /// Optimizer steps per epoch: batches per epoch over `accumulate`, rounded up.

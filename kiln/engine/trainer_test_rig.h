@@ -87,6 +87,17 @@ inline std::vector<Objective::Head> single_head(std::shared_ptr<const losses::Lo
   return heads;
 }
 
+/// Regularizers from config texts, as the config's regularization[i] would build them.
+inline std::vector<RegularizerEntry> regularizer_entries(const std::vector<std::string>& yaml) {
+  std::vector<RegularizerEntry> entries;
+  for (size_t i = 0; i < yaml.size(); ++i) {
+    std::string path = "regularization[" + std::to_string(i) + "]";
+    entries.push_back(
+        {losses::regularizer_registry().create(read_spec("regularizer", yaml[i], path)), path});
+  }
+  return entries;
+}
+
 struct CsvRow {
   int64_t step = 0;
   std::string tag;  // split/metric
@@ -154,7 +165,7 @@ struct TrainerRig {
     parts.checkpoints_dir = checkpoints_dir;
     parts.stop_signal = stop_signal;
     parts.schedules = schedules;
-    Regularization regularization(regularizers, model->named_parameters());
+    Regularization regularization(regularizer_entries(regularizers), model->named_parameters());
     if (!regularization.empty()) parts.regularization = &regularization;
     Trainer trainer(parts, options, log, console, clock);
     if (!resume_from.empty()) {
@@ -214,7 +225,7 @@ struct TrainerRig {
   std::vector<NamedMetric> metrics, val_metrics;
   std::unique_ptr<optim::Scheduler> scheduler;               // none unless a test sets one
   std::map<std::string, const optim::Scheduler*> schedules;  // hyper-parameter schedules
-  ComponentList regularizers{"regularizer"};                 // `regularization:` entries
+  std::vector<std::string> regularizers;                     // `regularization:` entries
   std::vector<Callback*> callbacks;
   std::vector<std::unique_ptr<Callback>> owned_callbacks;
   std::string checkpoints_dir;  // "" = no checkpoints

@@ -11,7 +11,7 @@ StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
     : optimizer(run.experiment.build_optimizer(*run.model)),
       objective(run.experiment.build_objective(*run.model)),
       val_objective(run.experiment.build_objective(*run.model)),
-      regularization(config.regularization, run.model->named_parameters()),
+      regularization(run.experiment.build_regularization(*run.model)),
       train(run.experiment.loader("train")),
       callbacks(run.experiment.build_callbacks()) {
   if (run.experiment.has_split("val")) val.emplace(run.experiment.loader("val"));

@@ -8,7 +8,9 @@ void RegularizerOptions::describe(Schema& s) {
       .require();
   s.field("params", params,
           "Which trainable parameters, by name pattern (`*` for any run of characters: "
-          "`layers.*`, `*.weight`); see `kiln model summary` for the names.");
+          "`layers.*`, `*.weight`); see `kiln model summary` for the names.")
+      .check([](const std::vector<std::string>& p) { return !p.empty(); },
+             "with at least one pattern");
   s.field("vectors", vectors,
           "Also penalise 1-D parameters (biases, normalisation scales), which are left out "
           "otherwise.");

@@ -14,13 +14,28 @@ namespace {
 using Knob = ScheduledHyperParameters::Knob;
 using torch::optim::OptimizerOptions;
 
-// LibTorch's options name their getter and setter after the option (TORCH_ARG), so a knob over
-// option `name` of options type `O` is the same two lambdas every time.
-#define KILN_OPTION_KNOB(O, name)                                                       \
-  Knob {                                                                                \
-    [](OptimizerOptions& o) { return static_cast<double>(static_cast<O&>(o).name()); }, \
-        [](OptimizerOptions& o, double v) { static_cast<O&>(o).name(v); }               \
-  }
+// A knob over one double option of options type O; `field` returns a reference to it (LibTorch's
+// TORCH_ARG gives each option a mutable getter). `upper`: see Knob.
+template <class O, class Field>
+Knob option_knob(Field field, double upper = 0) {
+  return {[field](OptimizerOptions& o) { return field(static_cast<O&>(o)); },
+          [field](OptimizerOptions& o, double v) { field(static_cast<O&>(o)) = v; }, upper};
+}
+
+template <class O>
+Knob eps_knob() {
+  return option_knob<O>([](O& o) -> double& { return o.eps(); });
+}
+
+template <class O>
+Knob weight_decay_knob() {
+  return option_knob<O>([](O& o) -> double& { return o.weight_decay(); });
+}
+
+template <class O>
+Knob momentum_knob() {
+  return option_knob<O>([](O& o) -> double& { return o.momentum(); });
+}
 
 // Adam's betas are one tuple option; each is scheduled on its own, and must stay below 1.
 template <class O, size_t I>
@@ -38,29 +53,33 @@ template <class O>
 std::map<std::string, Knob> adam_knobs() {
   return {{"beta1", beta_knob<O, 0>()},
           {"beta2", beta_knob<O, 1>()},
-          {"eps", KILN_OPTION_KNOB(O, eps)},
-          {"weight_decay", KILN_OPTION_KNOB(O, weight_decay)}};
+          {"eps", eps_knob<O>()},
+          {"weight_decay", weight_decay_knob<O>()}};
 }
 
 // By the options' type, so that any optimizer built on LibTorch's (a plugin's too) is covered.
 std::map<std::string, Knob> knobs_of(OptimizerOptions& options) {
   namespace o = torch::optim;
   if (dynamic_cast<o::SGDOptions*>(&options))
-    return {{"dampening", KILN_OPTION_KNOB(o::SGDOptions, dampening)},
-            {"momentum", KILN_OPTION_KNOB(o::SGDOptions, momentum)},
-            {"weight_decay", KILN_OPTION_KNOB(o::SGDOptions, weight_decay)}};
+    return {{"dampening",
+             option_knob<o::SGDOptions>([](o::SGDOptions& x) -> double& { return x.dampening(); })},
+            {"momentum", momentum_knob<o::SGDOptions>()},
+            {"weight_decay", weight_decay_knob<o::SGDOptions>()}};
   // AdamW's options are not Adam's (no inheritance), so both are listed.
   if (dynamic_cast<o::AdamWOptions*>(&options)) return adam_knobs<o::AdamWOptions>();
   if (dynamic_cast<o::AdamOptions*>(&options)) return adam_knobs<o::AdamOptions>();
+  // alpha reaching 1 would freeze RMSprop's running mean of squares (and beyond, turn it negative).
   if (dynamic_cast<o::RMSpropOptions*>(&options))
-    return {{"alpha", KILN_OPTION_KNOB(o::RMSpropOptions, alpha)},
-            {"eps", KILN_OPTION_KNOB(o::RMSpropOptions, eps)},
-            {"momentum", KILN_OPTION_KNOB(o::RMSpropOptions, momentum)},
-            {"weight_decay", KILN_OPTION_KNOB(o::RMSpropOptions, weight_decay)}};
+    return {{"alpha", option_knob<o::RMSpropOptions>(
+                          [](o::RMSpropOptions& x) -> double& { return x.alpha(); }, 1.0)},
+            {"eps", eps_knob<o::RMSpropOptions>()},
+            {"momentum", momentum_knob<o::RMSpropOptions>()},
+            {"weight_decay", weight_decay_knob<o::RMSpropOptions>()}};
   if (dynamic_cast<o::AdagradOptions*>(&options))
-    return {{"eps", KILN_OPTION_KNOB(o::AdagradOptions, eps)},
-            {"lr_decay", KILN_OPTION_KNOB(o::AdagradOptions, lr_decay)},
-            {"weight_decay", KILN_OPTION_KNOB(o::AdagradOptions, weight_decay)}};
+    return {{"eps", eps_knob<o::AdagradOptions>()},
+            {"lr_decay", option_knob<o::AdagradOptions>(
+                             [](o::AdagradOptions& x) -> double& { return x.lr_decay(); })},
+            {"weight_decay", weight_decay_knob<o::AdagradOptions>()}};
   return {};
 }
 

@@ -173,6 +173,16 @@ TEST(HyperSchedules, ABetaScheduledToOneIsRefusedAhead) {
   EXPECT_THROW(unknown.apply(4), Error);
 }
 
+TEST(HyperSchedules, AnAlphaScheduledToOneIsRefusedAhead) {
+  Fixture f("{type: rmsprop, alpha: 0.9}");
+  auto growing = f.schedule("{type: step, step_size: 1 epoch, gamma: 1.2}");
+  EXPECT_THAT(error_driving(f, "alpha", *growing),
+              HasSubstr("schedules.alpha: the schedule takes alpha to 1.08 at epoch 2; it must "
+                        "stay below 1"));
+  auto shrinking = f.schedule("{type: step, step_size: 1 epoch, gamma: 0.5}");
+  EXPECT_EQ(error_driving(f, "alpha", *shrinking), "no error");
+}
+
 TEST(HyperSchedules, RmspropMomentumMustNotStartAtZero) {
   Fixture f("{type: rmsprop, momentum: 0.9}");
   auto from_zero = f.schedule("{type: constant, warmup: 2 epochs, warmup_start: 0}");

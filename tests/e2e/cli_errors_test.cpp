@@ -171,6 +171,21 @@ TEST(CliErrors, SchedulesNameTheirPathsAndWhatIsValid) {
   EXPECT_THAT(monitor.err, HasSubstr("val/accuracy"));
 }
 
+TEST(CliErrors, DryRunChecksThePrecisionAndThatThereIsABatch) {
+  auto fp16 =
+      testing::run_command(kiln("train " + example("mlp.yaml") +
+                                " --set train.precision=fp16 --set runtime.device=cpu --dry-run"));
+  EXPECT_EQ(fp16.exit_code, 2);
+  EXPECT_THAT(fp16.err, HasSubstr("config error at train.precision"));
+  EXPECT_THAT(fp16.err, HasSubstr("use bf16"));
+  auto empty = testing::run_command(
+      kiln("train " + example("mlp.yaml") +
+           " --set data.take=10 --set data.drop_last=true --set data.batch_size=32 --dry-run"));
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("config error at data.batch_size: the training set (10 "
+                                   "examples) yields no batch"));
+}
+
 TEST(CliErrors, DryRunChecksWhatEveryMonitorNames) {
   auto train = testing::run_command(
       kiln("train " + example("mlp.yaml") + " --set train.monitor=val/los --dry-run"));

@@ -211,5 +211,31 @@ TEST_F(Stages, AMonitorALaterStageNeverMeasuresFailsBeforeAnyTraining) {
   EXPECT_THAT(run.out, Not(HasSubstr("stage 1/3")));
 }
 
+TEST_F(Stages, EachStageMayRegularizeItsOwnParameters) {
+  testing::TempDir dir;
+  std::string config = kConfig;
+  // The head stage trains layers.7 only: a penalty on the frozen hidden layers selects nothing.
+  config.replace(config.find("{name: head,"), 12,
+                 "{name: head, regularization: [{type: l2, weight: 0.001, params: [layers.1.*]}],");
+  auto refused = testing::run_command(train_command(dir, config) + " --dry-run");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("config error at stages[0].regularization[0].params[0]"));
+  EXPECT_THAT(refused.err, HasSubstr("matches only frozen parameters (layers.1.weight"));
+  config = kConfig;
+  config.replace(config.find("{name: all,"), 11,
+                 "{name: all, regularization: [{type: l2, weight: 0.001}],");
+  auto run = testing::run_command(train_command(dir, config));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::string metrics = read_file(run_dir_of(run.out) + "/metrics.csv");
+  // Logged (every 2 steps) from stage 2 (steps 21 to 44) on, as stage 3 inherits it.
+  std::vector<int> steps;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(",train,regularization,") != std::string::npos) steps.push_back(std::stoi(line));
+  ASSERT_FALSE(steps.empty()) << metrics;
+  EXPECT_EQ(steps.front(), 22);
+  EXPECT_EQ(steps.back(), 48);
+}
+
 }  // namespace
 }  // namespace kiln

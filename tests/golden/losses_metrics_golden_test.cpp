@@ -112,14 +112,15 @@ class RegularizationVsTorch : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RegularizationVsTorch, PenaltyAndGradient) {
   const Json& golden_case = find_case(golden().at("regularization"), GetParam());
-  ComponentList entries{"regularizer"};
+  std::vector<engine::RegularizerEntry> entries;
   for (const Json& text : golden_case.at("entries"))
-    entries.items.push_back(read_spec("regularizer", text.get<std::string>(),
-                                      fmt::format("regularization[{}]", entries.items.size())));
+    entries.push_back({losses::regularizer_registry().create(
+                           read_spec("regularizer", text.get<std::string>(), "regularization")),
+                       "regularization"});
   torch::OrderedDict<std::string, torch::Tensor> parameters;
   for (const auto& [name, encoded] : golden_case.at("parameters").items())
     parameters.insert(name, tensor_from(encoded).requires_grad_());
-  torch::Tensor penalty = engine::Regularization(entries, parameters).penalty();
+  torch::Tensor penalty = engine::Regularization(std::move(entries), parameters).penalty();
   penalty.backward();
   EXPECT_TRUE(all_close(penalty, torch::tensor(golden_case.at("penalty").get<double>())));
   for (const auto& item : parameters) {
