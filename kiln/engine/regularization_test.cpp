@@ -15,6 +15,7 @@ namespace regularization_test {
 using test_rig::regularizer_entries;
 using test_rig::train_options;
 using test_rig::TrainerRig;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 torch::OrderedDict<std::string, torch::Tensor> small_network() {
@@ -125,6 +126,19 @@ TEST(TrainerRegularization, AnL2StepOfSgdIsWeightDecayOfTwiceItsWeight) {
                 1e-6 * start_penalty);
     EXPECT_TRUE(plain->values_logged("train/regularization").empty());
   }
+}
+
+TEST(TrainerRegularization, ASkippedStepLogsNoPenalty) {
+  auto rig = seeded_rig("{type: sgd, lr: 0.1}");
+  rig->loss = std::make_unique<test_rig::PoisonedLoss>(3, /*once=*/true);
+  rig->regularizers = {"{type: l2, weight: 0.05}"};
+  TrainOptions options = train_options("4 steps", "100 steps", "1 step");
+  options.monitor = "train/loss";
+  options.on_nan = "skip_step";
+  rig->fit(options);
+  // Step 3 made no update: its penalty joined no loss that trained, so none is logged for it.
+  EXPECT_THAT(rig->steps_logged("train/regularization"), ElementsAre(1, 2, 4));
+  EXPECT_THAT(rig->steps_logged("train/skipped_steps"), ElementsAre(3, 4));  // so far, each log
 }
 
 }  // namespace regularization_test

@@ -172,6 +172,7 @@ void Trainer::log_training(Window& window) {
   if (window.penalty_sum.defined())
     values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);
   if (precision_.scales_loss()) values["train/loss_scale"] = precision_.scaler().value();
+  if (skipped_steps_ > 0) values["train/skipped_steps"] = double(skipped_steps_);
   record(values);
   console_.line(fmt::format(
       "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%",

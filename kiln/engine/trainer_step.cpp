@@ -92,8 +92,7 @@ Trainer::StepOutcome Trainer::on_non_finite(const std::string& what) {
   if (++skipped_in_a_row_ > kMaxSkipsInARow)
     throw Error(fmt::format("{}; {} steps in a row were not finite (train.on_nan: skip_step)", what,
                             kMaxSkipsInARow + 1));
-  skipped_steps_ += 1;
-  record({{"train/skipped_steps", double(skipped_steps_)}});
+  skipped_steps_ += 1;  // logged with the step's training values (log_training)
   console_.line(what + "; skipped that step (train.on_nan: skip_step)");
   return StepOutcome::kSkipped;
 }
