@@ -20,6 +20,21 @@ const optim::Scheduler& no_schedule() {
   return none;
 }
 
+// check_training's checks that no member of a Trainer makes: data to train on, and what every
+// monitor names.
+void check_data_and_monitors(const TrainerParts& parts, const TrainOptions& options) {
+  if (parts.train.batches_per_epoch() == 0)
+    throw ConfigError("data.batch_size", "",
+                      fmt::format("the training set ({} examples) yields no batch; lower "
+                                  "data.batch_size, or set data.drop_last: false",
+                                  parts.train.dataset().size()));
+  std::vector<std::string> tags = monitorable_tags(parts.objective, parts.val != nullptr);
+  check_monitor(options.monitor, tags, "train.monitor");
+  if (parts.scheduler && !parts.scheduler->monitor().empty())
+    check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
+  for (const Callback* callback : parts.callbacks) callback->check(options, tags);
+}
+
 }  // namespace
 
 std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val) {
@@ -40,7 +55,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
       clock_(std::move(clock)),
       precision_(options.precision, parts.device) {
   KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
-  check_training(parts_, options_);
+  check_data_and_monitors(parts_, options_);  // precision_ and hyper_parameters_ check the rest
   learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
   for (const auto& group : parts_.optimizer.param_groups())
     for (const auto& parameter : group.params()) trainable_.push_back(parameter);
@@ -52,17 +67,9 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
 }
 
 void check_training(const TrainerParts& parts, const TrainOptions& options) {
-  if (parts.train.batches_per_epoch() == 0)
-    throw ConfigError("data.batch_size", "",
-                      fmt::format("the training set ({} examples) yields no batch; lower "
-                                  "data.batch_size, or set data.drop_last: false",
-                                  parts.train.dataset().size()));
+  check_data_and_monitors(parts, options);
+  // What a Trainer's members check as they are built.
   Precision(options.precision, parts.device);  // fp16 without CUDA is a ConfigError
-  std::vector<std::string> tags = monitorable_tags(parts.objective, parts.val != nullptr);
-  check_monitor(options.monitor, tags, "train.monitor");
-  if (parts.scheduler && !parts.scheduler->monitor().empty())
-    check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
-  for (const Callback* callback : parts.callbacks) callback->check(options, tags);
   if (!parts.schedules.empty())  // its constructor checks the names and the values ahead
     optim::ScheduledHyperParameters(parts.optimizer, parts.schedules,
                                     steps_per_epoch(parts.train, options.accumulate),
@@ -345,8 +352,6 @@ bool Trainer::run_epochs(Window& window) {
 TrainResult Trainer::fit() {
   start_ = clock_() - progress_.seconds;  // a resumed run goes on counting its time
   parts_.model.train();
-  KILN_CHECK(parts_.train.batches_per_epoch() > 0,
-             "the training set yields no batch; lower data.batch_size");
   for (Callback* callback : parts_.callbacks) callback->on_fit_begin(*this);
   parts_.optimizer.zero_grad();
   Window window;
