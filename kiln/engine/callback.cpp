@@ -1,6 +1,7 @@
 #include "kiln/engine/callback.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "kiln/core/suggest.h"
 
@@ -39,8 +40,11 @@ void check_monitor(const std::string& monitor, const std::vector<std::string>& m
         "\"" + monitor + "\" is never measured; " + suggestion_text(monitor, monitorable));
 }
 
-bool improves(double value, double best, const std::string& mode, double min_delta) {
-  return mode == "max" ? value > best + min_delta : value < best - min_delta;
+bool improves(double value, const std::optional<double>& best, const std::string& mode,
+              double min_delta) {
+  if (std::isnan(value)) return false;
+  if (!best) return true;
+  return mode == "max" ? value > *best + min_delta : value < *best - min_delta;
 }
 
 }  // namespace kiln::engine

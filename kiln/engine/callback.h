@@ -114,7 +114,9 @@ class SwappedWeights {
 void check_monitor(const std::string& monitor, const std::vector<std::string>& monitorable,
                    const std::string& path);
 
-/// Whether `value` improves on `best` by more than `min_delta` in `mode` (min|max).
-bool improves(double value, double best, const std::string& mode, double min_delta = 0);
+/// Whether `value` improves on `best` by more than `min_delta` in `mode` (min|max). Any value but
+/// NaN improves on no best yet; NaN improves on nothing, so a diverged run never becomes the best.
+bool improves(double value, const std::optional<double>& best, const std::string& mode,
+              double min_delta = 0);
 
 }  // namespace kiln::engine

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_number.h"
 #include "kiln/core/text_file.h"
 
 namespace kiln::engine {
@@ -61,6 +62,27 @@ T required(const Json& json, const char* key, const std::string& file) {
   }
 }
 
+// The latest values may be NaN or infinite (a diverged loss, a metric not yet defined).
+Json values_json(const MetricValues& values) {
+  Json json = Json::object();
+  for (const auto& [tag, value] : values) json[tag] = number_to_json(value);
+  return json;
+}
+
+MetricValues values_from_json(const Json& json, const char* key, const std::string& file) {
+  Json object = required<Json>(json, key, file);
+  if (!object.is_object())
+    throw DataError(file, -1, -1, fmt::format("train state key \"{}\" is not an object", key));
+  MetricValues values;
+  for (const auto& [tag, value] : object.items()) try {
+      values[tag] = number_from_json(value);
+    } catch (const Error& e) {
+      throw DataError(file, -1, -1,
+                      fmt::format("train state key \"{}\", tag \"{}\": {}", key, tag, e.what()));
+    }
+  return values;
+}
+
 Json progress_json(const Progress& p) {
   return {{"step", p.steps}, {"epoch", p.epochs}, {"samples", p.samples}, {"seconds", p.seconds}};
 }
@@ -103,7 +125,7 @@ Json to_json(const TrainState& s) {
                {"seconds", s.progress.seconds},
                {"data", {{"epoch", s.data.epoch}, {"batch", s.data.batch}}},
                {"validated", s.validated},
-               {"last", s.last},
+               {"last", values_json(s.last)},
                {"callbacks", s.callbacks},
                {"rng", s.rng},
                {"lr_multiplier", s.lr_multiplier},
@@ -129,7 +151,7 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   Json data = required<Json>(json, "data", file);
   s.data = {required<int64_t>(data, "epoch", file), required<int64_t>(data, "batch", file)};
   s.validated = required<bool>(json, "validated", file);
-  s.last = required<MetricValues>(json, "last", file);
+  s.last = values_from_json(json, "last", file);
   s.callbacks = required<Json>(json, "callbacks", file);
   s.rng = required<Json>(json, "rng", file);
   s.lr_multiplier = required<double>(json, "lr_multiplier", file);

@@ -33,6 +33,13 @@ void check_data_and_monitors(const TrainerParts& parts, const TrainOptions& opti
   if (parts.scheduler && !parts.scheduler->monitor().empty())
     check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
   for (const Callback* callback : parts.callbacks) callback->check(options, tags);
+  bool checkpoints = std::any_of(parts.callbacks.begin(), parts.callbacks.end(),
+                                 [](const Callback* c) { return c->type == "checkpoint"; });
+  if (options.on_nan == "rewind" && !checkpoints)
+    throw ConfigError("train.on_nan", "",
+                      "rewind goes back to the newest checkpoint of the stage, and without a "
+                      "checkpoint callback there is none; add callbacks: [{type: checkpoint, "
+                      "every: ...}], or set on_nan: stop or skip_step");
 }
 
 }  // namespace
@@ -157,7 +164,8 @@ bool Trainer::should_stop() {
 
 bool Trainer::reached_stop_at() {
   auto it = result_.last.find(options_.monitor);
-  if (it == result_.last.end()) return false;
+  // A NaN reaches no goal (every comparison with it is false).
+  if (it == result_.last.end() || std::isnan(it->second)) return false;
   double goal = *options_.stop_at;
   if (options_.mode == "max" ? it->second < goal : it->second > goal) return false;
   result_.stop_reason =
@@ -260,9 +268,9 @@ void Trainer::record(const MetricValues& values) {
     log_.append(progress_.steps, progress_.epochs, tag, value, wall);
     result_.last[tag] = value;
     if (tag != options_.monitor) continue;
-    bool better = !result_.best || (options_.mode == "min" ? value < result_.best->value
-                                                           : value > result_.best->value);
-    if (better) result_.best = BestValue{tag, value, progress_.steps};
+    std::optional<double> best;
+    if (result_.best) best = result_.best->value;
+    if (improves(value, best, options_.mode)) result_.best = BestValue{tag, value, progress_.steps};
   }
 }
 
@@ -361,7 +369,8 @@ TrainResult Trainer::fit() {
     window.started = clock_();
   }
   log_training(window);
-  if (result_.stopped_by_signal == 0) {
+  bool finished = result_.stopped_by_signal == 0;
+  if (finished) {
     if (!validated_) validate();
     validated_ = true;
     for (Callback* callback : parts_.callbacks) callback->on_fit_end(*this);
@@ -369,7 +378,9 @@ TrainResult Trainer::fit() {
   console_.finish();
   result_.progress = progress_;
   result_.data_position = parts_.train.position();
-  if (saved_step_ != progress_.steps) save_checkpoint();
+  // A checkpoint the last step already wrote lacks what came after it: the final validation,
+  // and weights on_fit_end restored (early stopping's best); so a finished run saves again.
+  if (finished || saved_step_ != progress_.steps) save_checkpoint();
   return result_;
 }
 

@@ -134,9 +134,24 @@ TEST(OnNan, RewindGoesBackToTheLastCheckpointWithHalfTheLearningRate) {
   EXPECT_EQ(state.at("rewinds"), 1);
 }
 
-TEST(OnNan, RewindWithoutACheckpointSaysSo) {
+TEST(OnNan, RewindWithoutACheckpointCallbackIsAConfigError) {
   TrainerRig rig;
   rig.checkpoints_dir = rig.dir.file("checkpoints");
+  TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
+  options.on_nan = "rewind";
+  try {
+    rig.fit(options);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "train.on_nan");
+    EXPECT_THAT(e.what(), HasSubstr("add callbacks: [{type: checkpoint"));
+  }
+}
+
+TEST(OnNan, RewindBeforeTheFirstCheckpointSaysSo) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  rig.add_callback("{type: checkpoint, every: 4 steps}");
   rig.loss = std::make_unique<PoisonedLoss>(2, true);
   TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
   options.on_nan = "rewind";
@@ -146,6 +161,34 @@ TEST(OnNan, RewindWithoutACheckpointSaysSo) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("no checkpoint to rewind to yet"));
   }
+}
+
+// The average goes back with the weights: after the rewind to step 4, step 5's average is made
+// from step 4's, not from the abandoned steps 5.
+TEST(OnNan, RewindPutsTheEmaBackToTheCheckpoints) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  rig.add_callback("{type: ema, decay: 0.5, warmup: false}", 0);
+  rig.add_callback("{type: checkpoint, every: 2 steps, keep_last: 0}", 1);
+  struct Watch : Callback {
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> seen;  // (average, weights) per step end
+    void on_step_end(TrainerView& view, const Progress&) override {
+      seen.emplace_back(view.evaluated_weights().at("layers.0.weight").clone(),
+                        named_state(view.model()).at("layers.0.weight").detach().clone());
+    }
+  } watch;
+  rig.callbacks.push_back(&watch);  // after the ema: sees its update of the step
+  rig.loss = std::make_unique<PoisonedLoss>(6, /*once=*/true);
+  TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
+  options.on_nan = "rewind";
+  rig.fit(options);
+  // Steps 1-5, then (rewound to step 4) steps 5-8 again.
+  ASSERT_EQ(watch.seen.size(), 9u);
+  const auto& at_step_4 = watch.seen[3];
+  const auto& abandoned_5 = watch.seen[4];
+  const auto& redone_5 = watch.seen[5];
+  EXPECT_FALSE(torch::allclose(redone_5.second, abandoned_5.second));  // half the rate
+  EXPECT_TRUE(torch::allclose(redone_5.first, 0.5 * at_step_4.first + 0.5 * redone_5.second));
 }
 
 TEST(StopAt, EndsTrainingOnceTheMonitorReachesTheGoal) {

@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer_test_rig.h"
 
@@ -105,6 +108,41 @@ TEST(TrainState, SurvivesJson) {
   EXPECT_EQ(back.last, state.last);
   EXPECT_EQ(back.callbacks, state.callbacks);
   EXPECT_EQ(back.rng, state.rng);
+}
+
+TEST(TrainState, KeepsNanAndInfiniteValuesThatJsonCannotHold) {
+  TrainState state;
+  double inf = std::numeric_limits<double>::infinity();
+  state.last = {{"val/roc_auc", std::nan("")}, {"train/loss", inf}, {"train/x", -inf}};
+  TrainState back = train_state_from_json(Json::parse(to_json(state).dump()), "t.json");
+  EXPECT_TRUE(std::isnan(back.last.at("val/roc_auc")));
+  EXPECT_EQ(back.last.at("train/loss"), inf);
+  EXPECT_EQ(back.last.at("train/x"), -inf);
+  Json older = to_json(state);
+  older["last"]["val/roc_auc"] = nullptr;  // how NaN was written before
+  EXPECT_TRUE(std::isnan(train_state_from_json(older, "t.json").last.at("val/roc_auc")));
+  older["last"]["val/roc_auc"] = "high";
+  try {
+    train_state_from_json(older, "ckpt/train_state.json");
+    FAIL() << "a word was read as a value";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("ckpt/train_state.json"));
+    EXPECT_THAT(e.what(), HasSubstr("\"last\", tag \"val/roc_auc\": expected a number"));
+  }
+}
+
+// A periodic checkpoint on the last step is taken before the final validation (validate_every
+// does not fall there): the run saves that step again, with the validation in it.
+TEST(TrainerResume, TheFinalCheckpointHoldsTheFinalValidation) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  rig.add_callback("{type: checkpoint, every: 1 step}");
+  TrainResult result = rig.fit(train_options("6 steps", "4 steps", "100 steps"));
+  ASSERT_EQ(result.checkpoint, rig.checkpoints_dir + "/step-000000006");
+  TrainState saved = read_train_state(result.checkpoint);
+  EXPECT_TRUE(saved.validated);
+  EXPECT_THAT(rig.steps_logged("val/loss"), ElementsAre(4, 6));
+  EXPECT_NEAR(saved.last.at("val/loss"), rig.values_logged("val/loss").back(), 1e-6);
 }
 
 TEST(TrainState, RestoredRandomGeneratorsRepeatTheirDraws) {

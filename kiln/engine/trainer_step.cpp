@@ -111,9 +111,16 @@ void Trainer::rewind(const std::string& what) {
     throw Error(what + "; no checkpoint to rewind to yet (" + e.what() + ")");
   }
   for (const auto& warning : warnings) console_.line("warning: " + warning);
+  TrainState state = read_train_state(checkpoint);
+  // An earlier stage's checkpoint holds another optimizer's state and other callbacks'.
+  if (state.stage.index != parts_.stage.index)
+    throw Error(fmt::format(
+        "{}; no checkpoint of stage {} to rewind to yet (the newest, {}, was taken in stage {}); "
+        "checkpoint more often (the checkpoint callback's `every`)",
+        what, parts_.stage.index + 1, checkpoint, state.stage.index + 1));
   double multiplier = lr_multiplier_ * 0.5;
   int64_t rewinds = rewinds_ + 1;
-  resume(read_train_state(checkpoint), checkpoint);
+  resume(state, checkpoint);
   lr_multiplier_ = multiplier;
   rewinds_ = rewinds;
   parts_.objective.reset();

@@ -106,6 +106,9 @@ TEST(Metrics, RocAucNeedsBinaryOutputsAndZeroOneTargets) {
   auc->update(torch::tensor({0.2}), torch::tensor({0}));
   EXPECT_DOUBLE_EQ(auc->value(), 0.5);
   EXPECT_FALSE(auc->summable());
+  // A diverged model's NaN score has no rank: the area is undefined, not sorted at random.
+  auc->update(torch::tensor({std::nan(""), 0.4}), torch::tensor({0, 1}));
+  EXPECT_TRUE(std::isnan(auc->value()));
 }
 
 TEST(Metrics, RegressionMetricsNameBothShapes) {
@@ -124,6 +127,22 @@ TEST(Metrics, R2OfAConstantTargetIsOneWhenExactAndZeroOtherwise) {
   r2->reset();
   r2->update(torch::tensor({{1.0}, {2.0}, {3.0}}), torch::full({3, 1}, 2.0));
   EXPECT_DOUBLE_EQ(r2->value(), 0.0);
+}
+
+TEST(Metrics, R2CombinesTheSumsRanksConcatenate) {
+  torch::Tensor y = torch::tensor({{1.0, 5.0}, {2.0, 4.0}, {4.0, 4.5}, {7.0, 3.0}, {8.0, 2.0}});
+  torch::Tensor predicted =
+      y + torch::tensor({{0.5, -0.25}, {-0.5, 0.0}, {0.0, 0.5}, {1.0, 0.25}, {-1.0, 0.0}});
+  auto whole = make("r2"), first = make("r2"), second = make("r2"), combined = make("r2");
+  whole->update(predicted, y);
+  first->update(predicted.slice(0, 0, 2), y.slice(0, 0, 2));
+  second->update(predicted.slice(0, 2), y.slice(0, 2));
+  std::vector<double> sums = first->sums(), theirs = second->sums();
+  sums.insert(sums.end(), theirs.begin(), theirs.end());
+  combined->set_sums(sums);
+  EXPECT_FALSE(whole->summable());
+  EXPECT_NEAR(combined->value(), whole->value(), 1e-12);
+  EXPECT_GT(whole->value(), 0.5);
 }
 
 }  // namespace metrics_test

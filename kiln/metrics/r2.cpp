@@ -1,76 +1,113 @@
 // r2: the coefficient of determination 1 - SS_res / SS_tot per output, averaged uniformly over
-// outputs (scikit-learn's r2_score). Exact whatever the batching: SS_tot follows from the sums of
-// y and y^2, kept in double precision. A constant output scores 1 when predicted exactly and 0
-// otherwise, as scikit-learn's force_finite does.
+// outputs (scikit-learn's r2_score). Exact whatever the batching: each batch's targets give their
+// count, mean and sum of squared deviations (M2), and these combine by Chan et al.'s pairwise
+// rule. Unlike SS_tot from the sums of y and y^2, that loses no digits to targets far from zero
+// with a small spread (1e4 +- 0.005). A constant output scores 1 when predicted exactly and 0
+// otherwise, as scikit-learn's force_finite does. Merging combines statistics rather than adding
+// them, so summable() is false: ranks concatenate their sums() and set_sums() combines the parts.
+
+#include <cfloat>
+#include <cmath>
 
 #include "kiln/metrics/regression.h"
 
 namespace kiln::metrics {
 namespace {
 
+// One output column's statistics over the examples seen.
+struct Column {
+  double mean = 0, deviations = 0, residual = 0;  // deviations: M2, residual: SS_res
+};
+
 class R2 : public Metric {
  public:
   explicit R2(const NoOptions&) {}
-  void reset() override { count_ = 0, sum_.clear(), sum_squares_.clear(), residual_.clear(); }
+  void reset() override { count_ = 0, columns_.clear(); }
   void update(const torch::Tensor& output, const torch::Tensor& target) override;
-  /// {examples, sum of y per output..., sum of y^2 per output..., SS_res per output...}.
+  /// {examples, outputs, then mean, M2 and SS_res of each output}; empty before any update.
   std::vector<double> sums() const override;
+  /// Takes one or more sums() blocks one after another, as ranks concatenate them.
   void set_sums(const std::vector<double>& sums) override;
+  bool summable() const override { return false; }
+  void merge(const Metric& other) override { combine(other.sums()); }
   double value() const override;
 
  private:
+  void combine(const std::vector<double>& sums);
+  void add(double count, const std::vector<Column>& columns);
+
   double count_ = 0;
-  std::vector<double> sum_, sum_squares_, residual_;
+  std::vector<Column> columns_;
 };
 
 void R2::update(const torch::Tensor& output, const torch::Tensor& target) {
   auto [predicted, truth] = as_outputs("r2", output, target);
-  torch::Tensor columns =
-      torch::stack({truth.sum(0), truth.square().sum(0), (truth - predicted).square().sum(0)})
+  torch::Tensor mean = truth.mean(0);
+  torch::Tensor stats =
+      torch::stack({mean, (truth - mean).square().sum(0), (truth - predicted).square().sum(0)})
           .to(torch::kCPU)
           .contiguous();
-  size_t outputs = size_t(columns.size(1));
-  KILN_CHECK(sum_.empty() || sum_.size() == outputs, "r2: outputs of {} values after {}", outputs,
-             sum_.size());
-  sum_.resize(outputs, 0.0), sum_squares_.resize(outputs, 0.0), residual_.resize(outputs, 0.0);
-  const double* data = columns.data_ptr<double>();
-  for (size_t j = 0; j < outputs; ++j) {
-    sum_[j] += data[j];
-    sum_squares_[j] += data[outputs + j];
-    residual_[j] += data[2 * outputs + j];
+  std::vector<Column> batch(size_t(stats.size(1)));
+  const double* data = stats.data_ptr<double>();
+  for (size_t j = 0; j < batch.size(); ++j)
+    batch[j] = {data[j], data[batch.size() + j], data[2 * batch.size() + j]};
+  add(double(truth.size(0)), batch);
+}
+
+void R2::add(double count, const std::vector<Column>& columns) {
+  if (count == 0) return;
+  KILN_CHECK(columns_.empty() || columns_.size() == columns.size(),
+             "r2: outputs of {} values after {}", columns.size(), columns_.size());
+  if (columns_.empty()) columns_.resize(columns.size());
+  double total = count_ + count;
+  for (size_t j = 0; j < columns.size(); ++j) {
+    Column& mine = columns_[j];
+    double delta = columns[j].mean - mine.mean;
+    mine.deviations += columns[j].deviations + delta * delta * count_ * count / total;
+    mine.mean += delta * count / total;
+    mine.residual += columns[j].residual;
   }
-  count_ += double(truth.size(0));
+  count_ = total;
 }
 
 std::vector<double> R2::sums() const {
-  if (sum_.empty()) return {};
-  std::vector<double> out{count_};
-  for (const auto* part : {&sum_, &sum_squares_, &residual_})
-    out.insert(out.end(), part->begin(), part->end());
+  if (columns_.empty()) return {};
+  std::vector<double> out{count_, double(columns_.size())};
+  for (const Column& c : columns_) out.insert(out.end(), {c.mean, c.deviations, c.residual});
   return out;
+}
+
+void R2::combine(const std::vector<double>& sums) {
+  for (size_t at = 0; at < sums.size();) {
+    KILN_ASSERT(at + 2 <= sums.size());
+    size_t outputs = size_t(sums[at + 1]);
+    KILN_ASSERT(at + 2 + 3 * outputs <= sums.size());
+    std::vector<Column> columns(outputs);
+    for (size_t j = 0; j < outputs; ++j) {
+      const double* c = &sums[at + 2 + 3 * j];
+      columns[j] = {c[0], c[1], c[2]};
+    }
+    add(sums[at], columns);
+    at += 2 + 3 * outputs;
+  }
 }
 
 void R2::set_sums(const std::vector<double>& sums) {
   reset();
-  if (sums.empty()) return;
-  KILN_ASSERT(sums.size() % 3 == 1);
-  size_t outputs = sums.size() / 3;
-  count_ = sums[0];
-  sum_.assign(sums.begin() + 1, sums.begin() + 1 + outputs);
-  sum_squares_.assign(sums.begin() + 1 + outputs, sums.begin() + 1 + 2 * outputs);
-  residual_.assign(sums.begin() + 1 + 2 * outputs, sums.end());
+  combine(sums);
 }
 
 double R2::value() const {
   if (count_ == 0) return 0.0;
   double total = 0;
-  for (size_t j = 0; j < sum_.size(); ++j) {
-    double total_squares = sum_squares_[j] - sum_[j] * sum_[j] / count_;
-    // Rounding leaves a constant column's SS_tot a hair from 0, which must not pass for variance.
-    bool constant = total_squares <= 1e-12 * sum_squares_[j];
-    total += constant ? (residual_[j] == 0 ? 1.0 : 0.0) : 1.0 - residual_[j] / total_squares;
+  for (const Column& c : columns_) {
+    // A constant column's deviations are rounding only (its mean is a few ulps off): below a
+    // spread of 64 ulps of the mean, there is no variance to explain.
+    double rounding = 64 * DBL_EPSILON * std::fabs(c.mean);
+    bool constant = c.deviations <= count_ * rounding * rounding;
+    total += constant ? (c.residual == 0 ? 1.0 : 0.0) : 1.0 - c.residual / c.deviations;
   }
-  return total / double(sum_.size());
+  return total / double(columns_.size());
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // example scores above a random negative one, ties counting half (the Mann-Whitney statistic,
 // which is scikit-learn's roc_auc_score with tied scores). Exact, so it keeps every example's
 // score: ranks concatenate their examples rather than add sums (summable() is false).
-// Undefined (NaN) until both classes have been seen.
+// Undefined (NaN) until both classes have been seen, and once any score is NaN.
 
 #include <algorithm>
 #include <cmath>
@@ -74,6 +74,9 @@ class RocAuc : public Metric {
 };
 
 double RocAuc::value() const {
+  // A NaN score (a diverged model) has no rank; it would also break the sort's ordering.
+  if (std::any_of(scores_.begin(), scores_.end(), [](double s) { return std::isnan(s); }))
+    return std::numeric_limits<double>::quiet_NaN();
   std::vector<size_t> order(scores_.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(),

@@ -66,5 +66,52 @@ TEST(EmaE2e, EvalUsesTheAveragedWeights) {
   EXPECT_NEAR(std::stod(eval.out.substr(json_at + 11)), trained, 1e-6 * trained);
 }
 
+// Rows `a,b,label` of a separable binary task; only label 0 when `one_class`.
+std::string binary_rows(int rows, bool one_class) {
+  std::string csv = "a,b,label\n";
+  for (int i = 0; i < rows; ++i) {
+    double a = (i % 7) - 3.0, b = (i % 5) * 0.5 - 1.0;
+    int label = one_class ? 0 : a + b > 0;
+    csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(label) + "\n";
+  }
+  return csv;
+}
+
+// roc_auc on a validation set of one class is NaN at every validation: no checkpoint is kept as
+// its best, early stopping waits it out, stop_at does not fire, and the run resumes.
+TEST(NanMetricE2e, IsNeverTheBestNorAGoalAndTheRunResumes) {
+  testing::TempDir dir;
+  std::string config = dir.write(
+      "nan.yaml",
+      "version: 1\nname: nan\nseed: 1\n"
+      "data:\n"
+      "  train: {type: csv, file: " +
+          dir.write("train.csv", binary_rows(200, false)) +
+          ", target: label}\n"
+          "  val: {type: csv, file: " +
+          dir.write("val.csv", binary_rows(50, true)) +
+          ", target: label}\n"
+          "  batch_size: 20\n"
+          "model: {type: mlp, num_classes: 2, hidden: [8]}\n"
+          "loss: cross_entropy\nmetrics: [roc_auc]\noptimizer: {type: sgd, lr: 0.1}\n"
+          "train: {max: 50 steps, validate_every: 10 steps, monitor: val/roc_auc, mode: max, "
+          "stop_at: 0.5}\n"
+          "callbacks: [{type: checkpoint, every: 10 steps, keep_last: 1, keep_best: 1}, "
+          "{type: early_stopping, patience: 3}]\n");
+  auto run = testing::run_command(std::string(KILN_BINARY) + " train " + config + " --runs-root " +
+                                  dir.file("runs"));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("val/roc_auc has been NaN for 3 validations (patience)"));
+  EXPECT_THAT(run.out, Not(HasSubstr("reached")));
+  std::string run_dir = run_dir_of(run.out);
+  EXPECT_THAT(testing::read_file(run_dir + "/summary.json"), HasSubstr("\"best\": null"));
+  EXPECT_FALSE(std::filesystem::exists(run_dir + "/checkpoints/best"));
+  // The checkpoint's latest values hold the NaN; resuming reads them back.
+  EXPECT_THAT(testing::read_file(testing::latest_checkpoint(run_dir) + "/train_state.json"),
+              HasSubstr("\"val/roc_auc\": \"nan\""));
+  auto resumed = testing::run_command(std::string(KILN_BINARY) + " train --resume " + run_dir);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+}
+
 }  // namespace
 }  // namespace kiln

@@ -237,5 +237,19 @@ TEST_F(Stages, EachStageMayRegularizeItsOwnParameters) {
   EXPECT_EQ(steps.back(), 48);
 }
 
+// Stage 2 trains with another optimizer at a rate that overflows at once: the stage's first
+// checkpoint (step 24) never comes, and stage 1's holds adam's state, which must not be loaded
+// into sgd.
+TEST_F(Stages, ARewindNeverGoesBackIntoAnEarlierStage) {
+  testing::TempDir dir;
+  std::string config = kConfig;
+  config.replace(config.find("freeze: []}, optimizer: {type: sgd, lr: 0.05"), 44,
+                 "freeze: [], on_nan: rewind}, optimizer: {type: sgd, lr: 1.0e+30");
+  auto run = testing::run_command(train_command(dir, config));
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("no checkpoint of stage 2 to rewind to yet (the newest, "));
+  EXPECT_THAT(run.err, HasSubstr("step-000000020, was taken in stage 1)"));
+}
+
 }  // namespace
 }  // namespace kiln

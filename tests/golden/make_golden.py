@@ -309,7 +309,21 @@ def regression_cases():
         metric_case("rmse_three_outputs", "rmse", "rmse", batches,
                     skm.mean_squared_error(y_np, out_np, squared=False)),
         metric_case("r2_three_outputs", "r2", "r2", batches, skm.r2_score(y_np, out_np)),
+        far_from_zero_r2_case(),
     ]
+
+
+def far_from_zero_r2_case():
+    """Targets near 1000 with a spread of 0.01: SS_tot from the sums of y and y^2 would lose
+    about ten of its digits to cancellation."""
+    torch.manual_seed(10)
+    batches = []
+    for n in (9, 13):
+        y = rounded((n, 1), scale=0.01, shift=1000.0)
+        batches.append((y + rounded((n, 1), scale=0.004), y))
+    out, y = joined(batches)
+    return metric_case("r2_far_from_zero", "r2", "r2", batches,
+                       skm.r2_score(y.double().numpy(), out.double().numpy()))
 
 
 def metric_cases():

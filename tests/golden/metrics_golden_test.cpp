@@ -42,6 +42,7 @@ const std::vector<std::string>& case_names() {
       "mae_three_outputs",
       "rmse_three_outputs",
       "r2_three_outputs",
+      "r2_far_from_zero",
   };
   return names;
 }

@@ -3,12 +3,13 @@
 // is decided from what is on disk (each checkpoint's train_state.json holds the values logged
 // when it was taken), so retention needs no state of its own and survives any crash.
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
-#include "kiln/core/text_file.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/callbacks/monitor.h"
+#include "kiln/engine/train_state.h"
 
 namespace kiln::engine {
 namespace {
@@ -53,11 +54,11 @@ class CheckpointCallback : public Callback {
   std::optional<double> monitored_value(const std::string& dir) {
     auto cached = values_.find(dir);
     if (cached != values_.end()) return cached->second;
-    Json state = Json::parse(read_text_file(dir + "/train_state.json"));
+    MetricValues last = read_train_state(dir).last;
     std::optional<double> value;
-    const Json& last = state.at("last");
-    if (last.contains(options_.compare.monitor))
-      value = last.at(options_.compare.monitor).get<double>();
+    auto measured = last.find(options_.compare.monitor);
+    // A NaN (a diverged run, a metric not yet defined) ranks as no value: never kept as best.
+    if (measured != last.end() && !std::isnan(measured->second)) value = measured->second;
     return values_[dir] = value;
   }
 

@@ -38,7 +38,7 @@ class EarlyStopping : public Callback {
   void on_validation_end(TrainerView& view, const MetricValues&) override {
     auto it = view.last_values().find(options_.compare.monitor);
     if (it == view.last_values().end()) return;
-    if (!best_ || improves(it->second, *best_, options_.compare.mode, options_.min_delta)) {
+    if (improves(it->second, best_, options_.compare.mode, options_.min_delta)) {
       best_ = it->second;
       best_step_ = view.progress().steps;
       waited_ = 0;
@@ -50,6 +50,9 @@ class EarlyStopping : public Callback {
 
   std::optional<std::string> should_stop() const override {
     if (waited_ < options_.patience) return std::nullopt;
+    if (!best_)  // every validation so far measured NaN
+      return fmt::format("{} has been NaN for {} validations (patience)", options_.compare.monitor,
+                         waited_);
     return fmt::format("{} has not improved on {:.6g} (step {}) for {} validations (patience)",
                        options_.compare.monitor, *best_, best_step_, waited_);
   }

@@ -47,15 +47,26 @@ class Ema : public Callback {
   Json state() const override { return {{"updates", updates_}}; }
   void load_state(const Json& state) override { updates_ = state.at("updates").get<int64_t>(); }
   NamedTensors tensors() const override { return shadow_; }
-  void load_tensors(const NamedTensors& tensors) override { loaded_ = tensors; }
+  void load_tensors(const NamedTensors& tensors) override {
+    loaded_ = tensors;
+    // Mid-run (a NaN rewind) the average goes back with the weights; before on_fit_begin it waits
+    // there for the model's device.
+    if (!shadow_.empty()) copy_loaded();
+  }
 
  private:
   void copy_model(TrainerView& view) {
     shadow_.clear();
-    for (const auto& [name, tensor] : named_state(view.model())) {
+    for (const auto& [name, tensor] : named_state(view.model()))
+      shadow_[name] = tensor.detach().clone();
+    copy_loaded();
+  }
+
+  void copy_loaded() {
+    torch::NoGradGuard no_grad;
+    for (auto& [name, average] : shadow_) {
       auto loaded = loaded_.find(name);
-      shadow_[name] = loaded != loaded_.end() ? loaded->second.to(tensor.device()).clone()
-                                              : tensor.detach().clone();
+      if (loaded != loaded_.end()) average.copy_(loaded->second);
     }
     loaded_.clear();
   }
@@ -63,7 +74,7 @@ class Ema : public Callback {
   EmaOptions options_;
   int64_t updates_ = 0;
   NamedTensors shadow_;
-  NamedTensors loaded_;  // from a checkpoint, moved to the model's device at on_fit_begin
+  NamedTensors loaded_;  // from a checkpoint, before on_fit_begin knows the model's device
 };
 
 }  // namespace
