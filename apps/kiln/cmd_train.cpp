@@ -41,20 +41,25 @@ class StopSignals {
 // config's name; its saved config with the resumable --set overrides.
 engine::TrainRequest resume_request(const TrainArgs& args) {
   engine::TrainRequest request;
-  std::string run_dir = args.resume;
-  if (run_dir.empty()) {
-    if (args.config.files.empty())
-      throw UsageError("--resume without a run directory needs the config, to find its runs");
-    RawConfig config = load_config(args.config.files, args.config.overrides);
-    std::string name = args.name.empty() ? config.tree.value("name", "experiment") : args.name;
-    run_dir = engine::newest_unfinished_run(args.runs_root, name);
-  } else if (!args.config.files.empty()) {
-    throw UsageError(
-        "--resume RUN_DIR continues with the run's own config; drop the config "
-        "files (resumable keys can still be changed with --set)");
+  request.resume_dir = args.resume;
+  if (!request.resume_dir.empty()) {
+    if (!args.config.files.empty())
+      throw UsageError(
+          "--resume RUN_DIR continues with the run's own config; drop the config "
+          "files (resumable keys can still be changed with --set)");
+    request.config = engine::resume_config(request.resume_dir, args.config.overrides);
+    return request;
   }
-  request.config = engine::resume_config(run_dir, args.config.overrides);
-  request.resume_dir = run_dir;
+  if (args.config.files.empty())
+    throw UsageError("--resume without a run directory needs the config, to find its runs");
+  RawConfig config = load_config(args.config.files, args.config.overrides);
+  if (!args.name.empty()) apply_override(config, "name=\"" + args.name + "\"");
+  request.resume_dir =
+      engine::newest_unfinished_run(args.runs_root, config.tree.value("name", "experiment"));
+  // The files given may have been edited since the run began: only resumable keys may differ.
+  std::string files;
+  for (const auto& file : args.config.files) files += (files.empty() ? "" : " ") + file;
+  request.config = engine::resumable_config(request.resume_dir, std::move(config), files);
   return request;
 }
 

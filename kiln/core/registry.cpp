@@ -10,9 +10,19 @@ std::map<std::string, RegistryBase*>& registries_by_kind() {
   return registries;
 }
 
+// "a scheduler", "an optimizer".
+std::string a_kind(const std::string& kind) {
+  bool vowel = !kind.empty() && std::string("aeiou").find(kind.front()) != std::string::npos;
+  return (vowel ? "an " : "a ") + kind;
+}
+
 }  // namespace
 
 std::string ComponentSpec::type() const {
+  // An optional component left null is for its owner to skip; one it needs is the user's to give.
+  if (empty())
+    throw ConfigError(path, "",
+                      "expected " + a_kind(kind) + ": NAME or {type: NAME, ...}, got null");
   return spec.is_string() ? spec.get<std::string>() : spec.at("type").get<std::string>();
 }
 
@@ -29,7 +39,7 @@ RegistryBase::RegistryBase(std::string kind, std::string doc)
 }
 
 std::string RegistryBase::spec_type(const Json& spec, const ReadContext& ctx) const {
-  std::string shape_hint = "expected a " + kind_ + ": NAME or {type: NAME, ...}";
+  std::string shape_hint = "expected " + a_kind(kind_) + ": NAME or {type: NAME, ...}";
   std::string type;
   ReadContext type_ctx = ctx;
   if (spec.is_string()) {
@@ -81,6 +91,8 @@ void OptionTraits<ComponentList>::read(const Json& value, ComponentList& out,
                                        const ReadContext& ctx) {
   std::vector<ComponentSpec> items;
   auto read_item = [&](const Json& item, const ReadContext& item_ctx) {
+    if (item.is_null())
+      item_ctx.fail("expected " + a_kind(out.kind) + ": NAME or {type: NAME, ...}, got null");
     items.emplace_back(out.kind);
     OptionTraits<ComponentSpec>::read(item, items.back(), item_ctx);
   };

@@ -105,9 +105,10 @@ class Registry : public RegistryBase {
     entries_.emplace(std::move(name), std::move(entry));
   }
 
-  /// Builds the component a resolved spec names.
+  /// Builds the component a resolved spec names; a null one (a required component set to null)
+  /// is a ConfigError at its path.
   std::unique_ptr<Product> create(const ComponentSpec& spec, Args... args) const {
-    KILN_ASSERT(spec.kind == kind() && !spec.empty());
+    KILN_ASSERT(spec.kind == kind());
     return entries_.at(spec.type())
         .create(spec.options(), ReadContext{spec.path, nullptr}, std::forward<Args>(args)...);
   }

@@ -131,7 +131,17 @@ TEST(Registry, CreateBuildsWithTheResolvedOptions) {
     EXPECT_EQ(e.path(), "model.size");
   }
   EXPECT_THROW(product_registry().create(ComponentSpec("other_kind", "alpha")), InternalError);
-  EXPECT_THROW(product_registry().create(ComponentSpec("test_product")), InternalError);
+  // A required component the config set to null is the user's to fix, at its path.
+  ComponentSpec null_spec("test_product");
+  null_spec.path = "model";
+  try {
+    product_registry().create(null_spec);
+    ADD_FAILURE() << "a null spec was built";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "model");
+    EXPECT_THAT(e.what(),
+                HasSubstr("expected a test_product: NAME or {type: NAME, ...}, got null"));
+  }
 }
 
 TEST(Registry, DocumentsEveryComponent) {

@@ -246,6 +246,9 @@ std::string find_checkpoint(const std::string& run_dir, const std::string& which
   }
   if (found.empty()) {
     std::string latest = pointed_to(dir, "latest");
+    if (!latest.empty() && !fs::is_directory(latest))
+      warnings.push_back("checkpoints/latest names " + latest +
+                         ", which is missing; using the newest checkpoint before it");
     // Without a pointer (a crash before the first one was written) any complete checkpoint
     // counts; with one, checkpoints after it belong to a write that never finished.
     int64_t newest = latest.empty() ? INT64_MAX : checkpoint_step(latest);

@@ -57,6 +57,10 @@ const ComponentSpec& Experiment::split_spec(const std::string& split) const {
                               : split == "val"  ? &config_.data.val
                               : split == "test" ? &config_.data.test
                                                 : nullptr;
+  if (split == "train" && spec->empty())
+    throw ConfigError("data.train", "",
+                      "the training data is required: a dataset NAME or {type: NAME, ...}, got "
+                      "null");
   if (!spec || spec->empty())
     throw UsageError(fmt::format("the config defines no \"{}\" split (data.{}); it has: {}", split,
                                  split, fmt::join(splits(), ", ")));

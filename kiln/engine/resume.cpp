@@ -88,18 +88,22 @@ std::string newest_unfinished_run(const std::string& runs_root, const std::strin
 }
 
 RawConfig resume_config(const std::string& run_dir, const std::vector<std::string>& overrides) {
+  return resumable_config(run_dir, load_config({run_dir + "/config.yaml"}, overrides), "--set");
+}
+
+RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
+                           const std::string& source) {
   RawConfig saved = load_config({run_dir + "/config.yaml"}, {});
-  RawConfig changed = load_config({run_dir + "/config.yaml"}, overrides);
   Json before = resolved_config(parse_experiment(saved));
   Json after = resolved_config(parse_experiment(changed));
   for (const auto& key : changed_keys(before, after))
     if (!is_resumable(key)) {
       std::string allowed;
       for (const auto& k : resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
-      throw UsageError("--set changes " + key +
-                       ", which a resumed run cannot change (it shaped "
-                       "the steps already taken); resumable keys: " +
-                       allowed + " (in a stage too: stages[i].train.max)");
+      throw UsageError(source + " changes " + key + ", which a resumed run cannot change (it " +
+                       "shaped the steps already taken; the run keeps it in " + run_dir +
+                       "/config.yaml); resumable keys: " + allowed +
+                       " (in a stage too: stages[i].train.max)");
     }
   return changed;
 }

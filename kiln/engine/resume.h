@@ -20,6 +20,12 @@ std::string newest_unfinished_run(const std::string& runs_root, const std::strin
 /// whose resolved value changes and is not one of resumable_keys().
 RawConfig resume_config(const std::string& run_dir, const std::vector<std::string>& overrides);
 
+/// `changed` (the run's saved config with changes from `source`: "--set", or config files given
+/// with `--resume`) when it differs from the saved one only in resumable_keys(); else UsageError
+/// naming `source` and the first key that differs.
+RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
+                           const std::string& source);
+
 /// The dotted paths at which two resolved configs differ (lists compare whole).
 std::vector<std::string> changed_keys(const Json& before, const Json& after);
 

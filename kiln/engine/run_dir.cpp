@@ -1,9 +1,12 @@
 #include "kiln/engine/run_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -44,6 +47,29 @@ RunDirectory RunDirectory::open(const std::string& path) {
     throw UsageError(trimmed + " is not a run directory: it has no config.yaml");
   return RunDirectory(trimmed);
 }
+
+RunLock::RunLock(const RunDirectory& run) {
+  std::string path = run.file("lock");
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw IoError("open", path, errno);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    int error = errno;
+    std::string holder = read_text_file(path);
+    ::close(fd_);
+    if (error != EWOULDBLOCK) throw IoError("lock", path, error);
+    while (!holder.empty() && std::isspace(static_cast<unsigned char>(holder.back())))
+      holder.pop_back();
+    throw UsageError("run " + run.path() + " is being trained by another kiln process" +
+                     (holder.empty() ? "" : " (pid " + holder + ")") +
+                     "; wait for it to end, or stop it first");
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // The pid only makes the message above clearer; the lock holds without it.
+  }
+}
+
+RunLock::~RunLock() { ::close(fd_); }
 
 void RunDirectory::write_json(const std::string& name, const Json& value) const {
   write_file_atomic(file(name), value.dump(2) + "\n");

@@ -32,6 +32,21 @@ class RunDirectory {
   std::string path_;
 };
 
+/// Holds the run directory's `lock` file locked (flock) while one process trains it, so that a
+/// second `kiln train --resume` of the same run is refused instead of deleting the first one's
+/// checkpoint in progress. The kernel releases the lock when the process ends, however it ends.
+class RunLock {
+ public:
+  /// Throws UsageError naming the run and the process holding it when another one does.
+  explicit RunLock(const RunDirectory& run);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 /// Appends `step,epoch,split,metric,value,wall_time` rows to metrics.csv, flushing each row so
 /// other processes (`kiln runs`, a crash post-mortem) see them at once.
 class MetricsLog {

@@ -47,15 +47,19 @@ Json summary_json(const TrainResult& result) {
   return summary;
 }
 
-// The newest valid checkpoint of a run being resumed ("" when there is none: the run starts
-// over), with the run's files trimmed back to it so nothing is logged or kept twice.
+// The newest valid checkpoint of a run being resumed ("" when it saved none: the run starts
+// over), with the run's files trimmed back to it so nothing is logged or kept twice. When it saved
+// some and none is valid, nothing is touched: starting over would delete its history.
 std::string prepare_resume(const RunDirectory& run, Console& console) {
   std::vector<std::string> warnings;
   std::string checkpoint;
   try {
     checkpoint = find_checkpoint(run.path(), "last", &warnings);
-  } catch (const Error&) {
-    // None was saved, or none passes its check: the run starts again from its beginning.
+  } catch (const UsageError&) {
+    // None was saved: the run starts again from its beginning.
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) +
+                "; the run's files are left as they are (to train again, start a new run)");
   }
   for (const auto& warning : warnings) console.line("warning: " + warning);
   int64_t step = checkpoint.empty() ? -1 : checkpoint_step(checkpoint);
@@ -63,6 +67,14 @@ std::string prepare_resume(const RunDirectory& run, Console& console) {
   trim_metrics(run.file("metrics.csv"), step);
   if (checkpoint.empty()) console.line("resuming: no valid checkpoint yet; starting over");
   return checkpoint;
+}
+
+// Whether a run being resumed finished with the config it is resumed with: then there is
+// nothing to train, and its files stay as they are.
+bool finished_as_configured(const RunDirectory& run, const ExperimentConfig& config) {
+  if (run.read_json("run.json").value("status", "") != "finished") return false;
+  RawConfig saved = load_config({run.file("config.yaml")}, {});
+  return resolved_config(parse_experiment(saved)) == resolved_config(config);
 }
 
 // Where a stage's training data starts after the stage before it ended at `previous`: on from
@@ -204,8 +216,15 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   RunDirectory run = resuming ? RunDirectory::open(request.resume_dir)
                               : RunDirectory::create(request.runs_root, config.name,
                                                      static_cast<std::time_t>(clock()));
+  RunLock lock(run);
   std::fprintf(out, "run: %s\n", run.path().c_str());
   std::fflush(out);
+  if (resuming && finished_as_configured(run, config)) {
+    std::fprintf(out,
+                 "the run has finished; nothing to resume (to train it further, raise train.max "
+                 "with --set)\n");
+    return {run.path(), 0};
+  }
   Json info = resuming ? resumed_run_info(run, request, clock) : new_run_info(request, clock);
   if (!resuming && stages.front().staged()) info["stages"] = stage_records(stages);
   // On resume the saved config stays: resumable overrides are recorded with the attempt.

@@ -186,6 +186,23 @@ TEST(CliErrors, DryRunChecksThePrecisionAndThatThereIsABatch) {
                                    "examples) yields no batch"));
 }
 
+TEST(CliErrors, ARequiredComponentSetToNullNamesItsPath) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"scheduler=null", "config error at scheduler: expected a scheduler: NAME or {type: NAME"},
+      {"loss=null", "config error at loss: expected a loss: NAME or {type: NAME"},
+      {"optimizer=null", "config error at optimizer: expected an optimizer"},
+      {"model=null", "config error at model: expected a model: NAME or {type: NAME"},
+      {"'callbacks=[null]'", "config error at callbacks[0] (--set): expected a callback"},
+      {"data.train=null", "config error at data.train: the training data is required"},
+  };
+  for (const auto& [set, message] : cases) {
+    auto result =
+        testing::run_command(kiln("train " + example("mlp.yaml") + " --dry-run --set " + set));
+    EXPECT_EQ(result.exit_code, 2) << set << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(message)) << set;
+  }
+}
+
 TEST(CliErrors, DryRunChecksWhatEveryMonitorNames) {
   auto train = testing::run_command(
       kiln("train " + example("mlp.yaml") + " --set train.monitor=val/los --dry-run"));

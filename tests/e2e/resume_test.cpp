@@ -2,14 +2,20 @@
 // and continued with `kiln train --resume` ends with weights and EMA weights bitwise equal to an
 // uninterrupted run (CPU, train.deterministic), and logs the same validation values. SIGTERM
 // saves and exits 143; --resume alone finds the unfinished run; a non-resumable --set is refused;
-// a corrupt newest checkpoint is skipped for the one before it.
+// a corrupt newest checkpoint is skipped for the one before it, a missing one reported, and when
+// none is valid the run is left alone; a finished run has nothing to resume; a run another
+// process holds is refused; config files given with --resume may change resumable keys only.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -173,6 +179,96 @@ TEST_F(Resume, ACorruptNewestCheckpointIsSkippedForTheOneBefore) {
   EXPECT_THAT(finish.out, HasSubstr("warning: skipping checkpoint " + newest));
   EXPECT_THAT(finish.out, HasSubstr("checksum or size differs"));
   expect_same_as_straight(run);
+}
+
+// A copy of the uninterrupted run under `dir`/runs/resume_check, marked as a run that crashed
+// ("running") unless `finished`.
+std::string copy_of_straight_run(const testing::TempDir& dir, const std::string& straight,
+                                 bool finished) {
+  std::string copy = dir.file("runs/resume_check/" + fs::path(straight).filename().string());
+  fs::create_directories(fs::path(copy).parent_path());
+  fs::copy(straight, copy, fs::copy_options::recursive);
+  if (!finished) {
+    std::string info = read_file(copy + "/run.json");
+    info.replace(info.find("\"finished\""), 10, "\"running\"");
+    std::ofstream(copy + "/run.json") << info;
+  }
+  return copy;
+}
+
+// Every file of a run, by path, with its bytes: to show that a refused resume changed nothing.
+std::map<std::string, std::string> files_of(const std::string& run) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(run))
+    if (entry.is_regular_file()) files[entry.path().string()] = read_file(entry.path().string());
+  return files;
+}
+
+TEST_F(Resume, AFinishedRunHasNothingToResumeAndStaysAsItIs) {
+  testing::TempDir dir;
+  std::string run = copy_of_straight_run(dir, *straight_run_, true);
+  auto before = files_of(run);
+  auto again = testing::run_command(kiln() + " train --resume " + run);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_THAT(again.out, HasSubstr("the run has finished; nothing to resume"));
+  before.erase(run + "/lock");  // made by the resume, empty of meaning once it ends
+  auto after = files_of(run);
+  after.erase(run + "/lock");
+  EXPECT_TRUE(before == after) << "resuming a finished run changed its files";
+}
+
+TEST_F(Resume, WhenNoCheckpointIsValidNothingIsDeleted) {
+  testing::TempDir dir;
+  std::string run = copy_of_straight_run(dir, *straight_run_, false);
+  for (const auto& entry : fs::directory_iterator(run + "/checkpoints"))
+    if (entry.is_directory()) std::ofstream(entry.path() / "model.safetensors") << "damaged";
+  auto before = files_of(run);
+  auto refused = testing::run_command(kiln() + " train --resume " + run);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("has no valid checkpoint"));
+  EXPECT_THAT(refused.err, HasSubstr("the run's files are left as they are"));
+  auto after = files_of(run);
+  for (const auto& [path, bytes] : before) {
+    if (path.find("/checkpoints/") == std::string::npos && path != run + "/metrics.csv") continue;
+    EXPECT_TRUE(after.count(path) && after.at(path) == bytes) << path << " changed";
+  }
+}
+
+TEST_F(Resume, ALatestPointerToAMissingCheckpointIsReportedAndTheOneBeforeUsed) {
+  testing::TempDir dir;
+  std::string run = copy_of_straight_run(dir, *straight_run_, false);
+  std::string newest = latest_checkpoint(run);
+  fs::remove_all(newest);
+  auto finish = testing::run_command(kiln() + " train --resume " + run);
+  ASSERT_EQ(finish.exit_code, 0) << finish.out << finish.err;
+  EXPECT_THAT(finish.out, HasSubstr("checkpoints/latest names " + newest + ", which is missing"));
+  expect_same_as_straight(run);
+}
+
+TEST_F(Resume, ARunBeingTrainedIsNotResumedBySecondProcess) {
+  testing::TempDir dir;
+  std::string run = copy_of_straight_run(dir, *straight_run_, false);
+  int held = ::open((run + "/lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  ASSERT_EQ(::write(held, "4242\n", 5), 5);
+  auto before = files_of(run);
+  auto refused = testing::run_command(kiln() + " train --resume " + run);
+  ::close(held);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("is being trained by another kiln process (pid 4242)"));
+  EXPECT_TRUE(before == files_of(run)) << "the refused resume changed the run";
+}
+
+TEST_F(Resume, ConfigFilesGivenWithResumeMayChangeOnlyResumableKeys) {
+  testing::TempDir dir;
+  copy_of_straight_run(dir, *straight_run_, false);
+  std::string config = kConfig;
+  config.replace(config.find("lr: 1.0e-2"), 10, "lr: 0.5");
+  auto refused = testing::run_command(kiln() + " train " + dir.write("edited.yaml", config) +
+                                      " --runs-root " + dir.file("runs") + " --resume");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr(dir.file("edited.yaml") + " changes optimizer.lr"));
 }
 
 }  // namespace
