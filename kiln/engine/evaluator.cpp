@@ -1,5 +1,7 @@
 #include "kiln/engine/evaluator.h"
 
+#include "kiln/engine/train_state.h"
+
 namespace kiln::engine {
 
 data::Batch on_device(const data::Batch& batch, torch::Device device) {
@@ -22,6 +24,30 @@ MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& obj
   }
   model.train(was_training);
   return objective.values(split);
+}
+
+void probe_objective(models::Model& model, data::Loader& loader, Objective& objective,
+                     torch::Device device) {
+  Json rng = capture_rng();
+  data::LoaderPosition position = loader.position();
+  bool was_training = model.is_training();
+  auto restore = [&] {
+    model.train(was_training);
+    objective.reset();
+    loader.seek(position);
+    restore_rng(rng, "(the random generators' state before the check)");
+  };
+  try {
+    torch::NoGradGuard no_grad;
+    model.eval();
+    loader.start_epoch(0);
+    if (std::optional<data::Batch> batch = loader.next())
+      objective.compute(model, on_device(*batch, device));
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
 }
 
 }  // namespace kiln::engine

@@ -18,4 +18,11 @@ data::Batch on_device(const data::Batch& batch, torch::Device device);
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
                       torch::Device device, const std::string& split, int64_t max_batches = 0);
 
+/// Measures `model`'s outputs on the first batch of `loader` with `objective`, then forgets them:
+/// a loss or metric that does not fit the outputs fails here (a ConfigError at its path) rather
+/// than at the first step. The model's mode, the loader's position and LibTorch's random
+/// generators are left as they were, so a run checked first trains as one that was not.
+void probe_objective(models::Model& model, data::Loader& loader, Objective& objective,
+                     torch::Device device);
+
 }  // namespace kiln::engine

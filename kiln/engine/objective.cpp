@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include "kiln/core/config_path.h"
 #include "kiln/core/error.h"
 
 namespace kiln::engine {
@@ -27,7 +28,9 @@ void name_metrics(Objective::Head& head) {
 }  // namespace
 
 Objective::Objective(std::vector<Head> heads)
-    : heads_(std::move(heads)), head_loss_sums_(heads_.size(), 0.0) {
+    : heads_(std::move(heads)),
+      head_loss_sums_(heads_.size(), 0.0),
+      head_loss_weights_(heads_.size(), 0.0) {
   KILN_ASSERT(!heads_.empty());
   for (Head& head : heads_) name_metrics(head);
 }
@@ -69,22 +72,60 @@ void Objective::check_targets(const std::vector<std::string>& available,
   }
 }
 
+namespace {
+
+// Where a head's loss or metric is configured: `loss`, `metrics[1]`, `model.heads[0].loss`.
+std::string component_path(const Objective::Head& head, const std::string& key) {
+  return head.config_path.empty() ? key : head.config_path + "." + key;
+}
+
+// Runs `measure` (a loss or metric on the model's outputs) so that what it refuses is a config
+// error at its config path. Its own ConfigErrors name the option, relative to it (class_weights);
+// its other complaints (shapes, classes out of range) are about the component as configured.
+// Data and file errors stay what they are.
+template <class Measure>
+auto at_config_path(const std::string& path, Measure measure) {
+  try {
+    return measure();
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.path().empty() ? path : path + "." + e.path(), e.origin(), e.problem());
+  } catch (const DataError&) {
+    throw;
+  } catch (const IoError&) {
+    throw;
+  } catch (const InternalError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ConfigError(path, "", e.what());
+  }
+}
+
+}  // namespace
+
 std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch::Tensor& output,
                                                       const data::Batch& batch) {
   Head& head = heads_[index];
   auto measure = [&] {
     const torch::Tensor& target = target_of(head, batch);
-    torch::Tensor loss = head.loss->forward(output, target);
+    torch::Tensor loss = at_config_path(component_path(head, "loss"),
+                                        [&] { return head.loss->forward(output, target); });
     double value = loss.item<double>();  // the one read of this loss (a device sync on CUDA)
-    head_loss_sums_[index] += value * double(batch.size());
+    // The batch's mean, times what it divides by: the sums give the mean over the whole set.
+    double weight = head.loss->mean_weight(output, target);
+    head_loss_sums_[index] += value * weight;
+    head_loss_weights_[index] += weight;
     torch::NoGradGuard no_grad;
-    for (auto& m : head.metrics) m.metric->update(output.detach(), target);
+    for (size_t i = 0; i < head.metrics.size(); ++i)
+      at_config_path(component_path(head, index_path("metrics", i)),
+                     [&] { head.metrics[i].metric->update(output.detach(), target); });
     return std::make_pair(loss, value);
   };
   if (head.name.empty()) return measure();
   // With several heads, a complaint from a loss, a metric or torch names the head it came from.
   try {
     return measure();
+  } catch (const ConfigError&) {
+    throw;  // its path names the head
   } catch (const Error& e) {
     throw Error(fmt::format("head \"{}\": {}", head.name, e.what()));
   } catch (const c10::Error& e) {
@@ -105,15 +146,12 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
     total = i == 0 ? loss * heads_[i].weight : total + loss * heads_[i].weight;
     last_loss_ += heads_[i].weight * value;
   }
-  loss_sum_ += last_loss_ * double(batch.size());
-  examples_ += batch.size();
   return total;
 }
 
 void Objective::reset() {
-  loss_sum_ = 0;
-  examples_ = 0;
   std::fill(head_loss_sums_.begin(), head_loss_sums_.end(), 0.0);
+  std::fill(head_loss_weights_.begin(), head_loss_weights_.end(), 0.0);
   for (auto& head : heads_)
     for (auto& m : head.metrics) m.metric->reset();
 }
@@ -130,15 +168,17 @@ std::string Objective::metric_tag(const std::string& split, const Head& head,
 
 MetricValues Objective::values(const std::string& split) const {
   MetricValues values;
-  double examples = std::max<double>(1, double(examples_));
-  values[split + "/loss"] = loss_sum_ / examples;
+  double total = 0;
   for (size_t i = 0; i < heads_.size(); ++i) {
     const Head& head = heads_[i];
-    if (!head.name.empty()) values[tag(split, head, "loss")] = head_loss_sums_[i] / examples;
+    double mean = head_loss_sums_[i] / std::max(head_loss_weights_[i], 1e-300);
+    total += head.weight * mean;
+    if (!head.name.empty()) values[tag(split, head, "loss")] = mean;
     for (const auto& m : head.metrics)
       for (const auto& [key, value] : m.metric->values())
         values[metric_tag(split, head, m, key)] = value;
   }
+  values[split + "/loss"] = total;
   return values;
 }
 

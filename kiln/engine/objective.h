@@ -54,7 +54,8 @@ class Objective {
   void check_targets(const std::vector<std::string>& available, const std::string& split) const;
   /// Forgets the statistics: a new logging window or evaluation begins.
   void reset();
-  /// The loss and metrics since the last reset, tagged with `split`; losses are means per example.
+  /// The loss and metrics since the last reset, tagged with `split`; each head's loss is its mean
+  /// over all those examples (weighted as the loss weighs them), split/loss their weighted sum.
   MetricValues values(const std::string& split) const;
   /// Every tag values() gives for `split`.
   std::vector<std::string> tags(const std::string& split) const;
@@ -69,9 +70,8 @@ class Objective {
                          const std::string& key) const;
 
   std::vector<Head> heads_;
-  double loss_sum_ = 0;                 // weighted total, times examples
-  std::vector<double> head_loss_sums_;  // per head, unweighted, times examples
-  int64_t examples_ = 0;
+  // Per head: the sum of its batch means times their mean_weight(), and of those weights.
+  std::vector<double> head_loss_sums_, head_loss_weights_;
   double last_loss_ = 0;
 };
 

@@ -102,6 +102,56 @@ TEST(Objective, ASingleOutputModelKeepsThePlainTags) {
   EXPECT_THAT(objective.tags("train"), ElementsAre("train/loss", "train/accuracy"));
 }
 
+// What a loss or metric refuses of the outputs is a config error at its path: an option it names
+// (relative to itself), or the component itself for any other complaint.
+TEST(Objective, ALossOrMetricThatDoesNotFitTheOutputsIsAConfigErrorAtItsPath) {
+  auto refusal = [&](const std::string& model_yaml) {
+    auto built = models::build_model(read_spec("model", model_yaml), {4});
+    Objective objective = objective_for(*built);
+    try {
+      objective.compute(*built, some_batch());
+    } catch (const ConfigError& e) {
+      return e.path() + ": " + e.problem();
+    }
+    return std::string("no error");
+  };
+  std::string heads =
+      "{type: multi_head, backbone: [{type: linear, out: 6}], heads: [{name: echo, layers: "
+      "[{type: linear, out: 4}], loss: mse, target: input}, {name: class, layers: [{type: "
+      "linear, out: 3}], ";
+  EXPECT_THAT(refusal(heads + "loss: {type: cross_entropy, class_weights: [1, 2]}}]}"),
+              HasSubstr("model.heads[1].loss.class_weights: cross_entropy: class_weights has 2 "
+                        "weights but the logits have 3 classes"));
+  EXPECT_THAT(refusal(heads + "loss: cross_entropy, metrics: [accuracy, {type: top_k_accuracy, "
+                              "k: 3}]}]}"),
+              HasSubstr("model.heads[1].metrics[1].k: top_k_accuracy: k = 3 is not below"));
+  EXPECT_THAT(refusal(heads + "loss: cross_entropy, metrics: [roc_auc]}]}"),
+              HasSubstr("model.heads[1].metrics[0]: roc_auc is for binary tasks"));
+  EXPECT_THAT(refusal(heads + "loss: mse}]}"),
+              HasSubstr("model.heads[1].loss: mse expects outputs and targets of the same shape"));
+}
+
+// With class weights a batch's mean divides by its targets' weights, not its size: the loss over
+// batches of 2 and 3 is the loss over the 5 examples at once.
+TEST(Objective, AClassWeightedLossIsItsMeanOverTheWholeSetWhateverTheBatches) {
+  auto model = models::build_model(
+      read_spec("model", "{type: sequential, layers: [{type: linear, out: 3}]}"), {4});
+  auto weighted = [] {
+    return test_rig::single_head(losses::loss_registry().create(
+                                     read_spec("loss",
+                                               "{type: cross_entropy, class_weights: [1, 5, 0.5], "
+                                               "label_smoothing: 0.1}")),
+                                 {});
+  };
+  data::Batch batch = some_batch();
+  Objective whole(weighted()), parts(weighted());
+  whole.compute(*model, batch);
+  parts.compute(*model, {batch.input.slice(0, 0, 2), batch.target.slice(0, 0, 2), {}});
+  parts.compute(*model, {batch.input.slice(0, 2), batch.target.slice(0, 2), {}});
+  EXPECT_NEAR(parts.values("val").at("val/loss"), whole.values("val").at("val/loss"), 1e-6);
+  EXPECT_GT(whole.values("val").at("val/loss"), 0);
+}
+
 TEST(Objective, AHeadWantingATargetTheDataLacksNamesWhatThereIs) {
   auto model = models::build_model(
       read_spec("model",

@@ -75,6 +75,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
 
 void check_training(const TrainerParts& parts, const TrainOptions& options) {
   check_data_and_monitors(parts, options);
+  probe_objective(parts.model, parts.train, parts.objective, parts.device);
   // What a Trainer's members check as they are built.
   Precision(options.precision, parts.device);  // fp16 without CUDA is a ConfigError
   if (!parts.schedules.empty())  // its constructor checks the names and the values ahead

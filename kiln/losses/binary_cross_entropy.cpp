@@ -34,10 +34,13 @@ class BinaryCrossEntropy : public Loss {
     auto options = torch::nn::functional::BinaryCrossEntropyWithLogitsFuncOptions();
     if (pos_weight_.defined()) {
       int64_t columns = output.dim() >= 2 ? output.size(-1) : 1;
-      KILN_CHECK(pos_weight_.numel() == 1 || pos_weight_.numel() == columns,
-                 "binary_cross_entropy: pos_weight has {} values but the outputs have {} "
-                 "columns; give one per column, or one for all",
-                 pos_weight_.numel(), columns);
+      // Relative to the loss's own path: the objective names the config path.
+      if (pos_weight_.numel() != 1 && pos_weight_.numel() != columns)
+        throw ConfigError("pos_weight", "",
+                          fmt::format("binary_cross_entropy: pos_weight has {} values but the "
+                                      "outputs have {} columns; give one per column, or one for "
+                                      "all",
+                                      pos_weight_.numel(), columns));
       options.pos_weight(pos_weight_.to(output.device(), output.scalar_type()));
     }
     // The logits form: log-sum-exp inside, so large logits do not overflow as sigmoid + log would.

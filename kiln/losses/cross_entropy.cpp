@@ -41,13 +41,20 @@ class CrossEntropy : public Loss {
         torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_);
     if (weights_.defined()) {
       // The number of classes is known only now; a wrong length would be torch's opaque error.
-      KILN_CHECK(weights_.numel() == output.size(1),
-                 "cross_entropy: class_weights has {} weights but the logits have {} classes; "
-                 "give one weight per class",
-                 weights_.numel(), output.size(1));
+      // Relative to the loss's own path: the objective names the config path.
+      if (weights_.numel() != output.size(1))
+        throw ConfigError("class_weights", "",
+                          fmt::format("cross_entropy: class_weights has {} weights but the logits "
+                                      "have {} classes; give one weight per class",
+                                      weights_.numel(), output.size(1)));
       options.weight(weights_.to(output.device(), output.scalar_type()));
     }
     return torch::nn::functional::cross_entropy(output, target, options);
+  }
+  // torch divides a weighted mean (its label-smoothing term too) by the targets' weights.
+  double mean_weight(const torch::Tensor& output, const torch::Tensor& target) const override {
+    if (!weights_.defined()) return Loss::mean_weight(output, target);
+    return weights_.index_select(0, target.to(torch::kCPU, torch::kInt64)).sum().item<double>();
   }
 
  private:

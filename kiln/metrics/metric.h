@@ -24,6 +24,9 @@ class Metric {
  public:
   virtual ~Metric() = default;
   virtual void reset() = 0;
+  /// Adds a batch. An option that does not fit the outputs is a ConfigError whose path is the
+  /// option's, relative to the metric (`k`); any other kiln::Error (shapes, classes out of range)
+  /// is reported as a config error at the metric.
   virtual void update(const torch::Tensor& output, const torch::Tensor& target) = 0;
   /// The statistics accumulated so far (e.g. {correct, total}).
   virtual std::vector<double> sums() const = 0;

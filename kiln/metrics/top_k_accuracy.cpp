@@ -25,10 +25,12 @@ class TopKAccuracy : public Metric {
                "top_k_accuracy expects scores [batch, classes] and class indices [batch], got "
                "scores {} and targets {}",
                shape_of(output), shape_of(target));
-    KILN_CHECK(k_ < output.size(1),
-               "top_k_accuracy: k = {} is not below the number of classes ({}), so every example "
-               "would count as correct",
-               k_, output.size(1));
+    // Relative to the metric's own path: the objective names the config path.
+    if (k_ >= output.size(1))
+      throw ConfigError("k", "",
+                        fmt::format("top_k_accuracy: k = {} is not below the number of classes "
+                                    "({}), so every example would count as correct",
+                                    k_, output.size(1)));
     torch::Tensor truth = target.to(torch::kInt64).unsqueeze(1);
     torch::Tensor target_score = output.gather(1, truth);
     // The target's rank: classes scoring higher, and tied classes of higher index.

@@ -203,6 +203,27 @@ TEST(CliErrors, ARequiredComponentSetToNullNamesItsPath) {
   }
 }
 
+// Options that fit only some outputs are checked on one batch before training, and --dry-run
+// makes that check too.
+TEST(CliErrors, DryRunChecksThatTheLossAndMetricsFitTheModelsOutputs) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"'loss={type: cross_entropy, class_weights: [1, 2]}'",
+       "config error at loss.class_weights: cross_entropy: class_weights has 2 weights but the "
+       "logits have 10 classes"},
+      {"'metrics=[accuracy, {type: top_k_accuracy, k: 10}]'",
+       "config error at metrics[1].k: top_k_accuracy: k = 10 is not below the number of classes"},
+      {"'metrics=[accuracy, roc_auc]'", "config error at metrics[1]: roc_auc is for binary tasks"},
+      {"'optimizer={type: sgd, nesterov: true}'",
+       "config error at optimizer.nesterov (--set): expected boolean false unless momentum > 0"},
+  };
+  for (const auto& [set, message] : cases) {
+    auto result =
+        testing::run_command(kiln("train " + example("mlp.yaml") + " --dry-run --set " + set));
+    EXPECT_EQ(result.exit_code, 2) << set << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(message)) << set;
+  }
+}
+
 TEST(CliErrors, DryRunChecksWhatEveryMonitorNames) {
   auto train = testing::run_command(
       kiln("train " + example("mlp.yaml") + " --set train.monitor=val/los --dry-run"));

@@ -67,18 +67,17 @@ TEST(MultiHead, ConfigMistakesNameTheKey) {
   EXPECT_THAT(named.err, HasSubstr("config error at model.heads[1].target"));
   EXPECT_THAT(named.err, HasSubstr("the train data has no target \"outline\"; it has: target, "
                                    "input (the tfrecord"));
-  // A head whose output cannot meet its target fails at the first step, naming both shapes.
+  // A head whose output cannot meet its target is a config error at its loss, naming both shapes.
   testing::TempDir dir;
   auto shape = testing::run_command(
       kiln("train " + example() +
            " --set 'model.heads[1].layers[2].out=3' --set data.train.limit=64 --set "
            "data.val.limit=64 --set data.batch_size=16 --set 'train.max=1 steps' --runs-root " +
            dir.file("runs")));
-  EXPECT_EQ(shape.exit_code, 1);
-  EXPECT_THAT(
-      shape.err,
-      HasSubstr("head \"reconstruction\": mse expects outputs and targets of the same shape, got "
-                "outputs [16, 3, 28, 28] and targets [16, 1, 28, 28]"));
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_THAT(shape.err,
+              HasSubstr("config error at model.heads[1].loss: mse expects outputs and targets of "
+                        "the same shape, got outputs [16, 3, 28, 28] and targets [16, 1, 28, 28]"));
 }
 
 }  // namespace

@@ -16,7 +16,10 @@ struct SgdOptions {
     s.field("momentum", momentum, "Momentum factor.").min(0);
     s.field("dampening", dampening, "Dampening of the momentum.").min(0);
     s.field("weight_decay", weight_decay, "L2 penalty added to the gradient.").min(0);
-    s.field("nesterov", nesterov, "Use Nesterov momentum (needs momentum > 0, dampening 0).");
+    // Fields are read in this order, so momentum and dampening are known here.
+    s.field("nesterov", nesterov, "Use Nesterov momentum (needs momentum > 0, dampening 0).")
+        .check([this](bool on) { return !on || (momentum > 0 && dampening == 0); },
+               "false unless momentum > 0 and dampening is 0");
   }
 };
 
@@ -27,14 +30,7 @@ class Sgd : public torch::optim::SGD {
                                                  .momentum(o.momentum)
                                                  .dampening(o.dampening)
                                                  .weight_decay(o.weight_decay)
-                                                 .nesterov(check_nesterov(o))) {}
-
- private:
-  static bool check_nesterov(const SgdOptions& o) {
-    KILN_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0),
-               "sgd: nesterov needs momentum > 0 and dampening 0");
-    return o.nesterov;
-  }
+                                                 .nesterov(o.nesterov)) {}
 };
 
 }  // namespace
