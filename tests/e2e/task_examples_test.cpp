@@ -1,9 +1,11 @@
 // End-to-end: the regression (also in two train cycles), reconstruction and multi-label examples
-// learn their task: the validation loss (or f1) ends far from what a model that learned nothing
-// scores.
+// learn their task: the validation loss, r2 (or f1) end far from what a model that learned
+// nothing scores.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
@@ -33,6 +35,12 @@ TEST(TaskExamples, CurveRegressionFitsTheCurveDownToTheNoise) {
   // Predicting the mean of sin(x) scores about 0.5; the noise alone is 0.01.
   EXPECT_GT(last_val_loss(run.out), 0);
   EXPECT_LT(last_val_loss(run.out), 0.012) << run.out;
+  // With the noise left, the fit explains 98% of the targets' variance (0.51); rmse is the root
+  // of the loss (one output), as printed to 4 digits; mae of Gaussian noise is 0.8 of its sd.
+  EXPECT_GT(last_value(run.out, "val/r2"), 0.97) << run.out;
+  EXPECT_LT(last_value(run.out, "val/r2"), 1.0) << run.out;
+  EXPECT_NEAR(last_value(run.out, "val/rmse"), std::sqrt(last_val_loss(run.out)), 2e-3) << run.out;
+  EXPECT_NEAR(last_value(run.out, "val/mae"), 0.08, 0.01) << run.out;
 }
 
 // The val/loss of the last validation printed before `marker`, or -1.
@@ -60,6 +68,8 @@ TEST(TaskExamples, SignalAutoencoderRemovesMostOfTheNoise) {
   // Returning the noisy input unchanged scores 0.09 (the noise's variance).
   EXPECT_GT(last_val_loss(run.out), 0);
   EXPECT_LT(last_val_loss(run.out), 0.03) << run.out;
+  EXPECT_GT(last_value(run.out, "val/r2"), 0.9) << run.out;
+  EXPECT_GT(last_value(run.out, "val/mae"), 0) << run.out;
 }
 
 TEST(TaskExamples, MultiLabelFrequenciesTagsTheFrequenciesPresent) {
