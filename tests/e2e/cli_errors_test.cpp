@@ -186,6 +186,17 @@ TEST(CliErrors, DryRunChecksThePrecisionAndThatThereIsABatch) {
                                    "examples) yields no batch"));
 }
 
+// Each (--set, message): a dry run of the mlp example with that --set exits 2 with the message.
+template <size_t N>
+void expect_dry_runs_refuse(const std::pair<const char*, const char*> (&cases)[N]) {
+  for (const auto& [set, message] : cases) {
+    auto result =
+        testing::run_command(kiln("train " + example("mlp.yaml") + " --dry-run --set " + set));
+    EXPECT_EQ(result.exit_code, 2) << set << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(message)) << set;
+  }
+}
+
 TEST(CliErrors, ARequiredComponentSetToNullNamesItsPath) {
   const std::pair<const char*, const char*> cases[] = {
       {"scheduler=null", "config error at scheduler: expected a scheduler: NAME or {type: NAME"},
@@ -195,12 +206,7 @@ TEST(CliErrors, ARequiredComponentSetToNullNamesItsPath) {
       {"'callbacks=[null]'", "config error at callbacks[0] (--set): expected a callback"},
       {"data.train=null", "config error at data.train: the training data is required"},
   };
-  for (const auto& [set, message] : cases) {
-    auto result =
-        testing::run_command(kiln("train " + example("mlp.yaml") + " --dry-run --set " + set));
-    EXPECT_EQ(result.exit_code, 2) << set << ": " << result.err;
-    EXPECT_THAT(result.err, HasSubstr(message)) << set;
-  }
+  expect_dry_runs_refuse(cases);
 }
 
 // Options that fit only some outputs are checked on one batch before training, and --dry-run
@@ -216,12 +222,7 @@ TEST(CliErrors, DryRunChecksThatTheLossAndMetricsFitTheModelsOutputs) {
       {"'optimizer={type: sgd, nesterov: true}'",
        "config error at optimizer.nesterov (--set): expected boolean false unless momentum > 0"},
   };
-  for (const auto& [set, message] : cases) {
-    auto result =
-        testing::run_command(kiln("train " + example("mlp.yaml") + " --dry-run --set " + set));
-    EXPECT_EQ(result.exit_code, 2) << set << ": " << result.err;
-    EXPECT_THAT(result.err, HasSubstr(message)) << set;
-  }
+  expect_dry_runs_refuse(cases);
 }
 
 TEST(CliErrors, DryRunChecksWhatEveryMonitorNames) {
