@@ -59,6 +59,7 @@ engine::TrainRequest resume_request(const TrainArgs& args) {
   // The files given may have been edited since the run began: only resumable keys may differ.
   std::string files;
   for (const auto& file : args.config.files) files += (files.empty() ? "" : " ") + file;
+  if (!args.config.overrides.empty()) files += " with this command's --set";
   request.config = engine::resumable_config(request.resume_dir, std::move(config), files);
   return request;
 }

@@ -59,8 +59,8 @@ const ComponentSpec& Experiment::split_spec(const std::string& split) const {
                                                 : nullptr;
   if (split == "train" && spec->empty())
     throw ConfigError("data.train", "",
-                      "the training data is required: a dataset NAME or {type: NAME, ...}, got "
-                      "null");
+                      "the training data is required: a dataset NAME or {type: NAME, ...}; it is "
+                      "missing or null");
   if (!spec || spec->empty())
     throw UsageError(fmt::format("the config defines no \"{}\" split (data.{}); it has: {}", split,
                                  split, fmt::join(splits(), ", ")));

@@ -112,8 +112,10 @@ std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch:
     double value = loss.item<double>();  // the one read of this loss (a device sync on CUDA)
     // The batch's mean, times what it divides by: the sums give the mean over the whole set.
     double weight = head.loss->mean_weight(output, target);
-    head_loss_sums_[index] += value * weight;
-    head_loss_weights_[index] += weight;
+    if (weight > 0) {  // all of a batch's targets of class weight 0: torch's mean is 0/0
+      head_loss_sums_[index] += value * weight;
+      head_loss_weights_[index] += weight;
+    }
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < head.metrics.size(); ++i)
       at_config_path(component_path(head, index_path("metrics", i)),

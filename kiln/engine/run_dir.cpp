@@ -54,9 +54,9 @@ RunLock::RunLock(const RunDirectory& run) {
   if (fd_ < 0) throw IoError("open", path, errno);
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     int error = errno;
-    std::string holder = read_text_file(path);
     ::close(fd_);
     if (error != EWOULDBLOCK) throw IoError("lock", path, error);
+    std::string holder = read_text_file(path);
     while (!holder.empty() && std::isspace(static_cast<unsigned char>(holder.back())))
       holder.pop_back();
     throw UsageError("run " + run.path() + " is being trained by another kiln process" +

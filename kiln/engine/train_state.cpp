@@ -69,6 +69,17 @@ Json values_json(const MetricValues& values) {
   return json;
 }
 
+// A value that may be infinite (a first best of inf).
+double number_at(const Json& json, const char* key, const std::string& file) {
+  try {
+    return number_from_json(required<Json>(json, key, file));
+  } catch (const DataError&) {
+    throw;
+  } catch (const Error& e) {
+    throw DataError(file, -1, -1, fmt::format("train state key \"{}\": {}", key, e.what()));
+  }
+}
+
 MetricValues values_from_json(const Json& json, const char* key, const std::string& file) {
   Json object = required<Json>(json, key, file);
   if (!object.is_object())
@@ -133,9 +144,10 @@ Json to_json(const TrainState& s) {
                {"precision", s.precision},
                {"scheduler", s.scheduler}};
   json["stage"] = {{"index", s.stage.index}, {"start", progress_json(s.stage.start)}};
-  json["best"] =
-      s.best ? Json{{"metric", s.best->metric}, {"value", s.best->value}, {"step", s.best->step}}
-             : Json();
+  json["best"] = s.best ? Json{{"metric", s.best->metric},
+                               {"value", number_to_json(s.best->value)},
+                               {"step", s.best->step}}
+                        : Json();
   return json;
 }
 
@@ -160,9 +172,8 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.scheduler = required<Json>(json, "scheduler", file);
   Json best = required<Json>(json, "best", file);
   if (!best.is_null())
-    s.best =
-        BestValue{required<std::string>(best, "metric", file),
-                  required<double>(best, "value", file), required<int64_t>(best, "step", file)};
+    s.best = BestValue{required<std::string>(best, "metric", file), number_at(best, "value", file),
+                       required<int64_t>(best, "step", file)};
   return s;
 }
 

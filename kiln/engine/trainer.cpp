@@ -20,9 +20,21 @@ const optim::Scheduler& no_schedule() {
   return none;
 }
 
-// check_training's checks that no member of a Trainer makes: data to train on, and what every
-// monitor names.
-void check_data_and_monitors(const TrainerParts& parts, const TrainOptions& options) {
+// `on_nan: rewind` goes back to a checkpoint of the stage; without a checkpoint callback there is
+// none until the stage ends.
+void check_rewind(const TrainerParts& parts, const TrainOptions& options) {
+  bool checkpoints = std::any_of(parts.callbacks.begin(), parts.callbacks.end(),
+                                 [](const Callback* c) { return c->type == "checkpoint"; });
+  if (options.on_nan == "rewind" && !checkpoints)
+    throw ConfigError("train.on_nan", "",
+                      "rewind goes back to the newest checkpoint of the stage, and without a "
+                      "checkpoint callback there is none; add callbacks: [{type: checkpoint, "
+                      "every: ...}], or set on_nan: stop or skip_step");
+}
+
+// check_training's checks that no member of a Trainer makes: data to train on, what every
+// monitor names, and checkpoints for a rewind.
+void check_parts(const TrainerParts& parts, const TrainOptions& options) {
   if (parts.train.batches_per_epoch() == 0)
     throw ConfigError("data.batch_size", "",
                       fmt::format("the training set ({} examples) yields no batch; lower "
@@ -33,13 +45,7 @@ void check_data_and_monitors(const TrainerParts& parts, const TrainOptions& opti
   if (parts.scheduler && !parts.scheduler->monitor().empty())
     check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
   for (const Callback* callback : parts.callbacks) callback->check(options, tags);
-  bool checkpoints = std::any_of(parts.callbacks.begin(), parts.callbacks.end(),
-                                 [](const Callback* c) { return c->type == "checkpoint"; });
-  if (options.on_nan == "rewind" && !checkpoints)
-    throw ConfigError("train.on_nan", "",
-                      "rewind goes back to the newest checkpoint of the stage, and without a "
-                      "checkpoint callback there is none; add callbacks: [{type: checkpoint, "
-                      "every: ...}], or set on_nan: stop or skip_step");
+  check_rewind(parts, options);
 }
 
 }  // namespace
@@ -62,7 +68,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
       clock_(std::move(clock)),
       precision_(options.precision, parts.device) {
   KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
-  check_data_and_monitors(parts_, options_);  // precision_ and hyper_parameters_ check the rest
+  check_parts(parts_, options_);  // precision_ and hyper_parameters_ check the rest
   learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
   for (const auto& group : parts_.optimizer.param_groups())
     for (const auto& parameter : group.params()) trainable_.push_back(parameter);
@@ -74,7 +80,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& lo
 }
 
 void check_training(const TrainerParts& parts, const TrainOptions& options) {
-  check_data_and_monitors(parts, options);
+  check_parts(parts, options);
   probe_objective(parts.model, parts.train, parts.objective, parts.device);
   // What a Trainer's members check as they are built.
   Precision(options.precision, parts.device);  // fp16 without CUDA is a ConfigError
@@ -165,7 +171,7 @@ bool Trainer::should_stop() {
 
 bool Trainer::reached_stop_at() {
   auto it = result_.last.find(options_.monitor);
-  // A NaN reaches no goal (every comparison with it is false).
+  // A NaN reaches no goal; the test below is negated, so without this it would.
   if (it == result_.last.end() || std::isnan(it->second)) return false;
   double goal = *options_.stop_at;
   if (options_.mode == "max" ? it->second < goal : it->second > goal) return false;
@@ -370,18 +376,19 @@ TrainResult Trainer::fit() {
     window.started = clock_();
   }
   log_training(window);
-  bool finished = result_.stopped_by_signal == 0;
-  if (finished) {
-    if (!validated_) validate();
+  if (result_.stopped_by_signal == 0) {
+    if (!validated_) {
+      validate();
+      saved_step_ = -1;  // a checkpoint the last step wrote lacks this validation: save again
+    }
     validated_ = true;
+    // Restored weights (early stopping's best) call weights_replaced(), which asks for a save.
     for (Callback* callback : parts_.callbacks) callback->on_fit_end(*this);
   }
   console_.finish();
   result_.progress = progress_;
   result_.data_position = parts_.train.position();
-  // A checkpoint the last step already wrote lacks what came after it: the final validation,
-  // and weights on_fit_end restored (early stopping's best); so a finished run saves again.
-  if (finished || saved_step_ != progress_.steps) save_checkpoint();
+  if (saved_step_ != progress_.steps) save_checkpoint();
   return result_;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kiln/core/text_file.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer_test_rig.h"
 
@@ -114,7 +115,10 @@ TEST(TrainState, KeepsNanAndInfiniteValuesThatJsonCannotHold) {
   TrainState state;
   double inf = std::numeric_limits<double>::infinity();
   state.last = {{"val/roc_auc", std::nan("")}, {"train/loss", inf}, {"train/x", -inf}};
+  state.best = BestValue{"val/loss", inf, 3};  // a first best may be infinite
   TrainState back = train_state_from_json(Json::parse(to_json(state).dump()), "t.json");
+  ASSERT_TRUE(back.best);
+  EXPECT_EQ(back.best->value, inf);
   EXPECT_TRUE(std::isnan(back.last.at("val/roc_auc")));
   EXPECT_EQ(back.last.at("train/loss"), inf);
   EXPECT_EQ(back.last.at("train/x"), -inf);
@@ -134,15 +138,20 @@ TEST(TrainState, KeepsNanAndInfiniteValuesThatJsonCannotHold) {
 // A periodic checkpoint on the last step is taken before the final validation (validate_every
 // does not fall there): the run saves that step again, with the validation in it.
 TEST(TrainerResume, TheFinalCheckpointHoldsTheFinalValidation) {
+  torch::manual_seed(5);  // a rig whose val/loss falls from step 4 to 6
   TrainerRig rig;
   rig.checkpoints_dir = rig.dir.file("checkpoints");
-  rig.add_callback("{type: checkpoint, every: 1 step}");
+  rig.add_callback("{type: checkpoint, every: 1 step, keep_last: 1, keep_best: 1}");
   TrainResult result = rig.fit(train_options("6 steps", "4 steps", "100 steps"));
   ASSERT_EQ(result.checkpoint, rig.checkpoints_dir + "/step-000000006");
   TrainState saved = read_train_state(result.checkpoint);
   EXPECT_TRUE(saved.validated);
   EXPECT_THAT(rig.steps_logged("val/loss"), ElementsAre(4, 6));
-  EXPECT_NEAR(saved.last.at("val/loss"), rig.values_logged("val/loss").back(), 1e-6);
+  std::vector<double> losses = rig.values_logged("val/loss");
+  EXPECT_NEAR(saved.last.at("val/loss"), losses.back(), 1e-6);
+  // Retention ranks the step saved again by its new value, not the one it first had (step 4's).
+  ASSERT_LT(losses[1], losses[0]);
+  EXPECT_THAT(read_text_file(rig.checkpoints_dir + "/best"), HasSubstr("step-000000006"));
 }
 
 TEST(TrainState, RestoredRandomGeneratorsRepeatTheirDraws) {

@@ -49,7 +49,7 @@ Json summary_json(const TrainResult& result) {
 
 // The newest valid checkpoint of a run being resumed ("" when it saved none: the run starts
 // over), with the run's files trimmed back to it so nothing is logged or kept twice. When it saved
-// some and none is valid, nothing is touched: starting over would delete its history.
+// some and none is valid, checkpoints and metrics stay: starting over would delete its history.
 std::string prepare_resume(const RunDirectory& run, Console& console) {
   std::vector<std::string> warnings;
   std::string checkpoint;
@@ -59,7 +59,8 @@ std::string prepare_resume(const RunDirectory& run, Console& console) {
     // None was saved: the run starts again from its beginning.
   } catch (const Error& e) {
     throw Error(std::string(e.what()) +
-                "; the run's files are left as they are (to train again, start a new run)");
+                "; its checkpoints and metrics.csv are left as they are (to train again, start a "
+                "new run)");
   }
   for (const auto& warning : warnings) console.line("warning: " + warning);
   int64_t step = checkpoint.empty() ? -1 : checkpoint_step(checkpoint);
@@ -234,7 +235,8 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   TrainOutcome outcome{run.path(), 0};
   try {
     RunSession session(stages.front().config);
-    if (stages.front().staged()) check_stages(session, stages);
+    // Every stage's checks (a one-batch probe of the loss and metrics too) before any training.
+    check_stages(session, stages);
     TrainResult result = train_in(run, session, stages, request, out, clock, info);
     Json summary = summary_json(result);
     if (info.contains("stages")) summary["stages"] = info["stages"];

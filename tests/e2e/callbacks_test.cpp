@@ -106,11 +106,14 @@ TEST(NanMetricE2e, IsNeverTheBestNorAGoalAndTheRunResumes) {
   std::string run_dir = run_dir_of(run.out);
   EXPECT_THAT(testing::read_file(run_dir + "/summary.json"), HasSubstr("\"best\": null"));
   EXPECT_FALSE(std::filesystem::exists(run_dir + "/checkpoints/best"));
-  // The checkpoint's latest values hold the NaN; resuming reads them back.
+  // The checkpoint's latest values hold the NaN; resuming (with more steps, or a finished run
+  // has nothing to resume) reads them back.
   EXPECT_THAT(testing::read_file(testing::latest_checkpoint(run_dir) + "/train_state.json"),
               HasSubstr("\"val/roc_auc\": \"nan\""));
-  auto resumed = testing::run_command(std::string(KILN_BINARY) + " train --resume " + run_dir);
+  auto resumed = testing::run_command(std::string(KILN_BINARY) + " train --resume " + run_dir +
+                                      " --set 'train.max=60 steps'");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("resumed from " + run_dir + "/checkpoints/step-000000030"));
 }
 
 }  // namespace

@@ -226,7 +226,7 @@ TEST_F(Resume, WhenNoCheckpointIsValidNothingIsDeleted) {
   auto refused = testing::run_command(kiln() + " train --resume " + run);
   EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
   EXPECT_THAT(refused.err, HasSubstr("has no valid checkpoint"));
-  EXPECT_THAT(refused.err, HasSubstr("the run's files are left as they are"));
+  EXPECT_THAT(refused.err, HasSubstr("its checkpoints and metrics.csv are left as they are"));
   auto after = files_of(run);
   for (const auto& [path, bytes] : before) {
     if (path.find("/checkpoints/") == std::string::npos && path != run + "/metrics.csv") continue;

@@ -45,7 +45,8 @@ class CheckpointCallback : public Callback {
   void on_step_end(TrainerView& view, const Progress& before) override {
     if (options_.every.crossed(before, view.progress())) view.request_checkpoint();
   }
-  void on_checkpoint_saved(TrainerView& view, const std::string&) override {
+  void on_checkpoint_saved(TrainerView& view, const std::string& dir) override {
+    values_.erase(dir);  // a step saved again (at the end of a run) holds newer values
     apply_retention(view.checkpoints_dir());
   }
 

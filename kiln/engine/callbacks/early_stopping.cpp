@@ -2,6 +2,7 @@
 // for `patience` validations in a row; with restore_best, the weights that were evaluated at the
 // best validation (the EMA ones when an ema callback runs) are put back at the end.
 
+#include "kiln/core/json_number.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/callbacks/monitor.h"
 
@@ -70,12 +71,13 @@ class EarlyStopping : public Callback {
   }
 
   Json state() const override {
-    return {
-        {"best", best_ ? Json(*best_) : Json()}, {"best_step", best_step_}, {"waited", waited_}};
+    return {{"best", best_ ? number_to_json(*best_) : Json()},  // a first best may be inf
+            {"best_step", best_step_},
+            {"waited", waited_}};
   }
   void load_state(const Json& state) override {
     best_ = state.at("best").is_null() ? std::nullopt
-                                       : std::optional<double>(state.at("best").get<double>());
+                                       : std::optional<double>(number_from_json(state.at("best")));
     best_step_ = state.at("best_step").get<int64_t>();
     waited_ = state.at("waited").get<int64_t>();
   }
