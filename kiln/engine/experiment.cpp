@@ -186,7 +186,8 @@ std::vector<std::unique_ptr<Callback>> Experiment::build_callbacks() const {
 
 std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Model& model) const {
   return optim::build_grouped_optimizer(config_.optimizer, model.named_parameters(),
-                                        config_.train.lr_scales, "train.lr_scales");
+                                        config_.train.lr_scales, "train.lr_scales",
+                                        config_.train.weight_decay_scales);
 }
 
 }  // namespace kiln::engine

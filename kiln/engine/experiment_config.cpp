@@ -35,6 +35,16 @@ void DataOptions::describe(Schema& s) {
   s.field("transforms", transforms, "Batch transforms for training and for evaluation.");
 }
 
+namespace {
+
+bool non_negative_scales(const std::map<std::string, double>& scales) {
+  for (const auto& entry : scales)
+    if (entry.second < 0) return false;
+  return true;
+}
+
+}  // namespace
+
 void TrainOptions::describe(Schema& s) {
   s.field("max", max, "When training ends: steps, epochs, samples or time.");
   s.field("validate_every", validate_every, "How often to evaluate on data.val.");
@@ -48,13 +58,11 @@ void TrainOptions::describe(Schema& s) {
   s.field("lr_scales", lr_scales,
           "Learning-rate factors by parameter-name pattern, * matching anything (e.g. "
           "{\"fc.*\": 10, \"*\": 1}); the longest matching pattern wins, 1 when none does.")
-      .check(
-          [](const std::map<std::string, double>& scales) {
-            for (const auto& entry : scales)
-              if (entry.second < 0) return false;
-            return true;
-          },
-          "with scales >= 0");
+      .check(non_negative_scales, "with scales >= 0");
+  s.field("weight_decay_scales", weight_decay_scales,
+          "Weight-decay factors by parameter-name pattern, as lr_scales (e.g. {\"*.bias\": 0} "
+          "for no decay on biases); the longest matching pattern wins, 1 when none does.")
+      .check(non_negative_scales, "with scales >= 0");
   s.field("deterministic", deterministic,
           "Deterministic kernels only (an error names any op that has none), so that a run on "
           "the same machine and thread count repeats bitwise.");

@@ -50,6 +50,7 @@ struct TrainOptions {
   std::string mode = "min";
   std::vector<std::string> freeze;
   std::map<std::string, double> lr_scales;
+  std::map<std::string, double> weight_decay_scales;
   bool deterministic = false;
   int64_t val_steps = 0;
   int64_t accumulate = 1;

@@ -80,14 +80,19 @@ bool sets(const Json& entry, const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& stage_keys() {
-  static const std::vector<std::string> keys = {
-      "optimizer",        "scheduler",       "schedules",        "loss",
-      "regularization",   "callbacks",       "train.max",        "train.validate_every",
-      "train.log_every",  "train.freeze",    "train.lr_scales",  "train.val_steps",
-      "train.accumulate", "train.clip_norm", "train.clip_value", "train.on_nan",
-      "train.stop_at",    "train.precision", "data.batch_size",  "data.eval_batch_size",
-      "data.shuffle",     "data.drop_last",  "data.workers",     "data.prefetch",
-      "data.transforms"};
+  static const std::vector<std::string> keys = {"optimizer",        "scheduler",
+                                                "schedules",        "loss",
+                                                "regularization",   "callbacks",
+                                                "train.max",        "train.validate_every",
+                                                "train.log_every",  "train.freeze",
+                                                "train.lr_scales",  "train.val_steps",
+                                                "train.accumulate", "train.clip_norm",
+                                                "train.clip_value", "train.on_nan",
+                                                "train.stop_at",    "train.precision",
+                                                "data.batch_size",  "data.eval_batch_size",
+                                                "data.shuffle",     "data.drop_last",
+                                                "data.workers",     "data.prefetch",
+                                                "data.transforms",  "train.weight_decay_scales"};
   return keys;
 }
 

@@ -96,6 +96,13 @@ std::vector<std::string> names_of(const std::map<std::string, Knob>& knobs) {
 
 }  // namespace
 
+std::optional<Knob> hyper_parameter_knob(OptimizerOptions& options, const std::string& name) {
+  std::map<std::string, Knob> knobs = knobs_of(options);
+  auto knob = knobs.find(name);
+  if (knob == knobs.end()) return std::nullopt;
+  return knob->second;
+}
+
 std::vector<std::string> schedulable_hyper_parameters(const torch::optim::Optimizer& optimizer) {
   return names_of(knobs_of(first_options(optimizer)));
 }

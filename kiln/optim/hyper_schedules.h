@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,10 @@ class ScheduledHyperParameters {
   int64_t steps_per_epoch_;
   std::vector<Driven> driven_;
 };
+
+/// Reads and writes hyper-parameter `name` (weight_decay, momentum, ...) of `options`, of any
+/// optimizer schedulable_hyper_parameters() knows; none when it has no such hyper-parameter.
+std::optional<ScheduledHyperParameters::Knob> hyper_parameter_knob(
+    torch::optim::OptimizerOptions& options, const std::string& name);
 
 }  // namespace kiln::optim

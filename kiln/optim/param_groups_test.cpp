@@ -70,5 +70,27 @@ TEST(ParamGroups, RefusesPatternsMatchingNothingAndAllFrozen) {
   EXPECT_THROW(build_grouped_optimizer(sgd(), named, {}, "train.lr_scales"), ConfigError);
 }
 
+// No decay on biases: with zero gradients only the decay moves a weight, by lr x decay x weight.
+TEST(ParamGroups, WeightDecayScalesGiveGroupsTheirOwnDecay) {
+  Named named = three_parameters();
+  auto optimizer =
+      build_grouped_optimizer(read_spec("optimizer", "{type: sgd, lr: 0.1, weight_decay: 0.1}"),
+                              named, {{"backbone.*", 0.5}}, "train.lr_scales", {{"*.bias", 0.0}});
+  // (lr 1, decay 1) first, then backbone.weight (0.5, 1) and backbone.bias (0.5, 0).
+  ASSERT_EQ(optimizer->param_groups().size(), 3u);
+  for (auto& item : named) item.value().mutable_grad() = torch::zeros({2});
+  optimizer->step();
+  EXPECT_TRUE(torch::allclose(named["head.weight"], torch::full({2}, 0.99f)));
+  EXPECT_TRUE(torch::allclose(named["backbone.weight"], torch::full({2}, 0.995f)));
+  EXPECT_TRUE(torch::equal(named["backbone.bias"], torch::ones({2}))) << "decay 0 on biases";
+  try {
+    build_grouped_optimizer(sgd(), named, {}, "train.lr_scales", {{"*.gamma", 0.0}});
+    FAIL() << "accepted a pattern matching nothing";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "train.weight_decay_scales");
+    EXPECT_THAT(e.what(), HasSubstr("\"*.gamma\" matches no trainable parameter"));
+  }
+}
+
 }  // namespace param_groups_test
 }  // namespace kiln::optim
