@@ -225,6 +225,15 @@ std::string newest_valid(const std::string& checkpoints_dir, int64_t newest_step
   return "";
 }
 
+// Saving the step `latest` names again (a finished run after its final validation) removes the
+// old directory before renaming the new one in; a crash between the two leaves the new one
+// complete under its temporary name. Finishing that rename recovers it.
+void finish_interrupted_replace(const std::string& latest) {
+  std::string temporary = latest + ".tmp";
+  if (fs::is_directory(latest) || !fs::is_directory(temporary)) return;
+  if (verification_problem(temporary).empty()) fs::rename(temporary, latest);
+}
+
 }  // namespace
 
 std::string find_checkpoint(const std::string& run_dir, const std::string& which,
@@ -246,6 +255,7 @@ std::string find_checkpoint(const std::string& run_dir, const std::string& which
   }
   if (found.empty()) {
     std::string latest = pointed_to(dir, "latest");
+    if (!latest.empty()) finish_interrupted_replace(latest);
     if (!latest.empty() && !fs::is_directory(latest))
       warnings.push_back("checkpoints/latest names " + latest +
                          ", which is missing; using the newest checkpoint before it");
