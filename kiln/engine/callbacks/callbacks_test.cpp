@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "kiln/engine/trainer_test_rig.h"
 #include "kiln/optim/param_groups.h"
@@ -89,6 +91,22 @@ TEST(CheckpointCallback, KeepsTheNewestAndTheBestIndependently) {
   EXPECT_THAT(kept, ElementsAre("step-000000002", "step-000000005", "step-000000006"));
   EXPECT_EQ(find_checkpoint(rig.dir.path(), "best"), rig.checkpoints_dir + "/step-000000002");
   EXPECT_EQ(find_checkpoint(rig.dir.path(), "last"), rig.checkpoints_dir + "/step-000000006");
+}
+
+// A damaged checkpoint (left by a crash or a bad disk) ranks as no value: retention neither fails
+// on it nor keeps it as best, and removes it as an old one, leaving no half directory behind.
+TEST(CheckpointCallback, RetentionPassesOverADamagedCheckpointAndRemovesItWhole) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  fs::create_directories(rig.checkpoints_dir + "/step-000000000");
+  std::ofstream(rig.checkpoints_dir + "/step-000000000/train_state.json") << "{\"step\": ";
+  rig.add_callback("{type: checkpoint, every: 1 step, keep_last: 2, keep_best: 0}");
+  rig.fit(train_options("4 steps", "1 step", "100 steps"));
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(rig.checkpoints_dir))
+    if (entry.is_directory()) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_THAT(left, ::testing::ElementsAre("step-000000003", "step-000000004"));
 }
 
 TEST(CheckpointCallback, KeepLastZeroKeepsEveryCheckpoint) {

@@ -51,11 +51,17 @@ class CheckpointCallback : public Callback {
   }
 
  private:
-  // The monitored value a checkpoint was taken with; none before the tag was first measured.
+  // The monitored value a checkpoint was taken with; none before the tag was first measured, and
+  // none for a damaged checkpoint (loading skips it too), which is then never kept as best.
   std::optional<double> monitored_value(const std::string& dir) {
     auto cached = values_.find(dir);
     if (cached != values_.end()) return cached->second;
-    MetricValues last = read_train_state(dir).last;
+    MetricValues last;
+    try {
+      last = read_train_state(dir).last;
+    } catch (const Error&) {
+      return values_[dir] = std::nullopt;
+    }
     std::optional<double> value;
     auto measured = last.find(options_.compare.monitor);
     // A NaN (a diverged run, a metric not yet defined) ranks as no value: never kept as best.
@@ -79,15 +85,22 @@ class CheckpointCallback : public Callback {
     for (size_t i = 0; i < ranked.size() && i < size_t(options_.keep_best); ++i)
       keep.insert(ranked[i].second);
     for (const auto& dir : dirs)
-      if (!keep.count(dir)) {
-        std::filesystem::remove_all(dir);
-        values_.erase(dir);
-      }
+      if (!keep.count(dir)) remove_checkpoint(dir);
     for (const auto& [score, dir] : ranked)
       if (keep.count(dir)) {
         write_pointer(checkpoints_dir, "best", std::filesystem::path(dir).filename().string());
         break;
       }
+  }
+
+  // Renamed out of the step-N names first, so that a crash part-way through the removal leaves a
+  // temporary directory (ignored, and removed by the next resume), not a half checkpoint.
+  void remove_checkpoint(const std::string& dir) {
+    std::string doomed = dir + ".tmp";
+    std::filesystem::remove_all(doomed);
+    std::filesystem::rename(dir, doomed);
+    std::filesystem::remove_all(doomed);
+    values_.erase(dir);
   }
 
   CheckpointOptions options_;
