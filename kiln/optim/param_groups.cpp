@@ -66,8 +66,8 @@ struct ScaleRules {
   }
 };
 
-// Trainable parameters by (lr scale, decay scale), in the order the pairs first appear, the group
-// of both 1 moved first so that the logged learning rate is the configured one.
+// Trainable parameters by (lr scale, decay scale), in the order the pairs first appear, moved so
+// that group 0, whose values are logged, has the configured rate (and decay) when any group does.
 std::vector<Group> group_parameters(
     const torch::OrderedDict<std::string, torch::Tensor>& parameters, ScaleRules& lr,
     ScaleRules& decay) {
@@ -86,8 +86,11 @@ std::vector<Group> group_parameters(
     throw ConfigError("train.freeze", "", "every parameter is frozen; nothing would train");
   lr.check_all_used(parameters.begin()->key());
   decay.check_all_used(parameters.begin()->key());
+  // Groups of learning-rate scale 1 first, and of those the one of decay scale 1 first.
   std::stable_partition(groups.begin(), groups.end(),
-                        [](const Group& g) { return g.lr_scale == 1.0 && g.decay_scale == 1.0; });
+                        [](const Group& g) { return g.decay_scale == 1.0; });
+  std::stable_partition(groups.begin(), groups.end(),
+                        [](const Group& g) { return g.lr_scale == 1.0; });
   return groups;
 }
 
