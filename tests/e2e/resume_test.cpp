@@ -35,7 +35,8 @@ using testing::validation_rows;
 namespace fs = std::filesystem;
 
 // 16 steps per epoch, 480 in all; a log line every 4 steps, so about 120 moments to stop at.
-// Dropout and two loader workers make the random generators and the data position matter.
+// Dropout and two loader workers make the random generators and the data position matter; the
+// parameter groups (rates and decays by name) make the optimizer's state several groups.
 constexpr const char* kConfig = R"(version: 1
 name: resume_check
 seed: 3
@@ -47,9 +48,10 @@ data:
 model: {type: mlp, num_classes: 1, hidden: [32, 32], activation: tanh, dropout: 0.1}
 loss: mse
 metrics: []
-optimizer: {type: adam, lr: 1.0e-2}
+optimizer: {type: adamw, lr: 1.0e-2, weight_decay: 0.01}
 scheduler: cosine
-train: {max: 30 epochs, validate_every: 3 epochs, log_every: 4 steps, deterministic: true}
+train: {max: 30 epochs, validate_every: 3 epochs, log_every: 4 steps, deterministic: true,
+        lr_scales: {"layers.1.*": 0.5}, weight_decay_scales: {"*.bias": 0}}
 callbacks:
   - {type: checkpoint, every: 1 epoch, keep_last: 2}
   - {type: ema, decay: 0.99}
