@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -19,6 +20,12 @@ std::string read_text_file(const std::string& path) {
   content << in.rdbuf();
   if (in.bad()) throw IoError("read", path, errno);
   return content.str();
+}
+
+std::string read_text_line(const std::string& path) {
+  std::string text = read_text_file(path);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

@@ -8,6 +8,8 @@ namespace kiln {
 
 /// Reads a file; throws IoError naming the path.
 std::string read_text_file(const std::string& path);
+/// A file of one word or line (a pointer, a pid), without the trailing newline or spaces.
+std::string read_text_line(const std::string& path);
 /// Replaces `path` with `content` atomically; throws IoError.
 void write_file_atomic(const std::string& path, const std::string& content);
 

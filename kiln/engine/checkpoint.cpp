@@ -195,8 +195,7 @@ namespace {
 // The directory a pointer file (latest, best) names; "" when there is no pointer.
 std::string pointed_to(const std::string& checkpoints_dir, const std::string& pointer) {
   if (!fs::exists(checkpoints_dir + "/" + pointer)) return "";
-  std::string name = read_text_file(checkpoints_dir + "/" + pointer);
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+  std::string name = read_text_line(checkpoints_dir + "/" + pointer);
   return name.empty() ? "" : checkpoints_dir + "/" + name;
 }
 

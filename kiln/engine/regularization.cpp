@@ -1,5 +1,6 @@
 #include "kiln/engine/regularization.h"
 
+#include "kiln/core/config_path.h"
 #include "kiln/core/suggest.h"
 #include "kiln/optim/param_groups.h"
 
@@ -55,7 +56,7 @@ Regularization::Regularization(std::vector<RegularizerEntry> entries,
     const losses::RegularizerOptions& options = term.regularizer->options();
     for (size_t j = 0; j < options.params.size(); ++j)
       if (!select(options.params[j], options, parameters, term.parameters))
-        throw ConfigError(fmt::format("{}.params[{}]", entry.path, j), "",
+        throw ConfigError(index_path(entry.path + ".params", j), "",
                           why_nothing(options.params[j], parameters));
     terms_.push_back(std::move(term));
   }

@@ -6,7 +6,6 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -56,9 +55,7 @@ RunLock::RunLock(const RunDirectory& run) {
     int error = errno;
     ::close(fd_);
     if (error != EWOULDBLOCK) throw IoError("lock", path, error);
-    std::string holder = read_text_file(path);
-    while (!holder.empty() && std::isspace(static_cast<unsigned char>(holder.back())))
-      holder.pop_back();
+    std::string holder = read_text_line(path);
     throw UsageError("run " + run.path() + " is being trained by another kiln process" +
                      (holder.empty() ? "" : " (pid " + holder + ")") +
                      "; wait for it to end, or stop it first");

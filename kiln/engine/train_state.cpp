@@ -71,10 +71,9 @@ Json values_json(const MetricValues& values) {
 
 // A value that may be infinite (a first best of inf).
 double number_at(const Json& json, const char* key, const std::string& file) {
+  Json value = required<Json>(json, key, file);
   try {
-    return number_from_json(required<Json>(json, key, file));
-  } catch (const DataError&) {
-    throw;
+    return number_from_json(value);
   } catch (const Error& e) {
     throw DataError(file, -1, -1, fmt::format("train state key \"{}\": {}", key, e.what()));
   }
