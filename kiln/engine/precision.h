@@ -34,6 +34,10 @@ class LossScaler {
 
 class Precision {
  public:
+  /// A mode for tests alone (train.precision accepts fp32, bf16 and fp16): the float32 forward
+  /// pass with fp16's loss scaling, so that machines without CUDA test the trainer's scaling.
+  static constexpr const char* kScaledFp32ForTests = "fp32 with loss scaling";
+
   /// `mode` is fp32, bf16 or fp16; fp16 without CUDA is a ConfigError at train.precision.
   Precision(const std::string& mode, torch::Device device);
 
@@ -61,7 +65,7 @@ class Precision {
   void update(bool finite) {
     if (scales_loss()) scaler_.update(finite);
   }
-  bool scales_loss() const { return mode_ == "fp16"; }
+  bool scales_loss() const { return mode_ == "fp16" || mode_ == kScaledFp32ForTests; }
   const LossScaler& scaler() const { return scaler_; }
   LossScaler& scaler() { return scaler_; }
 

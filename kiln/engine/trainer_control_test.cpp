@@ -1,6 +1,6 @@
 // Train control on the trainer's rig: gradient accumulation, clipping by norm and by value with
 // the norm logged, the NaN policies (stop, skip_step, rewind), stop_at, val_steps and bf16
-// autocast; the fp16 loss scaler's arithmetic.
+// autocast; the fp16 loss scaler's arithmetic, and the trainer's loss scaling in float32.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -262,6 +262,56 @@ TEST(Precision, Fp16WithoutCudaIsAConfigError) {
     EXPECT_THAT(e.what(), HasSubstr("train.precision"));
     EXPECT_THAT(e.what(), HasSubstr("use bf16"));
   }
+}
+
+// The trainer's loss scaling without CUDA: Precision::kScaledFp32ForTests scales a float32 loss
+// as fp16 does. Multiplying by a power of two and dividing again is exact in float32, so while
+// nothing overflows the weights match an unscaled run bit for bit.
+TEST(LossScaling, ChangesNoWeightWhileNothingOverflows) {
+  auto scaled = seeded_rig(), plain = seeded_rig();
+  TrainOptions options = train_options("4 steps", "100 steps", "1 step");
+  options.precision = Precision::kScaledFp32ForTests;
+  scaled->fit(options);
+  plain->fit(train_options("4 steps", "100 steps", "1 step"));
+  EXPECT_TRUE(torch::equal(weight_of(*scaled), weight_of(*plain)));
+  EXPECT_THAT(scaled->values_logged("train/loss_scale"), ElementsAre(65536, 65536, 65536, 65536));
+  EXPECT_TRUE(plain->values_logged("train/loss_scale").empty());
+}
+
+TEST(LossScaling, AnOverflowSkipsTheStepHalvesTheScaleAndIsNoNan) {
+  auto rig = seeded_rig();
+  // The 3rd step's loss is 1e35 times larger: finite, but its gradients times 2^16 overflow.
+  rig->loss = std::make_unique<PoisonedLoss>(3, /*once=*/true, 1e35);
+  torch::Tensor weights[4];
+  struct Watch : Callback {
+    torch::Tensor* out;
+    void on_step_end(TrainerView& view, const Progress&) override {
+      out[view.progress().steps - 1] = named_state(view.model()).at("layers.0.weight").clone();
+    }
+  } watch;
+  watch.out = weights;
+  rig->callbacks.push_back(&watch);
+  rig->checkpoints_dir = rig->dir.file("checkpoints");
+  TrainOptions options = train_options("4 steps", "100 steps", "1 step");
+  options.precision = Precision::kScaledFp32ForTests;  // and train.on_nan stays `stop`
+  TrainResult result = rig->fit(options);
+  EXPECT_EQ(result.progress.steps, 4);
+  EXPECT_TRUE(torch::equal(weights[2], weights[1]));  // step 3 made no update
+  EXPECT_FALSE(torch::equal(weights[3], weights[2]));
+  EXPECT_THAT(rig->values_logged("train/loss_scale"), ElementsAre(65536, 65536, 32768, 32768));
+  EXPECT_TRUE(rig->values_logged("train/skipped_steps").empty());  // not a NaN skip
+
+  // The halved scale is saved, and a resumed run goes on with it.
+  Json state = Json::parse(read_text_file(result.checkpoint + "/train_state.json"));
+  EXPECT_EQ(state.at("precision").at("loss_scale"), 32768);
+  EXPECT_EQ(state.at("precision").at("good_steps"), 1);
+  auto resumed = seeded_rig();
+  resumed->resume_from = result.checkpoint;
+  TrainOptions longer = train_options("6 steps", "100 steps", "1 step");
+  longer.precision = Precision::kScaledFp32ForTests;
+  resumed->fit(longer);
+  EXPECT_THAT(resumed->steps_logged("train/loss_scale"), ElementsAre(5, 6));
+  EXPECT_THAT(resumed->values_logged("train/loss_scale"), ElementsAre(32768, 32768));
 }
 
 TEST(LossScaler, HalvesAfterAnOverflowAndDoublesAfterAGoodRun) {

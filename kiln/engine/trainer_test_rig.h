@@ -62,21 +62,23 @@ class ScriptedMetric : public metrics::Metric {
 };
 
 /// Cross-entropy that turns NaN from its `poisoned_call`-th call on (1-based), or at that call
-/// only when `once`.
+/// only when `once`; or, given a finite `factor`, that many times larger (huge gradients).
 class PoisonedLoss : public losses::Loss {
  public:
-  explicit PoisonedLoss(int poisoned_call, bool once = false)
-      : poisoned_call_(poisoned_call), once_(once) {}
+  explicit PoisonedLoss(int poisoned_call, bool once = false,
+                        double factor = std::numeric_limits<double>::quiet_NaN())
+      : poisoned_call_(poisoned_call), once_(once), factor_(factor) {}
   torch::Tensor forward(const torch::Tensor& output, const torch::Tensor& target) const override {
     torch::Tensor loss = torch::nn::functional::cross_entropy(output, target);
     ++calls_;
     if (calls_ < poisoned_call_ || (once_ && calls_ > poisoned_call_)) return loss;
-    return loss * std::numeric_limits<double>::quiet_NaN();
+    return loss * factor_;
   }
 
  private:
   int poisoned_call_;
   bool once_;
+  double factor_;
   mutable int calls_ = 0;
 };
 
