@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
@@ -20,16 +19,11 @@ struct BenchArgs {
   bool json = false;
 };
 
-double steady_seconds() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 int run_bench(const BenchArgs& args) {
   engine::Experiment experiment(
       engine::parse_experiment(load_config(args.config.files, args.config.overrides)));
   engine::PipelineRate rate =
-      engine::time_pipeline(experiment, args.split, args.epochs, steady_seconds);
+      engine::time_pipeline(experiment, args.split, args.epochs, engine::steady_seconds);
   const auto& data = experiment.config().data;
   if (args.json) {
     Json out = {{"split", args.split},     {"epochs", rate.epochs},

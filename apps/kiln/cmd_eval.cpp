@@ -1,5 +1,6 @@
 // kiln eval RUN_DIR [--checkpoint best|last|PATH] [--split val|test] [--json]
 
+#include <algorithm>
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
@@ -15,7 +16,13 @@ struct EvalArgs {
 };
 
 int run_eval(const EvalArgs& args) {
-  engine::MetricValues values = engine::evaluate_run(args.run_dir, args.checkpoint, args.split);
+  engine::RunEvaluation evaluation =
+      engine::evaluate_run(args.run_dir, args.checkpoint, args.split, engine::steady_seconds);
+  const engine::MetricValues& values = evaluation.values;
+  // On stderr, so that the values on stdout stay machine-readable.
+  std::fprintf(stderr, "%s: %lld examples in %.2f s, %.0f examples/s\n", args.split.c_str(),
+               static_cast<long long>(evaluation.examples), evaluation.seconds,
+               evaluation.examples / std::max(evaluation.seconds, 1e-9));
   if (args.json) {
     Json out = Json::object();
     for (const auto& [tag, value] : values) out[tag] = value;

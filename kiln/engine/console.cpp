@@ -13,6 +13,11 @@ double system_seconds() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+double steady_seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
 Console::Console(std::FILE* out, bool interactive, const std::string& log_path, Clock clock)
     : out_(out), interactive_(interactive), clock_(std::move(clock)) {
   if (!log_path.empty()) log_.open(log_path, std::ios::app);

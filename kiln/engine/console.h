@@ -15,6 +15,8 @@ namespace kiln::engine {
 using Clock = std::function<double()>;
 /// Wall-clock seconds since the epoch.
 double system_seconds();
+/// Seconds of a monotonic clock, for timing work (never set back).
+double steady_seconds();
 
 struct ProgressState {
   int64_t step = 0, total_steps = 0;

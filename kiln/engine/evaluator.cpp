@@ -11,7 +11,8 @@ data::Batch on_device(const data::Batch& batch, torch::Device device) {
 }
 
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
-                      torch::Device device, const std::string& split, int64_t max_batches) {
+                      torch::Device device, const std::string& split, int64_t max_batches,
+                      int64_t* examples) {
   torch::NoGradGuard no_grad;
   bool was_training = model.is_training();
   model.eval();
@@ -21,6 +22,7 @@ MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& obj
     std::optional<data::Batch> batch = loader.next();
     if (!batch) break;
     objective.compute(model, on_device(*batch, device));
+    if (examples) *examples += batch->size();
   }
   model.train(was_training);
   return objective.values(split);

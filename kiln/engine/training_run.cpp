@@ -255,8 +255,8 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   return outcome;
 }
 
-MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpoint,
-                          const std::string& split) {
+RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
+                           const std::string& split, const Clock& clock) {
   RunDirectory run = RunDirectory::open(run_dir);
   ExperimentConfig config = parse_experiment(load_config({run.file("config.yaml")}, {}));
   std::string checkpoint_dir = find_checkpoint(run.path(), checkpoint);
@@ -266,7 +266,12 @@ MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpo
   load_evaluation_weights(checkpoint_dir, *model);
   Objective objective = experiment.build_objective(*model);
   objective.check_targets(loader.dataset().target_names(), split);
-  return evaluate(*model, loader, objective, experiment.device(), split);
+  RunEvaluation evaluation;
+  double start = clock();
+  evaluation.values =
+      evaluate(*model, loader, objective, experiment.device(), split, 0, &evaluation.examples);
+  evaluation.seconds = clock() - start;
+  return evaluation;
 }
 
 }  // namespace kiln::engine

@@ -32,8 +32,14 @@ struct TrainOutcome {
 /// Runs the request, printing `run: <dir>` first.
 TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clock);
 
-/// `kiln eval`: the metrics of a run's checkpoint on a split.
-MetricValues evaluate_run(const std::string& run_dir, const std::string& checkpoint,
-                          const std::string& split);
+struct RunEvaluation {
+  MetricValues values;
+  int64_t examples = 0;  // evaluated
+  double seconds = 0;    // the evaluation itself: no start-up, no data loading before it
+};
+
+/// `kiln eval`: the metrics of a run's checkpoint on a split, timed by `clock`.
+RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
+                           const std::string& split, const Clock& clock);
 
 }  // namespace kiln::engine

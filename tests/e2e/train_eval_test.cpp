@@ -16,6 +16,7 @@ namespace kiln {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
@@ -101,6 +102,8 @@ TEST_F(TrainEvalTest, EvalPrintsOneJsonObject) {
   ASSERT_EQ(values.size(), 2u) << result.out;
   EXPECT_GT(values["test/accuracy"].get<double>(), 0.3);
   EXPECT_GT(values["test/loss"].get<double>(), 0.0);
+  // How many examples, in how long, on stderr.
+  EXPECT_THAT(result.err, MatchesRegex("test: 256 examples in [0-9.]+ s, [0-9]+ examples/s\n"));
 }
 
 TEST_F(TrainEvalTest, EvalOfTheSameCheckpointIsReproducible) {
