@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "apps/kiln/allocator.h"
 #include "kiln/core/error.h"
 #include "kiln/core/plugin.h"
 #include "kiln/core/registry.h"
@@ -80,6 +81,7 @@ bool take_plugins(std::vector<std::string>& args, std::vector<std::string>& plug
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  cli::keep_freed_memory_for_reuse();
   for (int i = 0; i < argc; ++i) invocation_text() += (i ? " " : "") + std::string(argv[i]);
   if (!registration_errors().empty()) return report("", registration_errors().front(), 3);
   std::vector<std::string> args(argv + 1, argv + argc), plugins;

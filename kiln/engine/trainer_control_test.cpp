@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kiln/core/text_file.h"
 #include "kiln/engine/precision.h"
 #include "kiln/engine/trainer_test_rig.h"
 
