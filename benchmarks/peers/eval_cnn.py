@@ -10,18 +10,10 @@ import argparse
 import json
 import time
 
-import numpy as np
 import torch
 from torch import nn
 
-from train_cnn import ROOT, model, read_idx
-
-
-def load_test():
-    images = read_idx(f"{ROOT}/t10k-images-idx3-ubyte.gz", 16).reshape(-1, 1, 28, 28)
-    labels = read_idx(f"{ROOT}/t10k-labels-idx1-ubyte.gz", 8)
-    x = torch.from_numpy(images.copy()).float().div_(255.0)
-    return x, torch.from_numpy(labels.astype(np.int64))
+from train_cnn import load_split, model
 
 
 def main():
@@ -31,7 +23,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
-    x, y = load_test()
+    x, y = load_split("t10k")
     net = model().eval()
     mean, inv_std = 0.286, 1 / 0.353
     loss_sum, correct = 0.0, 0

@@ -27,9 +27,10 @@ def read_idx(path, offset):
         return np.frombuffer(f.read(), dtype=np.uint8, offset=offset)
 
 
-def load_train():
-    images = read_idx(f"{ROOT}/train-images-idx3-ubyte.gz", 16).reshape(-1, 1, 28, 28)
-    labels = read_idx(f"{ROOT}/train-labels-idx1-ubyte.gz", 8)
+def load_split(prefix):
+    """Images scaled to [0, 1] and labels of the split whose files start with `prefix`."""
+    images = read_idx(f"{ROOT}/{prefix}-images-idx3-ubyte.gz", 16).reshape(-1, 1, 28, 28)
+    labels = read_idx(f"{ROOT}/{prefix}-labels-idx1-ubyte.gz", 8)
     x = torch.from_numpy(images.copy()).float().div_(255.0)
     return x, torch.from_numpy(labels.astype(np.int64))
 
@@ -59,7 +60,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
-    x, y = load_train()
+    x, y = load_split("train")
     net = model()
     optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
     if args.engine:

@@ -24,6 +24,16 @@ torch::Tensor weight_of(const TrainerRig& rig) {
   return named_state(*rig.model).at("layers.0.weight").detach().clone();
 }
 
+// The rig's first weight after each step, by step (0-based).
+struct WeightsAfterEachStep : Callback {
+  std::vector<torch::Tensor> steps;
+  void on_step_end(TrainerView& view, const Progress&) override {
+    steps.resize(view.progress().steps);
+    steps.back() = named_state(view.model()).at("layers.0.weight").clone();
+  }
+  const torch::Tensor& operator[](size_t step) const { return steps.at(step); }
+};
+
 // Two rigs whose models start from the same weights.
 std::unique_ptr<TrainerRig> seeded_rig(int64_t batch_size = 2, torch::Device device = torch::kCPU) {
   torch::manual_seed(11);
@@ -89,15 +99,8 @@ TEST(OnNan, StopFailsNamingTheStepAndTheRemedies) {
 TEST(OnNan, SkipStepLeavesTheWeightsOfThatStepAlone) {
   TrainerRig rig;
   rig.loss = std::make_unique<PoisonedLoss>(3, /*once=*/true);
-  torch::Tensor weights[4];
-  struct Watch : Callback {
-    torch::Tensor* out;
-    void on_step_end(TrainerView& view, const Progress&) override {
-      out[view.progress().steps - 1] = named_state(view.model()).at("layers.0.weight").clone();
-    }
-  } watch;
-  watch.out = weights;
-  rig.callbacks.push_back(&watch);
+  WeightsAfterEachStep weights;
+  rig.callbacks.push_back(&weights);
   TrainOptions options = train_options("4 steps", "100 steps", "100 steps");
   options.on_nan = "skip_step";
   TrainResult result = rig.fit(options);
@@ -283,15 +286,8 @@ TEST(LossScaling, AnOverflowSkipsTheStepHalvesTheScaleAndIsNoNan) {
   auto rig = seeded_rig();
   // The 3rd step's loss is 1e35 times larger: finite, but its gradients times 2^16 overflow.
   rig->loss = std::make_unique<PoisonedLoss>(3, /*once=*/true, 1e35);
-  torch::Tensor weights[4];
-  struct Watch : Callback {
-    torch::Tensor* out;
-    void on_step_end(TrainerView& view, const Progress&) override {
-      out[view.progress().steps - 1] = named_state(view.model()).at("layers.0.weight").clone();
-    }
-  } watch;
-  watch.out = weights;
-  rig->callbacks.push_back(&watch);
+  WeightsAfterEachStep weights;
+  rig->callbacks.push_back(&weights);
   rig->checkpoints_dir = rig->dir.file("checkpoints");
   TrainOptions options = train_options("4 steps", "100 steps", "1 step");
   options.precision = Precision::kScaledFp32ForTests;  // and train.on_nan stays `stop`
