@@ -47,10 +47,12 @@ std::string& invocation_text() {
 
 const std::string& cli::invocation() { return invocation_text(); }
 
-void cli::ConfigArgs::add_to(CLI::App& command, bool files_required) {
-  command.add_option("config", files, "Config files (YAML or JSON); later ones merge over earlier")
+void cli::ConfigArgs::add_to(CLI::App& command, bool files_required, bool runs_too) {
+  std::string what = "Config files (YAML or JSON); later ones merge over earlier";
+  command
+      .add_option("config", files, runs_too ? what + "; or a run or checkpoint directory" : what)
       ->required(files_required)
-      ->check(CLI::ExistingFile);
+      ->check(runs_too ? CLI::Validator(CLI::ExistingPath) : CLI::Validator(CLI::ExistingFile));
   command.add_option("--set", overrides, "Override a config value: PATH=VALUE (repeatable)")
       ->type_name("PATH=VALUE")
       ->expected(1)

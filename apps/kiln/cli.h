@@ -24,7 +24,8 @@ const std::string& invocation();
 struct ConfigArgs {
   std::vector<std::string> files;
   std::vector<std::string> overrides;
-  void add_to(CLI::App& command, bool files_required = true);
+  /// `runs_too`: a run or checkpoint directory may stand in for the config files.
+  void add_to(CLI::App& command, bool files_required = true, bool runs_too = false);
 };
 
 void add_train_command(CLI::App& app, Action& action);

@@ -8,6 +8,7 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/config.h"
 #include "kiln/engine/pipeline_bench.h"
+#include "kiln/engine/runtime.h"
 
 namespace kiln::cli {
 namespace {
@@ -20,8 +21,11 @@ struct BenchArgs {
 };
 
 int run_bench(const BenchArgs& args) {
-  engine::Experiment experiment(
-      engine::parse_experiment(load_config(args.config.files, args.config.overrides)));
+  engine::ExperimentConfig config =
+      engine::parse_experiment(load_config(args.config.files, args.config.overrides));
+  engine::Runtime runtime = engine::Runtime::of(config);
+  runtime.apply();
+  engine::Experiment experiment(std::move(config), runtime.device);
   engine::PipelineRate rate =
       engine::time_pipeline(experiment, args.split, args.epochs, engine::steady_seconds);
   const auto& data = experiment.config().data;

@@ -1,8 +1,9 @@
-// kiln train CONFIG... [--set K=V]... [--runs-root DIR] [--name NAME] [--resume [RUN_DIR]]
-//            [--note TEXT] [--dry-run]
+// kiln train CONFIG... [--set K=V]... [--runs-root DIR] [--name NAME] [--run-dir DIR]
+//            [--resume [RUN_DIR]] [--note TEXT] [--dry-run]
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
 #include "apps/kiln/cli.h"
 #include "kiln/engine/resume.h"
@@ -13,7 +14,7 @@ namespace {
 
 struct TrainArgs {
   ConfigArgs config;
-  std::string runs_root = "runs", name, note, resume;
+  std::string runs_root = "runs", name, note, resume, run_dir;
   bool dry_run = false, resume_given = false;
 };
 
@@ -64,6 +65,16 @@ engine::TrainRequest resume_request(const TrainArgs& args) {
   return request;
 }
 
+// The folder a new run trains into when the command or a launcher names it: --run-dir, else
+// KILN_RUN_DIR, so that every process of a job writes (rank 0) or reads the same one.
+std::string given_run_dir(const TrainArgs& args) {
+  if (!args.run_dir.empty() && args.resume_given)
+    throw UsageError("--run-dir names a new run's folder; to continue a run use --resume RUN_DIR");
+  if (!args.run_dir.empty() || args.resume_given) return args.run_dir;
+  const char* from_launcher = std::getenv("KILN_RUN_DIR");
+  return from_launcher ? from_launcher : "";
+}
+
 int train(const TrainArgs& args) {
   engine::TrainRequest request;
   if (args.resume_given) {
@@ -74,6 +85,7 @@ int train(const TrainArgs& args) {
     if (!args.name.empty()) apply_override(request.config, "name=\"" + args.name + "\"");
   }
   request.runs_root = args.runs_root;
+  request.run_dir = given_run_dir(args);
   request.note = args.note;
   request.dry_run = args.dry_run;
   request.command_line = invocation();
@@ -91,6 +103,9 @@ void add_train_command(CLI::App& app, Action& action) {
   train_command->add_option("--runs-root", args->runs_root, "Where run directories go")
       ->capture_default_str();
   train_command->add_option("--name", args->name, "Experiment name (overrides the config's name)");
+  train_command->add_option("--run-dir", args->run_dir,
+                            "Train into this folder (made when missing) instead of "
+                            "RUNS_ROOT/NAME/TIMESTAMP; a launcher may set KILN_RUN_DIR instead");
   train_command->add_option("--note", args->note,
                             "Hypothesis or remark, saved as notes.md in the run");
   train_command->add_flag("--dry-run", args->dry_run,

@@ -40,4 +40,36 @@ IoError::IoError(const std::string& action, std::string path, int error_number)
       path_(std::move(path)),
       error_number_(error_number) {}
 
+namespace {
+
+bool is_under(const std::string& path, const std::string& base) {
+  if (path.compare(0, base.size(), base) != 0) return false;
+  return path.size() == base.size() || path[base.size()] == '.' || path[base.size()] == '[';
+}
+
+}  // namespace
+
+void rethrow_at_config_path(const std::string& path, const std::string& kind) {
+  if (path.empty()) throw;
+  try {
+    throw;
+  } catch (const ConfigError& e) {
+    if (is_under(e.path(), path)) throw;
+    std::string inner = e.path().empty() ? path : path + "." + e.path();
+    throw ConfigError(inner, e.origin(), e.problem());
+  } catch (DataError& e) {
+    e.add_context("the " + kind + " at " + path);
+    throw;
+  } catch (IoError& e) {
+    e.add_context("the " + kind + " at " + path);
+    throw;
+  } catch (const InternalError&) {
+    throw;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ConfigError(path, "", e.what());
+  }
+}
+
 }  // namespace kiln

@@ -16,7 +16,14 @@ namespace kiln {
 /// Base of every error kiln reports to a user.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message) : std::runtime_error(message), message_(message) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  /// Adds where, in the caller's terms, the error happened (`the dataset at data.train`), as it
+  /// unwinds through a boundary that knows more than the place that threw.
+  void add_context(const std::string& where) { message_ += " (" + where + ")"; }
+
+ private:
+  std::string message_;
 };
 
 /// A config value is missing, mistyped or out of range. `path` is dotted (`train.max`,
@@ -68,6 +75,12 @@ class InternalError : public Error {
  public:
   using Error::Error;
 };
+
+/// Rethrows the error being handled, thrown while building the component configured at `path`
+/// (`data.train`, `metrics[1]`), so that it names that path: a ConfigError relative to the
+/// component (`k`, or none) moves under it; data and file errors say which component read them;
+/// any other complaint of the component is a config error at `path`. Call it in a catch block.
+[[noreturn]] void rethrow_at_config_path(const std::string& path, const std::string& kind);
 
 }  // namespace kiln
 

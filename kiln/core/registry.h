@@ -105,12 +105,17 @@ class Registry : public RegistryBase {
     entries_.emplace(std::move(name), std::move(entry));
   }
 
-  /// Builds the component a resolved spec names; a null one (a required component set to null)
-  /// is a ConfigError at its path.
+  /// Builds the component a resolved spec names. Whatever its constructor throws names the
+  /// spec's config path (rethrow_at_config_path): a component reports its ConfigErrors relative
+  /// to itself (`warmup`, `k`) and never needs to know where it was configured.
   std::unique_ptr<Product> create(const ComponentSpec& spec, Args... args) const {
     KILN_ASSERT(spec.kind == kind());
-    return entries_.at(spec.type())
-        .create(spec.options(), ReadContext{spec.path, nullptr}, std::forward<Args>(args)...);
+    try {
+      return entries_.at(spec.type())
+          .create(spec.options(), ReadContext{spec.path, nullptr}, std::forward<Args>(args)...);
+    } catch (...) {
+      rethrow_at_config_path(spec.path, kind());
+    }
   }
 
   std::vector<std::string> names() const override {

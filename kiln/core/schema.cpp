@@ -5,6 +5,12 @@
 
 namespace kiln {
 
+std::string choice_problem(const std::vector<std::string>& choices, const Json& value) {
+  std::string known;
+  for (const auto& choice : choices) known += (known.empty() ? "\"" : ", \"") + choice + "\"";
+  return fmt::format("expected one of {}, got {}", known, value.dump());
+}
+
 void ReadContext::fail(const std::string& problem) const {
   throw ConfigError(path, origins ? origins->find(path) : "", problem);
 }

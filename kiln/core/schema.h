@@ -57,6 +57,36 @@ struct HasDescribe<T, std::void_t<decltype(std::declval<T&>().describe(std::decl
 template <class T, class = void>
 struct OptionTraits;
 
+/// An enum becomes an option type when a function `enum_names(E)` in its own namespace (found by
+/// argument-dependent lookup, so an anonymous namespace does) gives the config name of each
+/// value: read from one of the names (any other is a ConfigError listing them), written and
+/// listed by name.
+///
+///   enum class OnNan { kStop, kSkipStep, kRewind };
+///   inline EnumNameList<OnNan> enum_names(OnNan) {
+///     return {{OnNan::kStop, "stop"}, {OnNan::kSkipStep, "skip_step"}, {OnNan::kRewind,
+///     "rewind"}};
+///   }
+template <class E>
+using EnumNameList = std::vector<std::pair<E, const char*>>;
+
+template <class E, class = void>
+struct HasEnumNames : std::false_type {};
+template <class E>
+struct HasEnumNames<E, std::enable_if_t<std::is_enum_v<E>, std::void_t<decltype(enum_names(E{}))>>>
+    : std::true_type {};
+
+/// The config name of an enum value.
+template <class E>
+std::string enum_name(E value) {
+  for (const auto& [item, name] : enum_names(E{}))
+    if (item == value) return name;
+  return "unknown";
+}
+
+/// `expected one of "a", "b", got VALUE`.
+std::string choice_problem(const std::vector<std::string>& choices, const Json& value);
+
 /// Type-erased part of a declared field.
 class FieldBase {
  public:
@@ -101,10 +131,6 @@ class Field : public FieldBase {
         },
         fmt::format("with every item >= {}", lo));
   }
-  Field& one_of(std::vector<std::string> choices) {
-    choices_ = std::move(choices);
-    return *this;
-  }
   /// The key must be given: the struct's default is only a placeholder.
   Field& require() {
     required_ = true;
@@ -114,7 +140,6 @@ class Field : public FieldBase {
   void read(const Json& value, const ReadContext& ctx) override {
     T parsed = *target_;
     OptionTraits<T>::read(value, parsed, ctx);
-    check_choice(parsed, ctx);
     for (const auto& c : checks_)
       if (!c.ok(parsed))
         ctx.fail(fmt::format("expected {} {}, got {}", OptionTraits<T>::type_name(*target_),
@@ -129,11 +154,8 @@ class Field : public FieldBase {
     std::function<bool(const T&)> ok;
     std::string description;
   };
-  void check_choice(const T& value, const ReadContext& ctx) const;
-
   T* target_;
   std::vector<Check> checks_;
-  std::vector<std::string> choices_;
 };
 
 /// The list of fields an options struct declares in its describe().
@@ -311,17 +333,31 @@ struct OptionTraits<std::map<std::string, T>> {
   }
 };
 
-template <class T>
-void Field<T>::check_choice(const T& value, const ReadContext& ctx) const {
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (choices_.empty()) return;
-    for (const auto& choice : choices_)
-      if (value == choice) return;
-    std::string known;
-    for (const auto& choice : choices_) known += (known.empty() ? "\"" : ", \"") + choice + "\"";
-    ctx.fail(fmt::format("expected one of {}, got \"{}\"", known, value));
+template <class E>
+struct OptionTraits<E, std::enable_if_t<HasEnumNames<E>::value>> {
+  static void read(const Json& value, E& out, const ReadContext& ctx) {
+    if (value.is_string())
+      for (const auto& [item, name] : enum_names(E{}))
+        if (value.get<std::string>() == name) {
+          out = item;
+          return;
+        }
+    ctx.fail(choice_problem(choices(out), value));
   }
-}
+  static Json write(E value) { return enum_name(value); }
+  static std::string type_name(E) { return "string"; }
+  static std::vector<std::string> choices(E) {
+    std::vector<std::string> names;
+    for (const auto& [item, name] : enum_names(E{})) names.push_back(name);
+    return names;
+  }
+};
+
+template <class T, class = void>
+struct HasChoices : std::false_type {};
+template <class T>
+struct HasChoices<T, std::void_t<decltype(OptionTraits<T>::choices(std::declval<const T&>()))>>
+    : std::true_type {};
 
 template <class T, class = void>
 struct HasChildren : std::false_type {};
@@ -332,12 +368,14 @@ struct HasChildren<T, std::void_t<decltype(OptionTraits<T>::children(std::declva
 template <class T>
 FieldDoc Field<T>::document() const {
   FieldDoc doc{key_, OptionTraits<T>::type_name(*target_), write().dump(), doc_, "", {}};
+  if constexpr (HasChoices<T>::value) {
+    doc.constraint = "one of:";
+    for (const auto& choice : OptionTraits<T>::choices(*target_)) doc.constraint += " " + choice;
+  }
+  // After an enum's names, so that a check narrowing them (a network built for only some
+  // activations) is listed too.
   for (const auto& c : checks_)
     doc.constraint += (doc.constraint.empty() ? "" : ", ") + c.description;
-  if (!choices_.empty()) {
-    doc.constraint = "one of:";
-    for (const auto& choice : choices_) doc.constraint += " " + choice;
-  }
   if (required_) doc.default_value = "required";
   if constexpr (HasChildren<T>::value) doc.children = OptionTraits<T>::children(*target_);
   return doc;

@@ -5,6 +5,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
+#include "kiln/core/mode.h"
 
 namespace kiln {
 namespace {
@@ -26,14 +27,14 @@ struct TrainOptions {
 
 struct ExpOptions {
   std::string name = "exp";
-  std::string mode = "min";
+  Mode mode = Mode::kMin;
   std::vector<int64_t> hidden = {256, 128};
   std::vector<std::string> tags;
   int32_t workers = 2;
   TrainOptions train;
   void describe(Schema& s) {
     s.field("name", name, "Run name.");
-    s.field("mode", mode, "Optimisation direction.").one_of({"min", "max"});
+    s.field("mode", mode, "Optimisation direction.");
     s.field("hidden", hidden, "Hidden widths.").each_min(1);
     s.field("tags", tags, "Free-form tags.");
     s.field("workers", workers, "Loader threads.");
@@ -71,7 +72,7 @@ TEST(Schema, ReadsEveryFieldType) {
       "name: run1\nmode: max\nhidden: [64, 32, 16]\ntags: [a, b]\nworkers: 4\n"
       "train: {epochs: 3, max: 7, lr: 0.5, shuffle: false}\n");
   EXPECT_EQ(o.name, "run1");
-  EXPECT_EQ(o.mode, "max");
+  EXPECT_EQ(enum_name(o.mode), "max");
   EXPECT_EQ(o.hidden, (std::vector<int64_t>{64, 32, 16}));
   EXPECT_EQ(o.tags, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(o.workers, 4);
@@ -132,7 +133,7 @@ TEST(Schema, ChecksReportTheConstraint) {
 }
 
 TEST(Schema, OneOfListsTheChoices) {
-  EXPECT_EQ(read_yaml("mode: max\n").mode, "max");
+  EXPECT_EQ(enum_name(read_yaml("mode: max\n").mode), "max");
   EXPECT_THAT(error_of("mode: maximum\n"),
               HasSubstr("at mode (exp.yaml): expected one of \"min\", \"max\", got \"maximum\""));
 }

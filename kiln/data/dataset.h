@@ -43,6 +43,8 @@ class Dataset {
   virtual Batch gather(const torch::Tensor& indices) const = 0;
   /// Shape of one input example without the batch dimension, e.g. {1, 28, 28}.
   virtual std::vector<int64_t> input_shape() const = 0;
+  /// The element type of the inputs as the dataset delivers them (before any transform).
+  virtual torch::Dtype input_dtype() const = 0;
   /// Non-null when the dataset is read front to back every epoch instead of indexed.
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
   virtual SkippedRecords skipped_records() const { return {}; }
@@ -71,6 +73,7 @@ class TensorDataset : public Dataset {
   int64_t size() const override { return inputs_.size(0); }
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override;
+  torch::Dtype input_dtype() const override { return inputs_.scalar_type(); }
   std::vector<std::string> target_names() const override;
 
  private:

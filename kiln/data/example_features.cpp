@@ -14,8 +14,16 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
-torch::Dtype torch_dtype(const std::string& name) {
-  return name == "uint8" ? torch::kUInt8 : name == "int64" ? torch::kInt64 : torch::kFloat32;
+torch::Dtype torch_dtype(FeatureDtype dtype) {
+  switch (dtype) {
+    case FeatureDtype::kUint8:
+      return torch::kUInt8;
+    case FeatureDtype::kInt64:
+      return torch::kInt64;
+    case FeatureDtype::kFloat32:
+      break;
+  }
+  return torch::kFloat32;
 }
 
 [[noreturn]] void fail(const io::RecordLocation& where, const std::string& feature,
@@ -32,10 +40,10 @@ std::string describe_location(const io::RecordLocation& where, const std::string
 torch::Tensor raw_values(const std::string& name, const FeatureSpec& spec, const io::Feature& f,
                          const io::RecordLocation& where) {
   using Kind = io::Feature::Kind;
-  if (spec.encoding != "raw" && f.kind != Kind::kBytes)
+  if (spec.encoding != FeatureEncoding::kRaw && f.kind != Kind::kBytes)
     fail(where, name,
          fmt::format("is a {}, but encoding {} needs a bytes_list", io::feature_kind_name(f.kind),
-                     spec.encoding));
+                     enum_name(spec.encoding)));
   switch (f.kind) {
     case Kind::kFloat:
       return torch::from_blob(const_cast<float*>(f.floats.data()), {int64_t(f.floats.size())},
@@ -48,7 +56,7 @@ torch::Tensor raw_values(const std::string& name, const FeatureSpec& spec, const
     case Kind::kNone:
       return torch::empty({0});
   }
-  if (spec.encoding == "raw") {
+  if (spec.encoding == FeatureEncoding::kRaw) {
     std::string joined;
     for (const auto& b : f.bytes) joined += b;
     return torch::from_blob(joined.data(), {int64_t(joined.size())}, torch::kUInt8).clone();
@@ -69,11 +77,10 @@ torch::Tensor raw_values(const std::string& name, const FeatureSpec& spec, const
 }  // namespace
 
 void FeatureSpec::describe(Schema& s) {
-  s.field("dtype", dtype, "Type of the delivered tensor.").one_of({"float32", "int64", "uint8"});
+  s.field("dtype", dtype, "Type of the delivered tensor.");
   s.field("shape", shape, "Shape of one example's value as stored ([] for a single value).")
       .each_min(1);
-  s.field("encoding", encoding, "How a bytes_list is read: raw bytes, or one PNG/JPEG image.")
-      .one_of({"raw", "png", "jpeg"});
+  s.field("encoding", encoding, "How a bytes_list is read: raw bytes, or one PNG/JPEG image.");
   s.field("default", default_value,
           "Value for every element when the feature is missing or empty; null: such a record "
           "is an error.");
@@ -146,12 +153,12 @@ torch::Tensor FeatureDecoder::value(const std::string& name, const io::Feature* 
   torch::Tensor values = values_of(label, spec, feature, where).view(spec.shape);
   if (spec.channels_first) values = values.permute({2, 0, 1});
   torch::Tensor converted = values.to(torch_dtype(spec.dtype));
-  if (spec.dtype == "float32" && spec.scale != 1.0) converted.mul_(spec.scale);
+  if (spec.dtype == FeatureDtype::kFloat32 && spec.scale != 1.0) converted.mul_(spec.scale);
   return converted;
 }
 
 RecordDecoder::RecordDecoder(const RecordSpec& spec, const std::string& path)
-    : sequence_(spec.kind == "sequence_example"),
+    : sequence_(spec.kind == RecordKind::kSequenceExample),
       context_(spec.features, path + "features"),
       steps_(spec.sequence_features, path + "sequence_features"),
       length_(spec.steps),

@@ -18,10 +18,30 @@
 
 namespace kiln::data {
 
+/// The dtype a feature is delivered in.
+enum class FeatureDtype { kFloat32, kInt64, kUint8 };
+inline EnumNameList<FeatureDtype> enum_names(FeatureDtype) {
+  return {{FeatureDtype::kFloat32, "float32"},
+          {FeatureDtype::kInt64, "int64"},
+          {FeatureDtype::kUint8, "uint8"}};
+}
+/// How a feature's bytes_list is read: as raw bytes, or as one encoded image.
+enum class FeatureEncoding { kRaw, kPng, kJpeg };
+inline EnumNameList<FeatureEncoding> enum_names(FeatureEncoding) {
+  return {{FeatureEncoding::kRaw, "raw"},
+          {FeatureEncoding::kPng, "png"},
+          {FeatureEncoding::kJpeg, "jpeg"}};
+}
+/// What the records hold: tf.Example or tf.SequenceExample.
+enum class RecordKind { kExample, kSequenceExample };
+inline EnumNameList<RecordKind> enum_names(RecordKind) {
+  return {{RecordKind::kExample, "example"}, {RecordKind::kSequenceExample, "sequence_example"}};
+}
+
 struct FeatureSpec {
-  std::string dtype = "float32";
+  FeatureDtype dtype = FeatureDtype::kFloat32;
   std::vector<int64_t> shape;
-  std::string encoding = "raw";
+  FeatureEncoding encoding = FeatureEncoding::kRaw;
   Json default_value = nullptr;
   double scale = 1.0;
   bool channels_first = false;
@@ -59,7 +79,7 @@ class FeatureDecoder {
 /// [steps, ...shape]: longer lists are cut to `steps`, shorter ones (or missing) padded with
 /// `pad`.
 struct RecordSpec {
-  std::string kind = "example";
+  RecordKind kind = RecordKind::kExample;
   std::map<std::string, FeatureSpec> features;
   std::map<std::string, FeatureSpec> sequence_features;
   int64_t steps = 0;

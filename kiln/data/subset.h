@@ -18,6 +18,7 @@ class SubsetDataset : public Dataset {
   int64_t size() const override { return indices_.size(0); }
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
+  torch::Dtype input_dtype() const override { return base_->input_dtype(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
   std::vector<std::string> target_names() const override { return base_->target_names(); }
 

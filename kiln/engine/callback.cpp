@@ -40,11 +40,10 @@ void check_monitor(const std::string& monitor, const std::vector<std::string>& m
         "\"" + monitor + "\" is never measured; " + suggestion_text(monitor, monitorable));
 }
 
-bool improves(double value, const std::optional<double>& best, const std::string& mode,
-              double min_delta) {
+bool improves(double value, const std::optional<double>& best, Mode mode, double min_delta) {
   if (std::isnan(value)) return false;
   if (!best) return true;
-  return mode == "max" ? value > *best + min_delta : value < *best - min_delta;
+  return mode == Mode::kMax ? value > *best + min_delta : value < *best - min_delta;
 }
 
 }  // namespace kiln::engine

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/core/json.h"
+#include "kiln/core/mode.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 #include "kiln/engine/checkpoint.h"
@@ -116,7 +117,6 @@ void check_monitor(const std::string& monitor, const std::vector<std::string>& m
 
 /// Whether `value` improves on `best` by more than `min_delta` in `mode` (min|max). Any value but
 /// NaN improves on no best yet; NaN improves on nothing, so a diverged run never becomes the best.
-bool improves(double value, const std::optional<double>& best, const std::string& mode,
-              double min_delta = 0);
+bool improves(double value, const std::optional<double>& best, Mode mode, double min_delta = 0);
 
 }  // namespace kiln::engine

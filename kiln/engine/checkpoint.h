@@ -1,7 +1,8 @@
 #pragma once
 // Checkpoints (DESIGN.md §6): `checkpoints/step-000001200/` holding model.safetensors,
-// optimizer.pt, train_state.json, config.yaml and a MANIFEST with the size and CRC-32C of every
-// other file, plus a <callback>.safetensors for each callback with tensor state (ema.safetensors).
+// optimizer.pt, train_state.json, config.yaml, inputs.json (what the model takes) and a MANIFEST
+// with the size and CRC-32C of every other file, plus a <callback>.safetensors for each callback
+// with tensor state (ema.safetensors).
 // A checkpoint is written under a temporary name, fsynced and renamed, so a crash never leaves a
 // directory that looks complete; MANIFEST is checked on every load, and a checkpoint that fails
 // it is skipped with a warning in favour of the newest one that passes.
@@ -28,6 +29,7 @@ struct CheckpointContents {
   Json train_state = Json::object();
   std::string config_yaml;
   std::map<std::string, NamedTensors> tensor_files;  // file stem (e.g. "ema") -> tensors
+  Json inputs = nullptr;  // what the model takes (open_model.h), saved as inputs.json
 };
 
 /// The file-system steps of a checkpoint write, replaceable so tests can fail each one in turn.

@@ -12,7 +12,7 @@ data::Batch on_device(const data::Batch& batch, torch::Device device) {
 
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
                       torch::Device device, const std::string& split, int64_t max_batches,
-                      int64_t* examples) {
+                      int64_t* examples, distributed::Context* context) {
   torch::NoGradGuard no_grad;
   bool was_training = model.is_training();
   model.eval();
@@ -25,6 +25,7 @@ MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& obj
     if (examples) *examples += batch->size();
   }
   model.train(was_training);
+  if (context) combine_over_ranks(objective, *context);
   return objective.values(split);
 }
 

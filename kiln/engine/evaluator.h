@@ -15,9 +15,10 @@ data::Batch on_device(const data::Batch& batch, torch::Device device);
 
 /// Evaluates `model` on every batch of `loader` (the first `max_batches` when > 0) with
 /// `objective` (reset first), tagged `split`; counts the examples into `examples` when given.
+/// With a `context`, each process evaluates its share and the values cover all of them.
 MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& objective,
                       torch::Device device, const std::string& split, int64_t max_batches = 0,
-                      int64_t* examples = nullptr);
+                      int64_t* examples = nullptr, distributed::Context* context = nullptr);
 
 /// Measures `model`'s outputs on the first batch of `loader` with `objective`, then forgets them:
 /// a loss or metric that does not fit the outputs fails here (a ConfigError at its path) rather

@@ -1,8 +1,6 @@
 #include "kiln/engine/experiment.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <thread>
 
 #include <fmt/ranges.h>
 
@@ -11,39 +9,19 @@
 #include "kiln/optim/param_groups.h"
 
 namespace kiln::engine {
-namespace {
 
-std::vector<std::shared_ptr<const data::Transform>> build_transforms(const ComponentList& list) {
-  std::vector<std::shared_ptr<const data::Transform>> transforms;
+Transforms build_transforms(const ComponentList& list) {
+  Transforms transforms;
   for (const auto& spec : list.items) transforms.push_back(data::transform_registry().create(spec));
   return transforms;
 }
 
-}  // namespace
-
-torch::Device setup_runtime(const ExperimentConfig& config) {
-  int64_t threads = config.runtime.threads.value;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  torch::set_num_threads(static_cast<int>(threads));
-  torch::manual_seed(static_cast<uint64_t>(config.seed));
-  if (config.train.deterministic) {
-    // cuBLAS is only deterministic with a fixed workspace, which must be set before CUDA starts.
-    ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
-    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
-    at::globalContext().setDeterministicCuDNN(true);
-    at::globalContext().setBenchmarkCuDNN(false);
-  }
-  const std::string& device = config.runtime.device;
-  bool has_cuda = torch::cuda::is_available();
-  if (device == "cuda" && !has_cuda)
-    throw ConfigError("runtime.device", "",
-                      "cuda requested but this LibTorch sees no CUDA device; use auto or cpu");
-  return (device == "cuda" || (device == "auto" && has_cuda)) ? torch::Device(torch::kCUDA)
-                                                              : torch::Device(torch::kCPU);
+Transforms eval_transforms(const ExperimentConfig& config) {
+  return build_transforms(config.data.transforms.eval);
 }
 
-Experiment::Experiment(ExperimentConfig config)
-    : config_(std::move(config)), device_(setup_runtime(config_)) {}
+Experiment::Experiment(ExperimentConfig config, torch::Device device)
+    : config_(std::move(config)), device_(device) {}
 
 std::vector<std::string> Experiment::splits() const {
   std::vector<std::string> out = {"train"};
@@ -155,15 +133,8 @@ std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(
 std::map<std::string, std::unique_ptr<optim::Scheduler>> Experiment::build_hyper_schedules(
     const optim::ScheduleSpan& span) const {
   std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;
-  for (const auto& [name, spec] : config_.schedules.items) {
-    try {
-      schedules[name] = optim::scheduler_registry().create(spec, span);
-    } catch (const ConfigError& e) {
-      // Schedules name their options' paths as the learning rate's (`scheduler.warmup`).
-      if (e.path().rfind("scheduler", 0) != 0) throw;
-      throw ConfigError(spec.path + e.path().substr(9), e.origin(), e.problem());
-    }
-  }
+  for (const auto& [name, spec] : config_.schedules.items)
+    schedules[name] = optim::scheduler_registry().create(spec, span);
   return schedules;
 }
 

@@ -21,17 +21,21 @@
 
 namespace kiln::engine {
 
-/// Sets threads and the seed; returns the device the config asks for. Throws when CUDA is asked
-/// for and absent.
-torch::Device setup_runtime(const ExperimentConfig& config);
+using Transforms = std::vector<std::shared_ptr<const data::Transform>>;
+
+/// The transforms a list of specs names, in order.
+Transforms build_transforms(const ComponentList& list);
+/// The transforms the config applies to examples outside training (validation, test, serving).
+Transforms eval_transforms(const ExperimentConfig& config);
 
 class Experiment {
  public:
-  explicit Experiment(ExperimentConfig config);
+  /// Builds on `device` (Runtime::of(config).device); the runtime is the command's to apply.
+  Experiment(ExperimentConfig config, torch::Device device);
 
   const ExperimentConfig& config() const { return config_; }
   /// Switches to a later train cycle's config (stages.h), keeping the datasets already made and
-  /// the runtime (threads, seed, device): a stage may change neither.
+  /// the device: a stage may change neither.
   void use_stage_config(ExperimentConfig config) { config_ = std::move(config); }
   torch::Device device() const { return device_; }
 

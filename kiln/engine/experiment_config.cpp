@@ -50,8 +50,7 @@ void TrainOptions::describe(Schema& s) {
   s.field("validate_every", validate_every, "How often to evaluate on data.val.");
   s.field("log_every", log_every, "How often to log training loss and throughput.");
   s.field("monitor", monitor, "The metric that decides the best result, e.g. val/accuracy.");
-  s.field("mode", mode, "Whether the monitored metric is better lower or higher.")
-      .one_of({"min", "max"});
+  s.field("mode", mode, "Whether the monitored metric is better lower or higher.");
   s.field("freeze", freeze,
           "Dotted module or parameter paths that do not train (e.g. [layer1, conv1]); frozen "
           "modules also keep their batchnorm statistics.");
@@ -79,13 +78,11 @@ void TrainOptions::describe(Schema& s) {
   s.field("on_nan", on_nan,
           "When the loss or gradient norm is NaN/Inf: stop (fail the run), skip_step (no "
           "update; fails after 10 in a row), rewind (reload the last checkpoint and halve the "
-          "learning rate; fails after 5 rewinds).")
-      .one_of({"stop", "skip_step", "rewind"});
+          "learning rate; fails after 5 rewinds).");
   s.field("stop_at", stop_at,
           "End training once train.monitor reaches this value (in train.mode's direction).");
   s.field("precision", precision,
-          "fp32; bf16 (autocast, CPU or CUDA); fp16 (autocast with loss scaling, CUDA only).")
-      .one_of({"fp32", "bf16", "fp16"});
+          "fp32; bf16 (autocast, CPU or CUDA); fp16 (autocast with loss scaling, CUDA only).");
 }
 
 void InitFrom::describe(Schema& s) {
@@ -103,8 +100,7 @@ void InitFrom::describe(Schema& s) {
 }
 
 void RuntimeOptions::describe(Schema& s) {
-  s.field("device", device, "auto (CUDA when available), cpu or cuda.")
-      .one_of({"auto", "cpu", "cuda"});
+  s.field("device", device, "auto (CUDA when available), cpu or cuda.");
   s.field("threads", threads, "Intra-op CPU threads; auto = all cores.");
 }
 

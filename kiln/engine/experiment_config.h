@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kiln/core/config.h"
+#include "kiln/core/mode.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 
@@ -42,12 +43,35 @@ struct DataOptions {
   void describe(Schema& s);
 };
 
+/// What train.on_nan does with a step whose loss or gradients are not finite.
+enum class OnNan { kStop, kSkipStep, kRewind };
+inline EnumNameList<OnNan> enum_names(OnNan) {
+  return {{OnNan::kStop, "stop"}, {OnNan::kSkipStep, "skip_step"}, {OnNan::kRewind, "rewind"}};
+}
+
+/// train.precision: the float type of the forward pass. kScaledFp32ForTests is for tests alone
+/// (configs cannot name it): float32 with fp16's loss scaling, so that machines without CUDA
+/// test the trainer's scaling.
+enum class PrecisionMode { kFp32, kBf16, kFp16, kScaledFp32ForTests };
+inline EnumNameList<PrecisionMode> enum_names(PrecisionMode) {
+  return {{PrecisionMode::kFp32, "fp32"},
+          {PrecisionMode::kBf16, "bf16"},
+          {PrecisionMode::kFp16, "fp16"}};
+}
+
+/// runtime.device.
+enum class DeviceChoice { kAuto, kCpu, kCuda };
+inline EnumNameList<DeviceChoice> enum_names(DeviceChoice) {
+  return {
+      {DeviceChoice::kAuto, "auto"}, {DeviceChoice::kCpu, "cpu"}, {DeviceChoice::kCuda, "cuda"}};
+}
+
 struct TrainOptions {
   Period max{10, Period::Unit::kEpochs};
   Period validate_every{1, Period::Unit::kEpochs};
   Period log_every{100, Period::Unit::kSteps};
   std::string monitor = "val/loss";
-  std::string mode = "min";
+  Mode mode = Mode::kMin;
   std::vector<std::string> freeze;
   std::map<std::string, double> lr_scales;
   std::map<std::string, double> weight_decay_scales;
@@ -56,14 +80,14 @@ struct TrainOptions {
   int64_t accumulate = 1;
   double clip_norm = 0;
   double clip_value = 0;
-  std::string on_nan = "stop";
+  OnNan on_nan = OnNan::kStop;
   std::optional<double> stop_at;
-  std::string precision = "fp32";
+  PrecisionMode precision = PrecisionMode::kFp32;
   void describe(Schema& s);
 };
 
 struct RuntimeOptions {
-  std::string device = "auto";
+  DeviceChoice device = DeviceChoice::kAuto;
   AutoCount threads;
   void describe(Schema& s);
 };

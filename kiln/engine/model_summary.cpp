@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "kiln/engine/experiment.h"
+#include "kiln/engine/open_model.h"
+#include "kiln/engine/runtime.h"
 #include "kiln/models/summary.h"
 
 namespace kiln::engine {
@@ -43,11 +45,20 @@ std::string model_summary_text(const RawConfig& raw,
                                      ReadContext{"model", &raw.origins});
     model = models::build_model(section.network, shape);
   } else {
-    Experiment experiment(parse_experiment(raw));
+    ExperimentConfig config = parse_experiment(raw);
+    Runtime runtime = Runtime::of(config);
+    runtime.apply();
+    Experiment experiment(std::move(config), runtime.device);
     model = experiment.build_model("train");
     shape = experiment.dataset("train")->input_shape();
   }
   return models::format_summary(models::summarize(*model, shape), max_depth);
+}
+
+std::string run_model_summary_text(const std::string& run_or_checkpoint, int max_depth) {
+  OpenedModel opened = open_model(run_or_checkpoint, "last", torch::kCPU);
+  const models::Shape& shape = opened.inputs.front().shape;
+  return models::format_summary(models::summarize(*opened.model, shape), max_depth);
 }
 
 }  // namespace kiln::engine

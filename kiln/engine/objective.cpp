@@ -195,4 +195,53 @@ std::vector<std::string> Objective::tags(const std::string& split) const {
   return tags;
 }
 
+Objective::Statistics Objective::statistics() const {
+  Statistics statistics;
+  for (size_t i = 0; i < heads_.size(); ++i) {
+    statistics.parts.push_back({head_loss_sums_[i], head_loss_weights_[i]});
+    statistics.summable.push_back(true);
+    for (const auto& m : heads_[i].metrics) {
+      statistics.parts.push_back(m.metric->sums());
+      statistics.summable.push_back(m.metric->summable());
+    }
+  }
+  return statistics;
+}
+
+void Objective::set_statistics(const Statistics& statistics) {
+  size_t part = 0;
+  for (size_t i = 0; i < heads_.size(); ++i) {
+    const std::vector<double>& loss = statistics.parts.at(part++);
+    KILN_ASSERT(loss.size() == 2);
+    head_loss_sums_[i] = loss[0];
+    head_loss_weights_[i] = loss[1];
+    for (auto& m : heads_[i].metrics) m.metric->set_sums(statistics.parts.at(part++));
+  }
+  KILN_ASSERT(part == statistics.parts.size());
+}
+
+void combine_over_ranks(Objective& objective, distributed::Context& context) {
+  if (context.world_size() == 1) return;
+  Objective::Statistics statistics = objective.statistics();
+  // The summable parts travel in one reduction, the others each in one gather.
+  std::vector<double> sums;
+  for (size_t i = 0; i < statistics.parts.size(); ++i)
+    if (statistics.summable[i])
+      sums.insert(sums.end(), statistics.parts[i].begin(), statistics.parts[i].end());
+  context.all_reduce(sums, distributed::ReduceOp::kSum);
+  size_t next = 0;
+  for (size_t i = 0; i < statistics.parts.size(); ++i) {
+    std::vector<double>& part = statistics.parts[i];
+    if (statistics.summable[i]) {
+      std::copy(sums.begin() + next, sums.begin() + next + part.size(), part.begin());
+      next += part.size();
+    } else {
+      std::vector<std::vector<double>> by_rank = context.all_gather(part);
+      part.clear();
+      for (const auto& theirs : by_rank) part.insert(part.end(), theirs.begin(), theirs.end());
+    }
+  }
+  objective.set_statistics(statistics);
+}
+
 }  // namespace kiln::engine

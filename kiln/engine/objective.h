@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/data/dataset.h"
+#include "kiln/distributed/context.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
@@ -60,6 +61,17 @@ class Objective {
   /// Every tag values() gives for `split`.
   std::vector<std::string> tags(const std::string& split) const;
 
+  /// The sufficient statistics since the last reset, for ranks to combine: per head its loss sum
+  /// and the weight of that sum, then each of its metrics' sums(). Part i adds up element-wise
+  /// across ranks when summable[i], else (a metric that keeps its examples) concatenates.
+  struct Statistics {
+    std::vector<std::vector<double>> parts;
+    std::vector<bool> summable;
+  };
+  Statistics statistics() const;
+  /// Replaces the statistics with combined ones, laid out as statistics() gives them.
+  void set_statistics(const Statistics& statistics);
+
  private:
   const torch::Tensor& target_of(const Head& head, const data::Batch& batch) const;
   /// Head `index`'s loss on `output`; adds to its loss sum and metrics.
@@ -74,5 +86,9 @@ class Objective {
   std::vector<double> head_loss_sums_, head_loss_weights_;
   double last_loss_ = 0;
 };
+
+/// Combines every rank's statistics of `objective`, so that each rank's values() cover the
+/// examples of all; a single process keeps its own untouched.
+void combine_over_ranks(Objective& objective, distributed::Context& context);
 
 }  // namespace kiln::engine

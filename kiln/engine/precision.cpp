@@ -8,18 +8,18 @@
 
 namespace kiln::engine {
 
-Precision::Precision(const std::string& mode, torch::Device device) : mode_(mode), device_(device) {
-  if (mode_ == "fp16" && !device_.is_cuda())
+Precision::Precision(PrecisionMode mode, torch::Device device) : mode_(mode), device_(device) {
+  if (mode_ == PrecisionMode::kFp16 && !device_.is_cuda())
     throw ConfigError(
         "train.precision", "",
         "fp16 needs a CUDA device (this run uses " + device_.str() + "); use bf16, or fp32");
 }
 
-Precision::Autocast::Autocast(const std::string& mode, torch::Device device) {
-  if (mode == "fp32" || mode == kScaledFp32ForTests) return;
+Precision::Autocast::Autocast(PrecisionMode mode, torch::Device device) {
+  if (mode == PrecisionMode::kFp32 || mode == kScaledFp32ForTests) return;
   active_ = true;
   cuda_ = device.is_cuda();
-  at::ScalarType dtype = mode == "fp16" ? at::kHalf : at::kBFloat16;
+  at::ScalarType dtype = mode == PrecisionMode::kFp16 ? at::kHalf : at::kBFloat16;
   was_enabled_ = cuda_ ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
   if (cuda_) {
     at::autocast::set_autocast_gpu_dtype(dtype);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kiln/core/json.h"
+#include "kiln/engine/experiment_config.h"
 
 namespace kiln::engine {
 
@@ -34,17 +35,16 @@ class LossScaler {
 
 class Precision {
  public:
-  /// A mode for tests alone (train.precision accepts fp32, bf16 and fp16): the float32 forward
-  /// pass with fp16's loss scaling, so that machines without CUDA test the trainer's scaling.
-  static constexpr const char* kScaledFp32ForTests = "fp32 with loss scaling";
+  /// A mode for tests alone (experiment_config.h).
+  static constexpr PrecisionMode kScaledFp32ForTests = PrecisionMode::kScaledFp32ForTests;
 
-  /// `mode` is fp32, bf16 or fp16; fp16 without CUDA is a ConfigError at train.precision.
-  Precision(const std::string& mode, torch::Device device);
+  /// fp16 without CUDA is a ConfigError at train.precision.
+  Precision(PrecisionMode mode, torch::Device device);
 
   /// Autocast for the forward pass while alive (nothing for fp32).
   class Autocast {
    public:
-    Autocast(const std::string& mode, torch::Device device);
+    Autocast(PrecisionMode mode, torch::Device device);
     ~Autocast();
     Autocast(const Autocast&) = delete;
     Autocast& operator=(const Autocast&) = delete;
@@ -65,12 +65,12 @@ class Precision {
   void update(bool finite) {
     if (scales_loss()) scaler_.update(finite);
   }
-  bool scales_loss() const { return mode_ == "fp16" || mode_ == kScaledFp32ForTests; }
+  bool scales_loss() const { return mode_ == PrecisionMode::kFp16 || mode_ == kScaledFp32ForTests; }
   const LossScaler& scaler() const { return scaler_; }
   LossScaler& scaler() { return scaler_; }
 
  private:
-  std::string mode_;
+  PrecisionMode mode_;
   torch::Device device_;
   LossScaler scaler_;
 };

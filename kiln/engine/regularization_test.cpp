@@ -134,7 +134,7 @@ TEST(TrainerRegularization, ASkippedStepLogsNoPenalty) {
   rig->regularizers = {"{type: l2, weight: 0.05}"};
   TrainOptions options = train_options("4 steps", "100 steps", "1 step");
   options.monitor = "train/loss";
-  options.on_nan = "skip_step";
+  options.on_nan = OnNan::kSkipStep;
   rig->fit(options);
   // Step 3 made no update: its penalty joined no loss that trained, so none is logged for it.
   EXPECT_THAT(rig->steps_logged("train/regularization"), ElementsAre(1, 2, 4));

@@ -39,6 +39,19 @@ RunDirectory RunDirectory::create(const std::string& root, const std::string& na
   throw IoError("create a unique run directory in", parent, EEXIST);
 }
 
+RunDirectory RunDirectory::create_at(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  if (fs::exists(trimmed + "/config.yaml"))
+    throw UsageError(trimmed +
+                     " already holds a run (it has config.yaml); continue it with --resume " +
+                     trimmed + ", or give another --run-dir");
+  std::error_code error;
+  fs::create_directories(trimmed + "/checkpoints", error);
+  if (error) throw IoError("create", trimmed + "/checkpoints", error.value());
+  return RunDirectory(trimmed);
+}
+
 RunDirectory RunDirectory::open(const std::string& path) {
   std::string trimmed = path;
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
@@ -79,22 +92,6 @@ Json RunDirectory::read_json(const std::string& name) const {
   } catch (const Json::parse_error& e) {
     throw DataError(file(name), -1, static_cast<int64_t>(e.byte), e.what());
   }
-}
-
-MetricsLog::MetricsLog(const std::string& path) : out_(path, std::ios::app) {
-  if (!out_) throw IoError("open", path, errno);
-  out_.seekp(0, std::ios::end);
-  if (out_.tellp() == 0) out_ << "step,epoch,split,metric,value,wall_time\n";
-}
-
-void MetricsLog::append(int64_t step, double epoch, const std::string& tag, double value,
-                        double wall_time) {
-  size_t slash = tag.find('/');
-  std::string split = slash == std::string::npos ? "" : tag.substr(0, slash);
-  std::string metric = slash == std::string::npos ? tag : tag.substr(slash + 1);
-  out_ << fmt::format("{},{:.6g},{},{},{:.9g},{:.3f}\n", step, epoch, split, metric, value,
-                      wall_time);
-  out_.flush();
 }
 
 std::string iso_time(std::time_t t) {
@@ -143,7 +140,6 @@ Json environment_info() {
   info["cuda_devices"] = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
   std::string commit = first_line_of_command("git rev-parse HEAD 2>/dev/null");
   info["git_commit"] = commit.empty() ? Json() : Json(commit);
-  info["world_size"] = 1;
   return info;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kiln/core/json.h"
+#include "kiln/engine/metric_sink.h"
 
 namespace kiln::engine {
 
@@ -17,8 +18,12 @@ class RunDirectory {
  public:
   /// Makes a new, unique run directory for `name` under `root`, stamped with `now`.
   static RunDirectory create(const std::string& root, const std::string& name, std::time_t now);
+  /// The directory `path` for a new run (made when missing); UsageError when it holds a run.
+  static RunDirectory create_at(const std::string& path);
   /// Opens an existing run directory; throws UsageError when it has no config.yaml.
   static RunDirectory open(const std::string& path);
+  /// The run directory `path` as another process (rank 0) makes and writes it, unchecked.
+  static RunDirectory named(const std::string& path) { return RunDirectory(path); }
 
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
@@ -45,17 +50,6 @@ class RunLock {
 
  private:
   int fd_ = -1;
-};
-
-/// Appends `step,epoch,split,metric,value,wall_time` rows to metrics.csv, flushing each row so
-/// other processes (`kiln runs`, a crash post-mortem) see them at once.
-class MetricsLog {
- public:
-  explicit MetricsLog(const std::string& path);
-  void append(int64_t step, double epoch, const std::string& tag, double value, double wall_time);
-
- private:
-  std::ofstream out_;
 };
 
 /// `YYYY-mm-ddTHH:MM:SSZ`.

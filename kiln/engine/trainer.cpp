@@ -25,7 +25,7 @@ const optim::Scheduler& no_schedule() {
 void check_rewind(const TrainerParts& parts, const TrainOptions& options) {
   bool checkpoints = std::any_of(parts.callbacks.begin(), parts.callbacks.end(),
                                  [](const Callback* c) { return c->type == "checkpoint"; });
-  if (options.on_nan == "rewind" && !checkpoints)
+  if (options.on_nan == OnNan::kRewind && !checkpoints)
     throw ConfigError("train.on_nan", "",
                       "rewind goes back to the newest checkpoint of the stage, and without a "
                       "checkpoint callback there is none; add callbacks: [{type: checkpoint, "
@@ -59,11 +59,11 @@ std::vector<std::string> monitorable_tags(const Objective& objective, bool has_v
   return tags;
 }
 
-Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
-                 Clock clock)
+Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& metrics,
+                 Console& console, Clock clock)
     : parts_(parts),
       options_(options),
-      log_(log),
+      metrics_(metrics),
       console_(console),
       clock_(std::move(clock)),
       precision_(options.precision, parts.device) {
@@ -153,37 +153,46 @@ void Trainer::after_step(const Progress& before, Window& window) {
 }
 
 bool Trainer::should_stop() {
-  if (parts_.stop_signal && parts_.stop_signal->load() != 0) {
-    result_.stopped_by_signal = parts_.stop_signal->load();
-    console_.line(fmt::format("stopping at step {}: received signal {}", progress_.steps,
+  // This process's reasons, then every process's: a stop anywhere is a stop everywhere, so that
+  // no process waits for the others at a step they will not take.
+  int signal = parts_.stop_signal ? parts_.stop_signal->load() : 0;
+  std::optional<std::string> reason;
+  for (Callback* callback : parts_.callbacks)
+    if (!reason) reason = callback->should_stop();
+  if (!reason) reason = reached_stop_at();
+  std::vector<double> votes = {double(signal), reason ? 1.0 : 0.0,
+                               options_.max.reached(stage_progress()) ? 1.0 : 0.0};
+  parts_.context->all_reduce(votes, distributed::ReduceOp::kMax);
+  if (votes[0] > 0) {
+    result_.stopped_by_signal = static_cast<int>(votes[0]);
+    console_.line(fmt::format("stopping at step {}: {} signal {}", progress_.steps,
+                              signal ? "received" : "another process received",
                               result_.stopped_by_signal));
     return true;
   }
-  for (Callback* callback : parts_.callbacks)
-    if (auto reason = callback->should_stop()) {
-      result_.stop_reason = *reason;
-      console_.line(fmt::format("stopping at step {}: {}", progress_.steps, *reason));
-      return true;
-    }
-  if (options_.stop_at && reached_stop_at()) return true;
-  return options_.max.reached(stage_progress());
+  if (votes[1] > 0) {
+    result_.stop_reason = reason.value_or("another process stopped training");
+    console_.line(fmt::format("stopping at step {}: {}", progress_.steps, result_.stop_reason));
+    return true;
+  }
+  return votes[2] > 0;
 }
 
-bool Trainer::reached_stop_at() {
+std::optional<std::string> Trainer::reached_stop_at() const {
+  if (!options_.stop_at) return std::nullopt;
   auto it = result_.last.find(options_.monitor);
   // A NaN reaches no goal; the test below is negated, so without this it would.
-  if (it == result_.last.end() || std::isnan(it->second)) return false;
+  if (it == result_.last.end() || std::isnan(it->second)) return std::nullopt;
   double goal = *options_.stop_at;
-  if (options_.mode == "max" ? it->second < goal : it->second > goal) return false;
-  result_.stop_reason =
-      fmt::format("{} reached {:.6g} (train.stop_at: {:.6g})", options_.monitor, it->second, goal);
-  console_.line(fmt::format("stopping at step {}: {}", progress_.steps, result_.stop_reason));
-  return true;
+  if (options_.mode == Mode::kMax ? it->second < goal : it->second > goal) return std::nullopt;
+  return fmt::format("{} reached {:.6g} (train.stop_at: {:.6g})", options_.monitor, it->second,
+                     goal);
 }
 
 void Trainer::log_training(Window& window) {
   if (window.steps == 0) return;
   double elapsed = clock_() - window.started;
+  combine_over_ranks(parts_.objective, *parts_.context);
   MetricValues values = parts_.objective.values("train");
   values["train/lr"] = optim::current_lr(parts_.optimizer);
   if (hyper_parameters_)
@@ -195,11 +204,7 @@ void Trainer::log_training(Window& window) {
     values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);
   if (precision_.scales_loss()) values["train/loss_scale"] = precision_.scaler().value();
   if (skipped_steps_ > 0) values["train/skipped_steps"] = double(skipped_steps_);
-  record(values);
-  console_.line(fmt::format(
-      "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%",
-      progress_.steps, progress_.epochs, values["train/loss"], values["train/lr"],
-      values["train/samples_per_s"], 100 * values["train/data_wait"]));
+  record(values);  // the console's sink prints the training line
   parts_.objective.reset();
   window = Window{};
   window.started = clock_();
@@ -211,12 +216,9 @@ void Trainer::validate() {
   {
     SwappedWeights swapped(parts_.model, evaluation_weights());
     values = evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val",
-                      options_.val_steps);
+                      options_.val_steps, nullptr, parts_.context.get());
   }
-  record(values);
-  std::string text = fmt::format("validation at step {}:", progress_.steps);
-  for (const auto& [tag, value] : values) text += fmt::format("  {} {:.4f}", tag, value);
-  console_.line(text);
+  record(values);  // the console's sink prints the validation line
   // After record(): a schedule watching a train/ tag reads its latest logged value.
   if (parts_.scheduler) {
     std::string change = parts_.scheduler->observe(result_.last);
@@ -272,13 +274,14 @@ std::vector<std::string> Trainer::monitorable() const {
 void Trainer::record(const MetricValues& values) {
   double wall = clock_();
   for (const auto& [tag, value] : values) {
-    log_.append(progress_.steps, progress_.epochs, tag, value, wall);
+    metrics_.append(progress_.steps, progress_.epochs, tag, value, wall);
     result_.last[tag] = value;
     if (tag != options_.monitor) continue;
     std::optional<double> best;
     if (result_.best) best = result_.best->value;
     if (improves(value, best, options_.mode)) result_.best = BestValue{tag, value, progress_.steps};
   }
+  metrics_.end_record();
 }
 
 TrainState Trainer::capture_state() const {
@@ -301,9 +304,11 @@ TrainState Trainer::capture_state() const {
 
 void Trainer::save_checkpoint() {
   checkpoint_requested_ = false;
-  if (parts_.checkpoints_dir.empty()) return;
-  CheckpointContents contents{progress_.steps,          &parts_.model,      &parts_.optimizer,
-                              to_json(capture_state()), parts_.config_yaml, {}};
+  if (parts_.checkpoints_dir.empty() || !parts_.saves_checkpoints) return;
+  CheckpointContents contents{progress_.steps,    &parts_.model,
+                              &parts_.optimizer,  to_json(capture_state()),
+                              parts_.config_yaml, {},
+                              parts_.inputs};
   for (const Callback* callback : parts_.callbacks) {
     NamedTensors tensors = callback->tensors();
     if (!tensors.empty()) contents.tensor_files[callback->type] = std::move(tensors);

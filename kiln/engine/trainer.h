@@ -1,9 +1,12 @@
 #pragma once
 // The training loop (DESIGN.md §7): batch, forward, loss, backward, step; training metrics and
 // throughput every `train.log_every`; validation every `train.validate_every`; until `train.max`,
-// a callback's stop or a signal. Everything it measures goes to metrics.csv and the console.
-// Optional behaviour (checkpoint schedules, early stopping, EMA) hangs off it as callbacks. It
-// can continue from a checkpoint's TrainState exactly where that checkpoint was taken.
+// a callback's stop or a signal. Everything it measures goes, once, to a MetricSink (metrics.csv,
+// the console). Optional behaviour (checkpoint schedules, early stopping, EMA) hangs off it as
+// callbacks. It can continue from a checkpoint's TrainState exactly where that checkpoint was
+// taken. With several processes (parts.context), each trains on its share of the data: the mean
+// gradient is taken between backward and clipping, statistics are combined before they are
+// logged, and every decision that changes the loop's course is agreed on by all of them.
 // Thread-safety: one thread.
 
 #include <atomic>
@@ -14,10 +17,12 @@
 #include <vector>
 
 #include "kiln/core/period.h"
+#include "kiln/distributed/context.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/experiment_config.h"
+#include "kiln/engine/metric_sink.h"
 #include "kiln/engine/precision.h"
 #include "kiln/engine/regularization.h"
 #include "kiln/engine/run_dir.h"
@@ -40,7 +45,7 @@ struct TrainerParts {
   Objective* val_objective = nullptr;
   optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
   std::vector<Callback*> callbacks = {};
-  // Where checkpoints go, and the resolved config each one holds; none: no checkpoints.
+  // Where checkpoints are, and the resolved config each one holds; none: no checkpoints.
   std::string checkpoints_dir = "";
   std::string config_yaml = "";
   // Set (to the signal number) by a signal handler: finish the step, save, stop.
@@ -52,6 +57,13 @@ struct TrainerParts {
   // The train cycle (stages.h) this trainer runs: train.max and the schedule count from its
   // start, the progress logged counts on over the whole run.
   StageMark stage = {};
+  // The processes training together; alone by default.
+  std::shared_ptr<distributed::Context> context = distributed::single_process();
+  // Whether this process saves checkpoints into checkpoints_dir (rank 0 does; the others read
+  // them to rewind).
+  bool saves_checkpoints = true;
+  // What the model takes (open_model.h), saved in every checkpoint; null: nothing saved.
+  Json inputs = nullptr;
 };
 
 struct TrainResult {
@@ -68,7 +80,7 @@ class Trainer : private TrainerView {
  public:
   /// Takes the optimizer's learning rates as the schedule's base rates, so it must be built
   /// before a checkpoint's optimizer state is loaded.
-  Trainer(TrainerParts parts, const TrainOptions& options, MetricsLog& log, Console& console,
+  Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& metrics, Console& console,
           Clock clock);
   /// Continues from a checkpoint: loads its weights and optimizer state, then takes up `state`
   /// (read_train_state of the same folder).
@@ -92,9 +104,11 @@ class Trainer : private TrainerView {
   StepOutcome on_non_finite(const std::string& what);
   void rewind(const std::string& what);
   void after_step(const Progress& before, Window& window);
+  /// Whether to stop now, as all processes agree: a signal, a callback, train.stop_at or
+  /// train.max.
   bool should_stop();
-  /// Whether train.monitor has reached train.stop_at (setting the stop reason when it has).
-  bool reached_stop_at();
+  /// Why train.monitor has reached train.stop_at, or nothing when it has not.
+  std::optional<std::string> reached_stop_at() const;
   void log_training(Window& window);
   void validate();
   /// At the end of an epoch: how many damaged records the training data dropped.
@@ -123,7 +137,7 @@ class Trainer : private TrainerView {
 
   TrainerParts parts_;
   TrainOptions options_;
-  MetricsLog& log_;
+  MetricSink& metrics_;
   Console& console_;
   Clock clock_;
   double start_ = 0;

@@ -102,7 +102,7 @@ TEST(OnNan, SkipStepLeavesTheWeightsOfThatStepAlone) {
   WeightsAfterEachStep weights;
   rig.callbacks.push_back(&weights);
   TrainOptions options = train_options("4 steps", "100 steps", "100 steps");
-  options.on_nan = "skip_step";
+  options.on_nan = OnNan::kSkipStep;
   TrainResult result = rig.fit(options);
   EXPECT_EQ(result.progress.steps, 4);
   EXPECT_TRUE(torch::equal(weights[2], weights[1]));  // step 3 made no update
@@ -114,7 +114,7 @@ TEST(OnNan, SkipStepGivesUpAfterTenInARow) {
   TrainerRig rig;
   rig.loss = std::make_unique<PoisonedLoss>(2);
   TrainOptions options = train_options("40 steps", "100 steps", "100 steps");
-  options.on_nan = "skip_step";
+  options.on_nan = OnNan::kSkipStep;
   EXPECT_THROW(rig.fit(options), Error);
 }
 
@@ -124,7 +124,7 @@ TEST(OnNan, RewindGoesBackToTheLastCheckpointWithHalfTheLearningRate) {
   rig.add_callback("{type: checkpoint, every: 2 steps, keep_last: 0}");
   rig.loss = std::make_unique<PoisonedLoss>(5, /*once=*/true);  // the 5th step's loss
   TrainOptions options = train_options("8 steps", "100 steps", "1 step");
-  options.on_nan = "rewind";
+  options.on_nan = OnNan::kRewind;
   TrainResult result = rig.fit(options);
   EXPECT_EQ(result.progress.steps, 8);
   EXPECT_THAT(rig.values_logged("train/rewinds"), ElementsAre(1));
@@ -142,7 +142,7 @@ TEST(OnNan, RewindWithoutACheckpointCallbackIsAConfigError) {
   TrainerRig rig;
   rig.checkpoints_dir = rig.dir.file("checkpoints");
   TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
-  options.on_nan = "rewind";
+  options.on_nan = OnNan::kRewind;
   try {
     rig.fit(options);
     FAIL();
@@ -158,7 +158,7 @@ TEST(OnNan, RewindBeforeTheFirstCheckpointSaysSo) {
   rig.add_callback("{type: checkpoint, every: 4 steps}");
   rig.loss = std::make_unique<PoisonedLoss>(2, true);
   TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
-  options.on_nan = "rewind";
+  options.on_nan = OnNan::kRewind;
   try {
     rig.fit(options);
     FAIL();
@@ -184,7 +184,7 @@ TEST(OnNan, RewindPutsTheEmaBackToTheCheckpoints) {
   rig.callbacks.push_back(&watch);  // after the ema: sees its update of the step
   rig.loss = std::make_unique<PoisonedLoss>(6, /*once=*/true);
   TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
-  options.on_nan = "rewind";
+  options.on_nan = OnNan::kRewind;
   rig.fit(options);
   // Steps 1-5, then (rewound to step 4) steps 5-8 again.
   ASSERT_EQ(watch.seen.size(), 9u);
@@ -204,7 +204,7 @@ TEST(StopAt, EndsTrainingOnceTheMonitorReachesTheGoal) {
       {"score", std::make_unique<ScriptedMetric>(std::vector<double>{0.5, 0.7, 0.95, 0.99})});
   TrainOptions options = train_options("8 steps", "1 step", "100 steps");
   options.monitor = "val/score";
-  options.mode = "max";
+  options.mode = Mode::kMax;
   options.stop_at = 0.9;
   TrainResult result = rig.fit(options);
   EXPECT_EQ(result.progress.steps, 3);
@@ -222,7 +222,7 @@ TEST(ValSteps, LimitsTheValidationBatches) {
 TEST(Precision, Bf16AutocastTrainsCloseToFloat32) {
   auto bf16 = seeded_rig(), fp32 = seeded_rig();
   TrainOptions options = train_options("4 steps", "100 steps", "100 steps");
-  options.precision = "bf16";
+  options.precision = PrecisionMode::kBf16;
   bf16->fit(options);
   fp32->fit(train_options("4 steps", "100 steps", "100 steps"));
   // The forward pass ran in bfloat16 (8 bits of mantissa): close, but not the same.
@@ -247,7 +247,7 @@ TEST(Precision, Fp16OnCudaTrainsCloseToFloat32WithALossScale) {
   fp16->loss = std::make_unique<SmallLoss>();
   fp32->loss = std::make_unique<SmallLoss>();
   TrainOptions options = train_options("4 steps", "100 steps", "1 step");
-  options.precision = "fp16";
+  options.precision = PrecisionMode::kFp16;
   fp16->fit(options);
   fp32->fit(train_options("4 steps", "100 steps", "1 step"));
   EXPECT_FALSE(torch::equal(weight_of(*fp16), weight_of(*fp32)));
@@ -260,7 +260,7 @@ TEST(Precision, Fp16OnCudaTrainsCloseToFloat32WithALossScale) {
 TEST(Precision, Fp16WithoutCudaIsAConfigError) {
   if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has CUDA";
   try {
-    Precision precision("fp16", torch::kCPU);
+    Precision precision(PrecisionMode::kFp16, torch::kCPU);
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr("train.precision"));

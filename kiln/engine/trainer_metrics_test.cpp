@@ -29,7 +29,7 @@ TrainResult fit_with_scripted_score(TrainerRig& rig, const std::string& mode) {
       {"score", std::make_unique<ScriptedMetric>(std::vector<double>{0.5, 0.9, 0.2, 0.7})});
   TrainOptions options = train_options("8 steps", "2 steps", "100 steps");
   options.monitor = "val/score";
-  options.mode = mode;
+  options.mode = mode == "max" ? Mode::kMax : Mode::kMin;
   return rig.fit(options);
 }
 

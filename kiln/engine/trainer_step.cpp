@@ -47,17 +47,25 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
 
 Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window) {
   std::vector<torch::Tensor> gradients = gradients_of(trainable_);
+  // Once per optimizer step, after the group's last backward: every process's mean gradient.
+  parts_.context->reduce_gradients(gradients);
+  // A loss that is not finite on any process is not finite on all: they skip, stop or rewind
+  // together.
+  bool finite = !parts_.context->any(!group.finite);
   bool scaled_finite = precision_.unscale(gradients);
   double norm = clip_gradients(gradients, options_.clip_norm, options_.clip_value);
   if (precision_.scales_loss()) {
     precision_.update(scaled_finite);
     // An fp16 overflow with a finite loss is the loss scale's business, not a NaN: skip quietly.
-    if (!scaled_finite && group.finite) {
+    if (!scaled_finite && finite) {
       parts_.optimizer.zero_grad();
       return StepOutcome::kSkipped;
     }
   }
-  if (!group.finite)
+  if (!finite && group.finite)
+    return on_non_finite(fmt::format("another process's training loss was not finite at step {}",
+                                     progress_.steps + 1));
+  if (!finite)
     return on_non_finite(fmt::format("training loss became {} at step {}", number_text(group.loss),
                                      progress_.steps + 1));
   if (!std::isfinite(norm))
@@ -81,11 +89,11 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
 
 Trainer::StepOutcome Trainer::on_non_finite(const std::string& what) {
   parts_.optimizer.zero_grad();
-  if (options_.on_nan == "stop")
+  if (options_.on_nan == OnNan::kStop)
     throw Error(what +
                 "; lower optimizer.lr, clip gradients (train.clip_norm), or set train.on_nan: "
                 "skip_step or rewind");
-  if (options_.on_nan == "rewind") {
+  if (options_.on_nan == OnNan::kRewind) {
     rewind(what);
     return StepOutcome::kRewound;
   }

@@ -39,6 +39,7 @@ class CountingMetric : public metrics::Metric {
     *now_ += seconds_per_batch_;
   }
   std::vector<double> sums() const override { return {count_}; }
+  void set_sums(const std::vector<double>& sums) override { count_ = sums.at(0); }
   double value() const override { return count_; }
 
  private:
@@ -125,15 +126,17 @@ inline std::shared_ptr<const data::Dataset> random_dataset(int64_t size, int64_t
 /// validation examples in batches of 4. Training batches take 1 s of fake time, validation
 /// batches 100 s. Tests may replace the loss and metrics before fit() (once: fit() takes them).
 struct TrainerRig {
+  /// `train_seed` draws the training examples (another seed: other examples of the same size).
   explicit TrainerRig(int64_t train_size = 8, int64_t val_size = 6,
                       const std::string& optimizer_yaml = "{type: sgd, lr: 0.1}",
-                      int64_t batch_size = 2, torch::Device on = torch::kCPU)
+                      int64_t batch_size = 2, torch::Device on = torch::kCPU,
+                      int64_t train_seed = 1)
       : device(on),
         model(linear_model(on)),
         optimizer(optim::optimizer_registry().create(read_spec("optimizer", optimizer_yaml),
                                                      model->parameters())),
         loss(losses::loss_registry().create(read_spec("loss", "cross_entropy"))),
-        train(random_dataset(train_size, 1), {}, {batch_size, false, false, 1}) {
+        train(random_dataset(train_size, train_seed), {}, {batch_size, false, false, 1}) {
     if (val_size > 0)
       val.emplace(random_dataset(val_size, 2),
                   std::vector<std::shared_ptr<const data::Transform>>{},
@@ -157,6 +160,8 @@ struct TrainerRig {
         std::fopen(dir.file("console.txt").c_str(), "w"), &std::fclose);
     Clock clock = [this] { return now; };
     Console console(out.get(), false, dir.file("train.log"), clock);
+    ConsoleMetricSink console_lines(console);
+    MetricSinks sinks({&log, &console_lines});
     // The loss and metrics the test left in place, moved into the two objectives.
     std::shared_ptr<const losses::Loss> shared_loss = std::move(loss);
     Objective objective(single_head(shared_loss, std::move(metrics)));
@@ -167,9 +172,10 @@ struct TrainerRig {
     parts.checkpoints_dir = checkpoints_dir;
     parts.stop_signal = stop_signal;
     parts.schedules = schedules;
+    parts.context = context;
     Regularization regularization(regularizer_entries(regularizers), model->named_parameters());
     if (!regularization.empty()) parts.regularization = &regularization;
-    Trainer trainer(parts, options, log, console, clock);
+    Trainer trainer(parts, options, sinks, console, clock);
     if (!resume_from.empty()) {
       trainer.resume(read_train_state(resume_from), resume_from);
     }
@@ -232,6 +238,7 @@ struct TrainerRig {
   std::vector<std::unique_ptr<Callback>> owned_callbacks;
   std::string checkpoints_dir;  // "" = no checkpoints
   const std::atomic<int>* stop_signal = nullptr;
+  std::shared_ptr<distributed::Context> context = distributed::single_process();
   std::string resume_from;  // a checkpoint directory fit() continues from, "" = a fresh start
   data::Loader train;
   std::optional<data::Loader> val;

@@ -7,8 +7,10 @@
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/experiment.h"
+#include "kiln/engine/open_model.h"
 #include "kiln/engine/resume.h"
-#include "kiln/engine/run_dir.h"
+#include "kiln/engine/run_folder.h"
+#include "kiln/engine/runtime.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
@@ -50,7 +52,7 @@ Json summary_json(const TrainResult& result) {
 // The newest valid checkpoint of a run being resumed ("" when it saved none: the run starts
 // over), with the run's files trimmed back to it so nothing is logged or kept twice. When it saved
 // some and none is valid, checkpoints and metrics stay: starting over would delete its history.
-std::string prepare_resume(const RunDirectory& run, Console& console) {
+std::string prepare_resume(RunFolder& run, Console& console) {
   std::vector<std::string> warnings;
   std::string checkpoint;
   try {
@@ -63,9 +65,7 @@ std::string prepare_resume(const RunDirectory& run, Console& console) {
                 "new run)");
   }
   for (const auto& warning : warnings) console.line("warning: " + warning);
-  int64_t step = checkpoint.empty() ? -1 : checkpoint_step(checkpoint);
-  remove_checkpoints_after(run.checkpoints(), std::max<int64_t>(step, 0));
-  trim_metrics(run.file("metrics.csv"), step);
+  run.rewind_to(checkpoint.empty() ? -1 : checkpoint_step(checkpoint));
   if (checkpoint.empty()) console.line("resuming: no valid checkpoint yet; starting over");
   return checkpoint;
 }
@@ -89,40 +89,30 @@ data::LoaderPosition next_position(const data::LoaderPosition& previous, int64_t
   return {previous.epoch + 1, 0};
 }
 
-// What run.json and summary.json say of each stage: its name, then its steps once it ran.
-Json stage_records(const std::vector<Stage>& stages) {
-  Json records = Json::array();
-  if (stages.front().staged())
-    for (const Stage& stage : stages) records.push_back({{"name", stage.name}});
-  return records;
-}
-
-void record_stage(Json& info, const Stage& stage, const StageMark& mark,
-                  const TrainResult& result) {
-  if (!stage.staged()) return;
-  Json& record = info["stages"][stage.index];
-  record = {{"name", stage.name},
-            {"start_step", mark.start.steps},
-            {"end_step", result.progress.steps},
-            {"status", result.stopped_by_signal ? "stopped" : "finished"}};
-  if (!result.stop_reason.empty()) record["stop_reason"] = result.stop_reason;
-}
-
 struct StageLoop {
-  const RunDirectory& run;
+  RunFolder& run;
   RunSession& session;
   const std::vector<Stage>& stages;
   const TrainRequest& request;
+  const std::string& config_yaml;  // the run's resolved config, saved in every checkpoint
   Console& console;
-  MetricsLog& log;
+  MetricSink& metrics;
   Clock clock;
-  Json& info;
+  RunRecord& record;
+
+  TrainerParts parts(StageSession& stage, const StageMark& mark) {
+    TrainerParts parts =
+        stage.parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark);
+    parts.context = request.context;
+    parts.saves_checkpoints = run.writes();
+    parts.inputs = inputs_json(session.inputs);
+    return parts;
+  }
 
   // Trains stages from `first` on: the first from `checkpoint` when resuming, each later one
   // from where the stage before it ended.
   TrainResult train(size_t first, const std::string& checkpoint,
                     const std::optional<TrainState>& resumed) {
-    std::string config_yaml = read_text_file(run.file("config.yaml"));
     TrainResult result;
     data::LoaderPosition ended;
     int64_t per_epoch = 0;
@@ -132,9 +122,7 @@ struct StageLoop {
       if (stages[i].staged()) console.line(stages[i].title());
       StageMark mark = resumed && i == first ? resumed->stage
                                              : StageMark{static_cast<int64_t>(i), result.progress};
-      Trainer trainer(
-          stage->parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark),
-          stages[i].config.train, log, console, clock);
+      Trainer trainer(parts(*stage, mark), stages[i].config.train, metrics, console, clock);
       if (resumed && i == first) {
         trainer.resume(*resumed, checkpoint);
         console.line(
@@ -146,8 +134,8 @@ struct StageLoop {
       }
       result = trainer.fit();
       if (!result.checkpoint.empty()) console.line("checkpoint: " + result.checkpoint);
-      record_stage(info, stages[i], mark, result);
-      run.write_json("run.json", info);
+      record.stage_ended(stages[i], mark, result);
+      run.write_record(record);
       if (result.stopped_by_signal) break;
       ended = result.data_position;
       per_epoch = stage->train.batches_per_epoch();
@@ -164,10 +152,10 @@ struct StageLoop {
   }
 };
 
-TrainResult train_in(const RunDirectory& run, RunSession& s, const std::vector<Stage>& stages,
-                     const TrainRequest& request, std::FILE* out, Clock clock, Json& info) {
-  Console console(out, ::isatty(::fileno(out)) != 0, run.file("train.log"), clock);
-  // Before the metrics log opens the file: trimming replaces it.
+TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& stages,
+                     const TrainRequest& request, const std::string& config_yaml, std::FILE* out,
+                     Clock clock, RunRecord& record) {
+  Console console(out, ::isatty(::fileno(out)) != 0, run.console_log(), clock);
   std::string checkpoint = request.resume_dir.empty() ? "" : prepare_resume(run, console);
   std::optional<TrainState> resumed;
   if (!checkpoint.empty()) resumed = read_train_state(checkpoint);
@@ -175,30 +163,25 @@ TrainResult train_in(const RunDirectory& run, RunSession& s, const std::vector<S
   if (first >= stages.size())
     throw Error(fmt::format("{} was taken in stage {}, but the config has {} stage(s)", checkpoint,
                             first + 1, stages.size()));
-  MetricsLog log(run.file("metrics.csv"));
-  StageLoop loop{run, s, stages, request, console, log, clock, info};
+  ConsoleMetricSink console_lines(console);
+  MetricSinks sinks({&run.metrics(), &console_lines});
+  StageLoop loop{run, s, stages, request, config_yaml, console, sinks, clock, record};
   return loop.train(first, checkpoint, resumed);
 }
 
-// run.json's fields for a new run.
-Json new_run_info(const TrainRequest& request, Clock& clock) {
-  Json info = {{"status", "running"},
-               {"start_time", iso_time(static_cast<std::time_t>(clock()))},
-               {"command_line", request.command_line}};
-  info.update(environment_info());
-  return info;
-}
-
-// Reopens a run to resume: run.json records the attempt.
-Json resumed_run_info(const RunDirectory& run, const TrainRequest& request, Clock& clock) {
-  Json info = run.read_json("run.json");
-  info["status"] = "running";
-  info.erase("end_time");
-  info.erase("error");
-  if (!info.contains("resumed")) info["resumed"] = Json::array();
-  info["resumed"].push_back({{"time", iso_time(static_cast<std::time_t>(clock()))},
-                             {"command_line", request.command_line}});
-  return info;
+// The run's folder: the one resumed, the one the command or a launcher names, or a new one that
+// rank 0 makes and names for every process.
+RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& config,
+                           Clock& clock) {
+  if (!request.resume_dir.empty()) return RunDirectory::open(request.resume_dir);
+  bool first = request.context->rank() == 0;
+  if (!request.run_dir.empty())
+    return first ? RunDirectory::create_at(request.run_dir) : RunDirectory::named(request.run_dir);
+  if (!first) return RunDirectory::named(request.context->broadcast(""));
+  RunDirectory made =
+      RunDirectory::create(request.runs_root, config.name, static_cast<std::time_t>(clock()));
+  request.context->broadcast(made.path());
+  return made;
 }
 
 }  // namespace
@@ -206,70 +189,74 @@ Json resumed_run_info(const RunDirectory& run, const TrainRequest& request, Cloc
 TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clock) {
   ExperimentConfig config = parse_experiment(request.config);
   std::vector<Stage> stages = plan_stages(request.config, config);
+  Runtime runtime = Runtime::of(config);
+  runtime.apply();
   if (request.dry_run) {
-    RunSession session(stages.front().config);
+    RunSession session(stages.front().config, runtime.device);
     check_stages(session, stages);
     std::fprintf(out, "config ok: model has %lld parameters\n",
                  static_cast<long long>(parameter_count(*session.model)));
     return {};
   }
   bool resuming = !request.resume_dir.empty();
-  RunDirectory run = resuming ? RunDirectory::open(request.resume_dir)
-                              : RunDirectory::create(request.runs_root, config.name,
-                                                     static_cast<std::time_t>(clock()));
-  RunLock lock(run);
+  RunFolder run(run_directory(request, config, clock), request.context->rank());
+  std::unique_ptr<RunLock> lock = run.lock();
   std::fprintf(out, "run: %s\n", run.path().c_str());
   std::fflush(out);
-  if (resuming && finished_as_configured(run, config)) {
+  if (resuming && finished_as_configured(run.directory(), config)) {
     std::fprintf(out,
                  "the run has finished; nothing to resume (to train it further, raise train.max "
                  "with --set)\n");
     return {run.path(), 0};
   }
-  Json info = resuming ? resumed_run_info(run, request, clock) : new_run_info(request, clock);
-  if (!resuming && stages.front().staged()) info["stages"] = stage_records(stages);
   // On resume the saved config stays: resumable overrides are recorded with the attempt.
-  if (!resuming) write_file_atomic(run.file("config.yaml"), to_yaml(resolved_config(config)));
-  if (!request.note.empty()) write_file_atomic(run.file("notes.md"), request.note + "\n");
-  run.write_json("run.json", info);
+  std::string config_yaml = resuming ? read_text_file(run.directory().file("config.yaml"))
+                                     : to_yaml(resolved_config(config));
+  RunRecord record =
+      resuming
+          ? RunRecord::resumed(run.directory().read_json("run.json"), request.command_line, clock())
+          : RunRecord::started(request.command_line, clock(), request.context->world_size());
+  if (!resuming) {
+    record.plan_stages(stages);
+    run.write_config(config_yaml);
+  }
+  if (!request.note.empty()) run.write_notes(request.note);
+  run.write_record(record);
   TrainOutcome outcome{run.path(), 0};
   try {
-    RunSession session(stages.front().config);
+    RunSession session(stages.front().config, runtime.device);
     // Every stage's checks (a one-batch probe of the loss and metrics too) before any training.
     check_stages(session, stages);
-    TrainResult result = train_in(run, session, stages, request, out, clock, info);
+    run.write_inputs(inputs_json(session.inputs));
+    TrainResult result = train_in(run, session, stages, request, config_yaml, out, clock, record);
     Json summary = summary_json(result);
-    if (info.contains("stages")) summary["stages"] = info["stages"];
-    run.write_json("summary.json", summary);
-    info["status"] = result.stopped_by_signal ? "stopped" : "finished";
+    if (!record.stages().is_null()) summary["stages"] = record.stages();
+    run.write_summary(summary);
+    record.ended(result.stopped_by_signal != 0, clock());
     if (result.stopped_by_signal) outcome.exit_code = 128 + result.stopped_by_signal;
   } catch (const std::exception& e) {
-    info["status"] = "failed";
-    info["error"] = e.what();
-    info["end_time"] = iso_time(static_cast<std::time_t>(clock()));
-    run.write_json("run.json", info);
+    record.failed(e.what(), clock());
+    run.write_record(record);
     throw;
   }
-  info["end_time"] = iso_time(static_cast<std::time_t>(clock()));
-  run.write_json("run.json", info);
+  run.write_record(record);
   return outcome;
 }
 
 RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
                            const std::string& split, const Clock& clock) {
   RunDirectory run = RunDirectory::open(run_dir);
-  ExperimentConfig config = parse_experiment(load_config({run.file("config.yaml")}, {}));
-  std::string checkpoint_dir = find_checkpoint(run.path(), checkpoint);
-  Experiment experiment(config);
+  Runtime runtime = Runtime::of(parse_experiment(load_config({run.file("config.yaml")}, {})));
+  runtime.apply();
+  OpenedModel opened = open_model(run.path(), checkpoint, runtime.device);
+  Experiment experiment(opened.config, runtime.device);
   data::Loader loader = experiment.loader(split);
-  auto model = experiment.build_model(split);
-  load_evaluation_weights(checkpoint_dir, *model);
-  Objective objective = experiment.build_objective(*model);
+  Objective objective = experiment.build_objective(*opened.model);
   objective.check_targets(loader.dataset().target_names(), split);
   RunEvaluation evaluation;
   double start = clock();
   evaluation.values =
-      evaluate(*model, loader, objective, experiment.device(), split, 0, &evaluation.examples);
+      evaluate(*opened.model, loader, objective, runtime.device, split, 0, &evaluation.examples);
   evaluation.seconds = clock() - start;
   return evaluation;
 }

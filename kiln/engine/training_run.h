@@ -1,13 +1,15 @@
 #pragma once
-// A whole `kiln train`: check the config, make the run directory (or reopen it to resume), build
-// the experiment, train, write the final checkpoint and the summary, and keep run.json's status
-// true at every moment (running, then finished, stopped or failed).
+// A whole `kiln train`: check the config, apply its runtime, make the run directory (or reopen it
+// to resume), build the experiment, train, write the final checkpoint and the summary, and keep
+// run.json's status true at every moment (running, then finished, stopped or failed). Every
+// process of a job runs this; the run folder is named once and only rank 0 writes into it.
 // Thread-safety: one run per process.
 
 #include <atomic>
 #include <string>
 
 #include "kiln/core/config.h"
+#include "kiln/distributed/context.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 
@@ -20,6 +22,11 @@ struct TrainRequest {
   std::string command_line;  // recorded in run.json
   bool dry_run = false;      // build everything, train nothing, write nothing
   std::string resume_dir;    // continue this run (config: its resume_config()); "" = a new run
+  // The new run's folder, given by --run-dir or a launcher (KILN_RUN_DIR); "" = rank 0 makes
+  // runs_root/NAME/TIMESTAMP and tells the other processes.
+  std::string run_dir;
+  // The processes training together; alone by default.
+  std::shared_ptr<distributed::Context> context = distributed::single_process();
   // Set to a signal's number by a handler: finish the step, save a checkpoint, stop.
   const std::atomic<int>* stop_signal = nullptr;
 };
@@ -38,7 +45,8 @@ struct RunEvaluation {
   double seconds = 0;    // the evaluation itself: no start-up, no data loading before it
 };
 
-/// `kiln eval`: the metrics of a run's checkpoint on a split, timed by `clock`.
+/// `kiln eval`: the metrics of a run's checkpoint on a split, timed by `clock`. The model is opened
+/// from the checkpoint (open_model); only the split's data is read.
 RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
                            const std::string& split, const Clock& clock);
 

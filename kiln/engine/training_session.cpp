@@ -2,8 +2,21 @@
 
 namespace kiln::engine {
 
-RunSession::RunSession(const ExperimentConfig& first_stage)
-    : experiment(first_stage),
+namespace {
+
+// Seeds the global generator, then reads the training data's example shape: the data (a
+// synthetic set may draw from that generator) and the model's initial weights come from the
+// config's seed alone, also when the checks before training built a model first.
+std::vector<ModelInput> seed_then_inputs(Experiment& experiment) {
+  torch::manual_seed(static_cast<uint64_t>(experiment.config().seed));
+  return model_inputs(*experiment.dataset("train"));
+}
+
+}  // namespace
+
+RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device)
+    : experiment(first_stage, device),
+      inputs(seed_then_inputs(experiment)),
       model(experiment.build_model("train")),
       init_report(experiment.initialize_model(*model)) {}
 

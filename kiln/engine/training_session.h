@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/engine/experiment.h"
+#include "kiln/engine/open_model.h"
 #include "kiln/engine/regularization.h"
 #include "kiln/engine/stages.h"
 #include "kiln/engine/trainer.h"
@@ -22,11 +23,13 @@ namespace kiln::engine {
 
 struct RunSession {
   Experiment experiment;
+  std::vector<ModelInput> inputs;  // what the model takes: the training data's examples
   std::shared_ptr<models::Model> model;
   std::string init_report;  // what model.init_from loaded, "" without it
 
-  /// Builds the model for the first stage's config and loads model.init_from into it.
-  explicit RunSession(const ExperimentConfig& first_stage);
+  /// Builds the model for the first stage's config on `device` and loads model.init_from into
+  /// it. The model's initial weights come from the config's seed, whatever was drawn before.
+  RunSession(const ExperimentConfig& first_stage, torch::Device device);
 };
 
 struct StageSession {

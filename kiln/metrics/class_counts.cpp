@@ -9,15 +9,14 @@ namespace kiln::metrics {
 void ClassScoreOptions::describe(Schema& s) {
   s.field("average", average,
           "macro: the mean of the per-class scores; micro: the score of the counts summed over "
-          "classes.")
-      .one_of({"macro", "micro"});
+          "classes.");
   s.field("threshold", threshold,
           "Multi-label outputs: a label is predicted when sigmoid(logit) > threshold.")
       .check([](double t) { return t > 0 && t < 1; }, "in (0, 1)");
 }
 
 ClassCountMetric::ClassCountMetric(const ClassScoreOptions& options, const char* name)
-    : name_(name), micro_(options.average == "micro"), threshold_(options.threshold) {}
+    : name_(name), micro_(options.average == ClassAverage::kMicro), threshold_(options.threshold) {}
 
 void ClassCountMetric::reset() {
   multilabel_batches_ = 0;

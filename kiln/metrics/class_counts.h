@@ -19,8 +19,14 @@
 
 namespace kiln::metrics {
 
+// How per-class scores become one: the mean of the scores, or the score of the summed counts.
+enum class ClassAverage { kMacro, kMicro };
+inline EnumNameList<ClassAverage> enum_names(ClassAverage) {
+  return {{ClassAverage::kMacro, "macro"}, {ClassAverage::kMicro, "micro"}};
+}
+
 struct ClassScoreOptions {
-  std::string average = "macro";
+  ClassAverage average = ClassAverage::kMacro;
   double threshold = 0.5;
   void describe(Schema& s);
 };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/core/json.h"
+#include "kiln/core/mode.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 
@@ -26,7 +27,7 @@ struct ScheduleSpan {
   // The run's headline metric (train.monitor, train.mode): what a schedule that watches a metric
   // watches unless it names its own.
   std::string monitor = "val/loss";
-  std::string mode = "min";
+  Mode mode = Mode::kMin;
 };
 
 class Scheduler {
@@ -51,10 +52,12 @@ using SchedulerRegistry = Registry<Scheduler, const ScheduleSpan&>;
 SchedulerRegistry& scheduler_registry();
 
 /// `period` in optimizer steps, rounded up; a period in time has no step count and is refused
-/// as a ConfigError at `path`.
+/// as a ConfigError at `path`, relative to the schedule (the registry puts it under the
+/// schedule's own path: scheduler.warmup, schedules.momentum.warmup).
 int64_t period_in_steps(const Period& period, const ScheduleSpan& span, const std::string& path);
 
-/// The span's total, or a ConfigError at `path` naming the schedule when it is unknown.
+/// The span's total, or a ConfigError at `path` (relative to the schedule, "" for the schedule
+/// itself) when it is unknown.
 int64_t required_total_steps(const ScheduleSpan& span, const std::string& path);
 
 /// Sets every parameter group's learning rate to its base rate times a schedule's factor. The

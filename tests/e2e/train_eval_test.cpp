@@ -170,5 +170,19 @@ TEST_F(TrainEvalTest, EvalOfANonRunIsAUsageError) {
   EXPECT_THAT(result.err, HasSubstr("not a run directory"));
 }
 
+TEST_F(TrainEvalTest, ARunDirectoryGivenByTheCommandOrALauncherIsUsedAsIs) {
+  std::string config = dir_.write("tiny.yaml", kTinyConfig);
+  std::string run = dir_.file("chosen/run");
+  auto given = testing::run_command(
+      kiln("train " + config + " --run-dir " + run + " --set 'train.max=2 steps'"));
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_THAT(given.out, StartsWith("run: " + run + "\n"));
+  EXPECT_TRUE(fs::exists(run + "/config.yaml"));
+  // KILN_RUN_DIR (a launcher's) names the same folder, which already holds a run: refused.
+  auto again = testing::run_command("KILN_RUN_DIR=" + run + " " + kiln("train " + config));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_THAT(again.err, HasSubstr("already holds a run"));
+}
+
 }  // namespace
 }  // namespace kiln

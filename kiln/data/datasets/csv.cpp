@@ -8,12 +8,18 @@
 namespace kiln::data {
 namespace {
 
+// What a csv dataset's target column holds: class labels or numbers to regress.
+enum class CsvTargetType { kClass, kFloat };
+EnumNameList<CsvTargetType> enum_names(CsvTargetType) {
+  return {{CsvTargetType::kClass, "class"}, {CsvTargetType::kFloat, "float"}};
+}
+
 struct CsvOptions {
   std::string file;
   std::string delimiter = ",";
   std::vector<std::string> features;
   std::string target;
-  std::string target_type = "class";
+  CsvTargetType target_type = CsvTargetType::kClass;
   Json fill_missing = nullptr;
   int64_t window = 0;
   int64_t horizon = 1;
@@ -24,8 +30,7 @@ struct CsvOptions {
     s.field("features", features, "Input columns, in order; empty: every column but the target.");
     s.field("target", target, "The column to predict.").require();
     s.field("target_type", target_type,
-            "class (int64 indices; text labels are numbered in sorted order) or float.")
-        .one_of({"class", "float"});
+            "class (int64 indices; text labels are numbered in sorted order) or float.");
     s.field("fill_missing", fill_missing,
             "Value for an empty feature cell; null: an empty cell is an error.");
     s.field("window", window,
@@ -77,7 +82,7 @@ torch::Tensor feature_matrix(const CsvOptions& o, const io::CsvTable& table, con
 
 torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size_t column) {
   auto rows = static_cast<int64_t>(table.rows.size());
-  if (o.target_type == "float") {
+  if (o.target_type == CsvTargetType::kFloat) {
     torch::Tensor out = torch::empty({rows, 1});
     for (int64_t r = 0; r < rows; ++r) out[r][0] = number_at(table, size_t(r), column, nullptr);
     return out;

@@ -7,14 +7,19 @@
 namespace kiln::data {
 namespace {
 
+// The two parts Fashion-MNIST is published in.
+enum class FashionMnistSplit { kTrain, kTest };
+EnumNameList<FashionMnistSplit> enum_names(FashionMnistSplit) {
+  return {{FashionMnistSplit::kTrain, "train"}, {FashionMnistSplit::kTest, "test"}};
+}
+
 struct FashionMnistOptions {
   std::string root = "/usr/share/datasets/fashion-mnist";
-  std::string split = "train";
+  FashionMnistSplit split = FashionMnistSplit::kTrain;
   int64_t limit = 0;
   void describe(Schema& s) {
     s.field("root", root, "Folder holding the four IDX files, gzipped or not.");
-    s.field("split", split, "Which part: train (60000 images) or test (10000).")
-        .one_of({"train", "test"});
+    s.field("split", split, "Which part: train (60000 images) or test (10000).");
     s.field("limit", limit, "Keep only the first N examples (0 = all), for quick runs.").min(0);
   }
 };
@@ -40,7 +45,7 @@ class FashionMnist : public TensorDataset {
 
  private:
   static torch::Tensor load(const FashionMnistOptions& options, const std::string& part) {
-    std::string prefix = options.split == "train" ? "train" : "t10k";
+    std::string prefix = options.split == FashionMnistSplit::kTrain ? "train" : "t10k";
     std::string stem = prefix + (part == "images" ? "-images-idx3-ubyte" : "-labels-idx1-ubyte");
     auto [array, path] = read_part(options.root, stem);
     torch::Tensor data = part == "images" ? idx_images(array, path) : idx_labels(array, path);

@@ -12,23 +12,37 @@
 namespace kiln::data {
 namespace {
 
+// What synthetic generates, and the function of x its curve task regresses.
+enum class SyntheticTask { kBlobs, kCurve, kSignal, kFrequencies };
+enum class CurveFunction { kSin, kSquare, kLinear };
+EnumNameList<SyntheticTask> enum_names(SyntheticTask) {
+  return {{SyntheticTask::kBlobs, "blobs"},
+          {SyntheticTask::kCurve, "curve"},
+          {SyntheticTask::kSignal, "signal"},
+          {SyntheticTask::kFrequencies, "frequencies"}};
+}
+EnumNameList<CurveFunction> enum_names(CurveFunction) {
+  return {{CurveFunction::kSin, "sin"},
+          {CurveFunction::kSquare, "square"},
+          {CurveFunction::kLinear, "linear"}};
+}
+
 struct SyntheticOptions {
-  std::string task = "blobs";
+  SyntheticTask task = SyntheticTask::kBlobs;
   int64_t size = 1000;
   int64_t seed = 1;
   double noise = 0.1;
   int64_t classes = 3;
   int64_t features = 2;
   double spread = 3.0;
-  std::string function = "sin";
+  CurveFunction function = CurveFunction::kSin;
   int64_t length = 64;
   void describe(Schema& s) {
     s.field("task", task,
             "blobs (classes around random centres), curve (y = function(x) + noise), signal "
             "(sums of sinusoids [1, length]; the target is the clean signal), frequencies (a "
             "random subset of `classes` frequencies [1, length]; the target is the multi-hot "
-            "vector of those present)")
-        .one_of({"blobs", "curve", "signal", "frequencies"});
+            "vector of those present)");
     s.field("size", size, "Number of examples.").min(1);
     s.field("seed", seed, "Seed of the generator: the same seed gives the same data.");
     s.field("noise", noise, "Standard deviation of the Gaussian noise added to the inputs.").min(0);
@@ -38,8 +52,7 @@ struct SyntheticOptions {
         .min(2);
     s.field("features", features, "blobs: dimensions of each point.").min(1);
     s.field("spread", spread, "blobs: standard deviation of the class centres.").min(0);
-    s.field("function", function, "curve: the function of x in [-3, 3].")
-        .one_of({"sin", "square", "linear"});
+    s.field("function", function, "curve: the function of x in [-3, 3].");
     s.field("length", length, "signal, frequencies: samples per signal.").min(2);
   }
 };
@@ -55,7 +68,9 @@ Pair blobs(const SyntheticOptions& o, at::Generator& gen) {
 
 Pair curve(const SyntheticOptions& o, at::Generator& gen) {
   torch::Tensor x = torch::rand({o.size, 1}, gen) * 6.0 - 3.0;
-  torch::Tensor y = o.function == "sin" ? torch::sin(x) : o.function == "square" ? x * x : 0.5 * x;
+  torch::Tensor y = o.function == CurveFunction::kSin      ? torch::sin(x)
+                    : o.function == CurveFunction::kSquare ? x * x
+                                                           : 0.5 * x;
   return {x, y + torch::randn({o.size, 1}, gen) * o.noise};
 }
 
@@ -90,9 +105,16 @@ Pair frequencies(const SyntheticOptions& o, at::Generator& gen) {
 
 Pair generate(const SyntheticOptions& o) {
   at::Generator gen = at::detail::createCPUGenerator(static_cast<uint64_t>(o.seed));
-  if (o.task == "blobs") return blobs(o, gen);
-  if (o.task == "curve") return curve(o, gen);
-  if (o.task == "frequencies") return frequencies(o, gen);
+  switch (o.task) {
+    case SyntheticTask::kBlobs:
+      return blobs(o, gen);
+    case SyntheticTask::kCurve:
+      return curve(o, gen);
+    case SyntheticTask::kFrequencies:
+      return frequencies(o, gen);
+    case SyntheticTask::kSignal:
+      break;
+  }
   return signal(o, gen);
 }
 

@@ -14,10 +14,32 @@
 namespace kiln::data {
 namespace {
 
+// How the files are compressed; what a record that does not decode does to the run; how the
+// records are kept.
+enum class RecordCompression { kAuto, kNone, kGzip, kZlib };
+EnumNameList<RecordCompression> enum_names(RecordCompression) {
+  return {{RecordCompression::kAuto, "auto"},
+          {RecordCompression::kNone, "none"},
+          {RecordCompression::kGzip, "gzip"},
+          {RecordCompression::kZlib, "zlib"}};
+}
+
+enum class OnCorrupt { kFail, kSkip };
+EnumNameList<OnCorrupt> enum_names(OnCorrupt) {
+  return {{OnCorrupt::kFail, "fail"}, {OnCorrupt::kSkip, "skip"}};
+}
+
+enum class RecordCache { kRecords, kDecoded, kNone };
+EnumNameList<RecordCache> enum_names(RecordCache) {
+  return {{RecordCache::kRecords, "records"},
+          {RecordCache::kDecoded, "decoded"},
+          {RecordCache::kNone, "none"}};
+}
+
 struct TfRecordOptions {
   std::vector<std::string> files;
-  std::string compression = "auto";
-  std::string kind = "example";
+  RecordCompression compression = RecordCompression::kAuto;
+  RecordKind kind = RecordKind::kExample;
   std::map<std::string, FeatureSpec> features;
   std::map<std::string, FeatureSpec> sequence_features;
   int64_t steps = 0;
@@ -25,18 +47,16 @@ struct TfRecordOptions {
   std::string input = "image";
   std::string target = "label";
   std::vector<std::string> targets;
-  std::string on_corrupt = "fail";
-  std::string cache = "records";
+  OnCorrupt on_corrupt = OnCorrupt::kFail;
+  RecordCache cache = RecordCache::kRecords;
   int64_t shuffle_buffer = 10000;
   int64_t cycle_length = 4;
   int64_t limit = 0;
   void describe(Schema& s) {
     s.field("files", files, "TFRecord files or glob patterns (shards are read in sorted order).")
         .require();
-    s.field("compression", compression, "auto (detected per file), none, gzip or zlib.")
-        .one_of({"auto", "none", "gzip", "zlib"});
-    s.field("kind", kind, "What the records hold: example or sequence_example.")
-        .one_of({"example", "sequence_example"});
+    s.field("compression", compression, "auto (detected per file), none, gzip or zlib.");
+    s.field("kind", kind, "What the records hold: example or sequence_example.");
     s.field("features", features,
             "The features to read, by name, each with its spec (a sequence_example's context).");
     s.field("sequence_features", sequence_features,
@@ -59,12 +79,10 @@ struct TfRecordOptions {
             "with no name twice and neither \"input\" nor \"target\" (what a head's target "
             "already means)");
     s.field("on_corrupt", on_corrupt,
-            "fail: stop at a damaged or non-conforming record; skip: drop it, count and report.")
-        .one_of({"fail", "skip"});
+            "fail: stop at a damaged or non-conforming record; skip: drop it, count and report.");
     s.field("cache", cache,
             "records: keep serialized records, decode per batch on the loader's workers; "
-            "decoded: decode every record once at start; none: stream the files every epoch.")
-        .one_of({"records", "decoded", "none"});
+            "decoded: decode every record once at start; none: stream the files every epoch.");
     s.field("shuffle_buffer", shuffle_buffer,
             "With cache: none, records are shuffled through a buffer of this many (1: files are "
             "shuffled, records not).")
@@ -99,6 +117,9 @@ class EncodedExampleDataset : public Dataset {
   std::vector<int64_t> input_shape() const override {
     return decoder_.delivered_shape(options_.input);
   }
+  torch::Dtype input_dtype() const override {
+    return decoder_.allocate(0).at(options_.input).scalar_type();
+  }
 
   Batch gather(const torch::Tensor& indices) const override {
     auto index = indices.accessor<int64_t, 1>();
@@ -125,6 +146,9 @@ class StreamedExampleDataset : public StreamingDataset {
   int64_t size() const override { return catalog_->size(); }
   std::vector<int64_t> input_shape() const override {
     return decoder_.delivered_shape(options_.input);
+  }
+  torch::Dtype input_dtype() const override {
+    return decoder_.allocate(0).at(options_.input).scalar_type();
   }
   int64_t examples_per_epoch(int64_t world) const override {
     return catalog_->records_per_rank(world);
@@ -155,20 +179,25 @@ struct OpenedRecords {
 
 OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   RecordDecoder decoder({o.kind, o.features, o.sequence_features, o.steps, o.pad}, "");
-  std::vector<std::string> used{o.input, o.target};
-  used.insert(used.end(), o.targets.begin(), o.targets.end());
-  for (const std::string& key : used)
+  std::vector<std::pair<std::string, std::string>> used{{"input", o.input}, {"target", o.target}};
+  for (size_t i = 0; i < o.targets.size(); ++i)
+    used.emplace_back(index_path("targets", i), o.targets[i]);
+  // Paths relative to the dataset: the registry puts them under its own (data.train.input).
+  for (const auto& [path, key] : used)
     if (!decoder.declares(key))
-      throw Error("tfrecord dataset: \"" + key + "\" is not among the declared features");
-  io::RecordStoreOptions store{o.files, o.compression, o.on_corrupt == "skip", o.limit};
+      throw ConfigError(path, "",
+                        "tfrecord dataset: \"" + key + "\" is not among the declared features");
+  bool skip = o.on_corrupt == OnCorrupt::kSkip;
+  // kiln/io keeps its own representation of compression and takes it by name (auto included).
+  io::RecordStoreOptions store{o.files, enum_name(o.compression), skip, o.limit};
   // With on_corrupt: skip, records that do not decode are dropped now, so that every batch is
   // full and the dataset's size is known.
   auto check = [&](std::string_view bytes, const io::RecordLocation& at) {
-    if (o.on_corrupt != "skip") return;
+    if (!skip) return;
     auto row = decoder.allocate(1);
     decoder.decode(bytes, at, 0, row);
   };
-  if (o.cache == "none") {
+  if (o.cache == RecordCache::kNone) {
     io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
     SkippedRecords skipped{catalog.skipped(), catalog.first_problem()};
     return {std::make_shared<StreamedExampleDataset>(std::move(catalog), decoder, o), skipped};
@@ -176,7 +205,7 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem()};
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
-  if (o.cache == "records") return {encoded, skipped};
+  if (o.cache == RecordCache::kRecords) return {encoded, skipped};
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
   return {std::make_shared<TensorDataset>(all.input, all.target, all.targets), skipped};
 }
@@ -190,6 +219,7 @@ class TfRecordDataset : public Dataset {
   int64_t size() const override { return impl_->size(); }
   Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
   std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
+  torch::Dtype input_dtype() const override { return impl_->input_dtype(); }
   const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
   SkippedRecords skipped_records() const override { return skipped_; }
   std::vector<std::string> target_names() const override { return names_; }

@@ -6,27 +6,47 @@
 namespace kiln::data {
 namespace {
 
-const std::map<std::string, torch::ScalarType>& dtypes() {
-  static const std::map<std::string, torch::ScalarType> table = {
-      {"float32", torch::kFloat32},   {"float64", torch::kFloat64}, {"float16", torch::kFloat16},
-      {"bfloat16", torch::kBFloat16}, {"uint8", torch::kUInt8},     {"int32", torch::kInt32},
-      {"int64", torch::kInt64}};
-  return table;
+// The dtypes cast converts to, by their torch names.
+enum class CastDtype { kFloat32, kFloat64, kFloat16, kBfloat16, kUint8, kInt32, kInt64 };
+EnumNameList<CastDtype> enum_names(CastDtype) {
+  return {{CastDtype::kFloat32, "float32"}, {CastDtype::kFloat64, "float64"},
+          {CastDtype::kFloat16, "float16"}, {CastDtype::kBfloat16, "bfloat16"},
+          {CastDtype::kUint8, "uint8"},     {CastDtype::kInt32, "int32"},
+          {CastDtype::kInt64, "int64"}};
+}
+
+torch::ScalarType cast_scalar_type(CastDtype dtype) {
+  switch (dtype) {
+    case CastDtype::kFloat32:
+      return torch::kFloat32;
+    case CastDtype::kFloat64:
+      return torch::kFloat64;
+    case CastDtype::kFloat16:
+      return torch::kFloat16;
+    case CastDtype::kBfloat16:
+      return torch::kBFloat16;
+    case CastDtype::kUint8:
+      return torch::kUInt8;
+    case CastDtype::kInt32:
+      return torch::kInt32;
+    case CastDtype::kInt64:
+      return torch::kInt64;
+  }
+  return torch::kFloat32;  // not reached: every dtype is handled above
 }
 
 struct CastOptions {
-  std::string dtype = "float32";
+  CastDtype dtype = CastDtype::kFloat32;
   double scale = 1.0;
   void describe(Schema& s) {
-    s.field("dtype", dtype, "The dtype to convert to.")
-        .one_of({"float32", "float64", "float16", "bfloat16", "uint8", "int32", "int64"});
+    s.field("dtype", dtype, "The dtype to convert to.");
     s.field("scale", scale, "A factor applied after the conversion (1 leaves values as they are).");
   }
 };
 
 class Cast : public Transform {
  public:
-  explicit Cast(const CastOptions& o) : dtype_(dtypes().at(o.dtype)), scale_(o.scale) {}
+  explicit Cast(const CastOptions& o) : dtype_(cast_scalar_type(o.dtype)), scale_(o.scale) {}
 
   torch::Tensor apply(const torch::Tensor& batch, at::Generator&) const override {
     if (scale_ == 1.0) return batch.to(dtype_);

@@ -6,12 +6,17 @@
 namespace kiln::data {
 namespace {
 
+// Which way random_flip mirrors an image.
+enum class FlipAxis { kHorizontal, kVertical };
+EnumNameList<FlipAxis> enum_names(FlipAxis) {
+  return {{FlipAxis::kHorizontal, "horizontal"}, {FlipAxis::kVertical, "vertical"}};
+}
+
 struct RandomFlipOptions {
-  std::string axis = "horizontal";
+  FlipAxis axis = FlipAxis::kHorizontal;
   double p = 0.5;
   void describe(Schema& s) {
-    s.field("axis", axis, "horizontal (left-right) or vertical (up-down).")
-        .one_of({"horizontal", "vertical"});
+    s.field("axis", axis, "horizontal (left-right) or vertical (up-down).");
     s.field("p", p, "Probability of flipping an image.").in_range(0, 1);
   }
 };
@@ -22,7 +27,7 @@ class RandomFlip : public Transform {
   torch::Tensor apply(const torch::Tensor& batch, at::Generator& rng) const override {
     require_images(batch, "random_flip");
     torch::Tensor flip = (torch::rand({batch.size(0)}, rng) < o_.p).view({-1, 1, 1, 1});
-    int64_t dim = o_.axis == "horizontal" ? 3 : 2;
+    int64_t dim = o_.axis == FlipAxis::kHorizontal ? 3 : 2;
     return torch::where(flip.to(batch.device()), batch.flip({dim}), batch);
   }
 

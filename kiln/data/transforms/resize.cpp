@@ -7,9 +7,18 @@
 namespace kiln::data {
 namespace {
 
+// resize's interpolation.
+enum class ResizeMode { kBilinear, kBicubic, kNearest, kArea };
+EnumNameList<ResizeMode> enum_names(ResizeMode) {
+  return {{ResizeMode::kBilinear, "bilinear"},
+          {ResizeMode::kBicubic, "bicubic"},
+          {ResizeMode::kNearest, "nearest"},
+          {ResizeMode::kArea, "area"}};
+}
+
 struct ResizeOptions {
   std::vector<int64_t> size;
-  std::string mode = "bilinear";
+  ResizeMode mode = ResizeMode::kBilinear;
   void describe(Schema& s) {
     s.field("size", size, "[height, width], or one number for a square.")
         .check(
@@ -18,7 +27,7 @@ struct ResizeOptions {
             },
             "one or two sizes >= 1")
         .require();
-    s.field("mode", mode, "Interpolation.").one_of({"bilinear", "bicubic", "nearest", "area"});
+    s.field("mode", mode, "Interpolation.");
   }
 };
 
@@ -38,9 +47,16 @@ class Resize : public Transform {
  private:
   torch::nn::functional::InterpolateFuncOptions interpolate_options() const {
     auto options = torch::nn::functional::InterpolateFuncOptions().size(size_);
-    if (mode_ == "bilinear") return options.mode(torch::kBilinear).align_corners(false);
-    if (mode_ == "bicubic") return options.mode(torch::kBicubic).align_corners(false);
-    if (mode_ == "area") return options.mode(torch::kArea);
+    switch (mode_) {
+      case ResizeMode::kBilinear:
+        return options.mode(torch::kBilinear).align_corners(false);
+      case ResizeMode::kBicubic:
+        return options.mode(torch::kBicubic).align_corners(false);
+      case ResizeMode::kArea:
+        return options.mode(torch::kArea);
+      case ResizeMode::kNearest:
+        break;
+    }
     return options.mode(torch::kNearest);
   }
   // The range of an integer dtype, so bicubic overshoot does not wrap around.
@@ -52,7 +68,7 @@ class Resize : public Transform {
   }
 
   std::vector<int64_t> size_;
-  std::string mode_;
+  ResizeMode mode_;
 };
 
 }  // namespace

@@ -37,10 +37,10 @@ class CheckpointCallback : public Callback {
 
   void check(const TrainOptions& train,
              const std::vector<std::string>& monitorable) const override {
-    options_.compare.resolved(train, monitorable, config_path);
+    ResolvedMonitor(options_.compare, train, monitorable, config_path);
   }
   void on_fit_begin(TrainerView& view) override {
-    options_.compare = options_.compare.resolved(view.options(), view.monitorable(), config_path);
+    compare_ = ResolvedMonitor(options_.compare, view.options(), view.monitorable(), config_path);
   }
   void on_step_end(TrainerView& view, const Progress& before) override {
     if (options_.every.crossed(before, view.progress())) view.request_checkpoint();
@@ -63,7 +63,7 @@ class CheckpointCallback : public Callback {
       return values_[dir] = std::nullopt;
     }
     std::optional<double> value;
-    auto measured = last.find(options_.compare.monitor);
+    auto measured = last.find(compare_.monitor);
     // A NaN (a diverged run, a metric not yet defined) ranks as no value: never kept as best.
     if (measured != last.end() && !std::isnan(measured->second)) value = measured->second;
     return values_[dir] = value;
@@ -78,7 +78,7 @@ class CheckpointCallback : public Callback {
     std::vector<std::pair<double, std::string>> ranked;
     for (const auto& dir : dirs)
       if (auto value = monitored_value(dir))
-        ranked.emplace_back(options_.compare.mode == "max" ? -*value : *value, dir);
+        ranked.emplace_back(compare_.mode == Mode::kMax ? -*value : *value, dir);
     // Ties go to the earlier checkpoint, as "best" means strictly better.
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -104,6 +104,7 @@ class CheckpointCallback : public Callback {
   }
 
   CheckpointOptions options_;
+  ResolvedMonitor compare_;  // set when fitting begins
   std::map<std::string, std::optional<double>> values_;
 };
 

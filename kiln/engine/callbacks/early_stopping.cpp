@@ -30,16 +30,16 @@ class EarlyStopping : public Callback {
 
   void check(const TrainOptions& train,
              const std::vector<std::string>& monitorable) const override {
-    options_.compare.resolved(train, monitorable, config_path);
+    ResolvedMonitor(options_.compare, train, monitorable, config_path);
   }
   void on_fit_begin(TrainerView& view) override {
-    options_.compare = options_.compare.resolved(view.options(), view.monitorable(), config_path);
+    compare_ = ResolvedMonitor(options_.compare, view.options(), view.monitorable(), config_path);
   }
 
   void on_validation_end(TrainerView& view, const MetricValues&) override {
-    auto it = view.last_values().find(options_.compare.monitor);
+    auto it = view.last_values().find(compare_.monitor);
     if (it == view.last_values().end()) return;
-    if (improves(it->second, best_, options_.compare.mode, options_.min_delta)) {
+    if (improves(it->second, best_, compare_.mode, options_.min_delta)) {
       best_ = it->second;
       best_step_ = view.progress().steps;
       waited_ = 0;
@@ -52,10 +52,10 @@ class EarlyStopping : public Callback {
   std::optional<std::string> should_stop() const override {
     if (waited_ < options_.patience) return std::nullopt;
     if (!best_)  // every validation so far measured NaN
-      return fmt::format("{} has been NaN for {} validations (patience)", options_.compare.monitor,
+      return fmt::format("{} has been NaN for {} validations (patience)", compare_.monitor,
                          waited_);
     return fmt::format("{} has not improved on {:.6g} (step {}) for {} validations (patience)",
-                       options_.compare.monitor, *best_, best_step_, waited_);
+                       compare_.monitor, *best_, best_step_, waited_);
   }
 
   void on_fit_end(TrainerView& view) override {
@@ -67,7 +67,7 @@ class EarlyStopping : public Callback {
     }
     view.weights_replaced();
     view.say(fmt::format("restored the weights of step {} ({} {:.6g})", best_step_,
-                         options_.compare.monitor, *best_));
+                         compare_.monitor, *best_));
   }
 
   Json state() const override {
@@ -86,6 +86,7 @@ class EarlyStopping : public Callback {
 
  private:
   EarlyStoppingOptions options_;
+  ResolvedMonitor compare_;  // set when fitting begins
   std::optional<double> best_;
   int64_t best_step_ = 0;
   int64_t waited_ = 0;

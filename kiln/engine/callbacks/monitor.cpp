@@ -6,18 +6,15 @@ namespace kiln::engine {
 
 void MonitorOptions::describe(Schema& s) {
   s.field("monitor", monitor, "The tag compared, e.g. val/accuracy; empty: train.monitor.");
-  s.field("mode", mode, "Whether the monitored tag is better lower or higher; auto: train.mode.")
-      .one_of({"auto", "min", "max"});
+  s.field("mode", mode, "Whether the monitored tag is better lower or higher; auto: train.mode.");
 }
 
-MonitorOptions MonitorOptions::resolved(const TrainOptions& train,
-                                        const std::vector<std::string>& monitorable,
-                                        const std::string& path) const {
-  MonitorOptions out = *this;
-  if (out.monitor.empty()) out.monitor = train.monitor;
-  if (out.mode == "auto") out.mode = train.mode;
-  check_monitor(out.monitor, monitorable, path + ".monitor");
-  return out;
+ResolvedMonitor::ResolvedMonitor(const MonitorOptions& options, const TrainOptions& train,
+                                 const std::vector<std::string>& monitorable,
+                                 const std::string& path)
+    : monitor(options.monitor.empty() ? train.monitor : options.monitor),
+      mode(resolve_mode(options.mode, train.mode)) {
+  check_monitor(monitor, monitorable, path + ".monitor");
 }
 
 }  // namespace kiln::engine

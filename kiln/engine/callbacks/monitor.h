@@ -6,19 +6,27 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/mode.h"
 #include "kiln/core/schema.h"
 #include "kiln/engine/callback.h"
 
 namespace kiln::engine {
 
 struct MonitorOptions {
-  std::string monitor;        // "" = train.monitor
-  std::string mode = "auto";  // auto = train.mode
+  std::string monitor;                  // "" = train.monitor
+  ModeOrAuto mode = ModeOrAuto::kAuto;  // auto = train.mode
   void describe(Schema& s);
-  /// The options with train.monitor / train.mode filled in, the monitor checked against the
-  /// tags the trainer measures (a ConfigError at `path`.monitor otherwise).
-  MonitorOptions resolved(const TrainOptions& train, const std::vector<std::string>& monitorable,
-                          const std::string& path) const;
+};
+
+/// The monitor a callback compares, with train.monitor / train.mode filled in.
+struct ResolvedMonitor {
+  std::string monitor;
+  Mode mode = Mode::kMin;
+  /// `options` resolved, the monitor checked against the tags the trainer measures (a
+  /// ConfigError at `path`.monitor otherwise).
+  ResolvedMonitor(const MonitorOptions& options, const TrainOptions& train,
+                  const std::vector<std::string>& monitorable, const std::string& path);
+  ResolvedMonitor() = default;
 };
 
 }  // namespace kiln::engine

@@ -5,10 +5,16 @@
 namespace kiln::models {
 namespace {
 
+// Exact gelu or its tanh approximation; the names are torch's.
+enum class GeluApproximation { kNone, kTanh };
+EnumNameList<GeluApproximation> enum_names(GeluApproximation) {
+  return {{GeluApproximation::kNone, "none"}, {GeluApproximation::kTanh, "tanh"}};
+}
+
 struct GeluOptions {
-  std::string approximate = "none";
+  GeluApproximation approximate = GeluApproximation::kNone;
   void describe(Schema& s) {
-    s.field("approximate", approximate, "none (exact, with erf) or tanh.").one_of({"none", "tanh"});
+    s.field("approximate", approximate, "none (exact, with erf) or tanh.");
   }
 };
 
@@ -16,12 +22,13 @@ class Gelu : public Layer {
  public:
   explicit Gelu(const GeluOptions& options) : approximate_(options.approximate) {}
   BuiltLayer build(const Shape& input) const override {
-    auto options = torch::nn::GELUOptions().approximate(approximate_);
+    // torch::nn::GELUOptions takes the approximation by its name.
+    auto options = torch::nn::GELUOptions().approximate(enum_name(approximate_));
     return {torch::nn::AnyModule(torch::nn::GELU(options)), input};
   }
 
  private:
-  std::string approximate_;
+  GeluApproximation approximate_;
 };
 
 }  // namespace

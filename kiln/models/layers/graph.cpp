@@ -17,19 +17,24 @@
 namespace kiln::models {
 namespace {
 
+// How a graph node combines several inputs; none ("") is for a node that takes one.
+enum class GraphMerge { kNone, kAdd, kConcat };
+EnumNameList<GraphMerge> enum_names(GraphMerge) {
+  return {{GraphMerge::kNone, ""}, {GraphMerge::kAdd, "add"}, {GraphMerge::kConcat, "concat"}};
+}
+
 constexpr const char* kInput = "input";
 
 struct GraphNodeOptions {
   std::string name;
   std::vector<std::string> inputs;
-  std::string merge;
+  GraphMerge merge = GraphMerge::kNone;
   LayerList layers;
   void describe(Schema& s) {
     s.field("name", name, "How later nodes and `output` refer to this node.").require();
     s.field("inputs", inputs,
             "Earlier nodes (or `input`) this node takes; empty for the node before it.");
-    s.field("merge", merge, "How several inputs combine: add, or concat along channels.")
-        .one_of({"", "add", "concat"});
+    s.field("merge", merge, "How several inputs combine: add, or concat along channels.");
     s.field("layers", layers, "Layers applied after the merge; none passes it through.");
   }
 };
@@ -95,7 +100,7 @@ class Graph : public Layer {
       check_name(o.name, names);
       GraphNode node;
       node.inputs = input_indices(o, names);
-      node.concat = o.merge == "concat";
+      node.concat = o.merge == GraphMerge::kConcat;
       Shape merged = merged_shape(o, node.inputs, shapes);
       BuiltStack stack = build_stack(o.layers, merged, scope);
       node.layers = stack.modules;
@@ -131,7 +136,7 @@ class Graph : public Layer {
       indices.push_back(size_t(found - earlier.begin()));
     }
     KILN_CHECK(
-        indices.size() == 1 || !o.merge.empty(),
+        indices.size() == 1 || o.merge != GraphMerge::kNone,
         "graph node \"{}\" takes {} inputs; say how they combine: merge: add or merge: concat",
         o.name, indices.size());
     return indices;
@@ -142,15 +147,15 @@ class Graph : public Layer {
     Shape merged = shapes[inputs[0]];
     for (size_t k = 1; k < inputs.size(); ++k) {
       const Shape& next = shapes[inputs[k]];
-      bool fits = o.merge == "add"
-                      ? next == merged
+      bool add = o.merge == GraphMerge::kAdd;
+      bool fits = add ? next == merged
                       : next.size() == merged.size() && !merged.empty() &&
                             std::equal(next.begin() + 1, next.end(), merged.begin() + 1);
-      KILN_CHECK(fits, "graph node \"{}\" cannot {} {} and {}{}", o.name, o.merge,
+      KILN_CHECK(fits, "graph node \"{}\" cannot {} {} and {}{}", o.name, enum_name(o.merge),
                  shape_text(merged), shape_text(next),
-                 o.merge == "add" ? "; add needs equal shapes"
-                                  : "; concat joins channels and needs the other sizes equal");
-      if (o.merge == "concat") merged[0] += next[0];
+                 add ? "; add needs equal shapes"
+                     : "; concat joins channels and needs the other sizes equal");
+      if (o.merge == GraphMerge::kConcat) merged[0] += next[0];
     }
     return merged;
   }

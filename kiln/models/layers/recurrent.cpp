@@ -14,8 +14,7 @@ void RecurrentOptions::describe(Schema& s) {
   s.field("dropout", dropout, "Dropout between stacked layers while training.").in_range(0, 1);
   s.field("output", output,
           "last: the final state of the top layer ([hidden], both directions joined); sequence: "
-          "the top layer's output at every step ([steps, hidden]).")
-      .one_of({"last", "sequence"});
+          "the top layer's output at every step ([steps, hidden]).");
 }
 
 namespace {
@@ -65,7 +64,7 @@ class RecurrentImpl : public torch::nn::Module, public CountsMultiplyAccumulates
       std::tie(output, last_states) = torch::gru(x, h0, params_, true, o_.layers, o_.dropout,
                                                  is_training(), o_.bidirectional, true);
     }
-    if (o_.output == "sequence") return output;
+    if (o_.output == RecurrentOutput::kSequence) return output;
     // The top layer's final states, forward then backward: [batch, hidden * directions].
     return last_states.slice(0, -directions).transpose(0, 1).reshape({x.size(0), -1});
   }
@@ -80,7 +79,7 @@ TORCH_MODULE(Recurrent);
 }  // namespace
 
 BuiltLayer build_recurrent(const Shape& input, const RecurrentOptions& o, RecurrentCell cell) {
-  const char* name = cell == RecurrentCell::kLstm ? "lstm" : "gru";
+  std::string name = enum_name(cell);
   KILN_CHECK(input.size() == 2,
              "{} expects sequences [steps, features], got {}; a 1-D signal [channels, length] "
              "needs its axes swapped",
@@ -88,7 +87,7 @@ BuiltLayer build_recurrent(const Shape& input, const RecurrentOptions& o, Recurr
   KILN_CHECK(o.layers > 1 || o.dropout == 0.0,
              "{} dropout applies between stacked layers; with layers: 1 it must be 0", name);
   int64_t width = o.hidden * (o.bidirectional ? 2 : 1);
-  Shape output = o.output == "sequence" ? Shape{input[0], width} : Shape{width};
+  Shape output = o.output == RecurrentOutput::kSequence ? Shape{input[0], width} : Shape{width};
   return {torch::nn::AnyModule(Recurrent(input[1], o, cell)), output};
 }
 

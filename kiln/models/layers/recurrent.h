@@ -7,16 +7,25 @@
 
 namespace kiln::models {
 
+/// The recurrent layer; each name is its layer type (rnn_classifier's `cell` chooses by it).
+enum class RecurrentCell { kLstm, kGru };
+inline EnumNameList<RecurrentCell> enum_names(RecurrentCell) {
+  return {{RecurrentCell::kLstm, "lstm"}, {RecurrentCell::kGru, "gru"}};
+}
+/// The final state of the top layer, or its output at every step.
+enum class RecurrentOutput { kLast, kSequence };
+inline EnumNameList<RecurrentOutput> enum_names(RecurrentOutput) {
+  return {{RecurrentOutput::kLast, "last"}, {RecurrentOutput::kSequence, "sequence"}};
+}
+
 struct RecurrentOptions {
   int64_t hidden = 1;
   int64_t layers = 1;
   bool bidirectional = false;
   double dropout = 0.0;
-  std::string output = "last";
+  RecurrentOutput output = RecurrentOutput::kLast;
   void describe(Schema& s);
 };
-
-enum class RecurrentCell { kLstm, kGru };
 
 /// The module for [steps, features] inputs: [hidden * directions] when `output: last` (each
 /// direction's final state of the top layer), [steps, hidden * directions] for `sequence`.

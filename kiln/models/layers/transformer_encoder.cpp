@@ -3,6 +3,7 @@
 // names follow torch.nn.TransformerEncoder (layers.0.self_attn.in_proj_weight, layers.0.linear1,
 // layers.0.norm1, ..., norm), so a state dict trained here loads there and back.
 
+#include "kiln/models/activation.h"
 #include "kiln/models/layer.h"
 #include "kiln/models/layers/attention.h"
 
@@ -14,7 +15,7 @@ struct TransformerEncoderOptions {
   int64_t heads = 1;
   int64_t ff = 0;
   double dropout = 0.1;
-  std::string activation = "relu";
+  Activation activation = Activation::kRelu;
   bool norm_first = false;
   bool final_norm = false;
   bool causal = false;
@@ -25,7 +26,9 @@ struct TransformerEncoderOptions {
     s.field("ff", ff, "Hidden width of the feed-forward network; 0 for 4 x dim.").min(0);
     s.field("dropout", dropout, "Dropout on attention weights and after each sub-layer.")
         .in_range(0, 1);
-    s.field("activation", activation, "Of the feed-forward network.").one_of({"relu", "gelu"});
+    // The activations torch.nn.TransformerEncoderLayer names, so that models exchange with it.
+    allow_activations(s.field("activation", activation, "Of the feed-forward network."),
+                      {Activation::kRelu, Activation::kGelu});
     s.field("norm_first", norm_first,
             "Normalise before each sub-layer (pre-norm) instead of after the residual sum.");
     s.field("final_norm", final_norm, "A layer normalisation after the last layer (`norm`).");
@@ -37,7 +40,7 @@ struct TransformerEncoderOptions {
 class EncoderLayerImpl : public torch::nn::Module {
  public:
   EncoderLayerImpl(int64_t dim, const TransformerEncoderOptions& o)
-      : norm_first_(o.norm_first), gelu_(o.activation == "gelu") {
+      : norm_first_(o.norm_first), gelu_(o.activation == Activation::kGelu) {
     int64_t ff = o.ff > 0 ? o.ff : 4 * dim;
     auto norm = [&] { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(o.eps)); };
     auto dropout = [&] { return torch::nn::Dropout(o.dropout); };

@@ -5,13 +5,18 @@
 namespace kiln::models {
 namespace {
 
+// How upsample fills the new positions: copies, or linear interpolation.
+enum class UpsampleMode { kNearest, kLinear };
+EnumNameList<UpsampleMode> enum_names(UpsampleMode) {
+  return {{UpsampleMode::kNearest, "nearest"}, {UpsampleMode::kLinear, "linear"}};
+}
+
 struct UpsampleOptions {
   int64_t scale = 2;
-  std::string mode = "nearest";
+  UpsampleMode mode = UpsampleMode::kNearest;
   void describe(Schema& s) {
     s.field("scale", scale, "Factor applied to every spatial size.").min(1);
-    s.field("mode", mode, "nearest, or linear interpolation (linear in 1-D, bilinear in 2-D).")
-        .one_of({"nearest", "linear"});
+    s.field("mode", mode, "nearest, or linear interpolation (linear in 1-D, bilinear in 2-D).");
   }
 };
 
@@ -29,7 +34,7 @@ class Upsample : public Layer {
       factors.push_back(static_cast<double>(o_.scale));
     }
     auto options = torch::nn::UpsampleOptions().scale_factor(factors);
-    if (o_.mode == "nearest")
+    if (o_.mode == UpsampleMode::kNearest)
       options.mode(torch::kNearest);
     else if (input.size() == 2)
       options.mode(torch::kLinear).align_corners(false);

@@ -4,21 +4,33 @@
 // on [channels, length] signals and [channels, height, width] images: each stage is a 3x3
 // convolution, relu and 2x2 pooling down, and upsampling, convolution and relu up.
 
+#include "kiln/models/activation.h"
 #include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
 namespace {
 
+// Flat layers or convolutions; what bounds the reconstruction (each bound is a layer type).
+enum class AutoencoderKind { kMlp, kConv };
+enum class ReconstructionActivation { kNone, kSigmoid, kTanh };
+EnumNameList<AutoencoderKind> enum_names(AutoencoderKind) {
+  return {{AutoencoderKind::kMlp, "mlp"}, {AutoencoderKind::kConv, "conv"}};
+}
+EnumNameList<ReconstructionActivation> enum_names(ReconstructionActivation) {
+  return {{ReconstructionActivation::kNone, "none"},
+          {ReconstructionActivation::kSigmoid, "sigmoid"},
+          {ReconstructionActivation::kTanh, "tanh"}};
+}
+
 struct AutoencoderOptions {
-  std::string kind = "mlp";
+  AutoencoderKind kind = AutoencoderKind::kMlp;
   std::vector<int64_t> hidden{128};
   std::vector<int64_t> channels{16, 32};
   int64_t code = 16;
-  std::string activation = "relu";
-  std::string output_activation = "none";
+  Activation activation = Activation::kRelu;
+  ReconstructionActivation output_activation = ReconstructionActivation::kNone;
   void describe(Schema& s) {
-    s.field("kind", kind, "mlp (flat layers, any input) or conv (1-D or 2-D convolutions).")
-        .one_of({"mlp", "conv"});
+    s.field("kind", kind, "mlp (flat layers, any input) or conv (1-D or 2-D convolutions).");
     s.field("hidden", hidden,
             "mlp: widths of the encoder's hidden layers (mirrored on the way up).")
         .each_min(1);
@@ -27,11 +39,11 @@ struct AutoencoderOptions {
         .each_min(1)
         .check([](const auto& list) { return !list.empty(); }, "with at least one stage");
     s.field("code", code, "Size of the code, the `embedding` output.").min(1);
-    s.field("activation", activation, "After every hidden layer.")
-        .one_of({"relu", "gelu", "silu", "tanh", "elu", "leaky_relu"});
+    allow_activations(s.field("activation", activation, "After every hidden layer."),
+                      {Activation::kRelu, Activation::kGelu, Activation::kSilu, Activation::kTanh,
+                       Activation::kElu, Activation::kLeakyRelu});
     s.field("output_activation", output_activation,
-            "On the reconstruction: sigmoid for inputs in [0, 1], none for any value.")
-        .one_of({"none", "sigmoid", "tanh"});
+            "On the reconstruction: sigmoid for inputs in [0, 1], none for any value.");
   }
 };
 
@@ -40,13 +52,14 @@ struct Halves {
 };
 
 Halves mlp_halves(const AutoencoderOptions& o, const Shape& input) {
+  Json activation = enum_name(o.activation);
   Halves h;
   h.encoder.push_back("flatten");
   for (int64_t width : o.hidden)
-    h.encoder.insert(h.encoder.end(), {layer("linear", {{"out", width}}), o.activation});
+    h.encoder.insert(h.encoder.end(), {layer("linear", {{"out", width}}), activation});
   h.encoder.push_back(layer("linear", {{"out", o.code}}));
   for (auto width = o.hidden.rbegin(); width != o.hidden.rend(); ++width)
-    h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", *width}}), o.activation});
+    h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", *width}}), activation});
   h.decoder.push_back(layer("linear", {{"out", element_count(input)}}));
   h.decoder.push_back(layer("reshape", {{"shape", input}}));
   return h;
@@ -65,6 +78,7 @@ Halves conv_halves(const AutoencoderOptions& o, const Shape& input) {
                o.channels.size(), o.channels.size(), shape_text(input), scale);
     bottom.push_back(input[d] / scale);
   }
+  Json activation = enum_name(o.activation);
   Halves h;
   Json conv = layer("conv2d", {{"kernel", 3}, {"padding", "same"}});
   if (input.size() == 2) conv["type"] = "conv1d";
@@ -75,12 +89,12 @@ Halves conv_halves(const AutoencoderOptions& o, const Shape& input) {
   };
   for (int64_t width : o.channels)
     h.encoder.insert(h.encoder.end(),
-                     {conv_to(width), o.activation, layer("maxpool", {{"kernel", 2}})});
+                     {conv_to(width), activation, layer("maxpool", {{"kernel", 2}})});
   h.encoder.insert(h.encoder.end(), {"flatten", layer("linear", {{"out", o.code}})});
-  h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", element_count(bottom)}}),
-                                     o.activation, layer("reshape", {{"shape", bottom}})});
+  h.decoder.insert(h.decoder.end(), {layer("linear", {{"out", element_count(bottom)}}), activation,
+                                     layer("reshape", {{"shape", bottom}})});
   for (auto width = o.channels.rbegin(); width != o.channels.rend(); ++width)
-    h.decoder.insert(h.decoder.end(), {"upsample", conv_to(*width), o.activation});
+    h.decoder.insert(h.decoder.end(), {"upsample", conv_to(*width), activation});
   h.decoder.push_back(conv_to(input[0]));
   return h;
 }
@@ -88,8 +102,9 @@ Halves conv_halves(const AutoencoderOptions& o, const Shape& input) {
 class Autoencoder : public Model {
  public:
   Autoencoder(const AutoencoderOptions& o, const Shape& input) {
-    Halves halves = o.kind == "mlp" ? mlp_halves(o, input) : conv_halves(o, input);
-    if (o.output_activation != "none") halves.decoder.push_back(o.output_activation);
+    Halves halves = o.kind == AutoencoderKind::kMlp ? mlp_halves(o, input) : conv_halves(o, input);
+    if (o.output_activation != ReconstructionActivation::kNone)
+      halves.decoder.push_back(enum_name(o.output_activation));
     BuiltStack encoder = build_stack(make_layer_list(halves.encoder, "model"), input, {});
     BuiltStack decoder = build_stack(make_layer_list(halves.decoder, "model"), encoder.output, {});
     encoder_ = register_module("encoder", encoder.modules);

@@ -2,39 +2,47 @@
 // 2x2 subsampling, then dense layers of 120 and 84. The first convolution pads 28x28 digits to
 // the 32x32 the network was designed for.
 
+#include "kiln/models/activation.h"
 #include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
 namespace {
 
+// LeNet-5's subsampling; each name is the layer type it builds.
+enum class Lenet5Pool { kAvgpool, kMaxpool };
+EnumNameList<Lenet5Pool> enum_names(Lenet5Pool) {
+  return {{Lenet5Pool::kAvgpool, "avgpool"}, {Lenet5Pool::kMaxpool, "maxpool"}};
+}
+
 struct Lenet5Options {
   int64_t num_classes = 10;
-  std::string activation = "tanh";
-  std::string pool = "avgpool";
+  Activation activation = Activation::kTanh;
+  Lenet5Pool pool = Lenet5Pool::kAvgpool;
   int64_t padding = 2;
   void describe(Schema& s) {
     s.field("num_classes", num_classes, "Classes to predict.").min(1);
-    s.field("activation", activation, "tanh as in the paper, or relu as usual today.")
-        .one_of({"tanh", "relu", "sigmoid"});
-    s.field("pool", pool, "Subsampling: avgpool as in the paper, or maxpool.")
-        .one_of({"avgpool", "maxpool"});
+    allow_activations(
+        s.field("activation", activation, "tanh as in the paper, or relu as usual today."),
+        {Activation::kTanh, Activation::kRelu, Activation::kSigmoid});
+    s.field("pool", pool, "Subsampling: avgpool as in the paper, or maxpool.");
     s.field("padding", padding, "Zeros around the input of the first convolution.").min(0);
   }
 };
 
 std::vector<Json> lenet5_layers(const Lenet5Options& o) {
-  Json pool = layer(o.pool, {{"kernel", 2}});
+  Json pool = layer(enum_name(o.pool), {{"kernel", 2}});
+  Json activation = enum_name(o.activation);
   return {layer("conv2d", {{"out", 6}, {"kernel", 5}, {"padding", o.padding}}),
-          o.activation,
+          activation,
           pool,
           layer("conv2d", {{"out", 16}, {"kernel", 5}, {"padding", "valid"}}),
-          o.activation,
+          activation,
           pool,
           "flatten",
           layer("linear", {{"out", 120}}),
-          o.activation,
+          activation,
           layer("linear", {{"out", 84}}),
-          o.activation,
+          activation,
           layer("linear", {{"out", o.num_classes}})};
 }
 

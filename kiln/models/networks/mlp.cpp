@@ -1,6 +1,7 @@
 // mlp: a multi-layer perceptron over flattened inputs: hidden linear layers with an activation
 // (and optional batchnorm and dropout), then an output layer.
 
+#include "kiln/models/activation.h"
 #include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
@@ -9,7 +10,7 @@ namespace {
 struct MlpOptions {
   int64_t num_classes = 1;
   std::vector<int64_t> hidden{256, 128};
-  std::string activation = "relu";
+  Activation activation = Activation::kRelu;
   double dropout = 0.0;
   bool batchnorm = false;
   void describe(Schema& s) {
@@ -18,8 +19,7 @@ struct MlpOptions {
         .min(1)
         .require();
     s.field("hidden", hidden, "Widths of the hidden layers, in order.").each_min(1);
-    s.field("activation", activation, "After each hidden layer.")
-        .one_of({"relu", "gelu", "silu", "tanh", "sigmoid", "elu", "leaky_relu"});
+    s.field("activation", activation, "After each hidden layer.");
     s.field("dropout", dropout, "Dropout after each hidden activation; 0 for none.").in_range(0, 1);
     s.field("batchnorm", batchnorm, "Batch normalisation before each hidden activation.");
   }
@@ -30,7 +30,7 @@ std::vector<Json> mlp_layers(const MlpOptions& o) {
   for (int64_t width : o.hidden) {
     layers.push_back(layer("linear", {{"out", width}}));
     if (o.batchnorm) layers.push_back("batchnorm");
-    layers.push_back(o.activation);
+    layers.push_back(enum_name(o.activation));
     if (o.dropout > 0) layers.push_back(layer("dropout", {{"p", o.dropout}}));
   }
   layers.push_back(layer("linear", {{"out", o.num_classes}}));

@@ -1,6 +1,7 @@
 // rnn_classifier: a recurrent network over sequences: [steps, features] values, or [steps]
 // token indices through an embedding; the top layer's final state feeds the output layer.
 
+#include "kiln/models/layers/recurrent.h"
 #include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
@@ -8,7 +9,7 @@ namespace {
 
 struct RnnClassifierOptions {
   int64_t num_classes = 1;
-  std::string cell = "lstm";
+  RecurrentCell cell = RecurrentCell::kLstm;
   int64_t hidden = 128;
   int64_t layers = 1;
   bool bidirectional = false;
@@ -19,7 +20,7 @@ struct RnnClassifierOptions {
     s.field("num_classes", num_classes, "Classes to predict (or regression targets).")
         .min(1)
         .require();
-    s.field("cell", cell, "The recurrent layer.").one_of({"lstm", "gru"});
+    s.field("cell", cell, "The recurrent layer.");
     s.field("hidden", hidden, "Size of the hidden state.").min(1);
     s.field("layers", layers, "Recurrent layers stacked.").min(1);
     s.field("bidirectional", bidirectional, "Also read each sequence backwards.");
@@ -38,10 +39,10 @@ std::vector<Json> rnn_layers(const RnnClassifierOptions& o) {
   std::vector<Json> layers;
   if (o.vocabulary > 0)
     layers.push_back(layer("embedding", {{"entries", o.vocabulary}, {"dim", o.embedding_dim}}));
-  layers.push_back(layer(o.cell, {{"hidden", o.hidden},
-                                  {"layers", o.layers},
-                                  {"bidirectional", o.bidirectional},
-                                  {"dropout", o.layers > 1 ? o.dropout : 0.0}}));
+  layers.push_back(layer(enum_name(o.cell), {{"hidden", o.hidden},
+                                             {"layers", o.layers},
+                                             {"bidirectional", o.bidirectional},
+                                             {"dropout", o.layers > 1 ? o.dropout : 0.0}}));
   if (o.dropout > 0) layers.push_back(layer("dropout", {{"p", o.dropout}}));
   layers.push_back(layer("linear", {{"out", o.num_classes}}));
   return layers;

@@ -12,13 +12,23 @@
 namespace kiln::models {
 namespace {
 
+// Which axis of a tcn's input is time; whether it predicts at the last step or at every step.
+enum class TcnLayout { kChannelsFirst, kStepsFirst };
+enum class TcnOutput { kLast, kSequence };
+EnumNameList<TcnLayout> enum_names(TcnLayout) {
+  return {{TcnLayout::kChannelsFirst, "channels_first"}, {TcnLayout::kStepsFirst, "steps_first"}};
+}
+EnumNameList<TcnOutput> enum_names(TcnOutput) {
+  return {{TcnOutput::kLast, "last"}, {TcnOutput::kSequence, "sequence"}};
+}
+
 struct TcnOptions {
   int64_t num_classes = 1;
   std::vector<int64_t> channels{32, 32, 32, 32};
   int64_t kernel = 3;
   double dropout = 0.0;
-  std::string layout = "channels_first";
-  std::string output = "last";
+  TcnLayout layout = TcnLayout::kChannelsFirst;
+  TcnOutput output = TcnOutput::kLast;
   void describe(Schema& s) {
     s.field("num_classes", num_classes, "Outputs per prediction: classes, or regression targets.")
         .min(1)
@@ -30,10 +40,8 @@ struct TcnOptions {
     s.field("dropout", dropout, "Dropout after each convolution's relu.").in_range(0, 1);
     s.field("layout", layout,
             "channels_first: inputs [channels, length] (signals); steps_first: [steps, "
-            "features] (CSV windows).")
-        .one_of({"channels_first", "steps_first"});
-    s.field("output", output, "last: predict from the last step; sequence: at every step.")
-        .one_of({"last", "sequence"});
+            "features] (CSV windows).");
+    s.field("output", output, "last: predict from the last step; sequence: at every step.");
   }
 };
 
@@ -71,7 +79,7 @@ TORCH_MODULE(TemporalBlock);
 class Tcn : public Model {
  public:
   Tcn(const TcnOptions& o, const Shape& input)
-      : steps_first_(o.layout == "steps_first"), last_(o.output == "last") {
+      : steps_first_(o.layout == TcnLayout::kStepsFirst), last_(o.output == TcnOutput::kLast) {
     KILN_CHECK(input.size() == 2, "tcn expects {} inputs, got {}",
                steps_first_ ? "[steps, features]" : "[channels, length]", shape_text(input));
     int64_t channels = steps_first_ ? input[1] : input[0];

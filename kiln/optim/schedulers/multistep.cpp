@@ -31,8 +31,7 @@ class MultiStep : public Scheduler {
   MultiStep(const MultiStepOptions& o, const ScheduleSpan& span)
       : warmup_(o.warmup, span), gamma_(o.gamma) {
     for (size_t i = 0; i < o.milestones.size(); ++i)
-      milestones_.push_back(
-          period_in_steps(o.milestones[i], span, index_path("scheduler.milestones", i)));
+      milestones_.push_back(period_in_steps(o.milestones[i], span, index_path("milestones", i)));
   }
   double factor(int64_t steps) const override {
     // Milestones in any order, a repeated one counting twice, as MultiStepLR's counter has them.

@@ -10,11 +10,17 @@
 namespace kiln::optim {
 namespace {
 
+// The shape of one_cycle's rise and fall.
+enum class OneCycleAnneal { kCos, kLinear };
+EnumNameList<OneCycleAnneal> enum_names(OneCycleAnneal) {
+  return {{OneCycleAnneal::kCos, "cos"}, {OneCycleAnneal::kLinear, "linear"}};
+}
+
 struct OneCycleOptions {
   double pct_start = 0.3;
   double div_factor = 25.0;
   double final_div_factor = 1e4;
-  std::string anneal = "cos";
+  OneCycleAnneal anneal = OneCycleAnneal::kCos;
   void describe(Schema& s) {
     s.field("pct_start", pct_start, "The fraction of training spent raising the rate.")
         .in_range(0, 1);
@@ -23,24 +29,23 @@ struct OneCycleOptions {
     s.field("final_div_factor", final_div_factor,
             "The last rate is lr / (div_factor x final_div_factor).")
         .check([](double d) { return d > 0; }, "> 0");
-    s.field("anneal", anneal, "The shape of both phases: half cosines or straight lines.")
-        .one_of({"cos", "linear"});
+    s.field("anneal", anneal, "The shape of both phases: half cosines or straight lines.");
   }
 };
 
 class OneCycle : public Scheduler {
  public:
   OneCycle(const OneCycleOptions& o, const ScheduleSpan& span)
-      : last_step_(double(required_total_steps(span, "scheduler") - 1)),
+      : last_step_(double(required_total_steps(span, "") - 1)),
         peak_step_(o.pct_start * double(span.total_steps) - 1),
         initial_(1.0 / o.div_factor),
         final_(initial_ / o.final_div_factor),
-        cosine_(o.anneal == "cos") {
+        cosine_(o.anneal == OneCycleAnneal::kCos) {
     // OneCycleLR divides by the rise's length in steps (pct_start x total - 1), so it must not
     // be 0; and a cycle needs room to rise and fall.
     if (peak_step_ < 1 || peak_step_ >= last_step_)
       throw ConfigError(
-          "scheduler.pct_start", "",
+          "pct_start", "",
           fmt::format("the rise lasts pct_start x {} steps = {} steps; it must be at least "
                       "2 steps and shorter than training",
                       span.total_steps, peak_step_ + 1));

@@ -8,24 +8,30 @@
 #include <cmath>
 #include <limits>
 
+#include "kiln/core/mode.h"
 #include "kiln/optim/scheduler.h"
 
 namespace kiln::optim {
 namespace {
 
+// How reduce_on_plateau's threshold is measured: a fraction of the best value, or an amount.
+enum class PlateauThreshold { kRelative, kAbsolute };
+EnumNameList<PlateauThreshold> enum_names(PlateauThreshold) {
+  return {{PlateauThreshold::kRelative, "rel"}, {PlateauThreshold::kAbsolute, "abs"}};
+}
+
 struct ReduceOnPlateauOptions {
-  std::string monitor;        // "" = train.monitor
-  std::string mode = "auto";  // auto = train.mode
+  std::string monitor;                  // "" = train.monitor
+  ModeOrAuto mode = ModeOrAuto::kAuto;  // auto = train.mode
   double factor = 0.1;
   int64_t patience = 10;
   double threshold = 1e-4;
-  std::string threshold_mode = "rel";
+  PlateauThreshold threshold_mode = PlateauThreshold::kRelative;
   int64_t cooldown = 0;
   double floor = 0.0;
   void describe(Schema& s) {
     s.field("monitor", monitor, "The tag watched, e.g. val/loss; empty: train.monitor.");
-    s.field("mode", mode, "Whether the watched tag is better lower or higher; auto: train.mode.")
-        .one_of({"auto", "min", "max"});
+    s.field("mode", mode, "Whether the watched tag is better lower or higher; auto: train.mode.");
     s.field("factor", factor, "What the learning rate is multiplied by at each reduction.")
         .check([](double f) { return f > 0 && f < 1; }, "in (0, 1)");
     s.field("patience", patience,
@@ -35,7 +41,7 @@ struct ReduceOnPlateauOptions {
             "The least improvement that counts: a fraction of the best value (rel) or an "
             "amount (abs).")
         .min(0);
-    s.field("threshold_mode", threshold_mode, "How threshold is measured.").one_of({"rel", "abs"});
+    s.field("threshold_mode", threshold_mode, "How threshold is measured.");
     s.field("cooldown", cooldown, "Validations after a reduction during which none is counted.")
         .min(0);
     s.field("floor", floor, "The least factor of the learning rate.").in_range(0, 1);
@@ -44,9 +50,9 @@ struct ReduceOnPlateauOptions {
 
 class ReduceOnPlateau : public Scheduler {
  public:
-  ReduceOnPlateau(const ReduceOnPlateauOptions& o, const ScheduleSpan& span) : options_(o) {
+  ReduceOnPlateau(const ReduceOnPlateauOptions& o, const ScheduleSpan& span)
+      : options_(o), mode_(resolve_mode(o.mode, span.mode)) {
     if (options_.monitor.empty()) options_.monitor = span.monitor;
-    if (options_.mode == "auto") options_.mode = span.mode;
     best_ = worst();
   }
   double factor(int64_t /*steps*/) const override { return factor_; }
@@ -79,12 +85,12 @@ class ReduceOnPlateau : public Scheduler {
  private:
   double worst() const {
     double inf = std::numeric_limits<double>::infinity();
-    return options_.mode == "max" ? -inf : inf;
+    return mode_ == Mode::kMax ? -inf : inf;
   }
 
   bool improves(double value) const {
-    bool rel = options_.threshold_mode == "rel";
-    if (options_.mode == "max")
+    bool rel = options_.threshold_mode == PlateauThreshold::kRelative;
+    if (mode_ == Mode::kMax)
       return value > (rel ? best_ * (1 + options_.threshold) : best_ + options_.threshold);
     return value < (rel ? best_ * (1 - options_.threshold) : best_ - options_.threshold);
   }
@@ -115,6 +121,7 @@ class ReduceOnPlateau : public Scheduler {
   }
 
   ReduceOnPlateauOptions options_;
+  Mode mode_;
   double factor_ = 1.0;
   double best_;
   int64_t waited_ = 0;  // validations without improvement (torch's num_bad_epochs)

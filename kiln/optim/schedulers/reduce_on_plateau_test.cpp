@@ -20,7 +20,7 @@ std::unique_ptr<Scheduler> plateau(const std::string& config, ScheduleSpan span 
 TEST(ReduceOnPlateau, WatchesTheRunsMonitorUnlessItNamesItsOwn) {
   ScheduleSpan span;
   span.monitor = "val/accuracy";
-  span.mode = "max";
+  span.mode = Mode::kMax;
   auto schedule = plateau("{type: reduce_on_plateau, patience: 0}", span);
   EXPECT_EQ(schedule->monitor(), "val/accuracy");
   schedule->observe({{"val/accuracy", 0.5}});

@@ -27,7 +27,7 @@ class Step : public Scheduler {
  public:
   Step(const StepOptions& o, const ScheduleSpan& span)
       : warmup_(o.warmup, span),
-        size_(period_in_steps(o.step_size, span, "scheduler.step_size")),
+        size_(period_in_steps(o.step_size, span, "step_size")),
         gamma_(o.gamma) {}
   double factor(int64_t steps) const override {
     return warmup_.multiplier(steps) * std::pow(gamma_, double(steps / size_));

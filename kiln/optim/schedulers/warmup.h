@@ -24,7 +24,7 @@ struct WarmupOptions {
 class Warmup {
  public:
   Warmup(const WarmupOptions& o, const ScheduleSpan& span)
-      : steps_(o.warmup.period ? period_in_steps(*o.warmup.period, span, "scheduler.warmup") : 0),
+      : steps_(o.warmup.period ? period_in_steps(*o.warmup.period, span, "warmup") : 0),
         start_(o.warmup_start) {}
   int64_t steps() const { return steps_; }
   bool covers(int64_t steps) const { return steps < steps_; }
@@ -42,9 +42,9 @@ class Warmup {
 /// The steps of training that follow the warm-up, for the schedules that decay over them; a
 /// ConfigError when training is of unknown length or no longer than the warm-up.
 inline int64_t steps_after_warmup(const Warmup& warmup, const ScheduleSpan& span) {
-  int64_t total = required_total_steps(span, "scheduler");
+  int64_t total = required_total_steps(span, "");
   if (total <= warmup.steps())
-    throw ConfigError("scheduler.warmup", "",
+    throw ConfigError("warmup", "",
                       fmt::format("the warm-up ({} steps) must be shorter than training ({} steps)",
                                   warmup.steps(), total));
   return total - warmup.steps();

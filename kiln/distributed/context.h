@@ -1,0 +1,56 @@
+#pragma once
+// The processes of one training job, as the trainer sees them (DESIGN.md §2, distributed/). Each
+// process (rank) trains the same model on its own share of the data; they meet at three kinds of
+// points, which this interface names so that data-parallel training (issue #20) plugs in without
+// changing the loop:
+// - gradients: after backward and before clipping, once per optimizer step, every rank's
+//   gradients are replaced by their mean (reduce_gradients);
+// - decisions: anything that changes control flow (a NaN, a signal, a time limit, early stopping,
+//   a goal reached, a rewind) is agreed on by all ranks, so that none waits at a meeting point
+//   another rank will never reach (all_reduce with kMax: any rank's "yes" is everyone's);
+// - statistics: losses and metrics are sums over examples, so ranks add theirs (kSum) or, for
+//   metrics that keep examples, concatenate them (all_gather).
+// A single process is the default context: every collective returns its own input unchanged, so
+// training alone is bitwise what it was before this seam existed.
+// Thread-safety: one context per training thread; collectives are called in the same order on
+// every rank.
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::distributed {
+
+enum class ReduceOp { kSum, kMax, kMin };
+
+class Context {
+ public:
+  virtual ~Context() = default;
+  /// This process's place in the job: 0 .. world_size() - 1. Rank 0 writes the run folder.
+  virtual int rank() const { return 0; }
+  virtual int world_size() const { return 1; }
+
+  /// Replaces each gradient by its mean over the ranks (every rank passes the same parameters'
+  /// gradients in the same order).
+  virtual void reduce_gradients(std::vector<torch::Tensor>& /*gradients*/) {}
+  /// Element-wise reduction of `values` over the ranks, in place.
+  virtual void all_reduce(std::vector<double>& /*values*/, ReduceOp /*op*/) {}
+  /// Every rank's `values`, by rank (their lengths may differ).
+  virtual std::vector<std::vector<double>> all_gather(const std::vector<double>& values) {
+    return {values};
+  }
+  /// Rank 0's `text` on every rank (the run folder's name, chosen once).
+  virtual std::string broadcast(const std::string& text) { return text; }
+
+  /// Whether `local` holds on any rank.
+  bool any(bool local);
+  /// The largest of the ranks' `local` values.
+  double max(double local);
+};
+
+/// The context of a process training alone.
+std::shared_ptr<Context> single_process();
+
+}  // namespace kiln::distributed

@@ -1,0 +1,72 @@
+#include "kiln/engine/metric_sink.h"
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "kiln/core/error.h"
+#include "kiln/engine/console.h"
+#include "kiln/engine/resume.h"
+
+namespace kiln::engine {
+
+void MetricSinks::append(int64_t step, double epoch, const std::string& tag, double value,
+                         double wall_time) {
+  for (MetricSink* sink : sinks_) sink->append(step, epoch, tag, value, wall_time);
+}
+
+void MetricSinks::end_record() {
+  for (MetricSink* sink : sinks_) sink->end_record();
+}
+
+void MetricSinks::truncate_after(int64_t step) {
+  for (MetricSink* sink : sinks_) sink->truncate_after(step);
+}
+
+MetricsLog::MetricsLog(const std::string& path) : path_(path) { open(); }
+
+void MetricsLog::open() {
+  out_.open(path_, std::ios::app);
+  if (!out_) throw IoError("open", path_, errno);
+  out_.seekp(0, std::ios::end);
+  if (out_.tellp() == 0) out_ << "step,epoch,split,metric,value,wall_time\n";
+}
+
+void MetricsLog::append(int64_t step, double epoch, const std::string& tag, double value,
+                        double wall_time) {
+  size_t slash = tag.find('/');
+  std::string split = slash == std::string::npos ? "" : tag.substr(0, slash);
+  std::string metric = slash == std::string::npos ? tag : tag.substr(slash + 1);
+  out_ << fmt::format("{},{:.6g},{},{},{:.9g},{:.3f}\n", step, epoch, split, metric, value,
+                      wall_time);
+  out_.flush();
+}
+
+void MetricsLog::truncate_after(int64_t step) {
+  out_.close();  // trimming replaces the file: the stream would write into the old one
+  trim_metrics(path_, step);
+  open();
+}
+
+void ConsoleMetricSink::append(int64_t step, double epoch, const std::string& tag, double value,
+                               double) {
+  step_ = step;
+  epoch_ = epoch;
+  values_[tag] = value;
+}
+
+void ConsoleMetricSink::end_record() {
+  if (values_.count("train/samples_per_s")) {
+    console_.line(fmt::format(
+        "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%", step_,
+        epoch_, values_["train/loss"], values_["train/lr"], values_["train/samples_per_s"],
+        100 * values_["train/data_wait"]));
+  } else if (!values_.empty() && values_.begin()->first.rfind("val/", 0) == 0) {
+    std::string text = fmt::format("validation at step {}:", step_);
+    for (const auto& [tag, value] : values_) text += fmt::format("  {} {:.4f}", tag, value);
+    console_.line(text);
+  }
+  values_.clear();
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,113 @@
+#include "kiln/engine/open_model.h"
+
+#include <filesystem>
+
+#include "kiln/core/config.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/run_dir.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+namespace {
+
+const std::vector<std::pair<torch::Dtype, const char*>>& dtype_names() {
+  static const std::vector<std::pair<torch::Dtype, const char*>> names = {
+      {torch::kFloat32, "float32"},   {torch::kFloat64, "float64"}, {torch::kFloat16, "float16"},
+      {torch::kBFloat16, "bfloat16"}, {torch::kUInt8, "uint8"},     {torch::kInt8, "int8"},
+      {torch::kInt16, "int16"},       {torch::kInt32, "int32"},     {torch::kInt64, "int64"},
+      {torch::kBool, "bool"}};
+  return names;
+}
+
+ModelInput parse_input(const Json& item, const std::string& file) {
+  auto fail = [&](const std::string& problem) -> ModelInput {
+    throw DataError(file, -1, -1, "inputs.json: " + problem + ", in " + item.dump());
+  };
+  if (!item.is_object() || !item.contains("shape") || !item["shape"].is_array())
+    return fail("each input needs a name, a shape (a list of sizes) and a dtype");
+  ModelInput input;
+  input.name = item.value("name", "input");
+  for (const Json& size : item["shape"]) {
+    if (!size.is_number_integer() || size.get<int64_t>() <= 0)
+      return fail("a shape holds positive sizes");
+    input.shape.push_back(size.get<int64_t>());
+  }
+  std::string dtype = item.value("dtype", "float32");
+  for (const auto& [type, name] : dtype_names())
+    if (dtype == name) input.dtype = type;
+  if (dtype_name(input.dtype) != dtype) return fail("unknown dtype \"" + dtype + "\"");
+  return input;
+}
+
+// The inputs saved with the checkpoint, else with the run; empty when neither saved them.
+std::vector<ModelInput> saved_inputs(const std::string& checkpoint, const std::string& run) {
+  for (const std::string& dir : {checkpoint, run}) {
+    std::string file = dir + "/inputs.json";
+    if (dir.empty() || !fs::exists(file)) continue;
+    std::string text = read_text_file(file);
+    try {
+      return parse_inputs(Json::parse(text), file);
+    } catch (const Json::parse_error& e) {
+      throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string dtype_name(torch::Dtype dtype) {
+  for (const auto& [type, name] : dtype_names())
+    if (type == dtype) return name;
+  return std::string(c10::toString(dtype));
+}
+
+std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
+  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype()}};
+}
+
+Json inputs_json(const std::vector<ModelInput>& inputs) {
+  Json list = Json::array();
+  for (const ModelInput& input : inputs)
+    list.push_back(
+        {{"name", input.name}, {"shape", input.shape}, {"dtype", dtype_name(input.dtype)}});
+  return Json{{"inputs", list}};
+}
+
+std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file) {
+  if (!json.is_object() || !json.contains("inputs") || !json["inputs"].is_array() ||
+      json["inputs"].size() != 1)
+    throw DataError(file, -1, -1,
+                    "inputs.json: expected {\"inputs\": [one input]}, got " + json.dump());
+  return {parse_input(json["inputs"][0], file)};
+}
+
+bool is_checkpoint_directory(const std::string& path) { return fs::exists(path + "/MANIFEST"); }
+
+OpenedModel open_model(const std::string& path, const std::string& which, torch::Device device) {
+  OpenedModel opened;
+  std::string run;
+  if (is_checkpoint_directory(path)) {
+    verify_checkpoint(path);
+    opened.checkpoint = path;
+  } else {
+    run = RunDirectory::open(path).path();
+    opened.checkpoint = find_checkpoint(run, which);
+  }
+  opened.config = parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));
+  opened.inputs = saved_inputs(opened.checkpoint, run);
+  if (opened.inputs.empty()) {
+    // A run saved before inputs.json: its training data knows the shape.
+    Experiment experiment(opened.config, device);
+    opened.inputs = model_inputs(*experiment.dataset("train"));
+  }
+  opened.model = models::build_model(opened.config.model.network, opened.inputs.front().shape);
+  opened.model->to(device);
+  opened.weights = load_evaluation_weights(opened.checkpoint, *opened.model);
+  opened.model->eval();
+  return opened;
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,55 @@
+#pragma once
+// A trained model opened from its run folder or one of its checkpoints alone, without reading
+// any data: what `kiln eval`, `kiln model summary RUN` and (later) export and serving start
+// from. Building a model needs the shape of its examples, which otherwise only the training data
+// knows, so every run saves what the model takes (inputs.json: per input, its name, the shape of
+// one example and its dtype, as the data delivers it before the eval transforms) beside its
+// config and in every checkpoint.
+// Thread-safety: functions of their arguments.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/json.h"
+#include "kiln/data/dataset.h"
+#include "kiln/engine/experiment_config.h"
+#include "kiln/models/model.h"
+
+namespace kiln::engine {
+
+/// One input of a model: `input` for the models of today, which take one.
+struct ModelInput {
+  std::string name = "input";
+  std::vector<int64_t> shape;  // of one example, without the batch dimension
+  torch::Dtype dtype = torch::kFloat32;
+};
+
+/// What a model built over `dataset` takes.
+std::vector<ModelInput> model_inputs(const data::Dataset& dataset);
+/// inputs.json: {"inputs": [{"name": ..., "shape": [...], "dtype": "float32"}]}.
+Json inputs_json(const std::vector<ModelInput>& inputs);
+/// Reads inputs.json's contents; a DataError naming `file` when they do not fit.
+std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file);
+
+/// `float32`, `int64`, ... as numpy and safetensors name them.
+std::string dtype_name(torch::Dtype dtype);
+
+struct OpenedModel {
+  std::shared_ptr<models::Model> model;  // in eval mode, on the device asked for
+  ExperimentConfig config;               // the run's resolved config (the checkpoint's own copy)
+  std::vector<ModelInput> inputs;
+  std::string checkpoint;  // the directory the weights came from
+  std::string weights;     // the file: ema.safetensors when the run kept an EMA, else the model's
+};
+
+/// Opens `path`, a run folder (its checkpoint `which`: last, best or a path) or a checkpoint
+/// directory: builds the model its config describes for the inputs it saved and loads the
+/// evaluation weights. A run saved before inputs.json existed falls back to its training data's
+/// shape.
+OpenedModel open_model(const std::string& path, const std::string& which, torch::Device device);
+
+/// Whether `path` is a checkpoint directory (it holds a MANIFEST) rather than a run folder.
+bool is_checkpoint_directory(const std::string& path);
+
+}  // namespace kiln::engine

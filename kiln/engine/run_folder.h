@@ -1,0 +1,61 @@
+#pragma once
+// The one writer of a run folder (DESIGN.md §6). Everything a training job leaves in its run
+// folder goes through this object: the resolved config, notes.md, run.json (a RunRecord),
+// summary.json, the model's inputs, metrics (as sinks), the console's train.log and the
+// checkpoints' directory, and later TensorBoard events and exports. Every process of a job
+// opens the same folder, but only rank 0 writes into it: for any other rank each write does
+// nothing, the metrics sink keeps nothing and there is no checkpoints' directory to save into
+// (rewinds and resumes still read rank 0's checkpoints).
+// Thread-safety: one thread.
+
+#include <memory>
+#include <string>
+
+#include "kiln/core/json.h"
+#include "kiln/engine/metric_sink.h"
+#include "kiln/engine/run_dir.h"
+#include "kiln/engine/run_record.h"
+
+namespace kiln::engine {
+
+class RunFolder {
+ public:
+  /// The folder `directory` as seen by the process of rank `rank`.
+  RunFolder(RunDirectory directory, int rank);
+
+  const RunDirectory& directory() const { return directory_; }
+  const std::string& path() const { return directory_.path(); }
+  /// Whether this process writes the folder (rank 0).
+  bool writes() const { return rank_ == 0; }
+
+  /// Locks the run against a second trainer (RunLock); other ranks take no lock.
+  std::unique_ptr<RunLock> lock() const;
+  void write_config(const std::string& yaml) const;
+  void write_notes(const std::string& text) const;
+  void write_record(const RunRecord& record) const;
+  void write_summary(const Json& summary) const;
+  /// What the model takes (open_model.h), beside the config.
+  void write_inputs(const Json& inputs) const;
+
+  /// Where checkpoints are read from, rank 0's.
+  std::string checkpoints() const { return directory_.checkpoints(); }
+  /// Where the trainer saves checkpoints: checkpoints(), or "" when this process writes nothing.
+  std::string checkpoints_to_save() const { return writes() ? checkpoints() : ""; }
+  /// train.log for the console, or "" when this process writes nothing.
+  std::string console_log() const { return writes() ? directory_.file("train.log") : ""; }
+  /// Every sink of logged values (metrics.csv), opened on first use: a resume trims the files
+  /// first.
+  MetricSink& metrics();
+  /// Makes the folder agree with a resume from the checkpoint of `step` (-1: from the start):
+  /// the checkpoints and the logged values after it go.
+  void rewind_to(int64_t step);
+
+ private:
+  RunDirectory directory_;
+  int rank_;
+  std::unique_ptr<MetricsLog> csv_;
+  NullMetricSink nothing_;
+  MetricSinks sinks_;
+};
+
+}  // namespace kiln::engine

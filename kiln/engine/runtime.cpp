@@ -1,0 +1,36 @@
+#include "kiln/engine/runtime.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+namespace kiln::engine {
+
+Runtime Runtime::of(const ExperimentConfig& config) {
+  Runtime runtime;
+  runtime.threads = config.runtime.threads.value;
+  if (runtime.threads == 0) runtime.threads = std::max(1u, std::thread::hardware_concurrency());
+  runtime.seed = static_cast<uint64_t>(config.seed);
+  runtime.deterministic = config.train.deterministic;
+  DeviceChoice device = config.runtime.device;
+  bool has_cuda = torch::cuda::is_available();
+  if (device == DeviceChoice::kCuda && !has_cuda)
+    throw ConfigError("runtime.device", "",
+                      "cuda requested but this LibTorch sees no CUDA device; use auto or cpu");
+  if (device == DeviceChoice::kCuda || (device == DeviceChoice::kAuto && has_cuda))
+    runtime.device = torch::kCUDA;
+  return runtime;
+}
+
+void Runtime::apply() const {
+  torch::set_num_threads(static_cast<int>(threads));
+  torch::manual_seed(seed);
+  if (!deterministic) return;
+  // cuBLAS is only deterministic with a fixed workspace, which must be set before CUDA starts.
+  ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  at::globalContext().setDeterministicCuDNN(true);
+  at::globalContext().setBenchmarkCuDNN(false);
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,30 @@
+#pragma once
+// How this process runs a config: its intra-op threads, the global random seed, whether kernels
+// must be deterministic, and the device (`runtime:`, `seed`, `train.deterministic`). These are
+// process-wide settings of LibTorch, so a command applies them once, explicitly, before it builds
+// anything; building an experiment never changes them.
+// Thread-safety: apply() on the main thread before any other work.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+#include "kiln/engine/experiment_config.h"
+
+namespace kiln::engine {
+
+struct Runtime {
+  int64_t threads = 1;
+  uint64_t seed = 1;
+  bool deterministic = false;
+  torch::Device device = torch::kCPU;
+
+  /// The runtime `config` asks for: `threads: auto` as all cores, `device: auto` as CUDA when
+  /// there is a CUDA device. A ConfigError at runtime.device when CUDA is asked for and absent.
+  static Runtime of(const ExperimentConfig& config);
+  /// Sets LibTorch's threads and seed and, when deterministic, its deterministic algorithms
+  /// (and the cuBLAS workspace they need, in the environment before CUDA starts).
+  void apply() const;
+};
+
+}  // namespace kiln::engine
