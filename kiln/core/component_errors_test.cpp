@@ -71,9 +71,22 @@ TEST(ComponentErrors, APathAlreadyUnderTheComponentStays) {
   EXPECT_EQ(config_path_of("nested"), "schedules.momentum.inner.k");
 }
 
-TEST(ComponentErrors, AnyOtherComplaintIsAConfigErrorAtTheComponent) {
-  EXPECT_EQ(config_path_of("plain"), "schedules.momentum");
-  EXPECT_THROW(build("bug"), InternalError);
+TEST(ComponentErrors, AnyOtherErrorKeepsItsKindAndSaysWhichComponent) {
+  try {
+    build("plain");
+    FAIL() << "no error";
+  } catch (const ConfigError&) {
+    FAIL() << "became a config error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the options do not fit together (the test_gadget at schedules.momentum)");
+  }
+  try {
+    build("bug");
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_EQ(std::string(e.what()), "a bug");
+  }
 }
 
 TEST(ComponentErrors, DataAndFileErrorsKeepTheirKindAndSayWhichComponentReadThem) {

@@ -56,6 +56,26 @@ TEST(EnumOption, IsWrittenAndDocumentedByName) {
   EXPECT_EQ(enum_name(Mode::kMax), "max");
 }
 
+struct NarrowOptions {
+  ModeOrAuto compare = ModeOrAuto::kMin;
+  void describe(Schema& s) {
+    s.field("compare", compare, "No auto here.").only({ModeOrAuto::kMin, ModeOrAuto::kMax});
+  }
+};
+
+TEST(EnumOption, OnlySomeValuesMayBeAllowedAndListed) {
+  NarrowOptions options;
+  read_options(options, {{"compare", "max"}}, ReadContext{"narrow"});
+  EXPECT_EQ(options.compare, ModeOrAuto::kMax);
+  try {
+    read_options(options, {{"compare", "auto"}}, ReadContext{"narrow"});
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("expected one of \"min\", \"max\", got \"auto\""));
+  }
+  EXPECT_EQ(describe_options<NarrowOptions>()[0].constraint, "one of: min max");
+}
+
 TEST(EnumOption, AutoTakesTheRunsMode) {
   EXPECT_EQ(resolve_mode(ModeOrAuto::kAuto, Mode::kMax), Mode::kMax);
   EXPECT_EQ(resolve_mode(ModeOrAuto::kMin, Mode::kMax), Mode::kMin);

@@ -57,18 +57,12 @@ void rethrow_at_config_path(const std::string& path, const std::string& kind) {
     if (is_under(e.path(), path)) throw;
     std::string inner = e.path().empty() ? path : path + "." + e.path();
     throw ConfigError(inner, e.origin(), e.problem());
-  } catch (DataError& e) {
-    e.add_context("the " + kind + " at " + path);
-    throw;
-  } catch (IoError& e) {
-    e.add_context("the " + kind + " at " + path);
-    throw;
   } catch (const InternalError&) {
     throw;
-  } catch (const UsageError&) {
+  } catch (Error& e) {
+    // Its kind (and so the exit code: bad data is not a config error) stays.
+    e.add_context("the " + kind + " at " + path);
     throw;
-  } catch (const Error& e) {
-    throw ConfigError(path, "", e.what());
   }
 }
 

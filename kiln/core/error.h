@@ -78,8 +78,9 @@ class InternalError : public Error {
 
 /// Rethrows the error being handled, thrown while building the component configured at `path`
 /// (`data.train`, `metrics[1]`), so that it names that path: a ConfigError relative to the
-/// component (`k`, or none) moves under it; data and file errors say which component read them;
-/// any other complaint of the component is a config error at `path`. Call it in a catch block.
+/// component (`k`, or none) moves under it; any other kiln::Error keeps its kind and says which
+/// component it came from (`(the dataset at data.train)`); bugs (InternalError) and errors that
+/// are not kiln's pass unchanged. Call it in a catch block.
 [[noreturn]] void rethrow_at_config_path(const std::string& path, const std::string& kind);
 
 }  // namespace kiln

@@ -12,6 +12,7 @@
 //
 // Thread-safety: a Schema is a short-lived, single-threaded view over one options struct.
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -131,6 +132,12 @@ class Field : public FieldBase {
         },
         fmt::format("with every item >= {}", lo));
   }
+  /// For an enum option: only these of its values are accepted, and listed (a network built for
+  /// some of the activations).
+  Field& only(const std::vector<T>& allowed) {
+    for (const T& value : allowed) only_.push_back(enum_name(value));
+    return *this;
+  }
   /// The key must be given: the struct's default is only a placeholder.
   Field& require() {
     required_ = true;
@@ -138,6 +145,10 @@ class Field : public FieldBase {
   }
 
   void read(const Json& value, const ReadContext& ctx) override {
+    bool allowed = only_.empty() ||
+                   (value.is_string() &&
+                    std::find(only_.begin(), only_.end(), value.get<std::string>()) != only_.end());
+    if (!allowed) ctx.fail(choice_problem(only_, value));
     T parsed = *target_;
     OptionTraits<T>::read(value, parsed, ctx);
     for (const auto& c : checks_)
@@ -156,6 +167,7 @@ class Field : public FieldBase {
   };
   T* target_;
   std::vector<Check> checks_;
+  std::vector<std::string> only_;  // the names only() allows; empty: all
 };
 
 /// The list of fields an options struct declares in its describe().
@@ -370,10 +382,10 @@ FieldDoc Field<T>::document() const {
   FieldDoc doc{key_, OptionTraits<T>::type_name(*target_), write().dump(), doc_, "", {}};
   if constexpr (HasChoices<T>::value) {
     doc.constraint = "one of:";
-    for (const auto& choice : OptionTraits<T>::choices(*target_)) doc.constraint += " " + choice;
+    std::vector<std::string> names = only_;
+    if (names.empty()) names = OptionTraits<T>::choices(*target_);
+    for (const auto& name : names) doc.constraint += " " + name;
   }
-  // After an enum's names, so that a check narrowing them (a network built for only some
-  // activations) is listed too.
   for (const auto& c : checks_)
     doc.constraint += (doc.constraint.empty() ? "" : ", ") + c.description;
   if (required_) doc.default_value = "required";

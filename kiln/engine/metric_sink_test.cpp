@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
+
+#include <fmt/format.h>
 
 #include "kiln/core/text_file.h"
 #include "kiln/engine/console.h"

@@ -222,23 +222,20 @@ void Objective::set_statistics(const Statistics& statistics) {
 
 void combine_over_ranks(Objective& objective, distributed::Context& context) {
   if (context.world_size() == 1) return;
-  Objective::Statistics statistics = objective.statistics();
-  // The summable parts travel in one reduction, the others each in one gather.
-  std::vector<double> sums;
-  for (size_t i = 0; i < statistics.parts.size(); ++i)
-    if (statistics.summable[i])
-      sums.insert(sums.end(), statistics.parts[i].begin(), statistics.parts[i].end());
-  context.all_reduce(sums, distributed::ReduceOp::kSum);
-  size_t next = 0;
+  const Objective::Statistics mine = objective.statistics();
+  Objective::Statistics statistics = mine;
+  // Each part is gathered whole: a rank that saw no example may hold no statistics at all (an
+  // empty confusion matrix), which a flat reduction would misalign.
   for (size_t i = 0; i < statistics.parts.size(); ++i) {
     std::vector<double>& part = statistics.parts[i];
-    if (statistics.summable[i]) {
-      std::copy(sums.begin() + next, sums.begin() + next + part.size(), part.begin());
-      next += part.size();
-    } else {
-      std::vector<std::vector<double>> by_rank = context.all_gather(part);
-      part.clear();
-      for (const auto& theirs : by_rank) part.insert(part.end(), theirs.begin(), theirs.end());
+    part.clear();
+    for (const std::vector<double>& theirs : context.all_gather(mine.parts[i])) {
+      if (!statistics.summable[i] || part.empty()) {
+        part.insert(part.end(), theirs.begin(), theirs.end());
+      } else if (!theirs.empty()) {
+        KILN_ASSERT(theirs.size() == part.size());
+        for (size_t k = 0; k < part.size(); ++k) part[k] += theirs[k];
+      }
     }
   }
   objective.set_statistics(statistics);

@@ -39,9 +39,22 @@ RunDirectory RunDirectory::create(const std::string& root, const std::string& na
   throw IoError("create a unique run directory in", parent, EEXIST);
 }
 
+namespace {
+
+// `runs/x/` as `runs/x`, so that every process names the folder alike.
+std::string without_trailing_slash(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+}  // namespace
+
+RunDirectory RunDirectory::named(const std::string& path) {
+  return RunDirectory(without_trailing_slash(path));
+}
+
 RunDirectory RunDirectory::create_at(const std::string& path) {
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string trimmed = without_trailing_slash(path);
   if (fs::exists(trimmed + "/config.yaml"))
     throw UsageError(trimmed +
                      " already holds a run (it has config.yaml); continue it with --resume " +
@@ -53,8 +66,7 @@ RunDirectory RunDirectory::create_at(const std::string& path) {
 }
 
 RunDirectory RunDirectory::open(const std::string& path) {
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string trimmed = without_trailing_slash(path);
   if (!fs::exists(trimmed + "/config.yaml"))
     throw UsageError(trimmed + " is not a run directory: it has no config.yaml");
   return RunDirectory(trimmed);

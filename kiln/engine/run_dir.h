@@ -23,7 +23,7 @@ class RunDirectory {
   /// Opens an existing run directory; throws UsageError when it has no config.yaml.
   static RunDirectory open(const std::string& path);
   /// The run directory `path` as another process (rank 0) makes and writes it, unchecked.
-  static RunDirectory named(const std::string& path) { return RunDirectory(path); }
+  static RunDirectory named(const std::string& path);
 
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }

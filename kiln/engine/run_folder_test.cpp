@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "kiln/core/text_file.h"
 #include "tests/support/temp_dir.h"
@@ -87,11 +90,12 @@ TEST(RunRecord, FollowsARunFromStartToEndAndThroughAResume) {
   record.failed("loss became nan", 1614834400);
   EXPECT_EQ(record.json()["status"], "failed");
   EXPECT_EQ(record.json()["error"], "loss became nan");
-  RunRecord resumed = RunRecord::resumed(record.json(), "kiln train --resume r", 1614834500);
+  RunRecord resumed = RunRecord::resumed(record.json(), "kiln train --resume r", 1614834500, 2);
   EXPECT_EQ(resumed.json()["status"], "running");
   EXPECT_FALSE(resumed.json().contains("error"));
   EXPECT_FALSE(resumed.json().contains("end_time"));
   EXPECT_EQ(resumed.json()["resumed"][0]["command_line"], "kiln train --resume r");
+  EXPECT_EQ(resumed.json()["resumed"][0]["world_size"], 2);
   resumed.ended(/*stopped_by_signal=*/true, 1614834600);
   EXPECT_EQ(resumed.json()["status"], "stopped");
   EXPECT_EQ(resumed.json()["end_time"], "2021-03-04T05:10:00Z");

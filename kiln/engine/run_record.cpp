@@ -21,12 +21,14 @@ RunRecord RunRecord::started(const std::string& command_line, double now, int wo
   return RunRecord(std::move(info));
 }
 
-RunRecord RunRecord::resumed(Json saved, const std::string& command_line, double now) {
+RunRecord RunRecord::resumed(Json saved, const std::string& command_line, double now,
+                             int world_size) {
   saved["status"] = "running";
   saved.erase("end_time");
   saved.erase("error");
   if (!saved.contains("resumed")) saved["resumed"] = Json::array();
-  saved["resumed"].push_back({{"time", time_text(now)}, {"command_line", command_line}});
+  saved["resumed"].push_back(
+      {{"time", time_text(now)}, {"command_line", command_line}, {"world_size", world_size}});
   return RunRecord(std::move(saved));
 }
 

@@ -20,8 +20,9 @@ class RunRecord {
   /// A new run, started at `now` (seconds since the epoch) by `command_line`, with the
   /// environment's facts (environment_info()) and the job's world size.
   static RunRecord started(const std::string& command_line, double now, int world_size);
-  /// A saved run.json reopened to resume: running again, the attempt appended to "resumed".
-  static RunRecord resumed(Json saved, const std::string& command_line, double now);
+  /// A saved run.json reopened to resume: running again, the attempt (with its world size)
+  /// appended to "resumed".
+  static RunRecord resumed(Json saved, const std::string& command_line, double now, int world_size);
 
   /// Lists the stages by name (for a run with stages; nothing otherwise).
   void plan_stages(const std::vector<Stage>& stages);

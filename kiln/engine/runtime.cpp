@@ -26,7 +26,7 @@ void Runtime::apply() const {
   torch::set_num_threads(static_cast<int>(threads));
   torch::manual_seed(seed);
   if (!deterministic) return;
-  // cuBLAS is only deterministic with a fixed workspace, which must be set before CUDA starts.
+  // cuBLAS is only deterministic with a fixed workspace, set before it makes its first handle.
   ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
   at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
   at::globalContext().setDeterministicCuDNN(true);

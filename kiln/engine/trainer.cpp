@@ -142,8 +142,13 @@ void Trainer::after_step(const Progress& before, Window& window) {
   // Callbacks first (an EMA is then current for the validation), the checkpoint last (it then
   // holds this step's validation values and every callback's state after this step).
   for (Callback* callback : parts_.callbacks) callback->on_step_end(*this, before);
-  if (options_.log_every.crossed(before, progress_)) log_training(window);
-  validated_ = options_.validate_every.crossed(before, progress_);
+  // Periods in time pass on each process's own clock: all log and validate when any is due, as
+  // both meet the other processes (statistics are combined).
+  std::vector<double> due = {options_.log_every.crossed(before, progress_) ? 1.0 : 0.0,
+                             options_.validate_every.crossed(before, progress_) ? 1.0 : 0.0};
+  parts_.context->all_reduce(due, distributed::ReduceOp::kMax);
+  if (due[0] > 0) log_training(window);
+  validated_ = due[1] > 0;
   if (validated_) {
     double validation_start = clock_();
     validate();

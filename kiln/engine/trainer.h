@@ -103,6 +103,8 @@ class Trainer : private TrainerView {
   /// train.on_nan for a step whose loss or gradients are not finite.
   StepOutcome on_non_finite(const std::string& what);
   void rewind(const std::string& what);
+  /// The checkpoint a rewind goes back to, as rank 0 finds it; an Error saying `what` when none.
+  std::string checkpoint_to_rewind_to(const std::string& what);
   void after_step(const Progress& before, Window& window);
   /// Whether to stop now, as all processes agree: a signal, a callback, train.stop_at or
   /// train.max.

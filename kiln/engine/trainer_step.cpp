@@ -105,20 +105,31 @@ Trainer::StepOutcome Trainer::on_non_finite(const std::string& what) {
   return StepOutcome::kSkipped;
 }
 
+std::string Trainer::checkpoint_to_rewind_to(const std::string& what) {
+  // Rank 0 writes the checkpoints and repairs an interrupted one as it looks: it chooses, and
+  // tells the other processes, so that all go back to the same step.
+  std::string checkpoint, problem = "rank 0 found none";
+  if (parts_.context->rank() == 0) {
+    std::vector<std::string> warnings;
+    try {
+      checkpoint = find_checkpoint(
+          std::filesystem::path(parts_.checkpoints_dir).parent_path().string(), "last", &warnings);
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+    for (const auto& warning : warnings) console_.line("warning: " + warning);
+  }
+  checkpoint = parts_.context->broadcast(checkpoint);
+  if (checkpoint.empty()) throw Error(what + "; no checkpoint to rewind to yet (" + problem + ")");
+  return checkpoint;
+}
+
 void Trainer::rewind(const std::string& what) {
   if (rewinds_ >= kMaxRewinds)
     throw Error(fmt::format("{}; gave up after {} rewinds (train.on_nan: rewind)", what, rewinds_));
   if (parts_.checkpoints_dir.empty())
     throw Error(what + "; train.on_nan: rewind needs checkpoints to go back to");
-  std::string checkpoint;
-  std::vector<std::string> warnings;
-  try {
-    checkpoint = find_checkpoint(
-        std::filesystem::path(parts_.checkpoints_dir).parent_path().string(), "last", &warnings);
-  } catch (const Error& e) {
-    throw Error(what + "; no checkpoint to rewind to yet (" + e.what() + ")");
-  }
-  for (const auto& warning : warnings) console_.line("warning: " + warning);
+  std::string checkpoint = checkpoint_to_rewind_to(what);
   TrainState state = read_train_state(checkpoint);
   // An earlier stage's checkpoint holds another optimizer's state and other callbacks'.
   if (state.stage.index != parts_.stage.index)

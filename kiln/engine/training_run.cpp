@@ -156,7 +156,12 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
                      const TrainRequest& request, const std::string& config_yaml, std::FILE* out,
                      Clock clock, RunRecord& record) {
   Console console(out, ::isatty(::fileno(out)) != 0, run.console_log(), clock);
-  std::string checkpoint = request.resume_dir.empty() ? "" : prepare_resume(run, console);
+  std::string checkpoint;
+  if (!request.resume_dir.empty()) {
+    // Rank 0 chooses (and repairs, and trims the folder to) the checkpoint; the others take it.
+    if (run.writes()) checkpoint = prepare_resume(run, console);
+    checkpoint = request.context->broadcast(checkpoint);
+  }
   std::optional<TrainState> resumed;
   if (!checkpoint.empty()) resumed = read_train_state(checkpoint);
   size_t first = resumed ? static_cast<size_t>(resumed->stage.index) : 0;
@@ -213,9 +218,9 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   std::string config_yaml = resuming ? read_text_file(run.directory().file("config.yaml"))
                                      : to_yaml(resolved_config(config));
   RunRecord record =
-      resuming
-          ? RunRecord::resumed(run.directory().read_json("run.json"), request.command_line, clock())
-          : RunRecord::started(request.command_line, clock(), request.context->world_size());
+      resuming ? RunRecord::resumed(run.directory().read_json("run.json"), request.command_line,
+                                    clock(), request.context->world_size())
+               : RunRecord::started(request.command_line, clock(), request.context->world_size());
   if (!resuming) {
     record.plan_stages(stages);
     run.write_config(config_yaml);

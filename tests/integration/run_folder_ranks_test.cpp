@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
@@ -74,6 +75,32 @@ TEST(RunFolderRanks, RankZeroWritesTheWholeRunFolder) {
   Json record = Json::parse(read_text_file(run + "/run.json"));
   EXPECT_EQ(record["world_size"], 2);
   EXPECT_EQ(record["status"], "finished");
+}
+
+TEST(RunFolderRanks, RankZeroNamesTheNewFolderForEveryRank) {
+  kiln::testing::TempDir dir;
+  kiln::testing::ThreadRanks ranks(2);
+  std::string config = dir.write("ranks.yaml", kConfig);
+  TrainOutcome outcomes[2];
+  auto train = [&](int rank) {
+    TrainRequest request;
+    request.config = load_config({config}, {});
+    request.runs_root = dir.file("runs");
+    request.context = ranks.context(rank);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), &std::fclose);
+    outcomes[rank] = run_training(request, out.get(), system_seconds);
+  };
+  std::thread second(train, 1);
+  train(0);
+  second.join();
+  EXPECT_EQ(outcomes[0].exit_code, 0);
+  EXPECT_EQ(outcomes[1].exit_code, 0);
+  EXPECT_EQ(outcomes[1].run_dir, outcomes[0].run_dir);
+  std::vector<std::string> folders;  // one, rank 0's
+  for (const auto& entry : fs::directory_iterator(dir.file("runs/ranks")))
+    folders.push_back(entry.path().string());
+  EXPECT_EQ(folders, std::vector<std::string>{outcomes[0].run_dir});
+  EXPECT_THAT(files_under(outcomes[0].run_dir), ::testing::Contains("checkpoints/latest"));
 }
 
 TEST(RunFolderRanks, AGivenRunDirectoryThatHoldsARunIsRefused) {

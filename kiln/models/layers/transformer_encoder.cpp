@@ -27,8 +27,8 @@ struct TransformerEncoderOptions {
     s.field("dropout", dropout, "Dropout on attention weights and after each sub-layer.")
         .in_range(0, 1);
     // The activations torch.nn.TransformerEncoderLayer names, so that models exchange with it.
-    allow_activations(s.field("activation", activation, "Of the feed-forward network."),
-                      {Activation::kRelu, Activation::kGelu});
+    s.field("activation", activation, "Of the feed-forward network.")
+        .only({Activation::kRelu, Activation::kGelu});
     s.field("norm_first", norm_first,
             "Normalise before each sub-layer (pre-norm) instead of after the residual sum.");
     s.field("final_norm", final_norm, "A layer normalisation after the last layer (`norm`).");

@@ -39,9 +39,9 @@ struct AutoencoderOptions {
         .each_min(1)
         .check([](const auto& list) { return !list.empty(); }, "with at least one stage");
     s.field("code", code, "Size of the code, the `embedding` output.").min(1);
-    allow_activations(s.field("activation", activation, "After every hidden layer."),
-                      {Activation::kRelu, Activation::kGelu, Activation::kSilu, Activation::kTanh,
-                       Activation::kElu, Activation::kLeakyRelu});
+    s.field("activation", activation, "After every hidden layer.")
+        .only({Activation::kRelu, Activation::kGelu, Activation::kSilu, Activation::kTanh,
+               Activation::kElu, Activation::kLeakyRelu});
     s.field("output_activation", output_activation,
             "On the reconstruction: sigmoid for inputs in [0, 1], none for any value.");
   }

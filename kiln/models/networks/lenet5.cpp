@@ -21,9 +21,8 @@ struct Lenet5Options {
   int64_t padding = 2;
   void describe(Schema& s) {
     s.field("num_classes", num_classes, "Classes to predict.").min(1);
-    allow_activations(
-        s.field("activation", activation, "tanh as in the paper, or relu as usual today."),
-        {Activation::kTanh, Activation::kRelu, Activation::kSigmoid});
+    s.field("activation", activation, "tanh as in the paper, or relu as usual today.")
+        .only({Activation::kTanh, Activation::kRelu, Activation::kSigmoid});
     s.field("pool", pool, "Subsampling: avgpool as in the paper, or maxpool.");
     s.field("padding", padding, "Zeros around the input of the first convolution.").min(0);
   }
