@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "kiln/core/error.h"
+#include "kiln/data/dtype_names.h"
 #include "kiln/io/image_codec.h"
 
 namespace kiln::data {
@@ -14,17 +15,7 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
-torch::Dtype torch_dtype(FeatureDtype dtype) {
-  switch (dtype) {
-    case FeatureDtype::kUint8:
-      return torch::kUInt8;
-    case FeatureDtype::kInt64:
-      return torch::kInt64;
-    case FeatureDtype::kFloat32:
-      break;
-  }
-  return torch::kFloat32;
-}
+torch::Dtype torch_dtype(FeatureDtype dtype) { return *dtype_named(enum_name(dtype)); }
 
 [[noreturn]] void fail(const io::RecordLocation& where, const std::string& feature,
                        const std::string& problem) {

@@ -4,6 +4,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
+#include "kiln/data/dtype_names.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/experiment.h"
 #include "kiln/engine/run_dir.h"
@@ -11,15 +12,6 @@
 namespace kiln::engine {
 namespace fs = std::filesystem;
 namespace {
-
-const std::vector<std::pair<torch::Dtype, const char*>>& dtype_names() {
-  static const std::vector<std::pair<torch::Dtype, const char*>> names = {
-      {torch::kFloat32, "float32"},   {torch::kFloat64, "float64"}, {torch::kFloat16, "float16"},
-      {torch::kBFloat16, "bfloat16"}, {torch::kUInt8, "uint8"},     {torch::kInt8, "int8"},
-      {torch::kInt16, "int16"},       {torch::kInt32, "int32"},     {torch::kInt64, "int64"},
-      {torch::kBool, "bool"}};
-  return names;
-}
 
 ModelInput parse_input(const Json& item, const std::string& file) {
   auto fail = [&](const std::string& problem) -> ModelInput {
@@ -35,9 +27,9 @@ ModelInput parse_input(const Json& item, const std::string& file) {
     input.shape.push_back(size.get<int64_t>());
   }
   std::string dtype = item.value("dtype", "float32");
-  for (const auto& [type, name] : dtype_names())
-    if (dtype == name) input.dtype = type;
-  if (dtype_name(input.dtype) != dtype) return fail("unknown dtype \"" + dtype + "\"");
+  std::optional<torch::Dtype> type = data::dtype_named(dtype);
+  if (!type) return fail("unknown dtype \"" + dtype + "\"");
+  input.dtype = *type;
   return input;
 }
 
@@ -58,12 +50,6 @@ std::vector<ModelInput> saved_inputs(const std::string& checkpoint, const std::s
 
 }  // namespace
 
-std::string dtype_name(torch::Dtype dtype) {
-  for (const auto& [type, name] : dtype_names())
-    if (type == dtype) return name;
-  return std::string(c10::toString(dtype));
-}
-
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
   return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype()}};
 }
@@ -72,7 +58,7 @@ Json inputs_json(const std::vector<ModelInput>& inputs) {
   Json list = Json::array();
   for (const ModelInput& input : inputs)
     list.push_back(
-        {{"name", input.name}, {"shape", input.shape}, {"dtype", dtype_name(input.dtype)}});
+        {{"name", input.name}, {"shape", input.shape}, {"dtype", data::dtype_name(input.dtype)}});
   return Json{{"inputs", list}};
 }
 

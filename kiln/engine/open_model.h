@@ -32,9 +32,6 @@ Json inputs_json(const std::vector<ModelInput>& inputs);
 /// Reads inputs.json's contents; a DataError naming `file` when they do not fit.
 std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file);
 
-/// `float32`, `int64`, ... as numpy and safetensors name them.
-std::string dtype_name(torch::Dtype dtype);
-
 struct OpenedModel {
   std::shared_ptr<models::Model> model;  // in eval mode, on the device asked for
   ExperimentConfig config;               // the run's resolved config (the checkpoint's own copy)

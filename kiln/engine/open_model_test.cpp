@@ -11,6 +11,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
+#include "kiln/data/dtype_names.h"
 #include "kiln/engine/checkpoint.h"
 #include "tests/support/temp_dir.h"
 
@@ -63,7 +64,7 @@ TEST(OpenModel, InputsRoundTripThroughJson) {
   std::vector<ModelInput> back = parse_inputs(json, "inputs.json");
   EXPECT_EQ(back.front().shape, inputs.front().shape);
   EXPECT_EQ(back.front().dtype, torch::kFloat32);
-  EXPECT_EQ(dtype_name(torch::kInt64), "int64");
+  EXPECT_EQ(data::dtype_name(torch::kInt64), "int64");
 }
 
 TEST(OpenModel, MalformedInputsAreDataErrorsNamingTheFile) {

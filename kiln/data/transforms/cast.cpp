@@ -1,38 +1,19 @@
 // cast: converts the input to another dtype, then multiplies by `scale` (e.g. uint8 pixels to
 // float in [0, 1] with `dtype: float32, scale: 0.00392156862745098`).
 
+#include "kiln/data/dtype_names.h"
 #include "kiln/data/transform.h"
 
 namespace kiln::data {
 namespace {
 
-// The dtypes cast converts to, by their torch names.
+// The dtypes cast converts to, by their names (dtype_names.h).
 enum class CastDtype { kFloat32, kFloat64, kFloat16, kBfloat16, kUint8, kInt32, kInt64 };
 EnumNameList<CastDtype> enum_names(CastDtype) {
   return {{CastDtype::kFloat32, "float32"}, {CastDtype::kFloat64, "float64"},
           {CastDtype::kFloat16, "float16"}, {CastDtype::kBfloat16, "bfloat16"},
           {CastDtype::kUint8, "uint8"},     {CastDtype::kInt32, "int32"},
           {CastDtype::kInt64, "int64"}};
-}
-
-torch::ScalarType cast_scalar_type(CastDtype dtype) {
-  switch (dtype) {
-    case CastDtype::kFloat32:
-      return torch::kFloat32;
-    case CastDtype::kFloat64:
-      return torch::kFloat64;
-    case CastDtype::kFloat16:
-      return torch::kFloat16;
-    case CastDtype::kBfloat16:
-      return torch::kBFloat16;
-    case CastDtype::kUint8:
-      return torch::kUInt8;
-    case CastDtype::kInt32:
-      return torch::kInt32;
-    case CastDtype::kInt64:
-      return torch::kInt64;
-  }
-  return torch::kFloat32;  // not reached: every dtype is handled above
 }
 
 struct CastOptions {
@@ -46,7 +27,7 @@ struct CastOptions {
 
 class Cast : public Transform {
  public:
-  explicit Cast(const CastOptions& o) : dtype_(cast_scalar_type(o.dtype)), scale_(o.scale) {}
+  explicit Cast(const CastOptions& o) : dtype_(*dtype_named(enum_name(o.dtype))), scale_(o.scale) {}
 
   torch::Tensor apply(const torch::Tensor& batch, at::Generator&) const override {
     if (scale_ == 1.0) return batch.to(dtype_);
