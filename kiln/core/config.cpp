@@ -1,8 +1,14 @@
 #include "kiln/core/config.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <set>
+#include <vector>
+
 #include "kiln/core/error.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 #include "kiln/core/yaml_json.h"
 
@@ -30,19 +36,61 @@ Json& step_into(Json& node, const PathStep& step, const std::string& path) {
   return node[index];
 }
 
+// Size and encoding, checked before any parser sees the text: a config is UTF-8 text of a
+// reasonable size, and a message about a stray byte names where it is.
+void check_config_text(const std::string& text, const std::string& origin) {
+  if (text.size() > kMaxConfigBytes)
+    throw ConfigError(
+        "", origin,
+        fmt::format("{} bytes is more than a config may hold ({})", text.size(), kMaxConfigBytes));
+  size_t bad = first_invalid_utf8(text);
+  if (bad == std::string::npos) return;
+  size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
+  size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+  size_t column = line_start == std::string::npos || bad == 0 ? bad + 1 : bad - line_start;
+  throw ConfigError("", origin,
+                    fmt::format("byte 0x{:02x} at line {}, column {} (offset {}) is not UTF-8 "
+                                "text; configs must be UTF-8",
+                                static_cast<uint8_t>(text[bad]), line, column, bad));
+}
+
+// nlohmann's parser takes the last of two equal keys and has no depth limit; its callback sees
+// every key and every nesting level, so both are checked there.
+Json parse_json_config(const std::string& text, const std::string& origin) {
+  std::vector<std::set<std::string>> keys;  // per open object
+  YamlLimits limits;
+  auto guard = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (static_cast<size_t>(depth) > limits.max_depth)
+      throw ConfigError("", origin,
+                        fmt::format("nested more than {} levels deep", limits.max_depth));
+    if (event == Json::parse_event_t::object_start) keys.emplace_back();
+    if (event == Json::parse_event_t::object_end) keys.pop_back();
+    if (event == Json::parse_event_t::key && !keys.back().insert(parsed.get<std::string>()).second)
+      throw ConfigError("", origin,
+                        fmt::format("duplicate key \"{}\"; a mapping names each key once",
+                                    parsed.get<std::string>()));
+    return true;
+  };
+  try {
+    return Json::parse(text, guard, true, /*ignore_comments=*/true);
+  } catch (const Json::parse_error& e) {
+    throw ConfigError("", origin, std::string("invalid JSON: ") + e.what());
+  }
+}
+
 }  // namespace
 
 Json parse_config_text(const std::string& text, const std::string& origin, bool is_json) {
-  if (is_json) {
-    try {
-      return Json::parse(text, nullptr, true, /*ignore_comments=*/true);
-    } catch (const Json::parse_error& e) {
-      throw ConfigError("", origin, std::string("invalid JSON: ") + e.what());
-    }
-  }
+  check_config_text(text, origin);
+  if (is_json) return parse_json_config(text, origin);
   try {
     YAML::Node node = YAML::Load(text);
-    return yaml_to_json(node);
+    return yaml_to_json(node, origin);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard, far deeper than ours, reports itself as "bad file".
+    throw ConfigError("", origin,
+                      fmt::format("nested more than {} levels deep (line {}, column {})",
+                                  YamlLimits{}.max_depth, e.mark.line + 1, e.mark.column + 1));
   } catch (const YAML::Exception& e) {
     throw ConfigError("", origin,
                       fmt::format("invalid YAML at line {}, column {}: {}", e.mark.line + 1,
@@ -70,6 +118,7 @@ void deep_merge(Json& base, const Json& overlay) {
 }
 
 void apply_override(RawConfig& config, const std::string& assignment) {
+  check_config_text(assignment, "--set");
   size_t equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0)
     throw ConfigError(assignment, "--set", "expected PATH=VALUE, e.g. train.max=\"2 epochs\"");

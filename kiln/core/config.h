@@ -4,6 +4,7 @@
 // origin of every value; the options structs (schema.h) turn it into typed, checked values.
 // Thread-safety: pure functions over values.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,12 @@ struct RawConfig {
   Origins origins;
 };
 
-/// Parses YAML (`.yaml`/`.yml`) or JSON (`.json`) text; `origin` names it in errors.
+/// The largest config text read (16 MiB): configs are written by people and tools, not data.
+constexpr size_t kMaxConfigBytes = size_t{16} << 20;
+
+/// Parses YAML (`.yaml`/`.yml`) or JSON (`.json`) text; `origin` names it in errors. Refuses
+/// text that is not UTF-8 or larger than kMaxConfigBytes, duplicate keys, recursive aliases and
+/// documents that nest or expand beyond YamlLimits.
 Json parse_config_text(const std::string& text, const std::string& origin, bool is_json);
 /// Reads and parses a config file, by extension. Throws ConfigError or IoError.
 Json load_config_file(const std::string& path);

@@ -4,6 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace kiln {
 using Json = nlohmann::ordered_json;
+
+/// `value` as messages show it: JSON, except NaN and infinities as YAML writes them (.nan, .inf;
+/// JSON would say null) and bytes that are not UTF-8 escaped; long values are cut short.
+std::string show_value(const Json& value);
 }  // namespace kiln

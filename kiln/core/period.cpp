@@ -121,7 +121,7 @@ std::string Period::to_string() const {
 
 void OptionTraits<Period>::read(const Json& value, Period& out, const ReadContext& ctx) {
   if (!value.is_string())
-    ctx.fail(fmt::format("{}, got {}", "expected a period string", value.dump()));
+    ctx.fail(fmt::format("{}, got {}", "expected a period string", show_value(value)));
   try {
     out = Period::parse(value.get<std::string>());
   } catch (const Error& e) {

@@ -47,10 +47,10 @@ std::string RegistryBase::spec_type(const Json& spec, const ReadContext& ctx) co
   } else if (spec.is_object()) {
     if (!spec.contains("type")) ctx.fail("missing key \"type\"; " + shape_hint);
     type_ctx = ctx.child("type");
-    if (!spec.at("type").is_string()) type_ctx.fail(shape_hint + ", got " + spec.dump());
+    if (!spec.at("type").is_string()) type_ctx.fail(shape_hint + ", got " + show_value(spec));
     type = spec.at("type").get<std::string>();
   } else {
-    ctx.fail(shape_hint + ", got " + spec.dump());
+    ctx.fail(shape_hint + ", got " + show_value(spec));
   }
   std::vector<std::string> known = names();
   for (const auto& name : known)

@@ -1,5 +1,7 @@
 #include "kiln/core/schema.h"
 
+#include <cmath>
+
 #include "kiln/core/error.h"
 #include "kiln/core/suggest.h"
 
@@ -8,7 +10,7 @@ namespace kiln {
 std::string choice_problem(const std::vector<std::string>& choices, const Json& value) {
   std::string known;
   for (const auto& choice : choices) known += (known.empty() ? "\"" : ", \"") + choice + "\"";
-  return fmt::format("expected one of {}, got {}", known, value.dump());
+  return fmt::format("expected one of {}, got {}", known, show_value(value));
 }
 
 void ReadContext::fail(const std::string& problem) const {
@@ -17,7 +19,7 @@ void ReadContext::fail(const std::string& problem) const {
 
 void read_fields(const Schema& schema, const Json& node, const ReadContext& ctx) {
   if (!node.is_null() && !node.is_object())
-    ctx.fail("expected a mapping of keys to values, got " + node.dump());
+    ctx.fail("expected a mapping of keys to values, got " + show_value(node));
   std::vector<std::string> known;
   for (const auto& field : schema.fields()) known.push_back(field->key());
   if (node.is_object()) {
@@ -50,17 +52,19 @@ std::vector<FieldDoc> document_fields(const Schema& schema) {
 }
 
 void OptionTraits<bool>::read(const Json& value, bool& out, const ReadContext& ctx) {
-  if (!value.is_boolean()) ctx.fail("expected boolean (true or false), got " + value.dump());
+  if (!value.is_boolean()) ctx.fail("expected boolean (true or false), got " + show_value(value));
   out = value.get<bool>();
 }
 
 void OptionTraits<double>::read(const Json& value, double& out, const ReadContext& ctx) {
-  if (!value.is_number()) ctx.fail("expected number, got " + value.dump());
+  if (!value.is_number()) ctx.fail("expected number, got " + show_value(value));
+  // NaN compares false with every bound, so it would pass every range check and then spread.
+  if (std::isnan(value.get<double>())) ctx.fail("expected number, got .nan (not a number)");
   out = value.get<double>();
 }
 
 void OptionTraits<std::string>::read(const Json& value, std::string& out, const ReadContext& ctx) {
-  if (!value.is_string()) ctx.fail("expected string, got " + value.dump());
+  if (!value.is_string()) ctx.fail("expected string, got " + show_value(value));
   out = value.get<std::string>();
 }
 

@@ -154,7 +154,7 @@ class Field : public FieldBase {
     for (const auto& c : checks_)
       if (!c.ok(parsed))
         ctx.fail(fmt::format("expected {} {}, got {}", OptionTraits<T>::type_name(*target_),
-                             c.description, value.dump()));
+                             c.description, show_value(value)));
     *target_ = std::move(parsed);
   }
   Json write() const override { return OptionTraits<T>::write(*target_); }
@@ -224,7 +224,7 @@ template <class T>
 struct OptionTraits<T, std::enable_if_t<HasDescribe<T>::value>> {
   static void read(const Json& value, T& out, const ReadContext& ctx) {
     if (!value.is_object() && !value.is_null())
-      ctx.fail("expected a mapping of keys to values, got " + value.dump());
+      ctx.fail("expected a mapping of keys to values, got " + show_value(value));
     read_options(out, value, ctx);
   }
   static Json write(const T& value) { return write_options(value); }
@@ -248,7 +248,7 @@ struct OptionTraits<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v
              ? value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
              : value.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
                    value.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
-    if (!fits) ctx.fail("expected integer, got " + value.dump());
+    if (!fits) ctx.fail("expected integer, got " + show_value(value));
     out = value.get<T>();
   }
   static Json write(T value) { return value; }
@@ -328,7 +328,7 @@ template <class T>
 struct OptionTraits<std::map<std::string, T>> {
   static void read(const Json& value, std::map<std::string, T>& out, const ReadContext& ctx) {
     if (!value.is_object() && !value.is_null())
-      ctx.fail("expected a mapping of names to values, got " + value.dump());
+      ctx.fail("expected a mapping of names to values, got " + show_value(value));
     std::map<std::string, T> items;
     if (value.is_object())
       for (const auto& [key, item] : value.items())

@@ -61,21 +61,25 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-bool is_valid_utf8(std::string_view bytes) {
+size_t first_invalid_utf8(std::string_view bytes) {
   for (size_t i = 0; i < bytes.size();) {
     uint32_t code_point = 0, minimum = 0;
     int length = sequence_length(static_cast<uint8_t>(bytes[i]), code_point, minimum);
-    if (length == 0 || i + length > bytes.size()) return false;
+    if (length == 0 || i + length > bytes.size()) return i;
     for (int k = 1; k < length; ++k) {
       auto next = static_cast<uint8_t>(bytes[i + k]);
-      if ((next & 0xc0) != 0x80) return false;
+      if ((next & 0xc0) != 0x80) return i;
       code_point = (code_point << 6) | (next & 0x3f);
     }
-    if (code_point < minimum || code_point > 0x10ffff) return false;
-    if (code_point >= 0xd800 && code_point <= 0xdfff) return false;
+    if (code_point < minimum || code_point > 0x10ffff) return i;
+    if (code_point >= 0xd800 && code_point <= 0xdfff) return i;
     i += static_cast<size_t>(length);
   }
-  return true;
+  return std::string_view::npos;
+}
+
+bool is_valid_utf8(std::string_view bytes) {
+  return first_invalid_utf8(bytes) == std::string_view::npos;
 }
 
 }  // namespace kiln

@@ -17,5 +17,7 @@ std::optional<std::string> base64_decode(std::string_view text);
 /// True when `bytes` is well-formed UTF-8 (no overlong forms, surrogates or code points past
 /// U+10FFFF).
 bool is_valid_utf8(std::string_view bytes);
+/// The offset of the first byte that does not start a well-formed sequence, or npos.
+size_t first_invalid_utf8(std::string_view bytes);
 
 }  // namespace kiln

@@ -4,7 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <regex>
+#include <vector>
+
+#include "kiln/core/error.h"
 
 namespace kiln {
 namespace {
@@ -67,27 +71,92 @@ Json plain_scalar(const std::string& text) {
 
 }  // namespace
 
-Json yaml_to_json(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      // yaml-cpp tags plain scalars "?" and quoted ones "!".
-      return node.Tag() == "!" ? Json(node.Scalar()) : plain_scalar(node.Scalar());
-    case YAML::NodeType::Sequence: {
-      Json list = Json::array();
-      for (const auto& item : node) list.push_back(yaml_to_json(item));
-      return list;
+namespace {
+
+// Walks a parsed document into JSON. Aliases share nodes in yaml-cpp, so a document can describe
+// a graph: a cycle (`a: &a {b: *a}`) or nested aliases that expand exponentially ("billion
+// laughs"). Both are refused by the limits, as is a mapping that names a key twice.
+class YamlConverter {
+ public:
+  YamlConverter(const std::string& origin, const YamlLimits& limits)
+      : origin_(origin), limits_(limits) {}
+
+  Json convert(const YAML::Node& node, const std::string& path) {
+    check_limits(node, path);
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nullptr;
+      case YAML::NodeType::Scalar:
+        // yaml-cpp tags plain scalars "?" and quoted ones "!".
+        return node.Tag() == "!" ? Json(node.Scalar()) : plain_scalar(node.Scalar());
+      case YAML::NodeType::Sequence:
+        return within(node, path, [&] {
+          Json list = Json::array();
+          for (const auto& item : node)
+            list.push_back(convert(item, path + "[" + std::to_string(list.size()) + "]"));
+          return list;
+        });
+      case YAML::NodeType::Map:
+        return within(node, path, [&] { return convert_map(node, path); });
     }
-    case YAML::NodeType::Map: {
-      Json object = Json::object();
-      for (const auto& entry : node)
-        object[entry.first.as<std::string>()] = yaml_to_json(entry.second);
-      return object;
-    }
+    return nullptr;
   }
-  return nullptr;
+
+ private:
+  Json convert_map(const YAML::Node& node, const std::string& path) {
+    Json object = Json::object();
+    std::map<std::string, int> lines;
+    for (const auto& entry : node) {
+      std::string key = entry.first.as<std::string>();
+      std::string child = path.empty() ? key : path + "." + key;
+      int line = entry.first.Mark().line + 1;
+      auto [seen, fresh] = lines.emplace(key, line);
+      if (!fresh)
+        fail(child, fmt::format("duplicate key \"{}\" (lines {} and {}); a mapping names each key "
+                                "once",
+                                key, seen->second, line));
+      object[key] = convert(entry.second, child);
+    }
+    return object;
+  }
+
+  template <class Build>
+  Json within(const YAML::Node& node, const std::string& path, Build build) {
+    for (const auto& open : open_)
+      if (open.is(node))
+        fail(path, fmt::format("an alias at line {} refers to a node that contains it: "
+                               "a recursive structure has no config meaning",
+                               node.Mark().line + 1));
+    open_.push_back(node);
+    Json out = build();
+    open_.pop_back();
+    return out;
+  }
+
+  void check_limits(const YAML::Node& node, const std::string& path) {
+    if (++values_ > limits_.max_values)
+      fail(path, fmt::format("the document expands to more than {} values (aliases repeated "
+                             "inside aliases?)",
+                             limits_.max_values));
+    if (open_.size() >= limits_.max_depth)
+      fail(path, fmt::format("nested more than {} levels deep", limits_.max_depth));
+  }
+
+  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
+    throw ConfigError(path, origin_, problem);
+  }
+
+  const std::string& origin_;
+  const YamlLimits& limits_;
+  std::vector<YAML::Node> open_;  // the collections being converted, outermost first
+  size_t values_ = 0;
+};
+
+}  // namespace
+
+Json yaml_to_json(const YAML::Node& node, const std::string& origin, const YamlLimits& limits) {
+  return YamlConverter(origin, limits).convert(node, "");
 }
 
 void emit_yaml(YAML::Emitter& out, const Json& value) {

@@ -4,11 +4,23 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
+#include <string>
+
 #include "kiln/core/json.h"
 
 namespace kiln {
 
-Json yaml_to_json(const YAML::Node& node);
+/// Bounds on what a YAML document may expand to: aliases let 300 bytes describe a billion values
+/// or a cycle.
+struct YamlLimits {
+  size_t max_values = 1000000;
+  size_t max_depth = 64;
+};
+
+/// The document as JSON; ConfigError (naming `origin` and the key path) for a recursive alias, a
+/// duplicate key or a document beyond `limits`.
+Json yaml_to_json(const YAML::Node& node, const std::string& origin, const YamlLimits& limits = {});
 /// Writes `value` as block-style YAML that yaml_to_json reads back unchanged.
 void emit_yaml(YAML::Emitter& out, const Json& value);
 

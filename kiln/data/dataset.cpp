@@ -14,7 +14,7 @@ TensorDataset::TensorDataset(torch::Tensor inputs, torch::Tensor targets, NamedT
 }
 
 Batch TensorDataset::gather(const torch::Tensor& indices) const {
-  Batch batch{inputs_.index_select(0, indices), targets_.index_select(0, indices), {}};
+  Batch batch{inputs_.index_select(0, indices), targets_.index_select(0, indices), {}, {}};
   for (const auto& [name, values] : named_) batch.targets[name] = values.index_select(0, indices);
   return batch;
 }

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,10 +20,20 @@ namespace kiln::data {
 /// More targets by name, for models with several heads (a tfrecord dataset's `targets:`).
 using NamedTargets = std::map<std::string, torch::Tensor>;
 
+/// Where an example came from, for messages about bad data: the file, record and byte offset
+/// when the dataset reads records (an empty file when it cannot say: `record` is then the
+/// example's index in the dataset), and the feature its target is read from, if it has one.
+struct ExampleOrigin {
+  io::RecordLocation where;
+  std::string target_feature;
+};
+
 /// A batch of examples; dimension 0 indexes the examples.
 struct Batch {
   torch::Tensor input, target;
   NamedTargets targets;
+  /// Where row `row` came from; set by the loader (empty for a batch made by hand).
+  std::function<ExampleOrigin(int64_t row)> origin;
   int64_t size() const { return input.size(0); }
 };
 
@@ -33,6 +44,7 @@ class StreamingDataset;
 struct SkippedRecords {
   int64_t count = 0;
   std::string first_problem;
+  int64_t bytes = 0;  // of damaged frames and what was passed over after them
 };
 
 class Dataset {
@@ -48,6 +60,8 @@ class Dataset {
   /// Non-null when the dataset is read front to back every epoch instead of indexed.
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
   virtual SkippedRecords skipped_records() const { return {}; }
+  /// Where example `index` came from (see ExampleOrigin).
+  virtual ExampleOrigin locate(int64_t index) const { return {{"", index, -1}, ""}; }
   /// The names of the named targets every batch carries (Batch::targets).
   virtual std::vector<std::string> target_names() const { return {}; }
 };

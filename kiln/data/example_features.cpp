@@ -65,6 +65,28 @@ torch::Tensor raw_values(const std::string& name, const FeatureSpec& spec, const
       .clone();
 }
 
+// What a feature holds, in the terms of its list: "3 floats", or for a bytes_list read raw "3
+// bytes (a bytes_list, read one byte per value: encoding raw)", so that a bytes feature declared
+// as numbers is recognisable as such.
+std::string describe_count(const io::Feature& feature, const torch::Tensor& values) {
+  using Kind = io::Feature::Kind;
+  switch (feature.kind) {
+    case Kind::kFloat:
+      return fmt::format("{} floats (a float_list)", values.numel());
+    case Kind::kInt64:
+      return fmt::format("{} integers (an int64_list)", values.numel());
+    case Kind::kBytes:
+      if (values.scalar_type() == torch::kUInt8 && feature.bytes.size() <= 1)
+        return fmt::format("{} bytes (a bytes_list, read one byte per value: encoding raw)",
+                           values.numel());
+      return fmt::format("{} values from a bytes_list of {} items", values.numel(),
+                         feature.bytes.size());
+    case Kind::kNone:
+      break;
+  }
+  return fmt::format("{} values", values.numel());
+}
+
 }  // namespace
 
 void FeatureSpec::describe(Schema& s) {
@@ -123,7 +145,7 @@ torch::Tensor FeatureDecoder::values_of(const std::string& label, const FeatureS
   torch::Tensor values = raw_values(label, spec, *feature, where);
   if (values.numel() != wanted)
     fail(where, label,
-         fmt::format("has {} values, its shape [{}] needs {}", values.numel(),
+         fmt::format("holds {}, its shape [{}] needs {} values", describe_count(*feature, values),
                      fmt::join(spec.shape, ", "), wanted));
   return values;
 }

@@ -17,7 +17,7 @@ void apply_transforms(Batch& batch, const std::vector<std::shared_ptr<const Tran
 }
 
 // Batch `index` of the epoch whose examples, in order, are `order`.
-Batch make_batch(const Dataset& dataset,
+Batch make_batch(const std::shared_ptr<const Dataset>& dataset,
                  const std::vector<std::shared_ptr<const Transform>>& transforms,
                  const std::vector<int64_t>& order, const LoaderOptions& options, int64_t epoch,
                  int64_t index) {
@@ -26,7 +26,11 @@ Batch make_batch(const Dataset& dataset,
   // from_blob does not copy; `order` outlives the gather.
   torch::Tensor indices =
       torch::from_blob(const_cast<int64_t*>(order.data() + first), {count}, torch::kInt64);
-  Batch batch = dataset.gather(indices);
+  Batch batch = dataset->gather(indices);
+  if (!batch.origin)
+    batch.origin = [dataset, rows = std::vector<int64_t>(order.begin() + first,
+                                                         order.begin() + first + count)](
+                       int64_t row) { return dataset->locate(rows.at(static_cast<size_t>(row))); };
   apply_transforms(batch, transforms, options.seed, epoch, index);
   return batch;
 }
@@ -127,7 +131,7 @@ void Loader::seek(LoaderPosition position) {
   workers_->start(
       [dataset = dataset_, transforms = transforms_, order, options = options_,
        epoch = position.epoch](int64_t index) {
-        return make_batch(*dataset, transforms, *order, options, epoch, index);
+        return make_batch(dataset, transforms, *order, options, epoch, index);
       },
       position.batch, batches);
 }

@@ -21,6 +21,9 @@ class SubsetDataset : public Dataset {
   torch::Dtype input_dtype() const override { return base_->input_dtype(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
   std::vector<std::string> target_names() const override { return base_->target_names(); }
+  ExampleOrigin locate(int64_t index) const override {
+    return base_->locate(indices_[index].item<int64_t>());
+  }
 
  private:
   std::shared_ptr<const Dataset> base_;

@@ -1,11 +1,12 @@
 #include "kiln/engine/evaluator.h"
 
+#include "kiln/data/dtype_names.h"
 #include "kiln/engine/train_state.h"
 
 namespace kiln::engine {
 
 data::Batch on_device(const data::Batch& batch, torch::Device device) {
-  data::Batch moved{batch.input.to(device), batch.target.to(device), {}};
+  data::Batch moved{batch.input.to(device), batch.target.to(device), {}, batch.origin};
   for (const auto& [name, values] : batch.targets) moved.targets[name] = values.to(device);
   return moved;
 }
@@ -29,6 +30,24 @@ MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& obj
   return objective.values(split);
 }
 
+namespace {
+
+// Floating-point inputs of another precision than the weights fail deep inside LibTorch ("expected
+// scalar type Double but found Float"): say which setting makes them.
+void check_input_dtype(models::Model& model, const torch::Tensor& input) {
+  std::vector<torch::Tensor> parameters = model.parameters();
+  if (!input.is_floating_point() || parameters.empty()) return;
+  torch::Dtype weights = parameters.front().scalar_type();
+  if (input.scalar_type() == weights) return;
+  throw ConfigError("data.transforms.train", "",
+                    fmt::format("the transforms deliver {} inputs, but the model's weights are "
+                                "{}; cast them to {}",
+                                data::dtype_name(input.scalar_type()), data::dtype_name(weights),
+                                data::dtype_name(weights)));
+}
+
+}  // namespace
+
 void probe_objective(models::Model& model, data::Loader& loader, Objective& objective,
                      torch::Device device) {
   Json rng = capture_rng();
@@ -44,8 +63,10 @@ void probe_objective(models::Model& model, data::Loader& loader, Objective& obje
     torch::NoGradGuard no_grad;
     model.eval();
     loader.start_epoch(0);
-    if (std::optional<data::Batch> batch = loader.next())
+    if (std::optional<data::Batch> batch = loader.next()) {
+      check_input_dtype(model, batch->input);
       objective.compute(model, on_device(*batch, device));
+    }
   } catch (...) {
     restore();
     throw;

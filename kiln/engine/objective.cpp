@@ -100,6 +100,23 @@ auto at_config_path(const std::string& path, Measure measure) {
   }
 }
 
+// A target the loss refuses, as a DataError naming the record (or example) it came from and the
+// feature it was read from.
+[[noreturn]] void bad_target(const data::Batch& batch, const std::string& head_target,
+                             const losses::BadTarget& bad) {
+  data::ExampleOrigin origin =
+      batch.origin ? batch.origin(bad.row) : data::ExampleOrigin{{"", -1, -1}, ""};
+  std::string feature = head_target == "target" ? origin.target_feature : head_target;
+  std::string problem = feature.empty() ? "target: " + bad.problem
+                                        : fmt::format("feature \"{}\": {}", feature, bad.problem);
+  if (!origin.where.file.empty())
+    throw DataError(origin.where.file, origin.where.record, origin.where.offset, problem);
+  std::string example = origin.where.record >= 0
+                            ? fmt::format("example {} of the dataset", origin.where.record)
+                            : fmt::format("row {} of a batch", bad.row);
+  throw DataError(example, -1, -1, problem);
+}
+
 }  // namespace
 
 std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch::Tensor& output,
@@ -107,6 +124,7 @@ std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch:
   Head& head = heads_[index];
   auto measure = [&] {
     const torch::Tensor& target = target_of(head, batch);
+    if (auto bad = head.loss->check_targets(output, target)) bad_target(batch, head.target, *bad);
     torch::Tensor loss = at_config_path(component_path(head, "loss"),
                                         [&] { return head.loss->forward(output, target); });
     double value = loss.item<double>();  // the one read of this loss (a device sync on CUDA)

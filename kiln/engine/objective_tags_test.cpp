@@ -40,7 +40,7 @@ TEST(ObjectiveTags, AConfusionMatrixReportsACountPerCell) {
   auto model = models::build_model(
       read_spec("model", "{type: sequential, layers: [{type: linear, out: 2}]}"), {3});
   Objective objective = classifier_objective({"accuracy", "confusion_matrix"});
-  data::Batch batch{torch::randn({6, 3}), torch::tensor({0, 1, 1, 0, 1, 1}, torch::kInt64), {}};
+  data::Batch batch{torch::randn({6, 3}), torch::tensor({0, 1, 1, 0, 1, 1}, torch::kInt64), {}, {}};
   torch::NoGradGuard no_grad;
   objective.compute(*model, batch);
   MetricValues values = objective.values("val");

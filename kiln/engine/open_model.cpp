@@ -15,17 +15,28 @@ namespace {
 
 ModelInput parse_input(const Json& item, const std::string& file) {
   auto fail = [&](const std::string& problem) -> ModelInput {
-    throw DataError(file, -1, -1, "inputs.json: " + problem + ", in " + item.dump());
+    throw DataError(file, -1, -1, "inputs.json: " + problem + ", in " + show_value(item));
   };
-  if (!item.is_object() || !item.contains("shape") || !item["shape"].is_array())
+  auto is_text = [&](const char* key) { return !item.contains(key) || item[key].is_string(); };
+  if (!item.is_object() || !item.contains("shape") || !item["shape"].is_array() ||
+      !is_text("name") || !is_text("dtype"))
     return fail("each input needs a name, a shape (a list of sizes) and a dtype");
+  // An example is built from this shape before any data is seen: bound it, so that a damaged
+  // file is an error rather than an allocation of petabytes.
+  constexpr size_t kMaxRank = 8;
+  constexpr int64_t kMaxElements = int64_t{1} << 31;
   ModelInput input;
   input.name = item.value("name", "input");
+  int64_t elements = 1;
   for (const Json& size : item["shape"]) {
-    if (!size.is_number_integer() || size.get<int64_t>() <= 0)
-      return fail("a shape holds positive sizes");
+    if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
+        size.get<int64_t>() > kMaxElements / elements)
+      return fail(fmt::format("a shape holds positive sizes, {} elements at most", kMaxElements));
+    elements *= size.get<int64_t>();
     input.shape.push_back(size.get<int64_t>());
   }
+  if (input.shape.size() > kMaxRank)
+    return fail(fmt::format("a shape has at most {} dimensions", kMaxRank));
   std::string dtype = item.value("dtype", "float32");
   std::optional<torch::Dtype> type = data::dtype_named(dtype);
   if (!type) return fail("unknown dtype \"" + dtype + "\"");
@@ -66,7 +77,7 @@ std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file) 
   if (!json.is_object() || !json.contains("inputs") || !json["inputs"].is_array() ||
       json["inputs"].size() != 1)
     throw DataError(file, -1, -1,
-                    "inputs.json: expected {\"inputs\": [one input]}, got " + json.dump());
+                    "inputs.json: expected {\"inputs\": [one input]}, got " + show_value(json));
   return {parse_input(json["inputs"][0], file)};
 }
 

@@ -62,6 +62,36 @@ T required(const Json& json, const char* key, const std::string& file) {
   }
 }
 
+// Counts (steps, samples, epochs of the loader) are whole numbers from 0 to 2^53: a float, a
+// negative or a larger number is a damaged or hand-edited file, and would be carried on into
+// every later checkpoint (or wrap around in arithmetic) if taken.
+int64_t count_at(const Json& json, const char* key, const std::string& file,
+                 const std::string& parent = "") {
+  constexpr int64_t kMaxCount = int64_t{1} << 53;
+  Json value = required<Json>(json, key, file);
+  bool fits = value.is_number_unsigned()  ? value.get<uint64_t>() <= uint64_t{kMaxCount}
+              : value.is_number_integer() ? value.get<int64_t>() >= 0
+                                          : false;
+  if (!fits)
+    throw DataError(file, -1, -1,
+                    fmt::format("train state key \"{}{}\": expected a whole number from 0 to "
+                                "2^53, got {}",
+                                parent, key, show_value(value)));
+  return value.get<int64_t>();
+}
+
+// A finite amount in [low, high] (epochs and seconds elapsed, the learning-rate multiplier).
+double amount_at(const Json& json, const char* key, const std::string& file, double low,
+                 double high, const std::string& parent = "") {
+  Json value = required<Json>(json, key, file);
+  if (!value.is_number() || !(value.get<double>() >= low && value.get<double>() <= high))
+    throw DataError(file, -1, -1,
+                    fmt::format("train state key \"{}{}\": expected a number from {} to {}, "
+                                "got {}",
+                                parent, key, low, high, show_value(value)));
+  return value.get<double>();
+}
+
 // The latest values may be NaN or infinite (a diverged loss, a metric not yet defined).
 Json values_json(const MetricValues& values) {
   Json json = Json::object();
@@ -97,9 +127,12 @@ Json progress_json(const Progress& p) {
   return {{"step", p.steps}, {"epoch", p.epochs}, {"samples", p.samples}, {"seconds", p.seconds}};
 }
 
-Progress progress_from_json(const Json& json, const std::string& file) {
-  return {required<int64_t>(json, "step", file), required<double>(json, "epoch", file),
-          required<int64_t>(json, "samples", file), required<double>(json, "seconds", file)};
+Progress progress_from_json(const Json& json, const std::string& file,
+                            const std::string& parent = "") {
+  constexpr double kForever = 1e15;
+  return {count_at(json, "step", file, parent), amount_at(json, "epoch", file, 0, kForever, parent),
+          count_at(json, "samples", file, parent),
+          amount_at(json, "seconds", file, 0, kForever, parent)};
 }
 
 }  // namespace
@@ -156,23 +189,23 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   // Checkpoints written before stages existed have none: stage 0, begun at zero.
   if (json.contains("stage")) {
     Json stage = required<Json>(json, "stage", file);
-    s.stage = {required<int64_t>(stage, "index", file),
-               progress_from_json(required<Json>(stage, "start", file), file)};
+    s.stage = {count_at(stage, "index", file, "stage."),
+               progress_from_json(required<Json>(stage, "start", file), file, "stage.start.")};
   }
   Json data = required<Json>(json, "data", file);
-  s.data = {required<int64_t>(data, "epoch", file), required<int64_t>(data, "batch", file)};
+  s.data = {count_at(data, "epoch", file, "data."), count_at(data, "batch", file, "data.")};
   s.validated = required<bool>(json, "validated", file);
   s.last = values_from_json(json, "last", file);
   s.callbacks = required<Json>(json, "callbacks", file);
   s.rng = required<Json>(json, "rng", file);
-  s.lr_multiplier = required<double>(json, "lr_multiplier", file);
-  s.rewinds = required<int64_t>(json, "rewinds", file);
+  s.lr_multiplier = amount_at(json, "lr_multiplier", file, 0, 1);
+  s.rewinds = count_at(json, "rewinds", file);
   s.precision = required<Json>(json, "precision", file);
   s.scheduler = required<Json>(json, "scheduler", file);
   Json best = required<Json>(json, "best", file);
   if (!best.is_null())
     s.best = BestValue{required<std::string>(best, "metric", file), number_at(best, "value", file),
-                       required<int64_t>(best, "step", file)};
+                       count_at(best, "step", file, "best.")};
   return s;
 }
 

@@ -245,11 +245,15 @@ void Trainer::load_scheduler_state(const Json& state, const std::string& file) {
 void Trainer::report_skipped(int64_t epoch) {
   data::SkippedRecords skipped = parts_.train.dataset().skipped_records();
   if (skipped.count == 0) return;
-  record({{"train/skipped_records", double(skipped.count)}});
+  record({{"train/skipped_records", double(skipped.count)},
+          {"train/skipped_bytes", double(skipped.bytes)}});
+  // Bytes are worth a mention when framing was lost: more may be gone than the records counted.
+  std::string bytes =
+      skipped.bytes > 0 ? fmt::format(", {} damaged bytes passed over", skipped.bytes) : "";
   console_.line(
-      fmt::format("epoch {}: skipped {} corrupt training records (on_corrupt: skip); "
+      fmt::format("epoch {}: skipped {} corrupt training records{} (on_corrupt: skip); "
                   "the first: {}",
-                  epoch + 1, skipped.count, skipped.first_problem));
+                  epoch + 1, skipped.count, bytes, skipped.first_problem));
 }
 
 const NamedTensors* Trainer::evaluation_weights() const {

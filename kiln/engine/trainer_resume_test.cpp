@@ -135,6 +135,34 @@ TEST(TrainState, KeepsNanAndInfiniteValuesThatJsonCannotHold) {
   }
 }
 
+// Values out of range (issue #17: a negative data epoch was carried on into later checkpoints;
+// a step of 1e30 wrapped around to a negative step) are refused, naming the key.
+TEST(TrainState, RefusesCountsAndAmountsOutOfRange) {
+  Json good = to_json(TrainState{});
+  auto error_with = [&](const std::string& pointer, const Json& value) -> std::string {
+    Json damaged = good;
+    damaged[Json::json_pointer(pointer)] = value;
+    try {
+      train_state_from_json(damaged, "ckpt/train_state.json");
+    } catch (const DataError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_with("/data/epoch", -1),
+            "data error in ckpt/train_state.json: train state key \"data.epoch\": expected a "
+            "whole number from 0 to 2^53, got -1");
+  EXPECT_THAT(error_with("/step", 1e30), HasSubstr("\"step\": expected a whole number"));
+  EXPECT_THAT(error_with("/step", 3.5), HasSubstr("got 3.5"));
+  EXPECT_THAT(error_with("/samples", "12"), HasSubstr("\"samples\": expected a whole number"));
+  EXPECT_THAT(error_with("/stage/start/step", -4), HasSubstr("\"stage.start.step\""));
+  EXPECT_THAT(error_with("/epoch", -0.5), HasSubstr("\"epoch\": expected a number from 0"));
+  EXPECT_THAT(error_with("/seconds", nullptr), HasSubstr("got null"));
+  EXPECT_THAT(error_with("/lr_multiplier", 2), HasSubstr("from 0 to 1, got 2"));
+  EXPECT_THAT(error_with("/rewinds", -1), HasSubstr("\"rewinds\""));
+  EXPECT_EQ(error_with("/step", 12), "no error");
+}
+
 // A periodic checkpoint on the last step is taken before the final validation (validate_every
 // does not fall there): the run saves that step again, with the validation in it.
 TEST(TrainerResume, TheFinalCheckpointHoldsTheFinalValidation) {

@@ -7,6 +7,7 @@
 
 #include "kiln/core/crc32c.h"
 #include "kiln/core/error.h"
+#include "kiln/io/stream_error.h"
 
 namespace kiln::io {
 namespace {
@@ -65,7 +66,7 @@ class InflateInput : public InputStream {
 
   size_t read(char* out, size_t size) override {
     stream_.next_out = reinterpret_cast<Bytef*>(out);
-    stream_.avail_out = static_cast<uInt>(size);
+    stream_.avail_out = requested_ = static_cast<uInt>(size);
     while (stream_.avail_out > 0 && !finished_) inflate_some();
     size_t got = size - stream_.avail_out;
     position_ += static_cast<int64_t>(got);
@@ -85,23 +86,54 @@ class InflateInput : public InputStream {
   void inflate_some() {
     if (stream_.avail_in == 0) refill();
     if (stream_.avail_in == 0 && file_ended_) {
-      if (in_member_) fail("the compressed stream ends before its end marker");
+      if (in_member_) fail_member("the compressed stream ends before its end marker");
       finished_ = true;
       return;
     }
+    if (!in_member_) member_start_ = compressed_offset(), member_output_ = produced();
     in_member_ = true;
     int status = inflate(&stream_, Z_NO_FLUSH);
     if (status == Z_STREAM_END) {
       in_member_ = false;
+      members_ += 1;
       inflateReset(&stream_);  // a following gzip member, if any, starts here
     } else if (status != Z_OK && status != Z_BUF_ERROR) {
-      fail(std::string("corrupt compressed stream: ") + (stream_.msg ? stream_.msg : "bad data"));
+      fail_member(std::string("corrupt compressed stream: ") +
+                  (stream_.msg ? stream_.msg : "bad data"));
     }
   }
 
+  // Bytes delivered so far, those of the read() under way included.
+  int64_t produced() const { return position_ + (requested_ - stream_.avail_out); }
+
+  int64_t compressed_offset() const { return file_read_ - static_cast<int64_t>(stream_.avail_in); }
+
+  // Bytes after a complete stream that do not start another one are stray, not a cut stream.
+  [[noreturn]] void fail_member(const std::string& problem) {
+    bool after_the_end = members_ > 0 && member_output_ == produced();
+    if (!after_the_end) fail(problem);
+    throw CompressedStreamError(
+        path_, member_start_,
+        fmt::format("the compressed stream ended at this offset, but {} more bytes "
+                    "follow that are not another compressed stream",
+                    file_size_after(member_start_)));
+  }
+
+  int64_t file_size_after(int64_t offset) {
+    while (!file_ended_) refill_counting();
+    return file_read_ - offset;
+  }
+
+  void refill_counting() {
+    std::vector<char> scratch(kChunk);
+    size_t got = read_raw(file_.get(), path_, scratch.data(), scratch.size());
+    file_read_ += static_cast<int64_t>(got);
+    file_ended_ = got == 0;
+  }
+
   [[noreturn]] void fail(const std::string& problem) {
-    int64_t offset = file_read_ - static_cast<int64_t>(stream_.avail_in);
-    throw DataError(path_, -1, offset, problem + " (offset in the compressed file)");
+    throw CompressedStreamError(path_, compressed_offset(),
+                                problem + " (offset in the compressed file)");
   }
 
   std::string path_;
@@ -110,6 +142,8 @@ class InflateInput : public InputStream {
   z_stream stream_{};
   bool file_ended_ = false, in_member_ = false, finished_ = false;
   int64_t position_ = 0, file_read_ = 0;
+  uInt requested_ = 0;
+  int64_t members_ = 0, member_start_ = 0, member_output_ = 0;  // completed; where this one began
 };
 
 class FileOutput : public OutputStream {

@@ -2,6 +2,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <filesystem>
 
 #include "kiln/core/error.h"
 #include "kiln/io/example.h"
@@ -105,6 +108,25 @@ TEST(ConvertIdx, MismatchedCountsAndLayoutsNameTheFile) {
 TEST(ShardedTfRecordWriter, NeedsAtLeastOneShard) {
   testing::TempDir dir;
   EXPECT_THROW(ShardedTfRecordWriter(dir.file("x"), 0, Compression::kNone), Error);
+}
+
+// More shards than the process may open is refused before any file is created.
+TEST(ShardedTfRecordWriter, RefusesMoreShardsThanTheOpenFileLimitUpFront) {
+  testing::TempDir dir;
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit lowered = saved;
+  lowered.rlim_cur = 100;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  try {
+    ShardedTfRecordWriter out(dir.file("many"), 200, Compression::kNone);
+    ADD_FAILURE() << "200 shards accepted under a limit of 100 open files";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("200 shards would be open at once, but this process may "
+                                    "open 100 files (ulimit -n); write at most 68 shards"));
+  }
+  setrlimit(RLIMIT_NOFILE, &saved);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("many-00000-of-00200.tfrecord.partial")));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include <limits>
 #include <memory>
 
 #include "kiln/core/error.h"
@@ -14,10 +15,28 @@ struct StbFree {
   void operator()(stbi_uc* pixels) const { stbi_image_free(pixels); }
 };
 
+// The header's dimensions, checked before stb allocates for them: a 100-byte PNG may claim
+// 16 million by 16 million pixels.
+void check_dimensions(std::string_view bytes, const std::string& name) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw DataError(name, -1, -1,
+                    fmt::format("an image of {} bytes is more than kiln decodes", bytes.size()));
+  int width = 0, height = 0, file_channels = 0;
+  if (!stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()),
+                             static_cast<int>(bytes.size()), &width, &height, &file_channels))
+    return;  // not an image stb recognises: decoding says why
+  if (static_cast<int64_t>(width) * height > kMaxImagePixels)
+    throw DataError(name, -1, -1,
+                    fmt::format("the image says it is {}x{} pixels, more than kiln decodes ({} "
+                                "pixels)",
+                                width, height, kMaxImagePixels));
+}
+
 }  // namespace
 
 Image decode_image(std::string_view bytes, int channels, const std::string& name) {
   KILN_ASSERT(channels >= 0 && channels <= 4);
+  check_dimensions(bytes, name);
   int width = 0, height = 0, file_channels = 0;
   std::unique_ptr<stbi_uc, StbFree> pixels(stbi_load_from_memory(
       reinterpret_cast<const stbi_uc*>(bytes.data()), static_cast<int>(bytes.size()), &width,

@@ -20,6 +20,10 @@ struct Image {
 /// own; 1, 3 or 4 converts. Throws DataError naming `name` for anything stb cannot decode.
 Image decode_image(std::string_view bytes, int channels, const std::string& name);
 
+/// The most pixels decode_image decodes (2^26, e.g. 8192 x 8192): checked against the header
+/// before any pixel is allocated.
+constexpr int64_t kMaxImagePixels = int64_t{1} << 26;
+
 /// PNG bytes of an image with 1, 3 or 4 channels.
 std::string encode_png(const Image& image);
 

@@ -69,5 +69,21 @@ TEST(ImageCodec, GarbageAndTruncatedFilesAreDataErrorsNamingTheSource) {
   }
 }
 
+// A PNG whose header claims 10000 x 10000 pixels (stb itself refuses only past 2^30 bytes):
+// refused from the header, before 300 MB are allocated for it.
+TEST(ImageCodec, DimensionsBeyondTheLimitAreRefusedBeforeDecoding) {
+  std::string png = encode_png(pattern(3));
+  for (int at : {16, 20}) {  // IHDR's width and height, big-endian
+    png[at] = 0, png[at + 1] = 0, png[at + 2] = 0x27, png[at + 3] = 0x10;
+  }
+  try {
+    decode_image(png, 0, "big.png");
+    ADD_FAILURE() << "decoded a 10000x10000 image";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("big.png: the image says it is 10000x10000 pixels, more "
+                                    "than kiln decodes (67108864 pixels)"));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::io

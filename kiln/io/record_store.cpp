@@ -51,6 +51,7 @@ ScanSummary scan_records(const RecordStoreOptions& options, const RecordStore::C
   std::string record;
   for (size_t file = 0; file < summary.files.size(); ++file) {
     TfRecordReader reader(summary.files[file], compression);
+    if (skip) reader.resynchronize_after_damage();
     while (options.limit == 0 || kept < options.limit) {
       bool more = false;
       if (!attempt([&] { more = reader.next(record); }, skip, summary.skipped,
@@ -65,10 +66,17 @@ ScanSummary scan_records(const RecordStoreOptions& options, const RecordStore::C
       keep(origin, record);
       kept += 1;
     }
+    summary.skipped_bytes += reader.damaged_bytes();
   }
-  if (summary.skipped > 0)
-    std::fprintf(stderr, "kiln: warning: skipped %lld corrupt records; the first: %s\n",
-                 static_cast<long long>(summary.skipped), summary.first_problem.c_str());
+  if (summary.skipped > 0) {
+    // Bytes are worth a mention when framing was lost: more may be gone than the records counted.
+    std::string bytes = summary.skipped_bytes > 0
+                            ? fmt::format(" ({} damaged bytes passed over)", summary.skipped_bytes)
+                            : "";
+    std::fprintf(stderr, "kiln: warning: skipped %lld corrupt records%s; the first: %s\n",
+                 static_cast<long long>(summary.skipped), bytes.c_str(),
+                 summary.first_problem.c_str());
+  }
   KILN_CHECK(kept > 0, "{}: the files hold no usable record",
              options.patterns.empty() ? std::string("tfrecord") : options.patterns.front());
   return summary;

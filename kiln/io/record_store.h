@@ -32,6 +32,7 @@ struct ScannedRecord {
 struct ScanSummary {
   std::vector<std::string> files;  // the expanded patterns
   int64_t skipped = 0;             // damaged or rejected records dropped
+  int64_t skipped_bytes = 0;       // bytes of damaged frames, and of what was lost after them
   std::string first_problem;
 };
 
@@ -50,6 +51,7 @@ class RecordStore {
   RecordLocation location(int64_t index) const;
   /// Damaged records dropped while reading, and the error of the first.
   int64_t skipped() const { return summary_.skipped; }
+  int64_t skipped_bytes() const { return summary_.skipped_bytes; }
   const std::string& first_problem() const { return summary_.first_problem; }
 
  private:

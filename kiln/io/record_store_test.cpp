@@ -62,6 +62,28 @@ TEST(RecordStore, SkipsDamagedAndRejectedRecordsWhenAskedAndCountsThem) {
   EXPECT_THAT(store.first_problem(), HasSubstr("record 1"));
 }
 
+// A damaged length field loses the framing: the records after it are found again by their CRCs,
+// and the report counts the bytes passed over, not only the one record.
+TEST(RecordStore, ADamagedLengthSkipsOnlyItsRecordAndCountsItsBytes) {
+  testing::TempDir dir;
+  std::vector<std::string> records;
+  for (int i = 0; i < 50; ++i) records.push_back("record " + std::to_string(i));
+  std::string file = write_records(dir, "l", records);
+  std::string bytes = read_file_bytes(file);
+  size_t frame = 12 + records[0].size() + 4;
+  bytes[3 * frame + 1] ^= 0x01;  // record 3's length
+  dir.write("l", bytes);
+  EXPECT_THROW(RecordStore::read({{file}}), DataError);
+
+  RecordStore store = RecordStore::read({{file}, "none", true, 0});
+  EXPECT_EQ(store.size(), 49);
+  EXPECT_EQ(store.skipped(), 1);
+  EXPECT_EQ(store.skipped_bytes(), static_cast<int64_t>(frame));
+  EXPECT_EQ(store.bytes(3), "record 4");
+  EXPECT_EQ(store.location(3).record, 4);
+  EXPECT_THAT(store.first_problem(), HasSubstr("bytes passed over to the next intact record"));
+}
+
 TEST(RecordStore, NamesAPatternThatMatchesNothingAndRefusesEmptyFiles) {
   testing::TempDir dir;
   try {

@@ -16,6 +16,7 @@ RecordCatalog RecordCatalog::scan(const RecordStoreOptions& options,
   });
   catalog.files_ = summary.files;
   catalog.skipped_ = summary.skipped;
+  catalog.skipped_bytes_ = summary.skipped_bytes;
   catalog.first_problem_ = summary.first_problem;
   catalog.kept_.resize(catalog.files_.size());
   for (const auto& kept : catalog.kept_) {
@@ -76,6 +77,8 @@ bool RecordStream::open_next_file(Slot& slot) {
   if (catalog_->options_.compression != "auto")
     compression = parse_compression(catalog_->options_.compression);
   slot.reader = std::make_unique<TfRecordReader>(catalog_->files_[slot.file], compression);
+  // Framed as the scan framed it, so that record indices agree with the catalog's.
+  if (catalog_->options_.skip_corrupt) slot.reader->resynchronize_after_damage();
   return true;
 }
 

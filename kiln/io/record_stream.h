@@ -39,6 +39,7 @@ class RecordCatalog {
   int64_t size() const { return total_; }
   /// Damaged or rejected records the scan dropped, and the first one's error.
   int64_t skipped() const { return skipped_; }
+  int64_t skipped_bytes() const { return skipped_bytes_; }
   const std::string& first_problem() const { return first_problem_; }
   /// Records rank `rank` of `world` would read in an epoch.
   int64_t records_for(int64_t rank, int64_t world) const;
@@ -53,6 +54,7 @@ class RecordCatalog {
   std::vector<int64_t> first_index_;        // per file, the stream-wide index of its first record
   int64_t total_ = 0;
   int64_t skipped_ = 0;
+  int64_t skipped_bytes_ = 0;
   std::string first_problem_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "kiln/core/crc32c.h"
 #include "kiln/core/error.h"
+#include "kiln/io/stream_error.h"
 
 namespace kiln::io {
 namespace {
@@ -42,8 +43,15 @@ TfRecordReader::TfRecordReader(std::string path, std::optional<Compression> comp
       compression_(compression ? *compression : detect_file_compression(path_)),
       input_(open_input(path_, compression_)) {}
 
+int64_t TfRecordReader::position() const {
+  return input_->position() - static_cast<int64_t>(pending_.size() - pending_used_);
+}
+
 size_t TfRecordReader::read_up_to(std::string& out, size_t size) {
-  out.clear();
+  size_t ahead = std::min(size, pending_.size() - pending_used_);
+  out.assign(pending_, pending_used_, ahead);
+  pending_used_ += ahead;
+  if (pending_used_ == pending_.size()) pending_.clear(), pending_used_ = 0;
   while (out.size() < size) {
     size_t piece = std::min(kReadPiece, size - out.size()), before = out.size();
     out.resize(before + piece);
@@ -57,13 +65,75 @@ size_t TfRecordReader::read_up_to(std::string& out, size_t size) {
 void TfRecordReader::fail(const std::string& problem, bool recoverable) {
   int64_t record = index_, offset = offset_;
   index_ += 1;
-  offset_ = input_->position();
+  offset_ = position();
+  damaged_bytes_ += offset_ - offset;
   broken_ = !recoverable;
   throw DataError(path_, record, offset, problem);
 }
 
+// A frame whose length cannot be trusted: the rest of the file cannot be framed from here, unless
+// resynchronizing finds the next intact record.
+void TfRecordReader::fail_frame(const std::string& problem, const std::string& header) {
+  if (!resynchronize_) {
+    fail(problem + " (the rest of the file cannot be framed)", false);
+  }
+  std::string window;
+  read_up_to(window, kReadPiece);
+  pending_ = find_next_frame(header + window);
+  pending_used_ = 0;
+  int64_t skipped = position() - offset_;
+  if (pending_.empty())
+    fail(fmt::format("{}; no intact record follows: the last {} bytes of the file are lost",
+                     problem, skipped),
+         false);
+  fail(fmt::format("{}; {} bytes passed over to the next intact record", problem, skipped), true);
+}
+
+// Tops `window` up from the input until it holds `size` bytes from `start`; false at the end.
+bool TfRecordReader::fill(std::string& window, size_t start, size_t size) {
+  while (window.size() - start < size) {
+    std::string more;
+    if (read_up_to(more, std::max(kReadPiece, size - (window.size() - start))) == 0) return false;
+    window += more;
+  }
+  return true;
+}
+
+// Scans `window` (a damaged frame's header and what follows it, then the rest of the input) from
+// its second byte for the first offset where a whole record frames with both CRCs intact; returns
+// the bytes from there, or nothing when none does.
+std::string TfRecordReader::find_next_frame(std::string window) {
+  size_t start = 1;
+  while (fill(window, start, kHeaderSize)) {
+    const char* header = window.data() + start;
+    uint64_t length = load_le(header, 8);
+    if (masked_crc(header, 8) == static_cast<uint32_t>(load_le(header + 8, 4)) &&
+        length <= kMaxTfRecordBytes && fill(window, start, kHeaderSize + length + kFooterSize)) {
+      const char* data = window.data() + start + kHeaderSize;
+      if (masked_crc(data, length) == static_cast<uint32_t>(load_le(data + length, 4)))
+        return window.substr(start);
+    }
+    start += 1;
+    if (start > kReadPiece) window.erase(0, start), start = 0;  // keep the window bounded
+  }
+  return {};
+}
+
 bool TfRecordReader::next(std::string& record) {
   if (broken_) return false;
+  try {
+    return read_record(record);
+  } catch (const CompressedStreamError& e) {
+    // Nothing after this point can be inflated: the rest of the file is lost.
+    int64_t record_index = index_;
+    broken_ = true;
+    index_ += 1;
+    throw DataError(path_, record_index, e.offset(),
+                    e.problem() + "; reading of the file stops here");
+  }
+}
+
+bool TfRecordReader::read_record(std::string& record) {
   std::string header;
   size_t got = read_up_to(header, kHeaderSize);
   if (got == 0) return false;
@@ -72,7 +142,11 @@ bool TfRecordReader::next(std::string& record) {
          false);
   uint64_t length = load_le(header.data(), 8);
   if (masked_crc(header.data(), 8) != static_cast<uint32_t>(load_le(header.data() + 8, 4)))
-    fail("length CRC mismatch: not a TFRecord file, or corrupt (the rest cannot be framed)", false);
+    fail_frame("length CRC mismatch: not a TFRecord file, or corrupt", header);
+  if (length > kMaxTfRecordBytes)
+    fail_frame(fmt::format("the length field says {} bytes, more than a record may hold ({})",
+                           length, kMaxTfRecordBytes),
+               header);
   std::string body;
   size_t wanted = static_cast<size_t>(length) + kFooterSize;
   if (read_up_to(body, wanted) < wanted)
@@ -85,7 +159,7 @@ bool TfRecordReader::next(std::string& record) {
   record = std::move(body);
   record_offset_ = offset_;
   index_ += 1;
-  offset_ = input_->position();
+  offset_ = position();
   return true;
 }
 

@@ -7,7 +7,9 @@
 
 #include <vector>
 
+#include "kiln/core/crc32c.h"
 #include "kiln/core/error.h"
+#include "kiln/io/byte_stream.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/tfrecord.h"
 #include "tests/support/temp_dir.h"
@@ -124,6 +126,125 @@ TEST(TfRecordCorruption, ATruncatedGzipStreamNamesTheFile) {
       EXPECT_GE(e.offset(), 0);
     }
   }
+}
+
+// Resynchronizing (on_corrupt: skip): after any damaged byte, every later record is read again.
+TEST(TfRecordCorruption, AResynchronizingReaderLosesOnlyTheDamagedRecord) {
+  testing::TempDir dir;
+  Layout layout = framed_file();
+  for (size_t i = 0; i < layout.bytes.size(); ++i) {
+    std::string damaged = layout.bytes;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
+    std::string path = dir.write("flipped.tfrecord", damaged);
+    size_t bad = record_at(layout, i);
+    SCOPED_TRACE("flipped byte " + std::to_string(i));
+    TfRecordReader reader(path, Compression::kNone);
+    reader.resynchronize_after_damage();
+    std::vector<std::string> read;
+    std::string record;
+    int errors = 0;
+    for (;;) {
+      try {
+        if (!reader.next(record)) break;
+        read.push_back(record);
+      } catch (const DataError& e) {
+        errors += 1;
+        EXPECT_EQ(e.record(), static_cast<int64_t>(bad));
+      }
+    }
+    std::vector<std::string> expected = kRecords;
+    expected.erase(expected.begin() + static_cast<std::ptrdiff_t>(bad));
+    EXPECT_EQ(read, expected);
+    EXPECT_EQ(errors, 1);
+    EXPECT_EQ(reader.damaged_bytes(),
+              static_cast<int64_t>(layout.starts[bad + 1] - layout.starts[bad]));
+  }
+}
+
+// A header whose length field is 2^64 - 1 and whose length CRC is right.
+std::string huge_length_header() {
+  std::string header(8, static_cast<char>(0xff));
+  uint32_t crc = crc32c_mask(crc32c(header.data(), 8));
+  for (int i = 0; i < 4; ++i) header += static_cast<char>((crc >> (8 * i)) & 0xff);
+  return header;
+}
+
+// A length of 2^64 - 1 with a valid CRC must not wrap around into a tiny read.
+TEST(TfRecordCorruption, AHugeLengthWithAValidCrcIsReportedPlainAndGzipped) {
+  testing::TempDir dir;
+  std::string framed = frame_tfrecord("x");
+  for (auto compression : {Compression::kNone, Compression::kGzip}) {
+    std::string path = dir.file(std::string("huge.tfrecord.") + compression_name(compression));
+    auto out = open_output(path, compression);
+    std::string bytes = huge_length_header() + framed;
+    out->write(bytes.data(), bytes.size());
+    out->close();
+    TfRecordReader reader(path, compression);
+    std::string record;
+    try {
+      reader.next(record);
+      ADD_FAILURE() << "no error for a length of 2^64 - 1";
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.record(), 0);
+      EXPECT_THAT(e.what(), HasSubstr("18446744073709551615 bytes, more than a record may hold"));
+    }
+    EXPECT_FALSE(reader.next(record));
+  }
+}
+
+std::string gzipped_records(const testing::TempDir& dir) {
+  std::string path = dir.file("whole.tfrecord.gz");
+  TfRecordWriter writer(path, Compression::kGzip);
+  for (int i = 0; i < 2000; ++i) writer.write("record number " + std::to_string(i * 7919));
+  writer.close();
+  return read_file_bytes(path);
+}
+
+// Reads with resynchronization, as on_corrupt: skip does; returns the errors seen. Must end.
+int errors_reading_to_the_end(const std::string& path) {
+  TfRecordReader reader(path, Compression::kGzip);
+  reader.resynchronize_after_damage();
+  std::string record;
+  int errors = 0;
+  for (int calls = 0; calls < 10000; ++calls) {
+    try {
+      if (!reader.next(record)) return errors;
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.file(), path);
+      errors += 1;
+    }
+  }
+  ADD_FAILURE() << "the reader never reached the end";
+  return errors;
+}
+
+TEST(TfRecordCorruption, ADamagedGzipStreamEndsTheFileEvenWhenSkipping) {
+  testing::TempDir dir;
+  std::string whole = gzipped_records(dir);
+  EXPECT_EQ(errors_reading_to_the_end(dir.write("half.gz", whole.substr(0, whole.size() / 2))), 1);
+  std::string trailer = whole;
+  trailer[trailer.size() - 6] ^= 0x40;  // the CRC-32 of the gzip trailer
+  EXPECT_EQ(errors_reading_to_the_end(dir.write("trailer.gz", trailer)), 1);
+  std::string middle = whole;
+  middle[middle.size() / 2] ^= 0xff;
+  EXPECT_GE(errors_reading_to_the_end(dir.write("middle.gz", middle)), 1);
+}
+
+TEST(TfRecordCorruption, AStrayByteAfterACompleteGzipStreamIsNamedAsSuch) {
+  testing::TempDir dir;
+  std::string whole = gzipped_records(dir);
+  std::string path = dir.write("stray.gz", whole + "x");
+  TfRecordReader reader(path, Compression::kGzip);
+  std::string record;
+  int64_t records = 0;
+  try {
+    while (reader.next(record)) records += 1;
+    ADD_FAILURE() << "a stray byte after the stream went unnoticed";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("1 more bytes follow that are not another compressed stream"));
+    EXPECT_EQ(e.offset(), static_cast<int64_t>(whole.size()));
+  }
+  EXPECT_EQ(records, 2000);
 }
 
 TEST(TfRecordCorruption, AGarbageFileFailsAtItsFirstRecord) {

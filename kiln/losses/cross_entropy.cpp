@@ -51,6 +51,16 @@ class CrossEntropy : public Loss {
     }
     return torch::nn::functional::cross_entropy(output, target, options);
   }
+  std::optional<BadTarget> check_targets(const torch::Tensor& output,
+                                         const torch::Tensor& target) const override {
+    if (output.dim() != 2 || target.dim() != 1 || target.is_floating_point()) return std::nullopt;
+    int64_t classes = output.size(1);
+    torch::Tensor outside = (target < 0) | (target >= classes);
+    if (!outside.any().item<bool>()) return std::nullopt;
+    int64_t row = outside.nonzero()[0][0].item<int64_t>();
+    return BadTarget{row, fmt::format("class {} is outside the model's {} classes (0 to {})",
+                                      target[row].item<int64_t>(), classes, classes - 1)};
+  }
   // torch divides a weighted mean (its label-smoothing term too) by the targets' weights.
   double mean_weight(const torch::Tensor& output, const torch::Tensor& target) const override {
     if (!weights_.defined()) return Loss::mean_weight(output, target);

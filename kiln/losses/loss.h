@@ -4,13 +4,29 @@
 
 #include <torch/torch.h>
 
+#include <optional>
+#include <string>
+
 #include "kiln/core/registry.h"
 
 namespace kiln::losses {
 
+/// A target the loss cannot take: its row in the batch and what is wrong with it.
+struct BadTarget {
+  int64_t row = 0;
+  std::string problem;
+};
+
 class Loss {
  public:
   virtual ~Loss() = default;
+  /// The first target these outputs cannot be compared with (a class index outside the logits'
+  /// classes), checked before forward() so that bad data is reported as data, with where it came
+  /// from, rather than as LibTorch's internal assertion.
+  virtual std::optional<BadTarget> check_targets(const torch::Tensor& output,
+                                                 const torch::Tensor& target) const {
+    return std::nullopt;
+  }
   /// The mean loss over the batch. An option that does not fit the outputs is a ConfigError
   /// whose path is the option's, relative to the loss (`class_weights`); any other kiln::Error
   /// (shapes) is reported as a config error at the loss.

@@ -95,7 +95,8 @@ TEST(TrainTfRecord, ARecordThatDoesNotFitItsSpecStopsTrainingNamingIt) {
   EXPECT_EQ(train.exit_code, 1) << train.err;
   EXPECT_THAT(train.err, HasSubstr("fm/test-00000-of-00002.tfrecord.zz"));
   EXPECT_THAT(train.err,
-              HasSubstr("feature \"image\": has 784 values, its shape [28, 27, 1] needs 756"));
+              HasSubstr("feature \"image\": holds 784 bytes (a bytes_list, read one byte per "
+                        "value: encoding raw), its shape [28, 27, 1] needs 756 values"));
   EXPECT_THAT(train.err, HasSubstr("offset"));
 }
 

@@ -26,7 +26,16 @@ class IdxDataset : public TensorDataset {
  public:
   explicit IdxDataset(const IdxDatasetOptions& o)
       : TensorDataset(first(idx_images(io::read_idx(o.images), o.images), o.limit),
-                      first(idx_labels(io::read_idx(o.labels), o.labels), o.limit)) {}
+                      first(idx_labels(io::read_idx(o.labels), o.labels), o.limit)),
+        labels_(o.labels) {}
+  // Label i of a one-dimensional IDX file of bytes sits after the 8-byte header (offsets in the
+  // decompressed file).
+  ExampleOrigin locate(int64_t index) const override {
+    return {{labels_, index, 8 + index}, "labels"};
+  }
+
+ private:
+  std::string labels_;
 };
 
 }  // namespace

@@ -102,7 +102,7 @@ Batch decode_batch(const RecordDecoder& decoder, int64_t count, RecordAt record,
     auto [bytes, at] = record(row);
     decoder.decode(bytes, at, row, rows);
   }
-  Batch batch{rows.at(o.input), rows.at(o.target), {}};
+  Batch batch{rows.at(o.input), rows.at(o.target), {}, {}};
   for (const std::string& name : o.targets) batch.targets[name] = rows.at(name);
   return batch;
 }
@@ -127,6 +127,9 @@ class EncodedExampleDataset : public Dataset {
       return std::make_pair(records_.bytes(index[row]), records_.location(index[row]));
     };
     return decode_batch(decoder_, indices.size(0), record, options_);
+  }
+  ExampleOrigin locate(int64_t index) const override {
+    return {records_.location(index), options_.target};
   }
 
  private:
@@ -163,7 +166,13 @@ class StreamedExampleDataset : public StreamingDataset {
       const io::Record& r = records[static_cast<size_t>(row)];
       return std::make_pair(std::string_view(r.bytes), r.where);
     };
-    return decode_batch(decoder_, static_cast<int64_t>(records.size()), record, options_);
+    Batch batch = decode_batch(decoder_, static_cast<int64_t>(records.size()), record, options_);
+    std::vector<io::RecordLocation> where;
+    for (const io::Record& r : records) where.push_back(r.where);
+    batch.origin = [where = std::move(where), target = options_.target](int64_t row) {
+      return ExampleOrigin{where.at(static_cast<size_t>(row)), target};
+    };
+    return batch;
   }
 
  private:
@@ -199,11 +208,11 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   };
   if (o.cache == RecordCache::kNone) {
     io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
-    SkippedRecords skipped{catalog.skipped(), catalog.first_problem()};
+    SkippedRecords skipped{catalog.skipped(), catalog.first_problem(), catalog.skipped_bytes()};
     return {std::make_shared<StreamedExampleDataset>(std::move(catalog), decoder, o), skipped};
   }
   io::RecordStore records = io::RecordStore::read(store, check);
-  SkippedRecords skipped{records.skipped(), records.first_problem()};
+  SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
   if (o.cache == RecordCache::kRecords) return {encoded, skipped};
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
@@ -223,6 +232,7 @@ class TfRecordDataset : public Dataset {
   const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
   SkippedRecords skipped_records() const override { return skipped_; }
   std::vector<std::string> target_names() const override { return names_; }
+  ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
 
  private:
   explicit TfRecordDataset(OpenedRecords opened)

@@ -90,7 +90,8 @@ TEST(TfRecordDataset, AWrongValueCountNamesFileRecordAndFeature) {
       EXPECT_EQ(e.offset(),
                 12 + 16 + int64_t(io::encode_example(numbered_example(0, false)).size()));
       EXPECT_THAT(e.what(),
-                  HasSubstr("feature \"image\": has 6 values, its shape [28, 28] needs 784"));
+                  HasSubstr("feature \"image\": holds 6 bytes (a bytes_list, read one byte per "
+                            "value: encoding raw), its shape [28, 28] needs 784 values"));
     }
   };
   auto lazy = make_dataset(spec_yaml(file, "{shape: [28, 28]}"));
@@ -249,7 +250,8 @@ TEST(TfRecordDataset, SequenceExampleListsArePaddedOrCutToSteps) {
       FAIL() << "a step of 3 values passed for shape [2]";
     } catch (const DataError& e) {
       EXPECT_EQ(e.record(), 2);
-      EXPECT_THAT(e.what(), HasSubstr("feature \"frames[1]\": has 3 values"));
+      EXPECT_THAT(e.what(), HasSubstr("feature \"frames[1]\": holds 3 floats (a float_list), its "
+                                      "shape [2] needs 2 values"));
     }
   }
 }
