@@ -15,6 +15,8 @@ packages=(
   libcpp-httplib-dev libprotobuf-dev protobuf-compiler libstb-dev zlib1g-dev libsqlite3-dev
   # tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # fuzzing the torch-free parsers (make fuzz): clang, its sanitizer runtimes and libFuzzer
+  clang libclang-rt-14-dev libfuzzer-14-dev
   # real data
   dataset-fashion-mnist
   # peer for the benchmarks and golden-value generators (never linked)

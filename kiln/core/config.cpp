@@ -36,6 +36,18 @@ Json& step_into(Json& node, const PathStep& step, const std::string& path) {
   return node[index];
 }
 
+// The first control character of `text` other than tab and line ends (CR only before LF): a NUL
+// makes yaml-cpp take the text for UTF-16 or UTF-32, and a lone CR stays inside plain values, so
+// that the saved config would not read back the same.
+size_t first_control_character(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    bool line_end = c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n');
+    if (c < 0x20 && c != '\t' && !line_end) return i;
+  }
+  return std::string::npos;
+}
+
 // Size and encoding, checked before any parser sees the text: a config is UTF-8 text of a
 // reasonable size, and a message about a stray byte names where it is.
 void check_config_text(const std::string& text, const std::string& origin) {
@@ -43,15 +55,17 @@ void check_config_text(const std::string& text, const std::string& origin) {
     throw ConfigError(
         "", origin,
         fmt::format("{} bytes is more than a config may hold ({})", text.size(), kMaxConfigBytes));
-  size_t bad = first_invalid_utf8(text);
+  size_t invalid = first_invalid_utf8(text), control = first_control_character(text);
+  size_t bad = std::min(invalid, control);
   if (bad == std::string::npos) return;
   size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
   size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
   size_t column = line_start == std::string::npos || bad == 0 ? bad + 1 : bad - line_start;
   throw ConfigError("", origin,
-                    fmt::format("byte 0x{:02x} at line {}, column {} (offset {}) is not UTF-8 "
-                                "text; configs must be UTF-8",
-                                static_cast<uint8_t>(text[bad]), line, column, bad));
+                    fmt::format("byte 0x{:02x} at line {}, column {} (offset {}) is {}; configs "
+                                "must be UTF-8 text",
+                                static_cast<uint8_t>(text[bad]), line, column, bad,
+                                bad == invalid ? "not UTF-8" : "a control character"));
 }
 
 // nlohmann's parser takes the last of two equal keys and has no depth limit; its callback sees
@@ -73,7 +87,7 @@ Json parse_json_config(const std::string& text, const std::string& origin) {
   };
   try {
     return Json::parse(text, guard, true, /*ignore_comments=*/true);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     throw ConfigError("", origin, std::string("invalid JSON: ") + e.what());
   }
 }

@@ -118,5 +118,22 @@ TEST(LoadConfig, OverridesApplyAfterAllFiles) {
   EXPECT_EQ(config.origins.find("name"), b);
 }
 
+// Fuzzing found these (tests/fuzz/regressions/fuzz_config_override, fuzz_config): an index past
+// what stoul holds, and a JSON number past what a double holds, escaped as std exceptions.
+TEST(Override, AnIndexOrNumberOutOfRangeIsAConfigError) {
+  RawConfig config;
+  config.tree = Json::parse(R"({"model": {"hidden": [1, 2]}})");
+  EXPECT_THROW(apply_override(config, "model.hidden[99999999999999999999]=1"), ConfigError);
+  EXPECT_THROW(parse_config_text(R"({"lr": 1e400})", "exp.json", true), ConfigError);
+}
+
+// And this: an unsigned JSON integer past 2^63 - 1 read back from the saved YAML as a float.
+TEST(ConfigText, LargeUnsignedIntegersSurviveTheSavedYaml) {
+  Json tree = parse_config_text(R"({"a": 18446744073709551615})", "exp.json", true);
+  Json back = parse_config_text(to_yaml(tree), "config.yaml", false);
+  EXPECT_EQ(back, tree);
+  EXPECT_TRUE(back["a"].is_number_unsigned());
+}
+
 }  // namespace
 }  // namespace kiln

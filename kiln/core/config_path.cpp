@@ -20,6 +20,8 @@ size_t parse_index(const std::string& path, size_t& pos) {
   for (char c : digits)
     if (!std::isdigit(static_cast<unsigned char>(c))) bad_path(path, "index '" + digits + "'");
   pos = close + 1;
+  // No list holds a billion items; longer digit strings would overflow stoul.
+  if (digits.size() > 9) bad_path(path, "index '" + digits + "' is out of range");
   return std::stoul(digits);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 #include "kiln/core/error.h"
@@ -11,6 +12,9 @@ namespace {
 
 constexpr const char* kUnits =
     "units: step(s), epoch(s), sample(s), s/sec/second(s), min/minute(s), h/hour(s)";
+// The largest amount of a unit: counts stay exact doubles, seconds stay finite.
+constexpr double kMaxPeriodAmount = 9007199254740992.0;  // 2^53
+
 constexpr const char* kAccepted =
     "expected a period like \"500 steps\", \"2 epochs\", \"100000 samples\", \"30 min\"";
 
@@ -49,7 +53,8 @@ Period Period::parse(const std::string& raw) {
   auto reject = [&raw](const std::string& why) {
     return Error(fmt::format("{}, got \"{}\" ({})", why, raw, kUnits));
   };
-  if (end == text.c_str()) throw reject(kAccepted);
+  // strtod stops at a NUL byte: "1 epoch\0junk" must not read as "1 epoch".
+  if (end == text.c_str() || text.find('\0') != std::string::npos) throw reject(kAccepted);
   auto unit = units().find(trim(std::string(end)));
   if (unit == units().end()) throw reject(kAccepted);
   if (!(amount > 0) || !std::isfinite(amount)) throw reject("a period must be positive");
@@ -57,6 +62,8 @@ Period Period::parse(const std::string& raw) {
   if (whole_unit && amount != std::floor(amount))
     throw reject("steps and samples are whole numbers");
   if (unit->second.unit == Unit::kSeconds) amount *= unit->second.seconds_per;
+  // Beyond 2^53 a count is no longer exact, and 1e308 hours would become infinite seconds.
+  if (!(amount <= kMaxPeriodAmount)) throw reject("a period must be at most 2^53 of its unit");
   return Period(amount, unit->second.unit);
 }
 
@@ -89,6 +96,8 @@ std::optional<int64_t> Period::in_steps(double steps_per_epoch, double samples_p
     case Unit::kSeconds:
       return std::nullopt;
   }
+  // Past what an int64 holds (1e15 epochs of 1e6 steps) the period never ends.
+  if (!(steps < 9e18)) return std::numeric_limits<int64_t>::max();
   // The slack keeps 0.3 epochs of 10 steps (3.0000000000000004) at 3 steps, as crossed() does.
   return static_cast<int64_t>(std::ceil(steps - 1e-9));
 }

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kiln/core/error.h"
 
 namespace kiln {
@@ -223,6 +225,18 @@ TEST(OptionalPeriod, NullAndZeroMeanNoneAndAPeriodRoundTrips) {
     EXPECT_THAT(e.what(), HasSubstr("config error at scheduler.warmup"));
     EXPECT_THAT(e.what(), HasSubstr("expected a period"));
   }
+}
+
+// Fuzzing found these (tests/fuzz/regressions/fuzz_period): an amount that overflows once
+// converted (1e308 hours: infinite seconds, saved as "inf s"), a step count past int64 (undefined
+// conversion), and text after a NUL byte.
+TEST(Period, RefusesAmountsPastTwoToThe53AndTextAfterANul) {
+  for (const std::string text : std::vector<std::string>{"1e308 h", "1e300 steps", "1e17 samples",
+                                                         std::string("1 epoch\0junk", 12)}) {
+    EXPECT_THROW(Period::parse(text), Error) << text;
+  }
+  EXPECT_EQ(Period::parse("9007199254740992 steps").in_steps(10, 32), 9007199254740992);
+  EXPECT_EQ(Period::parse("1e15 epochs").in_steps(1e6, 32), std::numeric_limits<int64_t>::max());
 }
 
 }  // namespace

@@ -37,6 +37,14 @@ bool parse_integer(const std::string& text, Json& out) {
   }
   errno = 0;
   long long value = std::strtoll(digits.c_str(), nullptr, base);
+  if (errno == ERANGE && base == 10 && digits[0] != '-') {
+    // JSON's unsigned integers up to 2^64 - 1 read back as they were written.
+    errno = 0;
+    unsigned long long large = std::strtoull(digits.c_str(), nullptr, base);
+    if (errno == ERANGE) return false;
+    out = static_cast<uint64_t>(large);
+    return true;
+  }
   if (errno == ERANGE) return false;  // too large: kept as a string, reported by the schema
   out = static_cast<int64_t>(value);
   return true;

@@ -14,7 +14,7 @@ namespace kiln {
 /// Bounds on what a YAML document may expand to: aliases let 300 bytes describe a billion values
 /// or a cycle.
 struct YamlLimits {
-  size_t max_values = 1000000;
+  size_t max_values = 100000;
   size_t max_depth = 64;
 };
 

@@ -172,7 +172,8 @@ std::string save_checkpoint(const std::string& checkpoints_dir, const Checkpoint
 
 int64_t checkpoint_step(const std::string& dir) {
   std::string name = fs::path(dir).filename().string();
-  if (name.size() <= 5 || name.compare(0, 5, "step-") != 0) return -1;
+  // More than 18 digits is no step kiln wrote (and would overflow stoll).
+  if (name.size() <= 5 || name.size() > 5 + 18 || name.compare(0, 5, "step-") != 0) return -1;
   for (size_t i = 5; i < name.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
   return std::stoll(name.substr(5));
@@ -287,6 +288,11 @@ void verify_checkpoint(const std::string& checkpoint_dir) {
     size_t size = 0;
     if (!(fields >> crc >> size >> file))
       throw DataError(manifest_path, line_number, -1, "malformed MANIFEST line: " + line);
+    // A checkpoint's files sit in its own folder: a damaged MANIFEST must not send kiln reading
+    // elsewhere ("../../big.bin").
+    if (file.find('/') != std::string::npos || file == "." || file == "..")
+      throw DataError(manifest_path, line_number, -1,
+                      "lists \"" + file + "\", which is not a file of the checkpoint's folder");
     if (!fs::is_regular_file(checkpoint_dir + "/" + file))
       throw DataError(manifest_path, line_number, -1,
                       "lists \"" + file + "\", which is missing: the checkpoint is incomplete");

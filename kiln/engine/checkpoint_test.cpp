@@ -169,6 +169,19 @@ TEST_F(CheckpointTest, AMalformedManifestLineIsADataError) {
   }
 }
 
+TEST_F(CheckpointTest, AManifestNamingAFileOutsideTheCheckpointIsADataError) {
+  std::string dir = save(1, *trained_model(1));
+  write_file_atomic(dir + "/MANIFEST", "00000000 4 ../../elsewhere.bin\n");
+  try {
+    verify_checkpoint(dir);
+    FAIL() << "followed a MANIFEST out of the checkpoint";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not a file of the checkpoint's folder"));
+  }
+  // A folder named like a step but past int64 is no checkpoint of kiln's.
+  EXPECT_EQ(checkpoint_step("runs/x/checkpoints/step-99999999999999999999"), -1);
+}
+
 TEST_F(CheckpointTest, AManifestThatLostLinesVouchesForNothing) {
   std::string dir = save(1, *trained_model(1));
   std::string manifest = read_text_file(dir + "/MANIFEST");

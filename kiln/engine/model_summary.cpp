@@ -29,6 +29,13 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& opt
     shape.push_back(size);
     start = comma + 1;
   }
+  // The summary runs an example of this shape through the model: bound it like inputs.json.
+  constexpr int64_t kMaxElements = int64_t{1} << 31;
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    if (size > kMaxElements / elements || (elements *= size) > kMaxElements)
+      throw UsageError(fmt::format("{} describes more than {} elements per example: {}", option,
+                                   kMaxElements, text));
   return shape;
 }
 

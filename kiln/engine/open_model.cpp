@@ -54,6 +54,8 @@ std::vector<ModelInput> saved_inputs(const std::string& checkpoint, const std::s
       return parse_inputs(Json::parse(text), file);
     } catch (const Json::parse_error& e) {
       throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
+    } catch (const Json::exception& e) {  // a number past a double's range (1e400)
+      throw DataError(file, -1, -1, e.what());
     }
   }
   return {};

@@ -103,6 +103,8 @@ Json RunDirectory::read_json(const std::string& name) const {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw DataError(file(name), -1, static_cast<int64_t>(e.byte), e.what());
+  } catch (const Json::exception& e) {  // a number past a double's range (1e400)
+    throw DataError(file(name), -1, -1, e.what());
   }
 }
 

@@ -215,6 +215,8 @@ TrainState read_train_state(const std::string& checkpoint_dir) {
     return train_state_from_json(Json::parse(read_text_file(file)), file);
   } catch (const Json::parse_error& e) {
     throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
+  } catch (const Json::exception& e) {  // a number past a double's range (1e400)
+    throw DataError(file, -1, -1, e.what());
   }
 }
 

@@ -34,7 +34,7 @@ void to_host_order(std::vector<uint8_t>& data, size_t element_size) {
 
 int64_t IdxArray::element_count() const {
   int64_t count = 1;
-  for (int64_t d : dims) count *= d;
+  for (int64_t d : dims) count *= d;  // parse_idx refuses dimensions whose product overflows
   return count;
 }
 
@@ -94,6 +94,12 @@ IdxArray parse_idx(const std::string& bytes, const std::string& name) {
                                       available)
                         : fmt::format("{} unexpected bytes after the data", available - expected));
   }
+  // An empty array may still claim huge dimensions ([2^32 - 1, 2^32 - 1, 2^32 - 1, 0]), whose
+  // product (before the 0) overflows wherever a shape is computed from them.
+  int64_t product = 1;
+  for (int64_t dim : array.dims)
+    if (dim != 0 && __builtin_mul_overflow(product, dim, &product))
+      throw DataError(name, -1, 4, "the dimensions multiply past 2^63 elements");
   array.data.assign(bytes.begin() + header, bytes.end());
   to_host_order(array.data, idx_element_size(array.type));
   return array;

@@ -186,5 +186,15 @@ TEST(Idx, ReadsTheFashionMnistTestLabels) {
   EXPECT_EQ(per_class, std::vector<int>(10, 1000));
 }
 
+// Fuzzing found this (tests/fuzz/regressions/fuzz_idx): an empty array whose other dimensions
+// multiply past int64.
+TEST(Idx, DimensionsWhoseProductOverflowsAreADataError) {
+  std::string data = bytes({0, 0, 0x08, 4});
+  for (int i = 0; i < 3; ++i) data += bytes({0xff, 0xff, 0xff, 0xff});
+  data += bytes({0, 0, 0, 0});
+  EXPECT_THAT(parse_error(data, "huge.idx").what(),
+              HasSubstr("the dimensions multiply past 2^63 elements"));
+}
+
 }  // namespace
 }  // namespace kiln::io

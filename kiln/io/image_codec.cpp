@@ -18,6 +18,13 @@ struct StbFree {
 // The header's dimensions, checked before stb allocates for them: a 100-byte PNG may claim
 // 16 million by 16 million pixels.
 void check_dimensions(std::string_view bytes, const std::string& name) {
+  // stb decodes a dozen formats; kiln promises PNG and JPEG, and reaches no other decoder.
+  bool png = bytes.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8);
+  bool jpeg = bytes.substr(0, 3) == std::string_view("\xff\xd8\xff", 3);
+  if (!png && !jpeg)
+    throw DataError(name, -1, -1,
+                    "cannot decode the image: not PNG or JPEG (their first bytes are 89 50 4e 47 "
+                    "and ff d8 ff)");
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw DataError(name, -1, -1,
                     fmt::format("an image of {} bytes is more than kiln decodes", bytes.size()));

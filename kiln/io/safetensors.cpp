@@ -122,6 +122,8 @@ SafeTensorsFile parse_safetensors(std::string bytes, const std::string& name) {
     json = Json::parse(header);
   } catch (const Json::parse_error& e) {
     fail(8 + static_cast<int64_t>(e.byte), std::string("the header is not JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // out_of_range: a number like 1e400
+    fail(8, std::string("the header is not JSON: ") + e.what());
   }
   if (!json.is_object()) fail(8, "the header is not a JSON object");
 

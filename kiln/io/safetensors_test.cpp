@@ -200,5 +200,14 @@ TEST(SafeTensorsParser, RejectsInconsistentHeaders) {
   }
 }
 
+// Fuzzing found this (tests/fuzz/regressions/fuzz_safetensors): a number too large for a double
+// in the header escaped as nlohmann's out_of_range.
+TEST(SafeTensors, AnOverflowingNumberInTheHeaderIsADataError) {
+  std::string header = "{\"a\":1e400}";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  EXPECT_THROW(parse_safetensors(bytes + header, "n.safetensors"), DataError);
+}
+
 }  // namespace
 }  // namespace kiln::io
