@@ -12,7 +12,7 @@ packages=(
   # config, command line, logging
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   # serving, formats, images, compression, storage
-  libcpp-httplib-dev libprotobuf-dev protobuf-compiler libstb-dev zlib1g-dev libsqlite3-dev
+  libcpp-httplib-dev libprotobuf-dev protobuf-compiler libstb-dev libturbojpeg0-dev zlib1g-dev libsqlite3-dev
   # tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzing the torch-free parsers (make fuzz): clang, its sanitizer runtimes and libFuzzer

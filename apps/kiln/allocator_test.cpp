@@ -19,6 +19,9 @@ TEST(Allocator, AGlibcMallocTunableLeavesTheSettingToTheUser) {
 }
 
 TEST(Allocator, LargeBlocksComeFromTheHeapAndStayForReuse) {
+#ifdef __SANITIZE_ADDRESS__
+  GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's malloc (make test-asan)";
+#endif
   ::unsetenv("GLIBC_TUNABLES");  // the process's own malloc tunables are already in force
   ASSERT_TRUE(keep_freed_memory_for_reuse());
   constexpr size_t kBlock = size_t(100) << 20;  // a batch's activations at batch 1000

@@ -1,8 +1,9 @@
 #pragma once
-// PNG and JPEG decoding and PNG encoding of 8-bit images (stb, Debian's libstb), for image
-// features of tf.Example records, image folders, TensorBoard image summaries and converters.
-// Pixels are row-major, channels last (H, W, C), as every image file stores them.
-// Thread-safety: pure functions (stb keeps no shared state for these calls).
+// PNG and JPEG decoding and PNG encoding of 8-bit images (PNG: stb, Debian's libstb; JPEG:
+// libjpeg-turbo, as TensorFlow decodes it), for image features of tf.Example records, image
+// folders, TensorBoard image summaries and converters. Pixels are row-major, channels last
+// (H, W, C), as every image file stores them.
+// Thread-safety: pure functions (each call has its own decoder state).
 
 #include <cstdint>
 #include <string>

@@ -56,6 +56,32 @@ TEST(ImageCodec, DecodesJpegApproximately) {
   for (uint8_t v : back.pixels) EXPECT_NEAR(v, 200, 3);
 }
 
+TEST(ImageCodec, JpegDecodesToTheChannelsAskedFor) {
+  Image flat{16, 8, 3, std::vector<uint8_t>(16 * 8 * 3, 90)};
+  std::string jpeg;
+  auto append = [](void* out, void* data, int size) {
+    static_cast<std::string*>(out)->append(static_cast<const char*>(data), size_t(size));
+  };
+  ASSERT_TRUE(stbi_write_jpg_to_func(append, &jpeg, 8, 16, 3, flat.pixels.data(), 95));
+  for (int channels : {1, 2, 3, 4}) {
+    Image back = decode_image(jpeg, channels, "flat.jpg");
+    EXPECT_EQ(back.height, 16);
+    EXPECT_EQ(back.width, 8);
+    ASSERT_EQ(back.channels, channels);
+    ASSERT_EQ(back.pixels.size(), size_t(16 * 8 * channels));
+    EXPECT_NEAR(back.pixels[0], 90, 3);
+    if (channels == 2 || channels == 4) EXPECT_EQ(back.pixels[channels - 1], 255);  // opaque
+  }
+  try {
+    decode_image(jpeg.substr(0, jpeg.size() * 2 / 3), 0, "cut.jpg");
+    ADD_FAILURE() << "decoded a JPEG cut short";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cut.jpg: cannot decode the JPEG image"));
+  }
+  EXPECT_THROW(decode_image("\xff\xd8\xff garbage", 0, "bad.jpg"), DataError);
+  EXPECT_THROW(decode_image("GIF89a....", 0, "a.gif"), DataError);  // stb would decode it
+}
+
 TEST(ImageCodec, GarbageAndTruncatedFilesAreDataErrorsNamingTheSource) {
   std::string png = encode_png(pattern(3));
   for (const std::string& bad :

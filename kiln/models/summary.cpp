@@ -27,7 +27,9 @@ int64_t own_multiply_accumulates(const torch::nn::Module& module, const ModuleCa
   if (auto* counted = dynamic_cast<const CountsMultiplyAccumulates*>(&module))
     return counted->multiply_accumulates(call);
   std::string type = short_type(module);
-  auto weight = module.named_parameters(false).find("weight");
+  // find() points into the dict: keep the dict alive while the pointer is used.
+  auto parameters = module.named_parameters(false);
+  const torch::Tensor* weight = parameters.find("weight");
   if (!weight) return 0;
   if (type == "Conv1d" || type == "Conv2d")  // each output element: in/groups x kernel products
     return element_count(without_batch(call.output)) * (weight->numel() / weight->size(0));

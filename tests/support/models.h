@@ -21,7 +21,9 @@ inline models::Shape forward_shape(models::Model& model, const models::Shape& in
   batch.insert(batch.begin(), 2);
   model.eval();
   torch::NoGradGuard no_grad;
-  auto sizes = model.forward(torch::randn(batch)).sizes();
+  // Keep the output alive: sizes() points into it.
+  torch::Tensor output = model.forward(torch::randn(batch));
+  auto sizes = output.sizes();
   return {sizes.begin() + 1, sizes.end()};
 }
 
