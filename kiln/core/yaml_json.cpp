@@ -90,7 +90,7 @@ class YamlConverter {
       : origin_(origin), limits_(limits) {}
 
   Json convert(const YAML::Node& node, const std::string& path) {
-    check_limits(node, path);
+    check_limits(path);
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
@@ -142,7 +142,7 @@ class YamlConverter {
     return out;
   }
 
-  void check_limits(const YAML::Node& node, const std::string& path) {
+  void check_limits(const std::string& path) {
     if (++values_ > limits_.max_values)
       fail(path, fmt::format("the document expands to more than {} values (aliases repeated "
                              "inside aliases?)",

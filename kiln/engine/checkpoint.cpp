@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/ranges.h>
 
@@ -17,6 +16,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
 #include "kiln/io/file_bytes.h"
+#include "kiln/io/manifest.h"
 #include "kiln/io/safetensors.h"
 
 namespace kiln::engine {
@@ -58,10 +58,6 @@ void fsync_path(const std::string& path, bool directory) {
   int result = ::fsync(fd);
   ::close(fd);
   if (result != 0) throw IoError("fsync", path, errno);
-}
-
-std::string manifest_line(const std::string& name, const std::string& bytes) {
-  return fmt::format("{:08x} {} {}\n", crc32c(bytes.data(), bytes.size()), bytes.size(), name);
 }
 
 torch::ScalarType scalar_type(const std::string& dtype, const std::string& file) {
@@ -159,7 +155,7 @@ std::string save_checkpoint(const std::string& checkpoints_dir, const Checkpoint
   std::string manifest;
   for (const auto& [file, bytes] : files) {
     fs.write(temp_dir + "/" + file, bytes);
-    manifest += manifest_line(file, bytes);
+    manifest += io::manifest_line(file, bytes);
   }
   fs.write(temp_dir + "/" + kManifest, manifest);
   fs.sync_directory(temp_dir);
@@ -279,28 +275,26 @@ std::string find_checkpoint(const std::string& run_dir, const std::string& which
 
 void verify_checkpoint(const std::string& checkpoint_dir) {
   std::string manifest_path = checkpoint_dir + "/" + kManifest;
-  std::istringstream manifest(read_text_file(manifest_path));
   std::set<std::string> listed;
-  std::string line;
-  for (int64_t line_number = 0; std::getline(manifest, line); ++line_number) {
-    std::istringstream fields(line);
-    std::string crc, file;
-    size_t size = 0;
-    if (!(fields >> crc >> size >> file))
-      throw DataError(manifest_path, line_number, -1, "malformed MANIFEST line: " + line);
-    // A checkpoint's files sit in its own folder: a damaged MANIFEST must not send kiln reading
-    // elsewhere ("../../big.bin").
-    if (file.find('/') != std::string::npos || file == "." || file == "..")
-      throw DataError(manifest_path, line_number, -1,
-                      "lists \"" + file + "\", which is not a file of the checkpoint's folder");
-    if (!fs::is_regular_file(checkpoint_dir + "/" + file))
-      throw DataError(manifest_path, line_number, -1,
-                      "lists \"" + file + "\", which is missing: the checkpoint is incomplete");
-    std::string bytes = io::read_file_bytes(checkpoint_dir + "/" + file);
-    if (manifest_line(file, bytes) != line + "\n")
-      throw DataError(checkpoint_dir + "/" + file, -1, -1,
+  int64_t line_number = 0;
+  for (const io::ManifestEntry& entry :
+       io::parse_manifest(read_text_file(manifest_path), manifest_path)) {
+    std::string file = checkpoint_dir + "/" + entry.file;
+    if (!fs::is_regular_file(file))
+      throw DataError(
+          manifest_path, line_number, -1,
+          "lists \"" + entry.file + "\", which is missing: the checkpoint is incomplete");
+    // The size first: a file of the wrong size is not read whole to learn that it differs.
+    bool same = fs::file_size(file) == entry.size;
+    if (same) {
+      std::string bytes = io::read_file_bytes(file);
+      same = crc32c(bytes.data(), bytes.size()) == entry.crc;
+    }
+    if (!same)
+      throw DataError(file, -1, -1,
                       "checksum or size differs from the MANIFEST: the checkpoint is corrupt");
-    listed.insert(file);
+    listed.insert(entry.file);
+    line_number += 1;
   }
   // A MANIFEST that lost lines must not vouch for the files it no longer lists.
   for (const auto& entry : fs::directory_iterator(checkpoint_dir)) {

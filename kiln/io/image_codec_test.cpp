@@ -44,25 +44,25 @@ TEST(ImageCodec, ConvertsChannelsWhenAsked) {
   }
 }
 
-TEST(ImageCodec, DecodesJpegApproximately) {
-  Image flat{8, 8, 3, std::vector<uint8_t>(8 * 8 * 3, 200)};
+// A JPEG (written by stb) of one grey level in every channel.
+std::string flat_jpeg(int height, int width, uint8_t value) {
+  std::vector<uint8_t> pixels(size_t(height * width * 3), value);
   std::string jpeg;
   auto append = [](void* out, void* data, int size) {
     static_cast<std::string*>(out)->append(static_cast<const char*>(data), size_t(size));
   };
-  ASSERT_TRUE(stbi_write_jpg_to_func(append, &jpeg, 8, 8, 3, flat.pixels.data(), 95));
-  Image back = decode_image(jpeg, 0, "flat.jpg");
+  EXPECT_TRUE(stbi_write_jpg_to_func(append, &jpeg, width, height, 3, pixels.data(), 95));
+  return jpeg;
+}
+
+TEST(ImageCodec, DecodesJpegApproximately) {
+  Image back = decode_image(flat_jpeg(8, 8, 200), 0, "flat.jpg");
   EXPECT_EQ(back.channels, 3);
   for (uint8_t v : back.pixels) EXPECT_NEAR(v, 200, 3);
 }
 
 TEST(ImageCodec, JpegDecodesToTheChannelsAskedFor) {
-  Image flat{16, 8, 3, std::vector<uint8_t>(16 * 8 * 3, 90)};
-  std::string jpeg;
-  auto append = [](void* out, void* data, int size) {
-    static_cast<std::string*>(out)->append(static_cast<const char*>(data), size_t(size));
-  };
-  ASSERT_TRUE(stbi_write_jpg_to_func(append, &jpeg, 8, 16, 3, flat.pixels.data(), 95));
+  std::string jpeg = flat_jpeg(16, 8, 90);
   for (int channels : {1, 2, 3, 4}) {
     Image back = decode_image(jpeg, channels, "flat.jpg");
     EXPECT_EQ(back.height, 16);

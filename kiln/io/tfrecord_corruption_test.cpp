@@ -66,23 +66,30 @@ std::vector<std::string> read_expecting_error(const std::string& path, size_t ba
   return after;
 }
 
-TEST(TfRecordCorruption, EveryFlippedByteIsCaughtInItsRecord) {
+// Calls `check(path, i, bad)` for a copy of the file with byte i flipped, for every i; `bad` is
+// the record whose framing holds byte i.
+template <class Check>
+void for_every_flipped_byte(const Layout& layout, Check check) {
   testing::TempDir dir;
-  Layout layout = framed_file();
   for (size_t i = 0; i < layout.bytes.size(); ++i) {
     std::string damaged = layout.bytes;
     damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
-    std::string path = dir.write("flipped.tfrecord", damaged);
-    size_t bad = record_at(layout, i);
-    bool in_header = i - layout.starts[bad] < 12;
     SCOPED_TRACE("flipped byte " + std::to_string(i));
+    check(dir.write("flipped.tfrecord", damaged), i, record_at(layout, i));
+  }
+}
+
+TEST(TfRecordCorruption, EveryFlippedByteIsCaughtInItsRecord) {
+  Layout layout = framed_file();
+  for_every_flipped_byte(layout, [&](const std::string& path, size_t i, size_t bad) {
+    bool in_header = i - layout.starts[bad] < 12;
     std::vector<std::string> after =
         read_expecting_error(path, bad, layout, in_header ? "length CRC" : "data CRC");
     // A bad data CRC leaves the framing intact, so the following records still read.
     std::vector<std::string> expected_after;
     if (!in_header) expected_after.assign(kRecords.begin() + bad + 1, kRecords.end());
     EXPECT_EQ(after, expected_after);
-  }
+  });
 }
 
 TEST(TfRecordCorruption, EveryTruncationIsReportedOrEndsAtARecordBoundary) {
@@ -130,14 +137,8 @@ TEST(TfRecordCorruption, ATruncatedGzipStreamNamesTheFile) {
 
 // Resynchronizing (on_corrupt: skip): after any damaged byte, every later record is read again.
 TEST(TfRecordCorruption, AResynchronizingReaderLosesOnlyTheDamagedRecord) {
-  testing::TempDir dir;
   Layout layout = framed_file();
-  for (size_t i = 0; i < layout.bytes.size(); ++i) {
-    std::string damaged = layout.bytes;
-    damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
-    std::string path = dir.write("flipped.tfrecord", damaged);
-    size_t bad = record_at(layout, i);
-    SCOPED_TRACE("flipped byte " + std::to_string(i));
+  for_every_flipped_byte(layout, [&](const std::string& path, size_t, size_t bad) {
     TfRecordReader reader(path, Compression::kNone);
     reader.resynchronize_after_damage();
     std::vector<std::string> read;
@@ -158,7 +159,7 @@ TEST(TfRecordCorruption, AResynchronizingReaderLosesOnlyTheDamagedRecord) {
     EXPECT_EQ(errors, 1);
     EXPECT_EQ(reader.damaged_bytes(),
               static_cast<int64_t>(layout.starts[bad + 1] - layout.starts[bad]));
-  }
+  });
 }
 
 // A header whose length field is 2^64 - 1 and whose length CRC is right.
