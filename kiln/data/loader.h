@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kiln/data/dataset.h"
+#include "kiln/data/loader_position.h"
 #include "kiln/data/ordered_workers.h"
 #include "kiln/data/transform.h"
 
@@ -31,13 +32,6 @@ struct LoaderOptions {
   int64_t workers = 0;   // 0: batches are made on the consumer's thread
   int64_t prefetch = 4;  // batches made ahead of the consumer
   int64_t rank = 0, world = 1;
-};
-
-/// Where a loader stands: the next batch it returns is batch `batch` of epoch `epoch`.
-struct LoaderPosition {
-  int64_t epoch = 0;
-  int64_t batch = 0;
-  bool operator==(const LoaderPosition& o) const { return epoch == o.epoch && batch == o.batch; }
 };
 
 class Loader {

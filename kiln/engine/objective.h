@@ -14,14 +14,12 @@
 
 #include "kiln/data/dataset.h"
 #include "kiln/distributed/context.h"
+#include "kiln/engine/metric_values.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
 
 namespace kiln::engine {
-
-/// Tagged values, e.g. {"val/accuracy": 0.91, "val/loss": 0.25}.
-using MetricValues = std::map<std::string, double>;
 
 /// A metric with its config name (`accuracy`); the Objective turns that into the metric's
 /// tag_name() (`top_5_accuracy`), its tags `val/NAME` or, for a metric of several values,

@@ -42,7 +42,7 @@ Objective objective_for(const models::Model& model) {
 
 data::Batch some_batch() {
   torch::manual_seed(4);
-  return {torch::randn({5, 4}), torch::tensor({0, 1, 2, 0, 1}, torch::kInt64), {}};
+  return {torch::randn({5, 4}), torch::tensor({0, 1, 2, 0, 1}, torch::kInt64), {}, {}};
 }
 
 TEST(Objective, SumsTheWeightedHeadLossesAndTagsEachHead) {
@@ -81,8 +81,8 @@ TEST(Objective, LossesAreMeansPerExampleOverBatchesUntilReset) {
   torch::NoGradGuard no_grad;
   double whole = objective.compute(*model, batch).item<double>();
   objective.reset();
-  objective.compute(*model, {batch.input.slice(0, 0, 2), batch.target.slice(0, 0, 2), {}});
-  objective.compute(*model, {batch.input.slice(0, 2), batch.target.slice(0, 2), {}});
+  objective.compute(*model, {batch.input.slice(0, 0, 2), batch.target.slice(0, 0, 2), {}, {}});
+  objective.compute(*model, {batch.input.slice(0, 2), batch.target.slice(0, 2), {}, {}});
   EXPECT_NEAR(objective.values("val").at("val/loss"), whole, 1e-5);
 }
 
@@ -146,8 +146,8 @@ TEST(Objective, AClassWeightedLossIsItsMeanOverTheWholeSetWhateverTheBatches) {
   data::Batch batch = some_batch();
   Objective whole(weighted()), parts(weighted());
   whole.compute(*model, batch);
-  parts.compute(*model, {batch.input.slice(0, 0, 2), batch.target.slice(0, 0, 2), {}});
-  parts.compute(*model, {batch.input.slice(0, 2), batch.target.slice(0, 2), {}});
+  parts.compute(*model, {batch.input.slice(0, 0, 2), batch.target.slice(0, 0, 2), {}, {}});
+  parts.compute(*model, {batch.input.slice(0, 2), batch.target.slice(0, 2), {}, {}});
   EXPECT_NEAR(parts.values("val").at("val/loss"), whole.values("val").at("val/loss"), 1e-6);
   EXPECT_GT(whole.values("val").at("val/loss"), 0);
 }

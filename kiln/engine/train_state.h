@@ -11,8 +11,8 @@
 
 #include "kiln/core/json.h"
 #include "kiln/core/period.h"
-#include "kiln/data/loader.h"
-#include "kiln/engine/evaluator.h"
+#include "kiln/data/loader_position.h"
+#include "kiln/engine/metric_values.h"
 
 namespace kiln::engine {
 
@@ -51,6 +51,8 @@ TrainState train_state_from_json(const Json& json, const std::string& file);
 /// The train_state.json of a checkpoint folder: IoError naming the file when it cannot be read,
 /// DataError naming it (and the byte offset or key) when it is not JSON or not a train state.
 TrainState read_train_state(const std::string& checkpoint_dir);
+/// The train state in `text`, the content of `file`; DataError as read_train_state.
+TrainState parse_train_state(const std::string& text, const std::string& file);
 
 /// The states of LibTorch's default generators (CPU, and each CUDA device), as hex strings.
 Json capture_rng();

@@ -1,0 +1,161 @@
+// train_state.json: TrainState to JSON and back, every value checked on the way in. Torch-free,
+// so that the fuzz build (tests/fuzz) reads it as a checkpoint load does.
+
+#include "kiln/core/error.h"
+#include "kiln/core/json_number.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/train_state.h"
+
+namespace kiln::engine {
+namespace {
+
+template <class T>
+T required(const Json& json, const char* key, const std::string& file) {
+  if (!json.is_object() || !json.contains(key))
+    throw DataError(file, -1, -1, std::string("train state lacks \"") + key + "\"");
+  try {
+    return json.at(key).get<T>();
+  } catch (const std::exception& e) {
+    throw DataError(file, -1, -1, std::string("train state key \"") + key + "\": " + e.what());
+  }
+}
+
+// Counts (steps, samples, epochs of the loader) are whole numbers from 0 to 2^53: a float, a
+// negative or a larger number is a damaged or hand-edited file, and would be carried on into
+// every later checkpoint (or wrap around in arithmetic) if taken.
+int64_t count_at(const Json& json, const char* key, const std::string& file,
+                 const std::string& parent = "") {
+  constexpr int64_t kMaxCount = int64_t{1} << 53;
+  Json value = required<Json>(json, key, file);
+  bool fits = value.is_number_unsigned()  ? value.get<uint64_t>() <= uint64_t{kMaxCount}
+              : value.is_number_integer() ? value.get<int64_t>() >= 0
+                                          : false;
+  if (!fits)
+    throw DataError(file, -1, -1,
+                    fmt::format("train state key \"{}{}\": expected a whole number from 0 to "
+                                "2^53, got {}",
+                                parent, key, show_value(value)));
+  return value.get<int64_t>();
+}
+
+// A finite amount in [low, high] (epochs and seconds elapsed, the learning-rate multiplier).
+double amount_at(const Json& json, const char* key, const std::string& file, double low,
+                 double high, const std::string& parent = "") {
+  Json value = required<Json>(json, key, file);
+  if (!value.is_number() || !(value.get<double>() >= low && value.get<double>() <= high))
+    throw DataError(file, -1, -1,
+                    fmt::format("train state key \"{}{}\": expected a number from {} to {}, "
+                                "got {}",
+                                parent, key, low, high, show_value(value)));
+  return value.get<double>();
+}
+
+// The latest values may be NaN or infinite (a diverged loss, a metric not yet defined).
+Json values_json(const MetricValues& values) {
+  Json json = Json::object();
+  for (const auto& [tag, value] : values) json[tag] = number_to_json(value);
+  return json;
+}
+
+// A value that may be infinite (a first best of inf).
+double number_at(const Json& json, const char* key, const std::string& file) {
+  Json value = required<Json>(json, key, file);
+  try {
+    return number_from_json(value);
+  } catch (const Error& e) {
+    throw DataError(file, -1, -1, fmt::format("train state key \"{}\": {}", key, e.what()));
+  }
+}
+
+MetricValues values_from_json(const Json& json, const char* key, const std::string& file) {
+  Json object = required<Json>(json, key, file);
+  if (!object.is_object())
+    throw DataError(file, -1, -1, fmt::format("train state key \"{}\" is not an object", key));
+  MetricValues values;
+  for (const auto& [tag, value] : object.items()) try {
+      values[tag] = number_from_json(value);
+    } catch (const Error& e) {
+      throw DataError(file, -1, -1,
+                      fmt::format("train state key \"{}\", tag \"{}\": {}", key, tag, e.what()));
+    }
+  return values;
+}
+
+Json progress_json(const Progress& p) {
+  return {{"step", p.steps}, {"epoch", p.epochs}, {"samples", p.samples}, {"seconds", p.seconds}};
+}
+
+Progress progress_from_json(const Json& json, const std::string& file,
+                            const std::string& parent = "") {
+  constexpr double kForever = 1e15;
+  return {count_at(json, "step", file, parent), amount_at(json, "epoch", file, 0, kForever, parent),
+          count_at(json, "samples", file, parent),
+          amount_at(json, "seconds", file, 0, kForever, parent)};
+}
+
+}  // namespace
+
+Json to_json(const TrainState& s) {
+  Json json = {{"step", s.progress.steps},
+               {"epoch", s.progress.epochs},
+               {"samples", s.progress.samples},
+               {"seconds", s.progress.seconds},
+               {"data", {{"epoch", s.data.epoch}, {"batch", s.data.batch}}},
+               {"validated", s.validated},
+               {"last", values_json(s.last)},
+               {"callbacks", s.callbacks},
+               {"rng", s.rng},
+               {"lr_multiplier", s.lr_multiplier},
+               {"rewinds", s.rewinds},
+               {"precision", s.precision},
+               {"scheduler", s.scheduler}};
+  json["stage"] = {{"index", s.stage.index}, {"start", progress_json(s.stage.start)}};
+  json["best"] = s.best ? Json{{"metric", s.best->metric},
+                               {"value", number_to_json(s.best->value)},
+                               {"step", s.best->step}}
+                        : Json();
+  return json;
+}
+
+TrainState train_state_from_json(const Json& json, const std::string& file) {
+  TrainState s;
+  s.progress = progress_from_json(json, file);
+  // Checkpoints written before stages existed have none: stage 0, begun at zero.
+  if (json.contains("stage")) {
+    Json stage = required<Json>(json, "stage", file);
+    s.stage = {count_at(stage, "index", file, "stage."),
+               progress_from_json(required<Json>(stage, "start", file), file, "stage.start.")};
+  }
+  Json data = required<Json>(json, "data", file);
+  s.data = {count_at(data, "epoch", file, "data."), count_at(data, "batch", file, "data.")};
+  s.validated = required<bool>(json, "validated", file);
+  s.last = values_from_json(json, "last", file);
+  s.callbacks = required<Json>(json, "callbacks", file);
+  s.rng = required<Json>(json, "rng", file);
+  s.lr_multiplier = amount_at(json, "lr_multiplier", file, 0, 1);
+  s.rewinds = count_at(json, "rewinds", file);
+  s.precision = required<Json>(json, "precision", file);
+  s.scheduler = required<Json>(json, "scheduler", file);
+  Json best = required<Json>(json, "best", file);
+  if (!best.is_null())
+    s.best = BestValue{required<std::string>(best, "metric", file), number_at(best, "value", file),
+                       count_at(best, "step", file, "best.")};
+  return s;
+}
+
+TrainState read_train_state(const std::string& checkpoint_dir) {
+  std::string file = checkpoint_dir + "/train_state.json";
+  return parse_train_state(read_text_file(file), file);
+}
+
+TrainState parse_train_state(const std::string& text, const std::string& file) {
+  try {
+    return train_state_from_json(Json::parse(text), file);
+  } catch (const Json::parse_error& e) {
+    throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
+  } catch (const Json::exception& e) {  // a number past a double's range (1e400)
+    throw DataError(file, -1, -1, e.what());
+  }
+}
+
+}  // namespace kiln::engine
