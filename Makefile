@@ -65,7 +65,7 @@ fuzz: fuzz-build
 	printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_PARALLEL) -I{} \
 	  bash tests/fuzz/run.sh $(FUZZ_DIR)/{} $(FUZZ_SECONDS) $(FUZZ_DIR)/fuzz $(FUZZ_FLAGS)
 
-# Each target for KILN_FUZZ_SHORT_SECONDS (20) from its seeds, and over its past findings.
+# Each target for KILN_FUZZ_SHORT_SECONDS (15) from its seeds, and over its past findings.
 fuzz-short: fuzz-build
 	cd $(FUZZ_DIR) && ctest -L fuzz -j 2 --output-on-failure
 

@@ -4,6 +4,7 @@
 #include <stb_image_write.h>
 #include <turbojpeg.h>
 
+#include <cctype>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -34,7 +35,43 @@ void check_pixels(int64_t width, int64_t height, const std::string& name) {
                                 width, height, kMaxImagePixels));
 }
 
+uint32_t big_endian(std::string_view bytes) {
+  uint32_t value = 0;
+  for (unsigned char byte : bytes.substr(0, 4)) value = value << 8 | byte;
+  return value;
+}
+
+// A chunk type as text: its four letters, or \xNN for a byte that is not one.
+std::string show_chunk_type(std::string_view type) {
+  std::string shown;
+  for (unsigned char byte : type)
+    shown += std::isalpha(byte) ? std::string(1, static_cast<char>(byte))
+                                : fmt::format("\\x{:02x}", byte);
+  return shown;
+}
+
+// Walks the chunks, each (length, type, data, CRC), up to IEND: stb grows its buffer for IDAT data
+// to the length a chunk claims before it reads the data, so a 100-byte file claiming 400 MB of
+// IDAT would have it allocate 512 MB, and more for each such chunk. Damage of other kinds is left
+// to stb.
+void check_png_chunks(std::string_view bytes, const std::string& name) {
+  constexpr size_t kSignature = 8, kHeader = 8, kCrc = 4;
+  for (size_t at = kSignature; at + kHeader + kCrc <= bytes.size();) {
+    uint64_t length = big_endian(bytes.substr(at, 4));
+    std::string_view type = bytes.substr(at + 4, 4);
+    size_t after_header = bytes.size() - at - kHeader;
+    if (length + kCrc > after_header)
+      throw DataError(name, -1, -1,
+                      fmt::format("the PNG chunk \"{}\" at byte {} of the image says it holds {} "
+                                  "bytes, but only {} follow its header",
+                                  show_chunk_type(type), at, length, after_header));
+    if (type == "IEND") return;
+    at += kHeader + length + kCrc;
+  }
+}
+
 Image decode_png(std::string_view bytes, int channels, const std::string& name) {
+  check_png_chunks(bytes, name);
   auto data = reinterpret_cast<const stbi_uc*>(bytes.data());
   int size = static_cast<int>(bytes.size()), width = 0, height = 0, file_channels = 0;
   if (stbi_info_from_memory(data, size, &width, &height, &file_channels))

@@ -1,5 +1,6 @@
 #include "kiln/io/image_codec.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stb_image_write.h>
@@ -108,6 +109,37 @@ TEST(ImageCodec, DimensionsBeyondTheLimitAreRefusedBeforeDecoding) {
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(), HasSubstr("big.png: the image says it is 10000x10000 pixels, more "
                                     "than kiln decodes (67108864 pixels)"));
+  }
+}
+
+// Found by fuzzing: a PNG chunk claiming 442 MB in a 100-byte image made stb allocate 2 GiB for
+// IDAT data it never had. Chunk lengths are checked against the bytes there are first.
+TEST(ImageCodec, AChunkLongerThanTheImageIsRefusedBeforeDecoding) {
+  std::string png = encode_png(pattern(3));
+  std::string iend = png.substr(png.size() - 12);
+  std::string claims_442_mb("\x1a\x60\x00\x00IDAT\x78\x9c\x60\x82", 12);
+  std::string bad = png.substr(0, png.size() - 12) + claims_442_mb + iend;
+  try {
+    decode_image(bad, 0, "data.tfrecord, record 3, feature image");
+    ADD_FAILURE() << "decoded a PNG with a chunk longer than itself";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(fmt::format(
+                              "data.tfrecord, record 3, feature image: the PNG chunk \"IDAT\" at "
+                              "byte {} of the image says it holds 442499072 bytes, but only 16 "
+                              "follow its header",
+                              png.size() - 12)));
+  }
+}
+
+TEST(ImageCodec, ChunkTypesThatAreNotLettersAreShownAsBytes) {
+  std::string png = encode_png(pattern(1));
+  std::string bad =
+      png.substr(0, png.size() - 12) + std::string("\x7f\x00\x00\x00ID\x01T\x00\x00\x00\x00", 12);
+  try {
+    decode_image(bad, 0, "x.png");
+    ADD_FAILURE() << "decoded a cut chunk";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the PNG chunk \"ID\\x01T\""));
   }
 }
 
