@@ -1,5 +1,5 @@
 // kiln train CONFIG... [--set K=V]... [--runs-root DIR] [--name NAME] [--run-dir DIR]
-//            [--resume [RUN_DIR]] [--note TEXT] [--dry-run]
+//            [--resume [RUN_DIR]] [--note TEXT] [--dry-run] [--quiet]
 
 #include <csignal>
 #include <cstdio>
@@ -15,7 +15,7 @@ namespace {
 struct TrainArgs {
   ConfigArgs config;
   std::string runs_root = "runs", name, note, resume, run_dir;
-  bool dry_run = false, resume_given = false;
+  bool dry_run = false, resume_given = false, quiet = false;
 };
 
 std::atomic<int> stop_signal{0};
@@ -88,6 +88,7 @@ int train(const TrainArgs& args) {
   request.run_dir = given_run_dir(args);
   request.note = args.note;
   request.dry_run = args.dry_run;
+  request.quiet = args.quiet;
   request.command_line = invocation();
   StopSignals signals;
   request.stop_signal = &stop_signal;
@@ -108,6 +109,8 @@ void add_train_command(CLI::App& app, Action& action) {
                             "RUNS_ROOT/NAME/TIMESTAMP; a launcher may set KILN_RUN_DIR instead");
   train_command->add_option("--note", args->note,
                             "Hypothesis or remark, saved as notes.md in the run");
+  train_command->add_flag("--quiet", args->quiet,
+                          "Print only the run: line and errors (train.log still gets every line)");
   train_command->add_flag("--dry-run", args->dry_run,
                           "Check the config and build the model, then stop");
   train_command

@@ -19,7 +19,7 @@ double steady_seconds() {
 }
 
 Console::Console(std::FILE* out, bool interactive, const std::string& log_path, Clock clock)
-    : out_(out), interactive_(interactive), clock_(std::move(clock)) {
+    : out_(out), interactive_(interactive && out != nullptr), clock_(std::move(clock)) {
   if (!log_path.empty()) log_.open(log_path, std::ios::app);
 }
 
@@ -27,8 +27,10 @@ Console::~Console() { finish(); }
 
 void Console::line(const std::string& text) {
   clear_bar();
-  std::fprintf(out_, "%s\n", text.c_str());
-  std::fflush(out_);
+  if (out_) {
+    std::fprintf(out_, "%s\n", text.c_str());
+    std::fflush(out_);
+  }
   if (log_.is_open()) {
     auto now = static_cast<std::time_t>(clock_());
     std::tm local{};

@@ -28,7 +28,8 @@ struct ProgressState {
 
 class Console {
  public:
-  /// Writes to `out`; draws a bar when `interactive`. `log_path` may be empty (no file).
+  /// Writes to `out` (null: nowhere, the log file only); draws a bar when `interactive`.
+  /// `log_path` may be empty (no file).
   Console(std::FILE* out, bool interactive, const std::string& log_path, Clock clock);
   ~Console();
 

@@ -134,6 +134,8 @@ void ExperimentConfig::describe(Schema& s) {
           "finetune, optimizer: {lr: 1.0e-4}, train: {max: 5 epochs, freeze: []}}) deep-merges "
           "over the previous stage's config; [] trains once with the config as it is.");
   s.field("runtime", runtime, "Device and threads.");
+  s.field("tensorboard", tensorboard,
+          "TensorBoard event files: scalars, text, hyper-parameters, histograms; false: none.");
 }
 
 ExperimentConfig parse_experiment(const RawConfig& raw) {
@@ -165,8 +167,11 @@ const std::vector<std::string>& schedulable_names() {
 
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys = {
-      "train.max",     "train.log_every",      "train.validate_every", "data.workers",
-      "data.prefetch", "data.eval_batch_size", "runtime.device",       "runtime.threads"};
+      "train.max", "train.log_every", "train.validate_every", "data.workers", "data.prefetch",
+      "data.eval_batch_size", "runtime.device", "runtime.threads",
+      // What is logged, not what is computed.
+      "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
+      "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every"};
   return keys;
 }
 

@@ -12,6 +12,7 @@
 #include "kiln/core/mode.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
+#include "kiln/engine/tensorboard_options.h"
 
 namespace kiln::engine {
 
@@ -139,6 +140,7 @@ struct ExperimentConfig {
   ComponentList callbacks{"callback"};
   StageList stages;
   RuntimeOptions runtime;
+  TensorBoardOptions tensorboard;
   void describe(Schema& s);
 };
 

@@ -60,7 +60,7 @@ void ConsoleMetricSink::end_record() {
     console_.line(fmt::format(
         "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%", step_,
         epoch_, values_["train/loss"], values_["train/lr"], values_["train/samples_per_s"],
-        100 * values_["train/data_wait"]));
+        100 * values_["train/time/data"]));
   } else if (!values_.empty() && values_.begin()->first.rfind("val/", 0) == 0) {
     std::string text = fmt::format("validation at step {}:", step_);
     for (const auto& [tag, value] : values_) text += fmt::format("  {} {:.4f}", tag, value);

@@ -73,7 +73,7 @@ TEST(ConsoleMetricSink, PrintsATrainingLineForARecordWithThroughput) {
     sink.append(120, 1.5, "train/loss", 0.31234, 0);
     sink.append(120, 1.5, "train/lr", 0.001, 0);
     sink.append(120, 1.5, "train/samples_per_s", 8512.4, 0);
-    sink.append(120, 1.5, "train/data_wait", 0.021, 0);
+    sink.append(120, 1.5, "train/time/data", 0.021, 0);
     sink.end_record();
   });
   EXPECT_EQ(printed,

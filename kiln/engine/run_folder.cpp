@@ -1,11 +1,26 @@
 #include "kiln/engine/run_folder.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
+#include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/resume.h"
 
 namespace kiln::engine {
+namespace {
+
+std::string indented(const std::string& text) {
+  std::string out = "    ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "    ";
+  }
+  return out;
+}
+
+}  // namespace
 
 RunFolder::RunFolder(RunDirectory directory, int rank)
     : directory_(std::move(directory)), rank_(rank) {}
@@ -14,12 +29,34 @@ std::unique_ptr<RunLock> RunFolder::lock() const {
   return writes() ? std::make_unique<RunLock>(directory_) : nullptr;
 }
 
-void RunFolder::write_config(const std::string& yaml) const {
-  if (writes()) write_file_atomic(directory_.file("config.yaml"), yaml);
+void RunFolder::open_tensorboard(const TensorBoardOptions& options, Clock clock) {
+  KILN_ASSERT(!csv_);  // metrics() has not been handed out without TensorBoard's scalars
+  tensorboard_ = options;
+  clock_ = std::move(clock);
+  if (!writes() || !options.enabled) {
+    tensorboard_.enabled = false;
+    return;
+  }
+  events_ = std::make_unique<tensorboard::EventLog>(
+      directory_.file("tensorboard"),
+      tensorboard::EventFileName{0, tensorboard::host_name(), static_cast<int>(::getpid())});
+  if (options.scalars) {
+    events_sink_ = std::make_unique<TensorBoardSink>(*events_);
+    sinks_.add(*events_sink_);
+  }
 }
 
-void RunFolder::write_notes(const std::string& text) const {
-  if (writes()) write_file_atomic(directory_.file("notes.md"), text + "\n");
+void RunFolder::write_config(const std::string& yaml) {
+  if (!writes()) return;
+  write_file_atomic(directory_.file("config.yaml"), yaml);
+  // Four spaces: a Markdown code block, so TensorBoard's text tab keeps the YAML's indentation.
+  if (events_ && tensorboard_.text) events_->text("", "config", 0, indented(yaml), clock_());
+}
+
+void RunFolder::write_notes(const std::string& text) {
+  if (!writes()) return;
+  write_file_atomic(directory_.file("notes.md"), text + "\n");
+  if (events_ && tensorboard_.text) events_->text("", "notes", 0, text, clock_());
 }
 
 void RunFolder::write_record(const RunRecord& record) const {

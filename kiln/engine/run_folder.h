@@ -1,20 +1,23 @@
 #pragma once
 // The one writer of a run folder (DESIGN.md §6). Everything a training job leaves in its run
 // folder goes through this object: the resolved config, notes.md, run.json (a RunRecord),
-// summary.json, the model's inputs, metrics (as sinks), the console's train.log and the
-// checkpoints' directory, and later TensorBoard events and exports. Every process of a job
-// opens the same folder, but only rank 0 writes into it: for any other rank each write does
-// nothing, the metrics sink keeps nothing and there is no checkpoints' directory to save into
-// (rewinds and resumes still read rank 0's checkpoints).
-// Thread-safety: one thread.
+// summary.json, the model's inputs, metrics (as sinks), the console's train.log, the
+// checkpoints' directory and TensorBoard's event files (RUN/tensorboard/), and later exports. Every
+// process of a job opens the same folder, but only rank 0 writes into it: for any other rank each
+// write does nothing, the metrics sink keeps nothing and there is no checkpoints' directory to save
+// into (rewinds and resumes still read rank 0's checkpoints). Thread-safety: one thread.
 
 #include <memory>
 #include <string>
 
 #include "kiln/core/json.h"
+#include "kiln/engine/console.h"
 #include "kiln/engine/metric_sink.h"
 #include "kiln/engine/run_dir.h"
 #include "kiln/engine/run_record.h"
+#include "kiln/engine/tensorboard_options.h"
+#include "kiln/engine/tensorboard_sink.h"
+#include "kiln/tensorboard/event_log.h"
 
 namespace kiln::engine {
 
@@ -30,8 +33,16 @@ class RunFolder {
 
   /// Locks the run against a second trainer (RunLock); other ranks take no lock.
   std::unique_ptr<RunLock> lock() const;
-  void write_config(const std::string& yaml) const;
-  void write_notes(const std::string& text) const;
+  /// TensorBoard's event files under RUN/tensorboard/, for what `options` switch on: scalars
+  /// join metrics(), and the config and notes written after this go there as text too. Call it
+  /// before metrics() and rewind_to(). `clock` gives the events' wall time.
+  void open_tensorboard(const TensorBoardOptions& options, Clock clock);
+  /// The event files, or null when TensorBoard is off or this process writes nothing.
+  tensorboard::EventLog* events() { return events_.get(); }
+  const TensorBoardOptions& tensorboard_options() const { return tensorboard_; }
+
+  void write_config(const std::string& yaml);
+  void write_notes(const std::string& text);
   void write_record(const RunRecord& record) const;
   void write_summary(const Json& summary) const;
   /// What the model takes (open_model.h), beside the config.
@@ -54,6 +65,10 @@ class RunFolder {
   RunDirectory directory_;
   int rank_;
   std::unique_ptr<MetricsLog> csv_;
+  TensorBoardOptions tensorboard_{};
+  Clock clock_;
+  std::unique_ptr<tensorboard::EventLog> events_;
+  std::unique_ptr<TensorBoardSink> events_sink_;
   NullMetricSink nothing_;
   MetricSinks sinks_;
 };

@@ -1,5 +1,7 @@
 #include "kiln/engine/trainer.h"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <filesystem>
 
@@ -8,6 +10,23 @@
 
 namespace kiln::engine {
 namespace {
+
+// The most memory this process has held, in MiB (Linux reports kilobytes).
+double peak_resident_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// Where the window's training time went, as shares of it: waiting for data, forward, backward,
+// the update and the callbacks; the rest is logging and the loop itself. On a GPU, forward and
+// backward return once their kernels are queued, so their time shows up where the host next
+// waits for the device (the loss's value, the update).
+void add_time_shares(const std::map<std::string, double>& seconds, double elapsed,
+                     MetricValues& values) {
+  for (const auto& [part, spent] : seconds)
+    values["train/time/" + part] = elapsed > 0 ? spent / elapsed : 0.0;
+}
 
 // The learning rates of a run without a `scheduler`: the configured ones, throughout.
 class NoSchedule : public optim::Scheduler {
@@ -141,7 +160,9 @@ Progress Trainer::stage_progress() const {
 void Trainer::after_step(const Progress& before, Window& window) {
   // Callbacks first (an EMA is then current for the validation), the checkpoint last (it then
   // holds this step's validation values and every callback's state after this step).
+  double started = clock_();
   for (Callback* callback : parts_.callbacks) callback->on_step_end(*this, before);
+  window.callbacks += clock_() - started;
   // Periods in time pass on each process's own clock: all log and validate when any is due, as
   // both meet the other processes (statistics are combined).
   std::vector<double> due = {options_.log_every.crossed(before, progress_) ? 1.0 : 0.0,
@@ -203,7 +224,13 @@ void Trainer::log_training(Window& window) {
   if (hyper_parameters_)
     for (const auto& [name, value] : hyper_parameters_->values()) values["train/" + name] = value;
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
-  values["train/data_wait"] = elapsed > 0 ? window.data_wait / elapsed : 0;
+  add_time_shares({{"data", window.data_wait},
+                   {"forward", window.forward},
+                   {"backward", window.backward},
+                   {"optimizer", window.optimizer},
+                   {"callbacks", window.callbacks}},
+                  elapsed, values);
+  values["system/peak_rss_mb"] = peak_resident_mb();
   if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
   if (window.penalty_sum.defined())
     values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);

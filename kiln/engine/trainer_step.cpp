@@ -23,7 +23,11 @@ std::string number_text(double value) {
 }  // namespace
 
 void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
+  // Cleared as a step begins, not after the last one: callbacks at its end (histograms) see the
+  // gradients it applied.
+  if (group.batches == 0) parts_.optimizer.zero_grad();
   torch::Tensor loss;
+  double started = clock_();
   {
     Precision::Autocast autocast = precision_.autocast();
     loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
@@ -35,8 +39,11 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
     group.penalty = parts_.regularization->penalty();
     loss = loss + group.penalty;
   }
+  double forward_done = clock_();
   precision_.scale(loss).backward();
   double value = parts_.objective.last_loss();
+  group.forward += forward_done - started;
+  group.backward += clock_() - forward_done;
   if (group.finite) group.loss = value;
   group.finite = group.finite && std::isfinite(value);
   group.batches += 1;
@@ -46,6 +53,9 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
 }
 
 Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window) {
+  window.forward += group.forward;
+  window.backward += group.backward;
+  double started = clock_();
   std::vector<torch::Tensor> gradients = gradients_of(trainable_);
   // Once per optimizer step, after the group's last backward: every process's mean gradient.
   parts_.context->reduce_gradients(gradients);
@@ -76,7 +86,8 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   learning_rates_->apply(stage_steps, lr_multiplier_);
   if (hyper_parameters_) hyper_parameters_->apply(stage_steps);
   parts_.optimizer.step();
-  parts_.optimizer.zero_grad();
+  // Gradient averaging over processes, clipping and schedules count as the update too.
+  window.optimizer += clock_() - started;
   skipped_in_a_row_ = 0;
   window.grad_norm_sum += norm;
   if (group.penalty.defined()) {

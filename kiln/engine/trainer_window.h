@@ -10,7 +10,9 @@ namespace kiln::engine {
 struct Trainer::Window {
   int64_t steps = 0, samples = 0;
   double started = 0;
-  double data_wait = 0;       // seconds spent waiting for the loader
+  // Seconds of the window's training time spent waiting for the loader, in forward, in backward,
+  // in the optimizer's update and in the callbacks after each step (train/time/...).
+  double data_wait = 0, forward = 0, backward = 0, optimizer = 0, callbacks = 0;
   double grad_norm_sum = 0;   // over the steps that updated the weights
   torch::Tensor penalty_sum;  // likewise; summed on the device, read when logged
   int64_t updates = 0;
@@ -21,7 +23,8 @@ struct Trainer::Group {
   int64_t batches = 0;  // taken so far
   int64_t samples = 0;
   bool finite = true;
-  double loss = 0;        // the last batch's loss, or the first non-finite one
+  double loss = 0;                   // the last batch's loss, or the first non-finite one
+  double forward = 0, backward = 0;  // seconds, over the group's batches
   torch::Tensor penalty;  // the regularization added to the step's loss; undefined without
 };
 

@@ -11,6 +11,7 @@
 #include "kiln/engine/resume.h"
 #include "kiln/engine/run_folder.h"
 #include "kiln/engine/runtime.h"
+#include "kiln/engine/tensorboard_histograms.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
@@ -89,6 +90,17 @@ data::LoaderPosition next_position(const data::LoaderPosition& previous, int64_t
   return {previous.epoch + 1, 0};
 }
 
+// How the run ended, in TensorBoard's HParams tab; a failure to write it must not hide why the
+// run ended.
+void end_hparams(RunFolder& run, tensorboard::SessionStatus status, double now) {
+  if (!run.events() || !run.tensorboard_options().hparams) return;
+  try {
+    run.events()->hparams_end(status, now);
+  } catch (const std::exception&) {
+    if (status != tensorboard::SessionStatus::kFailure) throw;
+  }
+}
+
 struct StageLoop {
   RunFolder& run;
   RunSession& session;
@@ -99,10 +111,12 @@ struct StageLoop {
   MetricSink& metrics;
   Clock clock;
   RunRecord& record;
+  Callback* histograms = nullptr;  // TensorBoard's, when switched on
 
   TrainerParts parts(StageSession& stage, const StageMark& mark) {
     TrainerParts parts =
         stage.parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark);
+    if (histograms) parts.callbacks.push_back(histograms);
     parts.context = request.context;
     parts.saves_checkpoints = run.writes();
     parts.inputs = inputs_json(session.inputs);
@@ -119,6 +133,7 @@ struct StageLoop {
     for (size_t i = first; i < stages.size(); ++i) {
       std::unique_ptr<StageSession> stage = open_stage(session, stages[i]);
       if (i == first) describe(*stage);
+      if (i == first && !resumed) start_hparams(*stage);
       if (stages[i].staged()) console.line(stages[i].title());
       StageMark mark = resumed && i == first ? resumed->stage
                                              : StageMark{static_cast<int64_t>(i), result.progress};
@@ -143,6 +158,19 @@ struct StageLoop {
     return result;
   }
 
+  // TensorBoard's HParams tab: the values the config file and --set gave (the defaults every run
+  // shares would only crowd the table), compared by what validation and training measure.
+  void start_hparams(const StageSession& stage) {
+    if (!run.events() || !run.tensorboard_options().hparams) return;
+    std::vector<tensorboard::HParamsMetric> metrics;
+    for (const std::string& tag : monitorable_tags(stage.objective, stage.val.has_value())) {
+      size_t slash = tag.find('/');
+      metrics.push_back({tag.substr(0, slash), tag.substr(slash + 1)});
+    }
+    run.events()->hparams_start(tensorboard::flatten_hparams(request.config.tree), metrics,
+                                stages.front().config.name, clock());
+  }
+
   void describe(StageSession& stage) {
     console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
                              parameters_text(*session.model), stage.train.dataset().size(),
@@ -155,7 +183,8 @@ struct StageLoop {
 TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& stages,
                      const TrainRequest& request, const std::string& config_yaml, std::FILE* out,
                      Clock clock, RunRecord& record) {
-  Console console(out, ::isatty(::fileno(out)) != 0, run.console_log(), clock);
+  Console console(request.quiet ? nullptr : out, ::isatty(::fileno(out)) != 0, run.console_log(),
+                  clock);
   std::string checkpoint;
   if (!request.resume_dir.empty()) {
     // Rank 0 chooses (and repairs, and trims the folder to) the checkpoint; the others take it.
@@ -170,7 +199,12 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
                             first + 1, stages.size()));
   ConsoleMetricSink console_lines(console);
   MetricSinks sinks({&run.metrics(), &console_lines});
-  StageLoop loop{run, s, stages, request, config_yaml, console, sinks, clock, record};
+  std::unique_ptr<Callback> histograms;
+  const TensorBoardOptions& tensorboard = run.tensorboard_options();
+  if (run.events() && tensorboard.histograms)
+    histograms = tensorboard_histograms(*run.events(), tensorboard.histograms_every, clock);
+  StageLoop loop{run,     s,     stages, request, config_yaml,
+                 console, sinks, clock,  record,  histograms.get()};
   return loop.train(first, checkpoint, resumed);
 }
 
@@ -205,6 +239,7 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   }
   bool resuming = !request.resume_dir.empty();
   RunFolder run(run_directory(request, config, clock), request.context->rank());
+  run.open_tensorboard(config.tensorboard, clock);
   std::unique_ptr<RunLock> lock = run.lock();
   std::fprintf(out, "run: %s\n", run.path().c_str());
   std::fflush(out);
@@ -238,8 +273,12 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
     if (!record.stages().is_null()) summary["stages"] = record.stages();
     run.write_summary(summary);
     record.ended(result.stopped_by_signal != 0, clock());
-    if (result.stopped_by_signal) outcome.exit_code = 128 + result.stopped_by_signal;
+    if (result.stopped_by_signal)
+      outcome.exit_code = 128 + result.stopped_by_signal;
+    else
+      end_hparams(run, tensorboard::SessionStatus::kSuccess, clock());
   } catch (const std::exception& e) {
+    end_hparams(run, tensorboard::SessionStatus::kFailure, clock());
     record.failed(e.what(), clock());
     run.write_record(record);
     throw;

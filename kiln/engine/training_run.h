@@ -29,6 +29,8 @@ struct TrainRequest {
   std::shared_ptr<distributed::Context> context = distributed::single_process();
   // Set to a signal's number by a handler: finish the step, save a checkpoint, stop.
   const std::atomic<int>* stop_signal = nullptr;
+  // Print only the `run:` line (errors still go to stderr); train.log gets every line.
+  bool quiet = false;
 };
 
 struct TrainOutcome {

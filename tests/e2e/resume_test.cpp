@@ -5,6 +5,8 @@
 // a corrupt newest checkpoint is skipped for the one before it, a missing one reported, and when
 // none is valid the run is left alone; a finished run has nothing to resume; a run another
 // process holds is refused; config files given with --resume may change resumable keys only.
+// What TensorBoard shows of a resumed run is what it shows of the uninterrupted one: every step
+// once.
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -22,6 +24,7 @@
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/tensorboard_view.h"
 
 namespace kiln {
 namespace {
@@ -88,6 +91,24 @@ class Resume : public ::testing::Test {
     EXPECT_TRUE(read_file(a + "/ema.safetensors") == read_file(b + "/ema.safetensors"))
         << "EMA weights differ from the uninterrupted run's";
     EXPECT_EQ(validation_rows(*straight_run_), validation_rows(run));
+    expect_tensorboard_as_straight(run);
+  }
+
+  // Validation values equal; training values at the same steps (throughput and time differ).
+  void expect_tensorboard_as_straight(const std::string& run) {
+    testing::ScalarSeries val = testing::tensorboard_scalars(run + "/tensorboard/val");
+    EXPECT_FALSE(val.empty());
+    EXPECT_EQ(val, testing::tensorboard_scalars(*straight_run_ + "/tensorboard/val"));
+    testing::ScalarSeries train = testing::tensorboard_scalars(run + "/tensorboard/train");
+    testing::ScalarSeries straight =
+        testing::tensorboard_scalars(*straight_run_ + "/tensorboard/train");
+    ASSERT_EQ(train.size(), straight.size());
+    for (const auto& [tag, points] : straight) {
+      std::vector<int64_t> steps, straight_steps;
+      for (const auto& point : train[tag]) steps.push_back(point.first);
+      for (const auto& point : points) straight_steps.push_back(point.first);
+      EXPECT_EQ(steps, straight_steps) << tag;
+    }
   }
 
   static testing::TempDir* straight_dir_;

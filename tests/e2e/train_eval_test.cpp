@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "kiln/core/json.h"
@@ -92,6 +93,44 @@ TEST_F(TrainEvalTest, TrainWritesTheRunDirectory) {
     EXPECT_TRUE(fs::exists(run + "/checkpoints/step-000000030/" + file)) << file;
   // The resolved config carries every default.
   EXPECT_THAT(slurp(run + "/config.yaml"), HasSubstr("eval_batch_size: 0"));
+}
+
+// Where training time went, as shares of it, and the process's peak memory, every log line.
+TEST_F(TrainEvalTest, TrainLogsTimeSharesAndPeakMemory) {
+  std::string run = train();
+  std::istringstream rows(slurp(run + "/metrics.csv"));
+  std::map<std::string, double> shares;
+  double peak_mb = 0;
+  for (std::string line; std::getline(rows, line);) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 5 || cells[0] != "30") continue;  // the last log line
+    if (cells[2] == "train" && cells[3].rfind("time/", 0) == 0)
+      shares[cells[3]] = std::stod(cells[4]);
+    if (cells[2] == "system" && cells[3] == "peak_rss_mb") peak_mb = std::stod(cells[4]);
+  }
+  double total = 0;
+  for (const char* part :
+       {"time/data", "time/forward", "time/backward", "time/optimizer", "time/callbacks"}) {
+    ASSERT_TRUE(shares.count(part)) << part;
+    EXPECT_GE(shares[part], 0) << part;
+    total += shares[part];
+  }
+  EXPECT_GT(shares["time/forward"] + shares["time/backward"], 0.05);
+  EXPECT_LE(total, 1.0 + 1e-9);
+  EXPECT_GT(peak_mb, 50) << "LibTorch alone takes more";
+  EXPECT_LT(peak_mb, 8192);
+}
+
+TEST_F(TrainEvalTest, QuietPrintsOnlyTheRunLine) {
+  std::string config = dir_.write("tiny.yaml", kTinyConfig);
+  auto result = testing::run_command(
+      kiln("train " + config + " --runs-root " + dir_.file("runs") + " --quiet"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, MatchesRegex("run: [^\n]*\n"));
+  std::string run = result.out.substr(5, result.out.size() - 6);
+  EXPECT_THAT(slurp(run + "/train.log"), HasSubstr("validation at step 30"));
 }
 
 TEST_F(TrainEvalTest, EvalPrintsOneJsonObject) {

@@ -72,6 +72,10 @@ TEST(RunFolderRanks, RankZeroWritesTheWholeRunFolder) {
        {"config.yaml", "run.json", "metrics.csv", "summary.json", "train.log", "inputs.json",
         "checkpoints/latest", "checkpoints/step-000000008/inputs.json"})
     EXPECT_THAT(files, ::testing::Contains(name));
+  for (const char* events : {"tensorboard/events\\.out\\.tfevents\\..*",
+                             "tensorboard/train/events\\.out\\.tfevents\\..*",
+                             "tensorboard/val/events\\.out\\.tfevents\\..*"})
+    EXPECT_THAT(files, ::testing::Contains(::testing::MatchesRegex(events)));
   Json record = Json::parse(read_text_file(run + "/run.json"));
   EXPECT_EQ(record["world_size"], 2);
   EXPECT_EQ(record["status"], "finished");

@@ -1,0 +1,34 @@
+#include "kiln/engine/tensorboard_options.h"
+
+namespace kiln::engine {
+
+void TensorBoardOptions::describe(Schema& s) {
+  s.field("enabled", enabled, "Write TensorBoard event files under RUN/tensorboard/.");
+  s.field("scalars", scalars,
+          "Every value of metrics.csv, in its split's directory (train/, val/, test/) under the "
+          "name without the split.");
+  s.field("text", text, "The resolved config and notes.md, as text at step 0.");
+  s.field("hparams", hparams,
+          "The config's values as hyper-parameters, for TensorBoard's HParams tab.");
+  s.field("histograms", histograms, "Histograms of every parameter and of its gradient.");
+  s.field("histograms_every", histograms_every, "How often histograms are written.");
+}
+
+}  // namespace kiln::engine
+
+namespace kiln {
+
+void OptionTraits<engine::TensorBoardOptions>::read(const Json& value,
+                                                    engine::TensorBoardOptions& out,
+                                                    const ReadContext& ctx) {
+  if (value.is_boolean()) {
+    out = engine::TensorBoardOptions{};
+    out.enabled = value.get<bool>();
+    return;
+  }
+  if (!value.is_object() && !value.is_null())
+    ctx.fail("expected true, false or a mapping of keys to values, got " + show_value(value));
+  read_options(out, value, ctx);
+}
+
+}  // namespace kiln

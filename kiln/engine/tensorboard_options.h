@@ -1,0 +1,33 @@
+#pragma once
+// The `tensorboard:` section of a config: what a run writes under RUN/tensorboard/
+// (docs/observe.md). `tensorboard: false` turns all of it off, `tensorboard: true` keeps the
+// defaults, and a mapping switches each part. Thread-safety: values.
+
+#include "kiln/core/period.h"
+#include "kiln/core/schema.h"
+
+namespace kiln::engine {
+
+struct TensorBoardOptions {
+  bool enabled = true;
+  bool scalars = true;
+  bool text = true;
+  bool hparams = true;
+  bool histograms = true;
+  Period histograms_every{1, Period::Unit::kEpochs};
+  void describe(Schema& s);
+};
+
+}  // namespace kiln::engine
+
+namespace kiln {
+template <>
+struct OptionTraits<engine::TensorBoardOptions> {
+  static void read(const Json& value, engine::TensorBoardOptions& out, const ReadContext& ctx);
+  static Json write(const engine::TensorBoardOptions& value) { return write_options(value); }
+  static std::string type_name(const engine::TensorBoardOptions&) { return "boolean | mapping"; }
+  static std::vector<FieldDoc> children(const engine::TensorBoardOptions&) {
+    return describe_options<engine::TensorBoardOptions>();
+  }
+};
+}  // namespace kiln

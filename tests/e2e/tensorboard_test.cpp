@@ -1,0 +1,199 @@
+// End-to-end: `kiln train` writes TensorBoard event files under RUN/tensorboard/, read back by
+// the tests' own decoder (tests/support/event_file_reader.h): every value of metrics.csv as a
+// scalar at its step in its split's directory, histograms of parameters and gradients, the
+// config and notes as text, and the run's hyper-parameters for the HParams tab. The config's
+// `tensorboard:` section switches the parts; a wrong value is a config error naming it.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "tests/support/event_file_reader.h"
+#include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/tensorboard_view.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::Contains;
+using testing::DecodedEvent;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+// 16 steps per epoch; histograms at steps 16 and 32.
+constexpr const char* kConfig = R"(
+version: 1
+name: board
+seed: 3
+data:
+  train: {type: fashion_mnist, split: train, limit: 512}
+  val: {type: fashion_mnist, split: test, limit: 128}
+  batch_size: 32
+model:
+  type: sequential
+  layers: [flatten, {type: linear, out: 16}, relu, {type: linear, out: 10}]
+optimizer: {type: sgd, lr: 0.05, momentum: 0.9}
+train: {max: 2 epochs, validate_every: 1 epoch, log_every: 8 steps}
+runtime: {threads: 1}
+)";
+
+struct CsvRow {
+  int64_t step;
+  std::string split, metric;
+  double value;
+};
+
+std::vector<CsvRow> metrics_csv(const std::string& run) {
+  std::istringstream in(testing::read_file(run + "/metrics.csv"));
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<CsvRow> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    rows.push_back({std::stoll(cells.at(0)), cells.at(2), cells.at(3), std::stod(cells.at(4))});
+  }
+  return rows;
+}
+
+// Every event of every file of `directory`, in the order TensorBoard reads them.
+std::vector<DecodedEvent> all_events(const std::string& directory) {
+  std::vector<DecodedEvent> events;
+  for (const std::string& file : testing::event_files_in(directory))
+    for (DecodedEvent& event : testing::read_event_file(file)) events.push_back(std::move(event));
+  return events;
+}
+
+// The values of plugin `plugin` in `directory`, by tag.
+std::map<std::string, std::vector<std::pair<int64_t, testing::DecodedValue>>> values_of(
+    const std::string& directory, const std::string& plugin) {
+  std::map<std::string, std::vector<std::pair<int64_t, testing::DecodedValue>>> out;
+  for (const DecodedEvent& event : all_events(directory))
+    for (const testing::DecodedValue& value : event.values)
+      if (value.plugin == plugin) out[value.tag].emplace_back(event.step, value);
+  return out;
+}
+
+class TensorBoardFiles : public ::testing::Test {
+ protected:
+  testing::CommandResult train(const std::string& extra = "") {
+    return testing::run_command(std::string(KILN_BINARY) + " train " +
+                                dir_.write("board.yaml", kConfig) + " --runs-root " +
+                                dir_.file("runs") + " " + extra);
+  }
+  std::string trained(const std::string& extra = "") {
+    testing::CommandResult result = train(extra);
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    return testing::run_dir_of(result.out);
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(TensorBoardFiles, EveryValueOfMetricsCsvIsAScalarAtItsStepInItsSplitsDirectory) {
+  std::string run = trained();
+  std::vector<CsvRow> rows = metrics_csv(run);
+  ASSERT_GT(rows.size(), 10u);
+  std::map<std::string, testing::ScalarSeries> shown;
+  size_t points = 0;
+  for (const char* split : {"train", "val"}) {
+    shown[split] = testing::tensorboard_scalars(run + "/tensorboard/" + split);
+    for (const auto& [tag, series] : shown[split]) points += series.size();
+  }
+  EXPECT_EQ(points, rows.size()) << "one point per row, no more";
+  for (const CsvRow& row : rows) {
+    SCOPED_TRACE(row.split + "/" + row.metric + " at step " + std::to_string(row.step));
+    // A tag of no split (system/peak_rss_mb) is in train/, whole.
+    bool split = row.split == "train" || row.split == "val";
+    const auto& series =
+        shown[split ? row.split : "train"][split ? row.metric : row.split + "/" + row.metric];
+    auto point = std::find_if(series.begin(), series.end(),
+                              [&](const auto& p) { return p.first == row.step; });
+    ASSERT_NE(point, series.end());
+    // Stored as float32, as TensorFlow stores scalars; metrics.csv has the double in 9 digits.
+    EXPECT_NEAR(point->second, row.value, 1e-6 * std::max(1.0, std::abs(row.value)));
+  }
+  // Training and validation loss under one name, in two directories: one chart in TensorBoard.
+  EXPECT_EQ(shown["train"].count("loss"), 1u);
+  EXPECT_EQ(shown["val"].count("loss"), 1u);
+  EXPECT_EQ(shown["val"].count("accuracy"), 1u);
+  EXPECT_EQ(shown["train"].count("time/forward"), 1u);
+  EXPECT_EQ(shown["train"].count("system/peak_rss_mb"), 1u);
+}
+
+TEST_F(TensorBoardFiles, HistogramsOfEveryParameterAndItsGradientOncePerEpoch) {
+  std::string run = trained();
+  auto histograms = values_of(run + "/tensorboard/train", "histograms");
+  for (const char* name : {"layers.1.weight", "layers.1.bias", "layers.3.weight", "layers.3.bias"})
+    for (const std::string kind : {"weights/", "gradients/"}) {
+      SCOPED_TRACE(kind + name);
+      ASSERT_EQ(histograms[kind + name].size(), 2u);
+      EXPECT_EQ(histograms[kind + name][0].first, 16);
+      EXPECT_EQ(histograms[kind + name][1].first, 32);
+    }
+  const testing::DecodedHistogram& weights =
+      *histograms["weights/layers.1.weight"][1].second.histogram;
+  EXPECT_EQ(weights.num, 784 * 16);
+  double counted = 0;
+  for (double count : weights.buckets) counted += count;
+  EXPECT_EQ(counted, 784 * 16);
+  EXPECT_LT(weights.min, 0);
+  EXPECT_GT(weights.max, 0);
+  const testing::DecodedHistogram& gradients =
+      *histograms["gradients/layers.3.bias"][0].second.histogram;
+  EXPECT_EQ(gradients.num, 10);
+  EXPECT_GT(gradients.sum_squares, 0) << "the gradients of the step, not cleared ones";
+}
+
+TEST_F(TensorBoardFiles, TheConfigAndNotesAreTextAndTheHyperParametersAreForTheHParamsTab) {
+  std::string run = trained("--note 'a *first* try' --set optimizer.lr=0.02");
+  auto texts = values_of(run + "/tensorboard", "text");
+  ASSERT_EQ(texts["config"].size(), 1u);
+  EXPECT_EQ(texts["config"][0].first, 0);
+  EXPECT_THAT(texts["config"][0].second.tensor->strings.at(0), HasSubstr("    name: board\n"));
+  ASSERT_EQ(texts["notes"].size(), 1u);
+  EXPECT_EQ(texts["notes"][0].second.tensor->strings.at(0), "a *first* try");
+
+  auto hparams = values_of(run + "/tensorboard", "hparams");
+  ASSERT_EQ(hparams.size(), 3u);
+  testing::DecodedHParams experiment =
+      testing::decode_hparams(hparams["_hparams_/experiment"].at(0).second.plugin_content);
+  EXPECT_THAT(experiment.hparam_names, Contains("optimizer.lr"));
+  EXPECT_THAT(experiment.hparam_names, Contains("data.batch_size"));
+  EXPECT_THAT(experiment.metrics,
+              Contains(std::make_pair(std::string("val"), std::string("accuracy"))));
+  testing::DecodedHParams start =
+      testing::decode_hparams(hparams["_hparams_/session_start_info"].at(0).second.plugin_content);
+  EXPECT_EQ(start.hparams.at("optimizer.lr"), "0.02") << "--set counts as given";
+  EXPECT_EQ(start.hparams.at("model.type"), "sequential");
+  testing::DecodedHParams end =
+      testing::decode_hparams(hparams["_hparams_/session_end_info"].at(0).second.plugin_content);
+  EXPECT_EQ(end.status, 1);  // success
+}
+
+TEST_F(TensorBoardFiles, EachPartHasItsSwitchAndFalseTurnsAllOff) {
+  std::string without_histograms = trained("--set tensorboard.histograms=false");
+  EXPECT_TRUE(values_of(without_histograms + "/tensorboard/train", "histograms").empty());
+  EXPECT_FALSE(values_of(without_histograms + "/tensorboard/train", "scalars").empty());
+  std::string off = trained("--set tensorboard=false");
+  EXPECT_FALSE(fs::exists(off + "/tensorboard"));
+  EXPECT_FALSE(testing::read_file(off + "/metrics.csv").empty());
+}
+
+TEST_F(TensorBoardFiles, AWrongValueIsAConfigErrorNamingTheKey) {
+  testing::CommandResult result = train("--set tensorboard=3");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("tensorboard"));
+  EXPECT_THAT(result.err, HasSubstr("expected true, false or a mapping of keys to values, got 3"));
+  testing::CommandResult period = train("--set tensorboard.histograms_every=often");
+  EXPECT_EQ(period.exit_code, 2);
+  EXPECT_THAT(period.err, HasSubstr("tensorboard.histograms_every"));
+}
+
+}  // namespace
+}  // namespace kiln
