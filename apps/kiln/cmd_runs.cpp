@@ -21,18 +21,11 @@ struct RunsArgs {
   std::string noted, note;
 };
 
-std::vector<runs::RunInfo> read_runs(const std::vector<std::string>& paths) {
-  std::vector<runs::RunInfo> found;
-  found.reserve(paths.size());
-  for (const std::string& path : paths) found.push_back(runs::read_run(path));
-  return found;
-}
-
 int list_runs(const RunsArgs& args) {
   std::vector<runs::RunFilter> filters;
   for (const std::string& text : args.filters) filters.push_back(runs::RunFilter::parse(text));
   std::vector<runs::RunInfo> listed =
-      runs::filtered(read_runs(runs::find_runs(args.root)), filters);
+      runs::filtered(runs::read_runs(runs::find_runs(args.root)), filters);
   if (!args.sort.empty()) runs::sort_runs(listed, args.sort);
   std::string out = args.json  ? runs::runs_json(listed)
                     : args.csv ? runs::runs_csv(listed)
@@ -45,7 +38,7 @@ int compare_runs(const RunsArgs& args) {
   for (const std::string& path : args.compared)
     if (runs::find_runs(path) != std::vector<std::string>{path})
       throw UsageError(path + ": not a run folder (it has no run.json or metrics.csv)");
-  std::fputs(runs::compare_table(read_runs(args.compared)).c_str(), stdout);
+  std::fputs(runs::compare_table(runs::read_runs(args.compared)).c_str(), stdout);
   return 0;
 }
 

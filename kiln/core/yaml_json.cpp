@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
-#include <regex>
 #include <vector>
 
 #include "kiln/core/error.h"
@@ -19,22 +18,56 @@ bool is_one_of(const std::string& text, std::initializer_list<const char*> words
   return false;
 }
 
+// Scanners for the YAML 1.2 core schema's number forms (std::regex made loading a config
+// mostly regex matching): each consumes what it accepts from `at` and says whether it did.
+bool digits_from(const std::string& text, size_t& at, bool (*is_digit)(char)) {
+  size_t start = at;
+  while (at < text.size() && is_digit(text[at])) ++at;
+  return at > start;
+}
+bool is_decimal(char c) { return c >= '0' && c <= '9'; }
+bool is_hex(char c) { return is_decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_octal(char c) { return c >= '0' && c <= '7'; }
+void sign_from(const std::string& text, size_t& at) {
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+}
+
+// [-+]?[0-9]+, 0x[0-9a-fA-F]+ or 0o[0-7]+: the base, or 0 for none of them.
+int integer_base(const std::string& text) {
+  size_t at = 0;
+  sign_from(text, at);
+  if (digits_from(text, at, is_decimal) && at == text.size()) return 10;
+  bool prefixed = text.size() > 2 && text[0] == '0';
+  at = 2;
+  if (prefixed && text[1] == 'x' && digits_from(text, at, is_hex) && at == text.size()) return 16;
+  at = 2;
+  if (prefixed && text[1] == 'o' && digits_from(text, at, is_octal) && at == text.size()) return 8;
+  return 0;
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_float_text(const std::string& text) {
+  size_t at = 0;
+  sign_from(text, at);
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    if (!digits_from(text, at, is_decimal)) return false;
+  } else {
+    if (!digits_from(text, at, is_decimal)) return false;
+    if (at < text.size() && text[at] == '.') digits_from(text, ++at, is_decimal);
+  }
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    sign_from(text, ++at);
+    if (!digits_from(text, at, is_decimal)) return false;
+  }
+  return at == text.size();
+}
+
 // YAML 1.2 core schema; decimal, 0x and 0o integers.
 bool parse_integer(const std::string& text, Json& out) {
-  static const std::regex decimal("[-+]?[0-9]+");
-  static const std::regex hex("0x[0-9a-fA-F]+");
-  static const std::regex octal("0o[0-7]+");
-  int base = 0;
-  std::string digits = text;
-  if (std::regex_match(text, decimal)) {
-    base = 10;
-  } else if (std::regex_match(text, hex)) {
-    base = 16, digits = text.substr(2);
-  } else if (std::regex_match(text, octal)) {
-    base = 8, digits = text.substr(2);
-  } else {
-    return false;
-  }
+  int base = integer_base(text);
+  if (base == 0) return false;
+  std::string digits = base == 10 ? text : text.substr(2);
   errno = 0;
   long long value = std::strtoll(digits.c_str(), nullptr, base);
   if (errno == ERANGE && base == 10 && digits[0] != '-') {
@@ -51,8 +84,7 @@ bool parse_integer(const std::string& text, Json& out) {
 }
 
 bool parse_float(const std::string& text, Json& out) {
-  static const std::regex number("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (std::regex_match(text, number)) {
+  if (is_float_text(text)) {
     out = std::strtod(text.c_str(), nullptr);
     return true;
   }

@@ -66,6 +66,8 @@ class Callback {
   /// After every optimizer step, before its logging and validation; `before` is the progress
   /// before it (for Period::crossed).
   virtual void on_step_end(TrainerView&, const Progress& /*before*/) {}
+  /// Before each validation.
+  virtual void on_validation_begin(TrainerView&) {}
   /// After each validation, with its values (also in view.last_values()).
   virtual void on_validation_end(TrainerView&, const MetricValues&) {}
   virtual void on_epoch_end(TrainerView&) {}

@@ -171,7 +171,8 @@ const std::vector<std::string>& resumable_keys() {
       "data.eval_batch_size", "runtime.device", "runtime.threads",
       // What is logged, not what is computed.
       "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
-      "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every"};
+      "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",
+      "tensorboard.images", "tensorboard.max_images"};
   return keys;
 }
 

@@ -155,10 +155,12 @@ std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch:
 
 torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch) {
   models::NamedOutputs outputs;
-  if (heads_.size() == 1 && heads_.front().name.empty())
+  if (heads_.size() == 1 && heads_.front().name.empty()) {
     outputs.insert("", model.forward(batch.input));
-  else
+    if (observer_) observer_(batch, outputs[""]);
+  } else {
     outputs = model.forward_named(batch.input);
+  }
   torch::Tensor total;
   last_loss_ = 0;
   for (size_t i = 0; i < heads_.size(); ++i) {

@@ -14,7 +14,7 @@ class TensorBoardHistograms : public Callback {
  public:
   TensorBoardHistograms(tensorboard::EventLog& log, Period every, Clock clock)
       : log_(log), every_(every), clock_(std::move(clock)) {
-    type = "tensorboard";
+    type = "tensorboard_histograms";
     config_path = "tensorboard.histograms";
   }
 

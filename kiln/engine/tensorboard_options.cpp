@@ -12,6 +12,10 @@ void TensorBoardOptions::describe(Schema& s) {
           "The config's values as hyper-parameters, for TensorBoard's HParams tab.");
   s.field("histograms", histograms, "Histograms of every parameter and of its gradient.");
   s.field("histograms_every", histograms_every, "How often histograms are written.");
+  s.field("images", images,
+          "At each validation: a grid of validation inputs with true and predicted classes (or "
+          "beside their reconstructions), and the confusion matrix of a classifier.");
+  s.field("max_images", max_images, "Validation inputs in the grid.").in_range(1, 256);
 }
 
 }  // namespace kiln::engine

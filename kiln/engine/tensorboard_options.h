@@ -15,6 +15,8 @@ struct TensorBoardOptions {
   bool hparams = true;
   bool histograms = true;
   Period histograms_every{1, Period::Unit::kEpochs};
+  bool images = true;
+  int64_t max_images = 16;
   void describe(Schema& s);
 };
 

@@ -244,6 +244,7 @@ void Trainer::log_training(Window& window) {
 
 void Trainer::validate() {
   if (!parts_.val) return;
+  for (Callback* callback : parts_.callbacks) callback->on_validation_begin(*this);
   MetricValues values;
   {
     SwappedWeights swapped(parts_.model, evaluation_weights());

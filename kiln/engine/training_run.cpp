@@ -12,6 +12,7 @@
 #include "kiln/engine/run_folder.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/engine/tensorboard_histograms.h"
+#include "kiln/engine/tensorboard_images.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
@@ -112,11 +113,16 @@ struct StageLoop {
   Clock clock;
   RunRecord& record;
   Callback* histograms = nullptr;  // TensorBoard's, when switched on
+  TensorBoardImages* images = nullptr;
 
   TrainerParts parts(StageSession& stage, const StageMark& mark) {
     TrainerParts parts =
         stage.parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark);
     if (histograms) parts.callbacks.push_back(histograms);
+    if (images) {
+      images->attach(stage.val_objective);
+      parts.callbacks.push_back(images);
+    }
     parts.context = request.context;
     parts.saves_checkpoints = run.writes();
     parts.inputs = inputs_json(session.inputs);
@@ -200,11 +206,14 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
   ConsoleMetricSink console_lines(console);
   MetricSinks sinks({&run.metrics(), &console_lines});
   std::unique_ptr<Callback> histograms;
+  std::unique_ptr<TensorBoardImages> images;
   const TensorBoardOptions& tensorboard = run.tensorboard_options();
   if (run.events() && tensorboard.histograms)
     histograms = tensorboard_histograms(*run.events(), tensorboard.histograms_every, clock);
-  StageLoop loop{run,     s,     stages, request, config_yaml,
-                 console, sinks, clock,  record,  histograms.get()};
+  if (run.events() && tensorboard.images)
+    images = std::make_unique<TensorBoardImages>(*run.events(), tensorboard.max_images, clock);
+  StageLoop loop{run,   s,     stages, request,          config_yaml, console,
+                 sinks, clock, record, histograms.get(), images.get()};
   return loop.train(first, checkpoint, resumed);
 }
 

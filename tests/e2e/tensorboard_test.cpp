@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "kiln/io/image_codec.h"
 #include "tests/support/event_file_reader.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
@@ -150,6 +151,26 @@ TEST_F(TensorBoardFiles, HistogramsOfEveryParameterAndItsGradientOncePerEpoch) {
   EXPECT_GT(gradients.sum_squares, 0) << "the gradients of the step, not cleared ones";
 }
 
+// At each validation (steps 16 and 32): 16 inputs of 28x28 pixels, enlarged twice, framed and
+// captioned in a 4x4 grid; and the confusion matrix of the 10 classes, counting every example.
+TEST_F(TensorBoardFiles, ValidationImagesShowSamplesAndTheConfusionMatrix) {
+  std::string run = trained();
+  auto images = values_of(run + "/tensorboard/val", "images");
+  ASSERT_EQ(images["samples"].size(), 2u);
+  ASSERT_EQ(images["confusion_matrix"].size(), 2u);
+  EXPECT_EQ(images["samples"][1].first, 32);
+  const testing::DecodedImage& samples = *images["samples"][1].second.image;
+  EXPECT_EQ(samples.width, 4 * 64 + 4);
+  EXPECT_EQ(samples.height, 4 * 78 + 4);
+  EXPECT_EQ(samples.colorspace, 3);
+  io::Image decoded = io::decode_image(samples.encoded, 0, "samples");
+  EXPECT_EQ(decoded.width, samples.width);
+  EXPECT_EQ(decoded.height, samples.height);
+  const testing::DecodedImage& confusion = *images["confusion_matrix"][0].second.image;
+  EXPECT_EQ(confusion.width, confusion.height);
+  EXPECT_EQ(confusion.width, 14 + 10 * 32) << "10 classes, counts below 1000";
+}
+
 TEST_F(TensorBoardFiles, TheConfigAndNotesAreTextAndTheHyperParametersAreForTheHParamsTab) {
   std::string run = trained("--note 'a *first* try' --set optimizer.lr=0.02");
   auto texts = values_of(run + "/tensorboard", "text");
@@ -177,8 +198,10 @@ TEST_F(TensorBoardFiles, TheConfigAndNotesAreTextAndTheHyperParametersAreForTheH
 }
 
 TEST_F(TensorBoardFiles, EachPartHasItsSwitchAndFalseTurnsAllOff) {
-  std::string without_histograms = trained("--set tensorboard.histograms=false");
+  std::string without_histograms =
+      trained("--set tensorboard.histograms=false --set tensorboard.images=false");
   EXPECT_TRUE(values_of(without_histograms + "/tensorboard/train", "histograms").empty());
+  EXPECT_TRUE(values_of(without_histograms + "/tensorboard/val", "images").empty());
   EXPECT_FALSE(values_of(without_histograms + "/tensorboard/train", "scalars").empty());
   std::string off = trained("--set tensorboard=false");
   EXPECT_FALSE(fs::exists(off + "/tensorboard"));

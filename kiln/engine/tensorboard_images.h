@@ -1,0 +1,43 @@
+#pragma once
+// TensorBoard's images at each validation, in RUN/tensorboard/val/: `samples`, a grid of the
+// first `tensorboard.max_images` validation inputs (images: [N, C, H, W] with 1 or 3 channels, or
+// [N, H, W]) with their true and predicted classes, or beside the model's reconstructions when it
+// outputs what it takes (an autoencoder); and `confusion_matrix` for a classifier, from the
+// confusion_matrix metric's values when the config measures it (over every process's share),
+// else counted here from the validation batches this process sees. Models of several heads get
+// no images. Built in, not a registered callback: the `tensorboard:` section switches it.
+// Thread-safety: the training thread.
+
+#include <memory>
+
+#include "kiln/engine/callback.h"
+#include "kiln/engine/console.h"
+#include "kiln/engine/objective.h"
+#include "kiln/tensorboard/drawing.h"
+#include "kiln/tensorboard/event_log.h"
+
+namespace kiln::engine {
+
+class TensorBoardImages : public Callback {
+ public:
+  TensorBoardImages(tensorboard::EventLog& log, int64_t max_images, Clock clock);
+  /// Watches the batches `validation` computes (a stage's validation objective).
+  void attach(Objective& validation);
+
+  void on_validation_begin(TrainerView&) override;
+  void on_validation_end(TrainerView& view, const MetricValues& values) override;
+
+ private:
+  void take(const data::Batch& batch, const torch::Tensor& output);
+  void take_samples(const data::Batch& batch, const torch::Tensor& output, bool classifier);
+  void count_classes(const torch::Tensor& target, const torch::Tensor& output);
+
+  tensorboard::EventLog& log_;
+  int64_t max_images_;
+  Clock clock_;
+  bool active_ = false;
+  std::vector<tensorboard::Sample> samples_;
+  std::vector<std::vector<int64_t>> counts_;
+};
+
+}  // namespace kiln::engine
