@@ -172,7 +172,9 @@ const std::vector<std::string>& resumable_keys() {
       // What is logged, not what is computed.
       "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
       "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",
-      "tensorboard.images", "tensorboard.max_images"};
+      "tensorboard.images", "tensorboard.max_images", "tensorboard.projector",
+      "tensorboard.projector.enabled", "tensorboard.projector.layer",
+      "tensorboard.projector.max_examples"};
   return keys;
 }
 

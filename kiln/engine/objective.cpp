@@ -157,7 +157,7 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
   models::NamedOutputs outputs;
   if (heads_.size() == 1 && heads_.front().name.empty()) {
     outputs.insert("", model.forward(batch.input));
-    if (observer_) observer_(batch, outputs[""]);
+    for (const OutputObserver& observer : observers_) observer(batch, outputs[""]);
   } else {
     outputs = model.forward_named(batch.input);
   }

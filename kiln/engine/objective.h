@@ -49,10 +49,10 @@ class Objective {
   torch::Tensor compute(models::Model& model, const data::Batch& batch);
   /// The value of the loss the last compute() returned, read without another device sync.
   double last_loss() const { return last_loss_; }
-  /// What is shown each batch and the model's output as compute() runs it (a model of one
-  /// output): TensorBoard's validation images watch the validation objective this way.
+  /// Shows each batch and the model's output to `observer` as compute() runs it (a model of one
+  /// output): TensorBoard's validation images and projector watch validation this way.
   using OutputObserver = std::function<void(const data::Batch&, const torch::Tensor&)>;
-  void observe_outputs(OutputObserver observer) { observer_ = std::move(observer); }
+  void observe_outputs(OutputObserver observer) { observers_.push_back(std::move(observer)); }
   /// Throws a ConfigError at the head's `target` when a head wants a named target that the data
   /// of `split` (which delivers `available`) lacks: before training, not at the first batch.
   void check_targets(const std::vector<std::string>& available, const std::string& split) const;
@@ -88,7 +88,7 @@ class Objective {
   // Per head: the sum of its batch means times their mean_weight(), and of those weights.
   std::vector<double> head_loss_sums_, head_loss_weights_;
   double last_loss_ = 0;
-  OutputObserver observer_;
+  std::vector<OutputObserver> observers_;
 };
 
 /// Combines every rank's statistics of `objective`, so that each rank's values() cover the

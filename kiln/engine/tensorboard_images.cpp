@@ -7,23 +7,6 @@ namespace {
 
 constexpr int64_t kMaxClassesDrawn = 100;  // a larger matrix would not be read as a picture
 
-// An input of the batch as 8-bit pixels, [C, H, W] or [H, W], each image stretched from its own
-// minimum to its maximum (inputs are usually normalized by then).
-io::Image to_image(const torch::Tensor& example) {
-  torch::Tensor pixels = example.detach().to(torch::kCPU, torch::kFloat32);
-  if (pixels.dim() == 2) pixels = pixels.unsqueeze(0);
-  float low = pixels.min().item<float>(), high = pixels.max().item<float>();
-  pixels = ((pixels - low) * (255.0f / std::max(high - low, 1e-6f))).round().clamp(0, 255);
-  torch::Tensor hwc = pixels.permute({1, 2, 0}).to(torch::kUInt8).contiguous();
-  io::Image image{hwc.size(0), hwc.size(1), hwc.size(2), {}};
-  image.pixels.assign(hwc.data_ptr<uint8_t>(), hwc.data_ptr<uint8_t>() + hwc.numel());
-  return image;
-}
-
-bool is_image_batch(const torch::Tensor& input) {
-  return (input.dim() == 4 && (input.size(1) == 1 || input.size(1) == 3)) || input.dim() == 3;
-}
-
 bool is_class_batch(const torch::Tensor& target, const torch::Tensor& output) {
   return target.defined() && target.dim() == 1 && !target.is_floating_point() &&
          output.dim() == 2 && output.size(0) == target.size(0) && output.size(1) > 1;
@@ -48,6 +31,21 @@ std::vector<std::vector<int64_t>> measured_confusion(const MetricValues& values)
 }
 
 }  // namespace
+
+io::Image validation_image(const torch::Tensor& example) {
+  torch::Tensor pixels = example.detach().to(torch::kCPU, torch::kFloat32);
+  if (pixels.dim() == 2) pixels = pixels.unsqueeze(0);
+  float low = pixels.min().item<float>(), high = pixels.max().item<float>();
+  pixels = ((pixels - low) * (255.0f / std::max(high - low, 1e-6f))).round().clamp(0, 255);
+  torch::Tensor hwc = pixels.permute({1, 2, 0}).to(torch::kUInt8).contiguous();
+  io::Image image{hwc.size(0), hwc.size(1), hwc.size(2), {}};
+  image.pixels.assign(hwc.data_ptr<uint8_t>(), hwc.data_ptr<uint8_t>() + hwc.numel());
+  return image;
+}
+
+bool is_image_batch(const torch::Tensor& input) {
+  return (input.dim() == 4 && (input.size(1) == 1 || input.size(1) == 3)) || input.dim() == 3;
+}
 
 TensorBoardImages::TensorBoardImages(tensorboard::EventLog& log, int64_t max_images, Clock clock)
     : log_(log), max_images_(max_images), clock_(std::move(clock)) {
@@ -91,12 +89,12 @@ void TensorBoardImages::take_samples(const data::Batch& batch, const torch::Tens
                                      bool classifier) {
   bool reconstructs = output.sizes() == batch.input.sizes();
   for (int64_t i = 0; i < batch.size() && int64_t(samples_.size()) < max_images_; ++i) {
-    tensorboard::Sample sample{to_image(batch.input[i]), {}, {}, {}};
+    tensorboard::Sample sample{validation_image(batch.input[i]), {}, {}, {}};
     if (classifier) {
       sample.truth = batch.target[i].item<int64_t>();
       sample.prediction = output[i].argmax().item<int64_t>();
     }
-    if (reconstructs) sample.reconstruction = to_image(output[i]);
+    if (reconstructs) sample.reconstruction = validation_image(output[i]);
     samples_.push_back(std::move(sample));
   }
 }

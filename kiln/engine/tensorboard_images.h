@@ -18,6 +18,12 @@
 
 namespace kiln::engine {
 
+/// An input (one example: [C, H, W] or [H, W]) as 8-bit pixels, stretched from its own minimum to
+/// its maximum (inputs are usually normalized by then).
+io::Image validation_image(const torch::Tensor& example);
+/// Whether a batch's inputs are images: [N, C, H, W] with 1 or 3 channels, or [N, H, W].
+bool is_image_batch(const torch::Tensor& input);
+
 class TensorBoardImages : public Callback {
  public:
   TensorBoardImages(tensorboard::EventLog& log, int64_t max_images, Clock clock);

@@ -2,6 +2,16 @@
 
 namespace kiln::engine {
 
+void ProjectorOptions::describe(Schema& s) {
+  s.field("enabled", enabled,
+          "At each validation, the activations of a layer for validation examples, for "
+          "TensorBoard's embedding projector (with their classes and a sprite of image inputs).");
+  s.field("layer", layer,
+          "The layer whose output is shown, by its name in `kiln model summary`; \"\": the input "
+          "of the model's last layer.");
+  s.field("max_examples", max_examples, "Validation examples shown.").in_range(1, 100000);
+}
+
 void TensorBoardOptions::describe(Schema& s) {
   s.field("enabled", enabled, "Write TensorBoard event files under RUN/tensorboard/.");
   s.field("scalars", scalars,
@@ -16,6 +26,7 @@ void TensorBoardOptions::describe(Schema& s) {
           "At each validation: a grid of validation inputs with true and predicted classes (or "
           "beside their reconstructions), and the confusion matrix of a classifier.");
   s.field("max_images", max_images, "Validation inputs in the grid.").in_range(1, 256);
+  s.field("projector", projector, "The embedding projector's files in RUN/tensorboard/val/.");
 }
 
 }  // namespace kiln::engine

@@ -3,10 +3,20 @@
 // (docs/observe.md). `tensorboard: false` turns all of it off, `tensorboard: true` keeps the
 // defaults, and a mapping switches each part. Thread-safety: values.
 
+#include <string>
+
 #include "kiln/core/period.h"
 #include "kiln/core/schema.h"
 
 namespace kiln::engine {
+
+/// The embedding projector: a layer's activations for validation examples.
+struct ProjectorOptions {
+  bool enabled = true;
+  std::string layer;  // "": the input of the model's last layer
+  int64_t max_examples = 1000;
+  void describe(Schema& s);
+};
 
 struct TensorBoardOptions {
   bool enabled = true;
@@ -17,6 +27,7 @@ struct TensorBoardOptions {
   Period histograms_every{1, Period::Unit::kEpochs};
   bool images = true;
   int64_t max_images = 16;
+  ProjectorOptions projector;
   void describe(Schema& s);
 };
 

@@ -13,6 +13,7 @@
 #include "kiln/engine/runtime.h"
 #include "kiln/engine/tensorboard_histograms.h"
 #include "kiln/engine/tensorboard_images.h"
+#include "kiln/engine/tensorboard_projector.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
@@ -114,6 +115,7 @@ struct StageLoop {
   RunRecord& record;
   Callback* histograms = nullptr;  // TensorBoard's, when switched on
   TensorBoardImages* images = nullptr;
+  TensorBoardProjector* projector = nullptr;
 
   TrainerParts parts(StageSession& stage, const StageMark& mark) {
     TrainerParts parts =
@@ -122,6 +124,10 @@ struct StageLoop {
     if (images) {
       images->attach(stage.val_objective);
       parts.callbacks.push_back(images);
+    }
+    if (projector) {
+      projector->attach(stage.val_objective, *session.model);
+      parts.callbacks.push_back(projector);
     }
     parts.context = request.context;
     parts.saves_checkpoints = run.writes();
@@ -212,8 +218,12 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
     histograms = tensorboard_histograms(*run.events(), tensorboard.histograms_every, clock);
   if (run.events() && tensorboard.images)
     images = std::make_unique<TensorBoardImages>(*run.events(), tensorboard.max_images, clock);
-  StageLoop loop{run,   s,     stages, request,          config_yaml, console,
-                 sinks, clock, record, histograms.get(), images.get()};
+  std::unique_ptr<TensorBoardProjector> projector;
+  if (run.events() && tensorboard.projector.enabled)
+    projector = std::make_unique<TensorBoardProjector>(run.events()->directory() + "/val",
+                                                       tensorboard.projector);
+  StageLoop loop{run,   s,     stages, request,          config_yaml,  console,
+                 sinks, clock, record, histograms.get(), images.get(), projector.get()};
   return loop.train(first, checkpoint, resumed);
 }
 

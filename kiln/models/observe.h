@@ -1,12 +1,13 @@
 #pragma once
 // What `kiln model summary` learns by running a model once: the input and output shape of each
-// module call. LibTorch's C++ modules have no forward hooks, so containers (LayerStack) and
-// networks report their children's calls here, through `call`. Outside a summary this costs one
-// thread-local check per call.
-// Thread-safety: observations are per thread.
+// module call (and what a CallWatcher sees: the tensors themselves). LibTorch's C++ modules have no
+// forward hooks, so containers (LayerStack) and networks report their children's calls here,
+// through `call`. Outside a summary this costs one thread-local check per call. Thread-safety:
+// observations are per thread.
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -32,7 +33,22 @@ class CallRecorder {
   ModuleCalls calls_;
 };
 
-/// Notes a call of `module` when a CallRecorder is alive on this thread.
+/// Sees the tensors of every observed call on this thread while alive (one at a time): how
+/// TensorBoard's projector takes a layer's activations.
+class CallWatcher {
+ public:
+  using Watch = std::function<void(const torch::nn::Module& module, const torch::Tensor& input,
+                                   const torch::Tensor& output)>;
+  explicit CallWatcher(Watch watch);
+  ~CallWatcher();
+  CallWatcher(const CallWatcher&) = delete;
+  CallWatcher& operator=(const CallWatcher&) = delete;
+
+ private:
+  Watch watch_;
+};
+
+/// Notes a call of `module` when a CallRecorder or a CallWatcher is alive on this thread.
 void observe(const torch::nn::Module& module, const torch::Tensor& input,
              const torch::Tensor& output);
 

@@ -171,6 +171,48 @@ TEST_F(TensorBoardFiles, ValidationImagesShowSamplesAndTheConfusionMatrix) {
   EXPECT_EQ(confusion.width, 14 + 10 * 32) << "10 classes, counts below 1000";
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// After the last validation: the 128 validation examples' 16 activations entering the last
+// layer, their classes, a sprite of the 28x28 inputs in rows of 12, and the config naming them.
+TEST_F(TensorBoardFiles, TheProjectorShowsTheLastLayersInputForValidationExamples) {
+  std::string val = trained() + "/tensorboard/val/";
+  std::vector<std::string> rows = lines_of(testing::read_file(val + "tensors.tsv"));
+  ASSERT_EQ(rows.size(), 128u);
+  for (const std::string& row : rows)
+    ASSERT_EQ(std::count(row.begin(), row.end(), '\t'), 15) << row;
+  std::vector<std::string> labels = lines_of(testing::read_file(val + "metadata.tsv"));
+  ASSERT_EQ(labels.size(), 128u);
+  for (const std::string& label : labels) EXPECT_THAT(label, ::testing::MatchesRegex("[0-9]"));
+  io::Image sprite = io::decode_image(testing::read_file(val + "sprite.png"), 0, "sprite.png");
+  EXPECT_EQ(sprite.width, 12 * 28);
+  EXPECT_EQ(sprite.height, 11 * 28);
+  std::string config = testing::read_file(val + "projector_config.pbtxt");
+  for (const char* line : {"tensor_path: \"tensors.tsv\"", "metadata_path: \"metadata.tsv\"",
+                           "image_path: \"sprite.png\"", "single_image_dim: 28",
+                           "tensor_shape: 128", "tensor_shape: 16"})
+    EXPECT_THAT(config, HasSubstr(line));
+}
+
+TEST_F(TensorBoardFiles, TheProjectorTakesANamedLayerAndRefusesAnUnknownOne) {
+  std::string val = trained(
+                        "--set tensorboard.projector.layer=layers.1 --set "
+                        "tensorboard.projector.max_examples=50") +
+                    "/tensorboard/val/";
+  std::vector<std::string> rows = lines_of(testing::read_file(val + "tensors.tsv"));
+  ASSERT_EQ(rows.size(), 50u);
+  EXPECT_EQ(std::count(rows[0].begin(), rows[0].end(), '\t'), 15) << "linear 784 -> 16";
+  testing::CommandResult wrong = train("--set tensorboard.projector.layer=layers.9");
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_THAT(wrong.err, HasSubstr("tensorboard.projector.layer"));
+  EXPECT_THAT(wrong.err, HasSubstr("the model has no layer \"layers.9\""));
+}
+
 TEST_F(TensorBoardFiles, TheConfigAndNotesAreTextAndTheHyperParametersAreForTheHParamsTab) {
   std::string run = trained("--note 'a *first* try' --set optimizer.lr=0.02");
   auto texts = values_of(run + "/tensorboard", "text");

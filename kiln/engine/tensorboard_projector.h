@@ -1,0 +1,53 @@
+#pragma once
+// TensorBoard's embedding projector, written at each validation into RUN/tensorboard/val/ (the
+// last validation's stays): the activations of a layer for the first
+// `tensorboard.projector.max_examples` validation examples (tensors.tsv), their classes
+// (metadata.tsv, for a classifier), a sprite of the inputs when they are images (sprite.png), and
+// projector_config.pbtxt naming them (../shared/specs/INTEROP.md §3.4). The layer is the one
+// `tensorboard.projector.layer` names (its output), or by default the input of the last layer the
+// model calls. Built in, not a registered callback.
+// Thread-safety: the training thread.
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kiln/engine/callback.h"
+#include "kiln/engine/objective.h"
+#include "kiln/engine/tensorboard_options.h"
+#include "kiln/io/image_codec.h"
+#include "kiln/models/observe.h"
+
+namespace kiln::engine {
+
+class TensorBoardProjector : public Callback {
+ public:
+  /// Writes into `directory` (RUN/tensorboard/val).
+  TensorBoardProjector(std::string directory, ProjectorOptions options);
+  /// Watches `validation` over `model`; a layer name the model lacks is a ConfigError listing its
+  /// layers.
+  void attach(Objective& validation, models::Model& model);
+
+  void on_validation_begin(TrainerView&) override;
+  void on_validation_end(TrainerView& view, const MetricValues& values) override;
+
+ private:
+  void watch(const torch::nn::Module& module, const torch::Tensor& input,
+             const torch::Tensor& output);
+  void take(const data::Batch& batch);
+  void write() const;
+
+  std::string directory_;
+  ProjectorOptions options_;
+  const torch::nn::Module* layer_ = nullptr;  // null: the input of the last leaf call
+  std::set<const torch::nn::Module*> leaves_;
+  std::unique_ptr<models::CallWatcher> watcher_;
+  torch::Tensor pending_;  // the watched activation of the batch being computed
+  int64_t taken_ = 0;
+  std::vector<torch::Tensor> rows_;
+  std::vector<int64_t> labels_;
+  std::vector<io::Image> images_;
+};
+
+}  // namespace kiln::engine
