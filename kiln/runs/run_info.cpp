@@ -1,0 +1,175 @@
+#include "kiln/runs/run_info.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <thread>
+
+#include "kiln/core/config.h"
+#include "kiln/core/error.h"
+
+namespace kiln::runs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The last part of metrics.csv is enough for the latest values: a long run's file is not read
+// whole, so listing stays fast however long runs trained.
+constexpr std::streamoff kMetricsTail = 64 * 1024;
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void flatten(const Json& node, const std::string& path, std::map<std::string, Json>& out) {
+  if (node.is_object() && !node.empty()) {
+    for (const auto& [key, child] : node.items())
+      flatten(child, path.empty() ? key : path + "." + key, out);
+  } else if (!path.empty()) {
+    out[path] = node;
+  }
+}
+
+void read_record(RunInfo& run) {
+  std::string file = run.path + "/run.json";
+  std::optional<std::string> text = read_text(file);
+  if (!text) return run.problems.push_back("run.json is missing");
+  Json record = Json::parse(*text, nullptr, false);
+  if (record.is_discarded() || !record.is_object())
+    return run.problems.push_back("run.json is not a JSON object (cut short?)");
+  run.status = record.value("status", "");
+  run.start_time = record.value("start_time", "");
+  run.end_time = record.value("end_time", "");
+  std::optional<double> start = parse_iso_time(run.start_time), end = parse_iso_time(run.end_time);
+  if (start && end) run.duration_s = *end - *start;
+}
+
+void read_summary(RunInfo& run) {
+  std::optional<std::string> text = read_text(run.path + "/summary.json");
+  if (!text) return;  // written when training ends: a running or killed run has none
+  Json summary = Json::parse(*text, nullptr, false);
+  if (summary.is_discarded() || !summary.is_object())
+    return run.problems.push_back("summary.json is not a JSON object (cut short?)");
+  if (summary.contains("steps") && summary["steps"].is_number_integer())
+    run.steps = summary["steps"].get<int64_t>();
+  const Json& best = summary.value("best", Json());
+  if (best.is_object() && best.value("metric", Json()).is_string() &&
+      best.value("value", Json()).is_number())
+    run.best = BestValue{best["metric"].get<std::string>(), best["value"].get<double>(),
+                         best.value("step", int64_t{0})};
+  const Json& final = summary.value("final", Json());
+  if (final.is_object())
+    for (const auto& [tag, value] : final.items())
+      if (value.is_number()) run.final[tag] = value.get<double>();
+}
+
+// The latest value of each tag from the end of metrics.csv, for runs without a summary.
+void read_metrics_tail(RunInfo& run) {
+  std::ifstream in(run.path + "/metrics.csv", std::ios::binary | std::ios::ate);
+  if (!in) return run.problems.push_back("metrics.csv is missing");
+  std::streamoff size = in.tellg(), from = std::max<std::streamoff>(0, size - kMetricsTail);
+  in.seekg(from);
+  std::string line;
+  if (from > 0) std::getline(in, line);  // a partial first line
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (cells.size() != 6 || cells[0] == "step") continue;  // the header, or a row cut short
+    try {
+      run.steps = std::max<int64_t>(run.steps, std::stoll(cells[0]));
+      run.final[cells[2] + "/" + cells[3]] = std::stod(cells[4]);
+    } catch (const std::exception&) {
+      run.problems.push_back("metrics.csv has a row that is not numbers: " + line.substr(0, 80));
+      return;
+    }
+  }
+}
+
+void read_config(RunInfo& run) {
+  std::string file = run.path + "/config.yaml";
+  if (!fs::exists(file)) return run.problems.push_back("config.yaml is missing");
+  try {
+    Json config = load_config_file(file);
+    if (config.contains("name") && config["name"].is_string())
+      run.name = config["name"].get<std::string>();
+    flatten(config, "", run.hparams);
+  } catch (const Error& e) {
+    run.problems.push_back(e.what());  // names config.yaml and the line
+  }
+}
+
+bool is_run_folder(const fs::path& dir) {
+  std::error_code error;
+  return fs::exists(dir / "run.json", error) || fs::exists(dir / "metrics.csv", error);
+}
+
+}  // namespace
+
+std::optional<double> parse_iso_time(const std::string& text) {
+  std::tm parts{};
+  std::istringstream in(text);
+  in >> std::get_time(&parts, "%Y-%m-%dT%H:%M:%SZ");
+  if (in.fail()) return std::nullopt;
+  return static_cast<double>(timegm(&parts));
+}
+
+RunInfo read_run(const std::string& path) {
+  RunInfo run;
+  run.path = path;
+  fs::path folder(path);
+  run.id = folder.filename().string();
+  run.name = folder.parent_path().filename().string();
+  read_record(run);
+  read_config(run);
+  read_summary(run);
+  if (run.final.empty() || run.steps < 0) read_metrics_tail(run);
+  run.notes = read_text(path + "/notes.md").value_or("");
+  return run;
+}
+
+std::vector<RunInfo> read_runs(const std::vector<std::string>& paths) {
+  std::vector<RunInfo> runs(paths.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < paths.size(); i = next++) runs[i] = read_run(paths[i]);
+  };
+  size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(threads, paths.size()); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& helper : helpers) helper.join();
+  return runs;
+}
+
+std::vector<std::string> find_runs(const std::string& root) {
+  std::vector<std::string> found;
+  std::error_code error;
+  if (!fs::is_directory(root, error))
+    throw UsageError(fmt::format("{}: not a folder of runs", root));
+  if (is_run_folder(root)) return {root};
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error),
+      end;
+  for (; it != end; it.increment(error)) {
+    if (error) break;
+    if (!it->is_directory(error)) continue;
+    if (is_run_folder(it->path())) {
+      found.push_back(it->path().string());
+      it.disable_recursion_pending();  // its checkpoints and event files are not runs
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace kiln::runs

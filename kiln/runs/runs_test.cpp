@@ -1,0 +1,234 @@
+// `kiln runs` over a fixture tree: a finished run, a run still training (no summary yet), a
+// damaged one (run.json cut short, config.yaml not YAML, a metrics row cut short) and a folder
+// that is not a run. Damage is listed with the run, never stops the listing.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kiln/core/error.h"
+#include "kiln/runs/run_info.h"
+#include "kiln/runs/run_notes.h"
+#include "kiln/runs/run_query.h"
+#include "kiln/runs/run_table.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::runs {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr const char* kHeader = "step,epoch,split,metric,value,wall_time\n";
+
+class RunsTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    finished_ = make("fashion/20261101-100000",
+                     R"({"status": "finished", "start_time": "2026-11-01T10:00:00Z",
+                         "end_time": "2026-11-01T11:02:03Z"})",
+                     "name: fashion\noptimizer: {type: sgd, lr: 0.1}\ndata: {batch_size: 32}\n",
+                     std::string(kHeader) + "100,1,train,loss,0.5,1\n100,1,val,accuracy,0.91,1\n");
+    write(finished_ + "/summary.json",
+          R"({"final": {"val/accuracy": 0.91, "val/loss": 0.3, "train/loss": 0.5,
+              "val/confusion_matrix/true_0/pred_0": 12}, "best": {"metric": "val/accuracy",
+              "value": 0.92, "step": 80}, "steps": 100})");
+    running_ = make("fashion/20261102-100000",
+                    R"({"status": "running", "start_time": "2026-11-02T10:00:00Z"})",
+                    "name: fashion\noptimizer: {type: sgd, lr: 0.01}\ndata: {batch_size: 32}\n",
+                    std::string(kHeader) + "10,0.1,train,loss,2.0,1\n20,0.2,train,loss,1.5,1\n" +
+                        "20,0.2,val,accuracy,0.7,1\n");
+    damaged_ = make("mnist/20261103-100000", R"({"status": "fin)", "name: [unclosed\n",
+                    std::string(kHeader) + "5,0.1,train,loss,0.9,1\n6,0.2,tra");
+    fs::create_directories(dir_.file("runs/fashion/20261101-100000/checkpoints/step-1"));
+    write(dir_.file("runs/fashion/20261101-100000/checkpoints/step-1/run.json"), "{}");
+    fs::create_directories(dir_.file("runs/empty_folder"));
+  }
+
+  std::string make(const std::string& name, const std::string& record, const std::string& config,
+                   const std::string& metrics) {
+    std::string path = dir_.file("runs/" + name);
+    fs::create_directories(path);
+    write(path + "/run.json", record);
+    write(path + "/config.yaml", config);
+    write(path + "/metrics.csv", metrics);
+    return path;
+  }
+  static void write(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  std::vector<RunInfo> all() {
+    std::vector<RunInfo> runs;
+    for (const std::string& path : find_runs(dir_.file("runs"))) runs.push_back(read_run(path));
+    return runs;
+  }
+  static std::vector<std::string> ids(const std::vector<RunInfo>& runs) {
+    std::vector<std::string> out;
+    for (const RunInfo& run : runs) out.push_back(run.id);
+    return out;
+  }
+
+  testing::TempDir dir_;
+  std::string finished_, running_, damaged_;
+};
+
+TEST_F(RunsTree, FindsEveryRunFolderButNotInsideOne) {
+  EXPECT_THAT(find_runs(dir_.file("runs")), ElementsAre(finished_, running_, damaged_));
+  EXPECT_THAT(find_runs(finished_), ElementsAre(finished_)) << "a run given as the root";
+  EXPECT_THROW(find_runs(dir_.file("nowhere")), UsageError);
+}
+
+TEST_F(RunsTree, AFinishedRunIsReadFromItsFiles) {
+  RunInfo run = read_run(finished_);
+  EXPECT_EQ(run.name, "fashion");
+  EXPECT_EQ(run.id, "20261101-100000");
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.duration_s, 3723);
+  EXPECT_EQ(run.steps, 100);
+  ASSERT_TRUE(run.best.has_value());
+  EXPECT_EQ(run.best->metric, "val/accuracy");
+  EXPECT_EQ(run.best->value, 0.92);
+  EXPECT_EQ(run.final.at("val/accuracy"), 0.91);
+  EXPECT_EQ(run.hparams.at("optimizer.lr"), Json(0.1));
+  EXPECT_TRUE(run.problems.empty());
+}
+
+TEST_F(RunsTree, ARunStillTrainingHasItsLatestValuesFromMetricsCsv) {
+  RunInfo run = read_run(running_);
+  EXPECT_EQ(run.status, "running");
+  EXPECT_EQ(run.duration_s, -1);
+  EXPECT_EQ(run.steps, 20);
+  EXPECT_EQ(run.final.at("train/loss"), 1.5);
+  EXPECT_EQ(run.final.at("val/accuracy"), 0.7);
+  EXPECT_FALSE(run.best.has_value());
+}
+
+TEST_F(RunsTree, ADamagedRunIsListedWithItsProblemsNamingTheFiles) {
+  RunInfo run = read_run(damaged_);
+  EXPECT_EQ(run.name, "mnist") << "from the parent folder, as config.yaml cannot be read";
+  EXPECT_EQ(run.status, "");
+  EXPECT_EQ(run.steps, 5) << "the row cut short is left out";
+  ASSERT_EQ(run.problems.size(), 2u);
+  EXPECT_THAT(run.problems[0], HasSubstr("run.json is not a JSON object"));
+  EXPECT_THAT(run.problems[1], HasSubstr("config.yaml"));
+  std::string table = runs_table(all());
+  EXPECT_THAT(table, HasSubstr("damaged (!)"));
+  EXPECT_THAT(table, HasSubstr("(!) " + damaged_ + ": run.json is not a JSON object"));
+}
+
+TEST_F(RunsTree, MissingFilesAreProblemsToo) {
+  fs::remove(running_ + "/run.json");
+  fs::remove(running_ + "/config.yaml");
+  RunInfo run = read_run(running_);
+  EXPECT_THAT(run.problems, ElementsAre("run.json is missing", "config.yaml is missing"));
+  EXPECT_EQ(run.steps, 20);
+}
+
+TEST_F(RunsTree, FiltersByFieldTagAndConfigValue) {
+  auto keep = [&](std::vector<std::string> texts) {
+    std::vector<RunFilter> filters;
+    for (const auto& text : texts) filters.push_back(RunFilter::parse(text));
+    return ids(filtered(all(), filters));
+  };
+  EXPECT_THAT(keep({"status=finished"}), ElementsAre("20261101-100000"));
+  EXPECT_THAT(keep({"val/accuracy>0.8"}), ElementsAre("20261101-100000"));
+  EXPECT_THAT(keep({"val/accuracy<=0.7"}), ElementsAre("20261102-100000"));
+  EXPECT_THAT(keep({"name=fash*"}), ElementsAre("20261101-100000", "20261102-100000"));
+  EXPECT_THAT(keep({"optimizer.lr=0.01"}), ElementsAre("20261102-100000"));
+  EXPECT_THAT(keep({"status!=finished"}), ElementsAre("20261102-100000", "20261103-100000"));
+  EXPECT_THAT(keep({"name=fashion", "steps>=50"}), ElementsAre("20261101-100000"));
+}
+
+TEST_F(RunsTree, ABadFilterNamesTheFormsOrTheKnownKeys) {
+  try {
+    RunFilter::parse("accuracy");
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("expected KEY=GLOB"));
+  }
+  EXPECT_THROW(RunFilter::parse("steps>many"), UsageError);
+  try {
+    filtered(all(), {RunFilter::parse("val/acuracy>0.5")});
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no run has \"val/acuracy\""));
+    EXPECT_THAT(e.what(), HasSubstr("val/accuracy"));
+  }
+}
+
+TEST_F(RunsTree, SortsAscendingOrDescendingWithRunsLackingTheKeyLast) {
+  std::vector<RunInfo> runs = all();
+  sort_runs(runs, "-val/accuracy");
+  EXPECT_THAT(ids(runs), ElementsAre("20261101-100000", "20261102-100000", "20261103-100000"));
+  sort_runs(runs, "optimizer.lr");
+  EXPECT_THAT(ids(runs), ElementsAre("20261102-100000", "20261101-100000", "20261103-100000"));
+  EXPECT_THROW(sort_runs(runs, "speed"), UsageError);
+}
+
+TEST_F(RunsTree, TheTableShowsEvaluationMetricsAndTheConfigValuesThatDiffer) {
+  std::vector<RunInfo> runs = all();
+  std::vector<std::string> columns = table_columns(runs);
+  EXPECT_THAT(columns, ::testing::Contains("val/accuracy"));
+  EXPECT_THAT(columns, ::testing::Contains("optimizer.lr"));
+  EXPECT_THAT(columns, ::testing::Not(::testing::Contains("data.batch_size"))) << "the same";
+  EXPECT_THAT(columns, ::testing::Not(::testing::Contains("val/confusion_matrix/true_0/pred_0")));
+  EXPECT_THAT(columns, ::testing::Not(::testing::Contains("train/loss")));
+  std::string table = runs_table(runs);
+  EXPECT_THAT(table, HasSubstr("1:02:03"));
+  EXPECT_THAT(table, HasSubstr("val/accuracy 0.92"));
+}
+
+TEST_F(RunsTree, CsvAndJsonCarryTheSameRuns) {
+  std::vector<RunInfo> runs = all();
+  std::string csv = runs_csv(runs);
+  EXPECT_THAT(csv, HasSubstr("name,id,status,start,duration,steps,best,"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  Json json = Json::parse(runs_json(runs));
+  ASSERT_EQ(json.size(), 3u);
+  EXPECT_EQ(json[0]["final"]["val/confusion_matrix/true_0/pred_0"], 12);
+  EXPECT_EQ(json[0]["config"]["optimizer.lr"], 0.1);
+  EXPECT_EQ(json[2]["problems"].size(), 2u);
+}
+
+TEST_F(RunsTree, CompareShowsTheConfigDifferencesAndTheMetricsSideBySide) {
+  std::string table = compare_table({read_run(finished_), read_run(running_)});
+  EXPECT_THAT(table, HasSubstr("config optimizer.lr"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("config optimizer.lr +0.1 +0.01"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("val/accuracy +0.91 +0.7"));
+  EXPECT_THAT(compare_table({read_run(finished_), read_run(finished_)}),
+              HasSubstr("(the configs are the same)"));
+}
+
+TEST_F(RunsTree, NotesAreAppendedAsParagraphs) {
+  append_note(finished_, "lr too high");
+  append_note(finished_, "try 0.05");
+  EXPECT_EQ(read_run(finished_).notes, "lr too high\n\ntry 0.05\n");
+  EXPECT_THROW(append_note(dir_.file("runs/empty_folder"), "x"), UsageError);
+}
+
+// A long run's metrics.csv is read from its end only (the last 64 KiB), so listing stays fast:
+// rows far from the end are not even parsed.
+TEST_F(RunsTree, OnlyTheEndOfALongMetricsFileIsRead) {
+  {
+    std::ofstream out(running_ + "/metrics.csv", std::ios::binary);
+    out << kHeader;
+    for (int row = 0; row < 20000; ++row) out << "not,a,row,of,numbers,here\n";
+    for (int step = 1; step <= 5000; ++step) out << step << ",0,train,loss," << step << ",0\n";
+  }
+  RunInfo run = read_run(running_);
+  EXPECT_TRUE(run.problems.empty()) << run.problems.front();
+  EXPECT_EQ(run.steps, 5000);
+  EXPECT_EQ(run.final.at("train/loss"), 5000);
+}
+
+TEST(IsoTime, ReadsWhatKilnWrites) {
+  EXPECT_EQ(parse_iso_time("1970-01-01T00:01:00Z"), 60.0);
+  EXPECT_FALSE(parse_iso_time("yesterday").has_value());
+  EXPECT_FALSE(parse_iso_time("").has_value());
+}
+
+}  // namespace
+}  // namespace kiln::runs
