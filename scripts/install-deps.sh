@@ -13,8 +13,12 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   # serving, formats, images, compression, storage
   libcpp-httplib-dev libprotobuf-dev protobuf-compiler libstb-dev libturbojpeg0-dev zlib1g-dev libsqlite3-dev
+  # kiln board's charts
+  libjs-chart.js
   # tests and micro-benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # kiln board's page, opened by the tests in a real browser
+  chromium
   # fuzzing the torch-free parsers (make fuzz): clang, its sanitizer runtimes and libFuzzer
   clang libclang-rt-14-dev libfuzzer-14-dev
   # real data

@@ -22,6 +22,14 @@ std::string read_text_file(const std::string& path) {
   return content.str();
 }
 
+std::optional<std::string> read_text_file_if_any(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
 std::string read_text_line(const std::string& path) {
   std::string text = read_text_file(path);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();

@@ -13,6 +13,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
 
 namespace kiln::runs {
 namespace {
@@ -22,14 +23,6 @@ namespace fs = std::filesystem;
 // The last part of metrics.csv is enough for the latest values: a long run's file is not read
 // whole, so listing stays fast however long runs trained.
 constexpr std::streamoff kMetricsTail = 64 * 1024;
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void flatten(const Json& node, const std::string& path, std::map<std::string, Json>& out) {
   if (node.is_object() && !node.empty()) {
@@ -42,7 +35,7 @@ void flatten(const Json& node, const std::string& path, std::map<std::string, Js
 
 void read_record(RunInfo& run) {
   std::string file = run.path + "/run.json";
-  std::optional<std::string> text = read_text(file);
+  std::optional<std::string> text = read_text_file_if_any(file);
   if (!text) return run.problems.push_back("run.json is missing");
   Json record = Json::parse(*text, nullptr, false);
   if (record.is_discarded() || !record.is_object())
@@ -55,7 +48,7 @@ void read_record(RunInfo& run) {
 }
 
 void read_summary(RunInfo& run) {
-  std::optional<std::string> text = read_text(run.path + "/summary.json");
+  std::optional<std::string> text = read_text_file_if_any(run.path + "/summary.json");
   if (!text) return;  // written when training ends: a running or killed run has none
   Json summary = Json::parse(*text, nullptr, false);
   if (summary.is_discarded() || !summary.is_object())
@@ -134,7 +127,7 @@ RunInfo read_run(const std::string& path) {
   read_config(run);
   read_summary(run);
   if (run.final.empty() || run.steps < 0) read_metrics_tail(run);
-  run.notes = read_text(path + "/notes.md").value_or("");
+  run.notes = read_text_file_if_any(path + "/notes.md").value_or("");
   return run;
 }
 

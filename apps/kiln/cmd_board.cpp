@@ -1,0 +1,58 @@
+// kiln board [ROOT] [--port P] [--host H]
+
+#include <signal.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "apps/kiln/cli.h"
+#include "kiln/board/board_server.h"
+
+namespace kiln::cli {
+namespace {
+
+struct BoardArgs {
+  std::string root = "runs", host = "127.0.0.1";
+  int port = 6006;
+};
+
+// Serves on another thread while this one waits for SIGINT or SIGTERM, then stops the server:
+// the signals are blocked first, so no handler runs inside the server's code.
+int run_board(const BoardArgs& args) {
+  board::BoardServer server(args.root);
+  int port = server.bind(args.host, args.port);
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  std::thread serving([&server] { server.serve(); });
+  std::printf("kiln board: http://%s:%d/ over %s (Ctrl-C stops)\n", args.host.c_str(), port,
+              args.root.c_str());
+  std::fflush(stdout);
+  int received = 0;
+  sigwait(&stops, &received);
+  server.stop();
+  serving.join();
+  return 0;
+}
+
+}  // namespace
+
+void add_board_command(CLI::App& app, Action& action) {
+  auto* command = app.add_subcommand("board", "A live web page over a runs tree (no Python)");
+  auto args = std::make_shared<BoardArgs>();
+  command->add_option("root", args->root, "A folder of runs, searched at any depth")
+      ->capture_default_str();
+  command->add_option("--port", args->port, "Port; 0 picks a free one")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  command
+      ->add_option("--host", args->host,
+                   "Address to listen on; 0.0.0.0 serves other machines too (anyone who can "
+                   "reach it reads the runs)")
+      ->capture_default_str();
+  command->callback([&action, args] { action = [args] { return run_board(*args); }; });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,108 @@
+#include "kiln/board/board_api.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/core/text_file.h"
+#include "kiln/runs/run_info.h"
+#include "kiln/runs/run_table.h"
+
+namespace kiln::board {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kRunTexts[] = {"config.yaml", "notes.md", "summary.json", "run.json",
+                                 "train.log"};
+
+// Whether `path` is `root` or lies under it, both canonical.
+bool is_within(const fs::path& root, const fs::path& path) {
+  auto [root_end, ignored] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return root_end == root.end();
+}
+
+// One metrics.csv row as [step, epoch, "split/metric", value, wall_time]; null when damaged.
+Json row_json(const std::string& line) {
+  std::vector<std::string> cells;
+  std::istringstream fields(line);
+  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+  if (cells.size() != 6 || cells[0] == "step") return nullptr;
+  try {
+    return Json::array({std::stoll(cells[0]), std::stod(cells[1]), cells[2] + "/" + cells[3],
+                        std::stod(cells[4]), std::stod(cells[5])});
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> run_under(const std::string& root, const std::string& relative) {
+  if (relative.empty() || fs::path(relative).is_absolute()) return std::nullopt;
+  std::error_code error;
+  fs::path base = fs::canonical(root, error);
+  if (error) return std::nullopt;
+  fs::path run = fs::canonical(base / relative, error);
+  if (error || !is_within(base, run)) return std::nullopt;
+  std::vector<std::string> found = runs::find_runs(run.string());
+  if (found.size() != 1 || found.front() != run.string()) return std::nullopt;
+  return run.string();
+}
+
+Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& filters,
+                  const std::string& sort) {
+  // A run reached through a link out of the root is not served, so it is not listed either.
+  fs::path base = fs::canonical(root);
+  std::vector<std::string> inside;
+  for (const std::string& path : runs::find_runs(root))
+    if (is_within(base, fs::canonical(path))) inside.push_back(path);
+  std::vector<runs::RunInfo> all = runs::read_runs(inside);
+  Json payload = {{"keys", runs::known_keys(all)}};
+  std::vector<runs::RunInfo> listed = runs::filtered(all, filters);
+  if (!sort.empty()) runs::sort_runs(listed, sort);
+  std::vector<std::string> columns = runs::table_columns(listed);
+  payload["columns"] = columns;
+  payload["runs"] = Json::array();
+  for (const runs::RunInfo& run : listed) {
+    Json cells = Json::array();
+    for (const std::string& column : columns) cells.push_back(runs::cell_text(run, column));
+    payload["runs"].push_back({{"run", fs::relative(fs::canonical(run.path), base).string()},
+                               {"cells", cells},
+                               {"status", run.status},
+                               {"problems", run.problems}});
+  }
+  return payload;
+}
+
+Json metric_rows(const std::string& run, int64_t from) {
+  std::ifstream in(run + "/metrics.csv", std::ios::binary | std::ios::ate);
+  Json payload = {{"rows", Json::array()}, {"next", 0}, {"restart", false}};
+  if (!in) return payload;
+  int64_t size = in.tellg();
+  if (from < 0 || from > size) {
+    payload["restart"] = true;
+    from = 0;
+  }
+  in.seekg(from);
+  std::string text(static_cast<size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  size_t whole = text.rfind('\n');
+  size_t used = whole == std::string::npos ? 0 : whole + 1;
+  std::istringstream lines(text.substr(0, used));
+  for (std::string line; std::getline(lines, line);) {
+    Json row = row_json(line);
+    if (!row.is_null()) payload["rows"].push_back(std::move(row));
+  }
+  payload["next"] = from + static_cast<int64_t>(used);
+  return payload;
+}
+
+std::optional<std::string> run_text(const std::string& run, const std::string& name) {
+  for (const char* allowed : kRunTexts)
+    if (name == allowed) return read_text_file_if_any(run + "/" + name);
+  return std::nullopt;
+}
+
+}  // namespace kiln::board

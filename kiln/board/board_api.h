@@ -1,0 +1,37 @@
+#pragma once
+// What `kiln board` serves about a runs tree, as JSON, and the checks that keep it inside the
+// tree: runs are named by their path relative to the board's root, and a name that resolves
+// outside it (`..`, an absolute path, a symbolic link out) names no run. Read from the run
+// folders' files on each request, so the page follows runs while they train.
+// Thread-safety: functions of their arguments; they only read files.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/json.h"
+#include "kiln/runs/run_query.h"
+
+namespace kiln::board {
+
+/// The run folder `relative` names under `root`, or nothing when it leaves the root or is not a
+/// run folder.
+std::optional<std::string> run_under(const std::string& root, const std::string& relative);
+
+/// The runs table: {"columns": [...], "runs": [{"run": relative path, "cells": [...],
+/// "status", "problems": [...]}], "keys": every key a filter or sort may name}.
+Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& filters,
+                  const std::string& sort);
+
+/// metrics.csv's whole rows from byte `from` on: {"rows": [[step, epoch, "split/metric", value,
+/// wall_time], ...], "next": the byte after the last whole row}. A row still being written is
+/// left for the next request; a `from` past the end (the file was cut back by a resume) starts
+/// again from 0, said by "restart": true.
+Json metric_rows(const std::string& run, int64_t from);
+
+/// The text of one of the run's own files: config.yaml, notes.md, summary.json, run.json or
+/// train.log; nothing for any other name or a missing file.
+std::optional<std::string> run_text(const std::string& run, const std::string& name);
+
+}  // namespace kiln::board

@@ -1,0 +1,237 @@
+#include "kiln/board/board_page.h"
+
+namespace kiln::board {
+namespace {
+
+// Plain HTML, CSS and JavaScript: no framework, nothing fetched from outside the server.
+constexpr const char* kPage = R"PAGE(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>kiln board</title>
+<style>
+  body { font: 14px sans-serif; margin: 0; color: #222; }
+  header { background: #2b2b2b; color: #eee; padding: 8px 16px; font-weight: bold; }
+  main { display: grid; grid-template-columns: minmax(420px, 1fr) 1fr; gap: 12px; padding: 12px; }
+  section { min-width: 0; overflow-x: auto; }
+  table { border-collapse: collapse; width: 100%; font-size: 12px; }
+  th, td { border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; white-space: nowrap; }
+  th { cursor: pointer; background: #f3f3f3; }
+  tr.damaged td { color: #a33; }
+  tr.chosen td { background: #eef4ff; }
+  .controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-bottom: 8px; }
+  .controls input[type=text] { width: 260px; }
+  #chart-box { position: relative; height: 360px; }
+  pre { background: #f7f7f7; padding: 8px; max-height: 300px; overflow: auto; font-size: 12px; }
+  #error { color: #a33; }
+</style>
+<script src="chart.js"></script>
+</head>
+<body>
+<header>kiln board <span id="root-count"></span></header>
+<main>
+<section>
+  <div class="controls">
+    <label>filter <input id="filter" type="text" placeholder="status=finished val/accuracy>0.9"></label>
+    <button id="apply">apply</button> <span id="error"></span>
+  </div>
+  <table id="runs"><thead></thead><tbody></tbody></table>
+</section>
+<section>
+  <div class="controls">
+    <label>value <select id="metric"></select></label>
+    <label>x <select id="axis"><option>step</option><option>epoch</option><option value="wall">wall time</option></select></label>
+    <label>smoothing <input id="smoothing" type="range" min="0" max="0.99" step="0.01" value="0"></label>
+    <label><input id="log" type="checkbox"> log scale</label>
+  </div>
+  <div id="chart-box"><canvas id="chart"></canvas></div>
+  <h3 id="detail-title"></h3>
+  <div id="detail"></div>
+</section>
+</main>
+<script>
+"use strict";
+const state = { sort: "", ticked: new Set(), series: {}, offsets: {}, chosen: null, chart: null };
+const colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+                 "#17becf", "#7f7f7f", "#bcbd22"];
+
+// The report (kiln report) inlines its data as window.KILN_DATA; the board asks its server.
+async function api(path, params) {
+  params = params || {};
+  if (window.KILN_DATA) return fromReport(path, params);
+  const query = new URLSearchParams(params);
+  const response = await fetch(path + "?" + query.toString());
+  if (!response.ok) throw new Error((await response.json()).error || response.statusText);
+  return path === "/api/text" ? response.text() : response.json();
+}
+
+function fromReport(path, params) {
+  const data = window.KILN_DATA;
+  if (path === "/api/runs") return sortedInPage(data.runs);
+  if (path === "/api/text") return (data.texts[params.run] || {})[params.name] || null;
+  if (Number(params.from) > 0) return { rows: [], next: Number(params.from), restart: false };
+  return data.metrics[params.run];
+}
+
+// The report has no server to sort for it: rows are sorted here, numbers as numbers.
+function sortedInPage(payload) {
+  if (!state.sort) return payload;
+  const descending = state.sort.startsWith("-"), key = state.sort.replace(/^-/, "");
+  const column = payload.columns.indexOf(key);
+  const value = run => { const c = run.cells[column]; return c === "" || isNaN(c) ? c : Number(c); };
+  const runs = [...payload.runs].sort((a, b) => {
+    const x = value(a), y = value(b);
+    if (x === "" || y === "") return x === "" ? 1 : -1;
+    return (x < y ? -1 : x > y ? 1 : 0) * (descending ? -1 : 1);
+  });
+  return { ...payload, runs };
+}
+
+function filterParams() {
+  const params = new URLSearchParams();
+  for (const f of document.getElementById("filter").value.split(/\s+/).filter(Boolean))
+    params.append("filter", f);
+  if (state.sort) params.append("sort", state.sort);
+  return params;
+}
+
+async function loadRuns() {
+  let payload;
+  try {
+    payload = await api("/api/runs", filterParams());
+    document.getElementById("error").textContent = "";
+  } catch (e) {
+    document.getElementById("error").textContent = e.message;
+    return;
+  }
+  const head = document.querySelector("#runs thead"), body = document.querySelector("#runs tbody");
+  head.innerHTML = "<tr><th></th>" + payload.columns.map(c => `<th data-key="${c}">${c}</th>`).join("") + "</tr>";
+  head.querySelectorAll("th[data-key]").forEach(th => th.onclick = () => {
+    const key = th.dataset.key;
+    state.sort = state.sort === key ? "-" + key : key;
+    loadRuns();
+  });
+  body.innerHTML = "";
+  for (const run of payload.runs) {
+    const row = document.createElement("tr");
+    row.dataset.run = run.run;
+    if (run.problems.length) { row.className = "damaged"; row.title = run.problems.join("\n"); }
+    if (run.run === state.chosen) row.classList.add("chosen");
+    const box = `<td><input type="checkbox" ${state.ticked.has(run.run) ? "checked" : ""}></td>`;
+    row.innerHTML = box + run.cells.map(c => `<td>${escapeHtml(c)}</td>`).join("");
+    row.querySelector("input").onchange = e => {
+      if (e.target.checked) state.ticked.add(run.run); else state.ticked.delete(run.run);
+      poll();
+    };
+    row.onclick = e => { if (e.target.tagName !== "INPUT") choose(run.run); };
+    body.appendChild(row);
+  }
+  document.getElementById("root-count").textContent = `(${payload.runs.length} runs)`;
+  if (state.ticked.size === 0 && payload.runs.length) {
+    payload.runs.slice(0, 3).forEach(r => state.ticked.add(r.run));
+    body.querySelectorAll("tr").forEach((tr, i) => { if (i < 3) tr.querySelector("input").checked = true; });
+    poll();
+  }
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+}
+
+// Fetches what metrics.csv gained since the last request, for every ticked run.
+async function poll() {
+  for (const run of state.ticked) {
+    const from = state.offsets[run] || 0;
+    let payload;
+    try { payload = await api("/api/metrics", {run: run, from: from}); } catch (e) { continue; }
+    if (!payload) continue;
+    if (payload.restart || !state.series[run]) state.series[run] = {};
+    for (const [step, epoch, tag, value, wall] of payload.rows)
+      (state.series[run][tag] = state.series[run][tag] || []).push({step, epoch, wall, value});
+    state.offsets[run] = payload.next;
+  }
+  updateMetrics();
+  draw();
+}
+
+function updateMetrics() {
+  const select = document.getElementById("metric"), tags = new Set();
+  for (const run of state.ticked) Object.keys(state.series[run] || {}).forEach(t => tags.add(t));
+  const sorted = [...tags].sort(), current = select.value;
+  if (sorted.join() === [...select.options].map(o => o.value).join()) return;
+  select.innerHTML = sorted.map(t => `<option>${t}</option>`).join("");
+  select.value = sorted.includes(current) ? current
+               : sorted.find(t => t === "val/loss") || sorted.find(t => t === "train/loss") || sorted[0];
+}
+
+// Exponential moving average as TensorBoard's smoothing slider does it, debiased at the start.
+function smooth(values, weight) {
+  let last = 0, count = 0;
+  return values.map(v => {
+    if (!isFinite(v)) return v;
+    last = last * weight + (1 - weight) * v;
+    count += 1;
+    return weight > 0 ? last / (1 - Math.pow(weight, count)) : v;
+  });
+}
+
+function draw() {
+  const tag = document.getElementById("metric").value, axis = document.getElementById("axis").value;
+  const weight = Number(document.getElementById("smoothing").value);
+  const datasets = [...state.ticked].map((run, i) => {
+    const points = (state.series[run] || {})[tag] || [];
+    const ys = smooth(points.map(p => p.value), weight);
+    const start = points.length ? points[0].wall : 0;
+    const x = p => axis === "wall" ? (p.wall - start) / 60 : p[axis];
+    return { label: run, data: points.map((p, j) => ({x: x(p), y: ys[j]})),
+             borderColor: colours[i % colours.length], backgroundColor: colours[i % colours.length],
+             borderWidth: 2, pointRadius: 0, tension: 0 };
+  });
+  const scales = { x: { type: "linear", title: { display: true, text: axis === "wall" ? "minutes" : axis } },
+                   y: { type: document.getElementById("log").checked ? "logarithmic" : "linear",
+                        title: { display: true, text: tag } } };
+  if (!state.chart) {
+    state.chart = new Chart(document.getElementById("chart"),
+      { type: "line", data: { datasets }, options: { animation: false, maintainAspectRatio: false, scales,
+        plugins: { legend: { position: "bottom" } } } });
+  } else {
+    state.chart.data.datasets = datasets;
+    state.chart.options.scales = scales;
+    state.chart.update();
+  }
+  document.getElementById("chart").dataset.points =
+      datasets.reduce((n, d) => n + d.data.length, 0);
+}
+
+async function choose(run) {
+  state.chosen = run;
+  document.querySelectorAll("#runs tbody tr").forEach(tr => tr.classList.toggle("chosen", tr.dataset.run === run));
+  document.getElementById("detail-title").textContent = run;
+  const parts = [];
+  for (const name of ["notes.md", "summary.json", "config.yaml"]) {
+    let text = null;
+    try { text = await api("/api/text", {run: run, name: name}); } catch (e) { }
+    if (text) parts.push(`<h4>${name}</h4><pre>${escapeHtml(text)}</pre>`);
+  }
+  document.getElementById("detail").innerHTML = parts.join("");
+}
+
+if (window.KILN_DATA) document.querySelector(".controls").style.display = "none";
+document.getElementById("apply").onclick = loadRuns;
+document.getElementById("filter").onkeydown = e => { if (e.key === "Enter") loadRuns(); };
+for (const id of ["metric", "axis", "smoothing", "log"]) document.getElementById(id).oninput = draw;
+loadRuns();
+if (!window.KILN_DATA) setInterval(() => { poll(); }, 2000);
+</script>
+</body>
+</html>
+)PAGE";
+
+}  // namespace
+
+const std::string& board_page() {
+  static const std::string page = kPage;
+  return page;
+}
+
+}  // namespace kiln::board

@@ -1,0 +1,166 @@
+// `kiln board`'s server on a real socket, asked by cpp-httplib's client as a browser would: the
+// page, Chart.js, the runs table, metrics.csv's rows as they are appended, the runs' files, and
+// nothing outside the root, however the run is named.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "kiln/board/board_api.h"
+#include "kiln/board/board_server.h"
+#include "kiln/board/report.h"
+#include "kiln/core/error.h"
+#include "kiln/core/json.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::board {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+void write(const std::string& path, const std::string& text, bool append = false) {
+  std::ofstream(path, append ? std::ios::app | std::ios::binary : std::ios::binary) << text;
+}
+
+class Board : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    run_ = dir_.file("runs/fashion/20261101-100000");
+    fs::create_directories(run_);
+    write(run_ + "/run.json", R"({"status": "running", "start_time": "2026-11-01T10:00:00Z"})");
+    write(run_ + "/config.yaml", "name: fashion\noptimizer: {lr: 0.1}\n");
+    write(run_ + "/notes.md", "first try\n");
+    write(run_ + "/metrics.csv",
+          "step,epoch,split,metric,value,wall_time\n10,0.5,train,loss,2.5,100\n");
+    fs::create_directories(dir_.file("outside"));
+    write(dir_.file("outside/run.json"), "{}");
+    write(dir_.file("outside/secret.txt"), "not for the board");
+    fs::create_directory_symlink(dir_.file("outside"), dir_.file("runs/link"));
+    write(dir_.file("chart.js"), "/* Chart.js */");
+    server_ = std::make_unique<BoardServer>(dir_.file("runs"), dir_.file("chart.js"));
+    port_ = server_->bind("127.0.0.1", 0);
+    thread_ = std::thread([this] { server_->serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+  }
+  void TearDown() override {
+    server_->stop();
+    thread_.join();
+  }
+  httplib::Result get(const std::string& path) { return client_->Get(path); }
+  Json get_json(const std::string& path) {
+    httplib::Result result = get(path);
+    EXPECT_TRUE(result) << path;
+    EXPECT_EQ(result->status, 200) << path << ": " << result->body;
+    return Json::parse(result->body);
+  }
+
+  testing::TempDir dir_;
+  std::string run_;
+  std::unique_ptr<BoardServer> server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(Board, ServesThePageAndChartJsFromItself) {
+  httplib::Result page = get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_THAT(page->body, HasSubstr("<title>kiln board</title>"));
+  EXPECT_THAT(page->body, HasSubstr("<script src=\"chart.js\">"));
+  EXPECT_THAT(page->body, ::testing::Not(HasSubstr("http://"))) << "no outside requests";
+  EXPECT_THAT(page->body, ::testing::Not(HasSubstr("https://")));
+  EXPECT_EQ(get("/chart.js")->body, "/* Chart.js */");
+}
+
+TEST_F(Board, ListsTheRunsWithTheFiltersOfKilnRuns) {
+  Json runs = get_json("/api/runs");
+  ASSERT_EQ(runs["runs"].size(), 1u) << "the link out of the root is not listed";
+  EXPECT_EQ(runs["runs"][0]["run"], "fashion/20261101-100000");
+  EXPECT_EQ(runs["columns"][0], "name");
+  EXPECT_EQ(runs["runs"][0]["cells"][0], "fashion");
+  EXPECT_EQ(get_json("/api/runs?filter=status%3Dfinished")["runs"].size(), 0u);
+  httplib::Result bad = get("/api/runs?filter=nonsense");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_THAT(bad->body, HasSubstr("expected KEY=GLOB"));
+}
+
+// The page asks from where it stopped: only rows appended since, and only whole ones.
+TEST_F(Board, MetricsAreServedFromWhereThePageStopped) {
+  Json first = get_json("/api/metrics?run=fashion/20261101-100000&from=0");
+  ASSERT_EQ(first["rows"].size(), 1u);
+  EXPECT_EQ(first["rows"][0], Json::parse(R"([10, 0.5, "train/loss", 2.5, 100.0])"));
+  int64_t next = first["next"];
+  write(run_ + "/metrics.csv", "20,1,train,loss,2.0,110\n20,1,val,acc", true);
+  Json second = get_json("/api/metrics?run=fashion/20261101-100000&from=" + std::to_string(next));
+  ASSERT_EQ(second["rows"].size(), 1u) << "the row being written waits";
+  EXPECT_EQ(second["rows"][0][0], 20);
+  write(run_ + "/metrics.csv", "uracy,0.7,111\n", true);
+  Json third = get_json("/api/metrics?run=fashion/20261101-100000&from=" +
+                        std::to_string(second["next"].get<int64_t>()));
+  ASSERT_EQ(third["rows"].size(), 1u);
+  EXPECT_EQ(third["rows"][0][2], "val/accuracy");
+  // A resume cut the file back below where the page was: it starts again.
+  write(run_ + "/metrics.csv", "step,epoch,split,metric,value,wall_time\n");
+  EXPECT_EQ(get_json("/api/metrics?run=fashion/20261101-100000&from=999")["restart"], true);
+}
+
+TEST_F(Board, ServesTheRunsOwnFilesOnly) {
+  httplib::Result notes = get("/api/text?run=fashion/20261101-100000&name=notes.md");
+  EXPECT_EQ(notes->status, 200);
+  EXPECT_EQ(notes->body, "first try\n");
+  EXPECT_EQ(get("/api/text?run=fashion/20261101-100000&name=metrics.csv")->status, 404);
+  EXPECT_EQ(get("/api/text?run=fashion/20261101-100000&name=../../outside/secret.txt")->status,
+            404);
+}
+
+TEST_F(Board, NothingOutsideTheRootIsServed) {
+  for (const char* run : {"..", "../outside", "fashion/../../outside", "%2e%2e/outside", "link",
+                          "/etc", "fashion/20261101-100000/../../../outside", ""}) {
+    SCOPED_TRACE(run);
+    EXPECT_EQ(get(std::string("/api/text?name=run.json&run=") + run)->status, 404);
+    EXPECT_EQ(get(std::string("/api/metrics?run=") + run)->status, 404);
+  }
+  EXPECT_EQ(get("/../outside/secret.txt")->status, 404);
+  EXPECT_FALSE(run_under(dir_.file("runs"), "link").has_value());
+  EXPECT_TRUE(run_under(dir_.file("runs"), "fashion/20261101-100000").has_value());
+}
+
+// The report is the page with Chart.js and every run's data inlined: nothing to fetch, and text
+// from the runs cannot end its scripts early.
+TEST_F(Board, TheReportCarriesEverythingInlined) {
+  write(run_ + "/notes.md", "tried </script><b>this</b>\n");
+  std::string html = report_html(dir_.file("runs"), "/* Chart.js */");
+  EXPECT_THAT(html, HasSubstr("<title>kiln report</title>"));
+  EXPECT_THAT(html, HasSubstr("<script>/* Chart.js */</script>"));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("src=")));
+  size_t data = html.find("window.KILN_DATA = ");
+  ASSERT_NE(data, std::string::npos);
+  std::string json = html.substr(data + 19, html.find(";</script>", data) - data - 19);
+  EXPECT_THAT(json, ::testing::Not(HasSubstr("</")));
+  Json parsed = Json::parse(json);
+  EXPECT_EQ(parsed["runs"]["runs"][0]["run"], "fashion/20261101-100000");
+  EXPECT_EQ(parsed["metrics"]["fashion/20261101-100000"]["rows"].size(), 1u);
+  EXPECT_EQ(parsed["texts"]["fashion/20261101-100000"]["notes.md"], "tried </script><b>this</b>\n");
+  EXPECT_THROW(report_html(dir_.file("runs"), "x = '</script>';"), UsageError);
+}
+
+TEST(BoardServer, AMissingChartJsOrRootIsAUsageError) {
+  testing::TempDir dir;
+  try {
+    BoardServer server(dir.path(), dir.file("missing.js"));
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("apt install libjs-chart.js"));
+  }
+  std::string chart = dir.write("chart.js", "x");
+  EXPECT_THROW(BoardServer(dir.file("no-runs-here"), chart), UsageError);
+}
+
+}  // namespace
+}  // namespace kiln::board

@@ -1,0 +1,75 @@
+#include "kiln/board/report.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/board/board_api.h"
+#include "kiln/board/board_page.h"
+#include "kiln/core/error.h"
+
+namespace kiln::board {
+namespace {
+
+// JSON inside a <script>: "</" would end the script early wherever a string holds it, and
+// "<\/" means the same in JSON.
+std::string script_safe_json(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    out += json[i];
+    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+  }
+  return out;
+}
+
+Json report_data(const std::string& root) {
+  Json data = {
+      {"runs", runs_payload(root, {}, "")}, {"metrics", Json::object()}, {"texts", Json::object()}};
+  for (const Json& run : data["runs"]["runs"]) {
+    std::string name = run["run"];
+    std::optional<std::string> path = run_under(root, name);
+    if (!path) continue;
+    data["metrics"][name] = metric_rows(*path, 0);
+    Json texts = Json::object();
+    for (const char* file : {"notes.md", "summary.json", "config.yaml"})
+      if (std::optional<std::string> text = run_text(*path, file)) texts[file] = *text;
+    data["texts"][name] = texts;
+  }
+  return data;
+}
+
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  KILN_ASSERT(at != std::string::npos);
+  text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+std::string read_chart_js(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw UsageError(
+        fmt::format("{}: missing; kiln draws its charts with Chart.js from Debian's "
+                    "libjs-chart.js (apt install libjs-chart.js)",
+                    path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string report_html(const std::string& root, const std::string& chart_js) {
+  std::string page = board_page();
+  replace_once(page, "<title>kiln board</title>", "<title>kiln report</title>");
+  if (chart_js.find("</script") != std::string::npos)
+    throw UsageError("this Chart.js contains \"</script\" and cannot be inlined into a page");
+  replace_once(page, "<script src=\"chart.js\"></script>",
+               "<script>" + chart_js + "</script>\n<script>window.KILN_DATA = " +
+                   script_safe_json(report_data(root).dump()) + ";</script>");
+  return page;
+}
+
+}  // namespace kiln::board

@@ -1,0 +1,137 @@
+// End-to-end: `kiln board` over a runs tree of two trained runs and a damaged one, opened in a
+// real browser (Debian's chromium, headless): the page lists the runs and draws their curves.
+// The screenshot it takes is kept as build/board_screenshot.png (docs/observe.md shows it).
+// Skipped, saying so, where chromium is not installed.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kiln/io/image_codec.h"
+#include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr const char* kConfig = R"(
+version: 1
+name: board
+seed: 3
+data:
+  train: {type: fashion_mnist, split: train, limit: 512}
+  val: {type: fashion_mnist, split: test, limit: 128}
+  batch_size: 32
+model:
+  type: sequential
+  layers: [flatten, {type: linear, out: 16}, relu, {type: linear, out: 10}]
+optimizer: {type: sgd, lr: 0.05, momentum: 0.9}
+train: {max: 3 epochs, validate_every: 1 epoch, log_every: 4 steps}
+runtime: {threads: 1}
+)";
+
+std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
+
+// Pixels of exactly `colour` (the page's first two curve colours are #1f77b4 and #d62728).
+int64_t pixels_of(const io::Image& image, uint8_t r, uint8_t g, uint8_t b) {
+  int64_t count = 0;
+  for (size_t i = 0; i + 2 < image.pixels.size(); i += static_cast<size_t>(image.channels))
+    count += image.pixels[i] == r && image.pixels[i + 1] == g && image.pixels[i + 2] == b;
+  return count;
+}
+
+class BoardInBrowser : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::run_command("command -v chromium").exit_code != 0)
+      GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+    std::string config = dir_.write("board.yaml", kConfig);
+    for (const char* lr : {"0.05", "0.01"}) {
+      auto run = testing::run_command(kiln("train " + config + " --quiet --runs-root " +
+                                           dir_.file("runs") + " --set optimizer.lr=" + lr));
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+    }
+    fs::create_directories(dir_.file("runs/broken/20260101-000000"));
+    dir_.write("runs/broken/20260101-000000/run.json", "{\"status\": \"fini");
+  }
+
+  // Opens the page in headless chromium, after 5 s of the page's own (virtual) time.
+  testing::CommandResult browse(const std::string& url, const std::string& what) {
+    return testing::run_command(
+        "chromium --headless --no-sandbox --disable-gpu --window-size=1400,900 "
+        "--virtual-time-budget=5000 " +
+        what + " '" + url + "' 2>/dev/null");
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(BoardInBrowser, ListsTheRunsAndDrawsTheirCurves) {
+  testing::ChildProcess board(kiln("board " + dir_.file("runs") + " --port 0"));
+  std::string line;
+  ASSERT_TRUE(board.read_line(line));
+  ASSERT_THAT(line, ::testing::MatchesRegex("kiln board: http://127\\.0\\.0\\.1:[0-9]+/ over .*"));
+  std::string url = line.substr(12, line.find(" over ") - 12);
+
+  testing::CommandResult dom = browse(url, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_THAT(dom.out, HasSubstr("(3 runs)"));
+  EXPECT_THAT(dom.out, HasSubstr("<tr data-run=\"board/"));
+  EXPECT_THAT(dom.out, HasSubstr("class=\"damaged\""));
+  EXPECT_THAT(dom.out, HasSubstr("optimizer.lr")) << "the config value that differs";
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex("data-points=\"[1-9][0-9]*\""))
+      << "the chart holds points";
+
+  std::string shot = std::string(KILN_BUILD_DIR) + "/board_screenshot.png";
+  fs::remove(shot);
+  ASSERT_EQ(browse(url, "--screenshot=" + shot).exit_code, 0);
+  io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
+  EXPECT_GT(pixels_of(image, 0x1f, 0x77, 0xb4), 100) << "the first run's curve";
+  EXPECT_GT(pixels_of(image, 0xd6, 0x27, 0x28), 100) << "the second run's curve";
+
+  board.signal(SIGTERM);
+  EXPECT_EQ(board.wait(), 0);
+}
+
+// The same page as one file, opened from disk with no server: the runs and their curves.
+TEST_F(BoardInBrowser, TheReportShowsTheSameWithoutAServer) {
+  std::string report = dir_.file("report.html");
+  testing::CommandResult written =
+      testing::run_command(kiln("report " + dir_.file("runs") + " -o " + report));
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_THAT(written.out, HasSubstr("wrote " + report));
+  testing::CommandResult dom = browse("file://" + report, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_THAT(dom.out, HasSubstr("(3 runs)"));
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex("data-points=\"[1-9][0-9]*\""));
+  std::string shot = dir_.file("report.png");
+  ASSERT_EQ(browse("file://" + report, "--screenshot=" + shot).exit_code, 0);
+  io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
+  EXPECT_GT(pixels_of(image, 0x1f, 0x77, 0xb4), 100);
+}
+
+TEST(Board, AnAddressInUseIsAUsageErrorNamingIt) {
+  testing::TempDir dir;
+  fs::create_directories(dir.file("runs"));
+  testing::ChildProcess first(kiln("board " + dir.file("runs") + " --port 0"));
+  std::string line;
+  ASSERT_TRUE(first.read_line(line));
+  size_t colon = line.rfind(':');
+  std::string port = line.substr(colon + 1, line.find('/', colon) - colon - 1);
+  testing::CommandResult second =
+      testing::run_command(kiln("board " + dir.file("runs") + " --port " + port));
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_THAT(second.err, HasSubstr("cannot listen on 127.0.0.1:" + port));
+  first.signal(SIGTERM);
+  EXPECT_EQ(first.wait(), 0);
+}
+
+}  // namespace
+}  // namespace kiln
