@@ -81,7 +81,14 @@ Json metric_rows(const std::string& run, int64_t from) {
   Json payload = {{"rows", Json::array()}, {"next", 0}, {"restart", false}};
   if (!in) return payload;
   int64_t size = in.tellg();
-  if (from < 0 || from > size) {
+  // Where the page stopped is the start of a row unless a resume cut the file back and it grew
+  // again: a position past the end or not after a newline starts over.
+  char before = '\n';
+  if (from > 0 && from <= size) {
+    in.seekg(from - 1);
+    in.get(before);
+  }
+  if (from < 0 || from > size || before != '\n') {
     payload["restart"] = true;
     from = 0;
   }
