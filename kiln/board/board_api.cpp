@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 #include "kiln/runs/run_info.h"
 #include "kiln/runs/run_table.h"
+#include "kiln/tensorboard/event_reader.h"
 
 namespace kiln::board {
 namespace {
@@ -104,6 +107,16 @@ Json metric_rows(const std::string& run, int64_t from) {
   }
   payload["next"] = from + static_cast<int64_t>(used);
   return payload;
+}
+
+Json run_images(const std::string& run) {
+  tensorboard::StoredImages stored = tensorboard::read_images(run + "/tensorboard/val");
+  std::map<std::string, const tensorboard::StoredImage*> latest;  // files are read in order
+  for (const tensorboard::StoredImage& image : stored.images) latest[image.tag] = &image;
+  Json images = Json::array();
+  for (const auto& [tag, image] : latest)
+    images.push_back({{"tag", tag}, {"step", image->step}, {"png", base64_encode(image->png)}});
+  return {{"images", images}, {"problems", stored.problems}};
 }
 
 std::optional<std::string> run_text(const std::string& run, const std::string& name) {

@@ -30,6 +30,11 @@ Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& f
 /// cut back by a resume) starts again from 0, said by "restart": true.
 Json metric_rows(const std::string& run, int64_t from);
 
+/// The latest image of each tag the run logged for TensorBoard (RUN/tensorboard/val: the
+/// validation samples and confusion matrix): {"images": [{"tag", "step", "png": base64}],
+/// "problems": [damaged event files]}.
+Json run_images(const std::string& run);
+
 /// The text of one of the run's own files: config.yaml, notes.md, summary.json, run.json or
 /// train.log; nothing for any other name or a missing file.
 std::optional<std::string> run_text(const std::string& run, const std::string& name);

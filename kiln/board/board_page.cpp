@@ -23,7 +23,8 @@ constexpr const char* kPage = R"PAGE(<!DOCTYPE html>
   .controls input[type=text] { width: 260px; }
   #chart-box { position: relative; height: 360px; }
   pre { background: #f7f7f7; padding: 8px; max-height: 300px; overflow: auto; font-size: 12px; }
-  #error { color: #a33; }
+  #error, .problem { color: #a33; }
+  #detail img { image-rendering: pixelated; max-width: 100%; }
 </style>
 <script src="chart.js"></script>
 </head>
@@ -69,6 +70,7 @@ function fromReport(path, params) {
   const data = window.KILN_DATA;
   if (path === "/api/runs") return sortedInPage(data.runs);
   if (path === "/api/text") return (data.texts[params.run] || {})[params.name] || null;
+  if (path === "/api/images") return data.images[params.run] || { images: [], problems: [] };
   if (Number(params.from) > 0) return { rows: [], next: Number(params.from), restart: false };
   return data.metrics[params.run];
 }
@@ -127,6 +129,7 @@ async function loadRuns() {
     body.appendChild(row);
   }
   document.getElementById("root-count").textContent = `(${payload.runs.length} runs)`;
+  if (!state.chosen && payload.runs.length) choose(payload.runs[0].run);
   if (state.ticked.size === 0 && payload.runs.length) {
     payload.runs.slice(0, 3).forEach(r => state.ticked.add(r.run));
     body.querySelectorAll("tr").forEach((tr, i) => { if (i < 3) tr.querySelector("input").checked = true; });
@@ -213,6 +216,12 @@ async function choose(run) {
     try { text = await api("/api/text", {run: run, name: name}); } catch (e) { }
     if (text) parts.push(`<h4>${name}</h4><pre>${escapeHtml(text)}</pre>`);
   }
+  let images = { images: [], problems: [] };
+  try { images = await api("/api/images", {run: run}); } catch (e) { }
+  for (const image of images.images)
+    parts.push(`<h4>${escapeHtml(image.tag)} (step ${image.step})</h4>` +
+               `<img alt="${escapeHtml(image.tag)}" src="data:image/png;base64,${image.png}">`);
+  for (const problem of images.problems) parts.push(`<p class="problem">${escapeHtml(problem)}</p>`);
   document.getElementById("detail").innerHTML = parts.join("");
 }
 

@@ -76,6 +76,11 @@ void BoardServer::add_routes() {
         }
         send_json(response, metric_rows(*run, from));
       });
+  server_->Get("/api/images", [this](const httplib::Request& request, httplib::Response& response) {
+    std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
+    if (!run) return refuse(response, 404, "no such run under the board's root");
+    send_json(response, run_images(*run));
+  });
   server_->Get("/api/text", [this](const httplib::Request& request, httplib::Response& response) {
     std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
     if (!run) return refuse(response, 404, "no such run under the board's root");

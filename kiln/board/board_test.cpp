@@ -15,6 +15,9 @@
 #include "kiln/board/report.h"
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/io/image_codec.h"
+#include "kiln/tensorboard/event_log.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::board {
@@ -115,6 +118,22 @@ TEST_F(Board, MetricsAreServedFromWhereThePageStopped) {
   EXPECT_EQ(regrown["rows"].size(), 2u);
 }
 
+TEST_F(Board, ServesTheLatestImageOfEachTag) {
+  {
+    tensorboard::EventLog log(run_ + "/tensorboard", {0, "host", 1});
+    log.image("val", "samples", 10, io::Image{1, 1, 1, {10}}, 1);
+    log.image("val", "samples", 20, io::Image{1, 1, 1, {20}}, 2);
+  }
+  Json images = get_json("/api/images?run=fashion/20261101-100000");
+  ASSERT_EQ(images["images"].size(), 1u);
+  EXPECT_EQ(images["images"][0]["tag"], "samples");
+  EXPECT_EQ(images["images"][0]["step"], 20);
+  std::optional<std::string> png = base64_decode(images["images"][0]["png"].get<std::string>());
+  ASSERT_TRUE(png.has_value());
+  EXPECT_EQ(io::decode_image(*png, 0, "png").pixels, std::vector<uint8_t>{20});
+  EXPECT_EQ(get("/api/images?run=../outside")->status, 404);
+}
+
 TEST_F(Board, ServesTheRunsOwnFilesOnly) {
   httplib::Result notes = get("/api/text?run=fashion/20261101-100000&name=notes.md");
   EXPECT_EQ(notes->status, 200);
@@ -143,7 +162,8 @@ TEST_F(Board, TheReportCarriesEverythingInlined) {
   std::string html = report_html(dir_.file("runs"), "/* Chart.js */");
   EXPECT_THAT(html, HasSubstr("<title>kiln report</title>"));
   EXPECT_THAT(html, HasSubstr("<script>/* Chart.js */</script>"));
-  EXPECT_THAT(html, ::testing::Not(HasSubstr("src=")));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("<script src=")));
+  EXPECT_THAT(html, ::testing::Not(::testing::ContainsRegex("(src|href)=\"(https?:)?//")));
   size_t data = html.find("window.KILN_DATA = ");
   ASSERT_NE(data, std::string::npos);
   std::string json = html.substr(data + 19, html.find(";</script>", data) - data - 19);

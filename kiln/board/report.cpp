@@ -26,8 +26,10 @@ std::string script_safe_json(const std::string& json) {
 }
 
 Json report_data(const std::string& root) {
-  Json data = {
-      {"runs", runs_payload(root, {}, "")}, {"metrics", Json::object()}, {"texts", Json::object()}};
+  Json data = {{"runs", runs_payload(root, {}, "")},
+               {"metrics", Json::object()},
+               {"texts", Json::object()},
+               {"images", Json::object()}};
   for (const Json& run : data["runs"]["runs"]) {
     std::string name = run["run"];
     std::optional<std::string> path = run_under(root, name);
@@ -37,6 +39,7 @@ Json report_data(const std::string& root) {
     for (const char* file : {"notes.md", "summary.json", "config.yaml"})
       if (std::optional<std::string> text = run_text(*path, file)) texts[file] = *text;
     data["texts"][name] = texts;
+    data["images"][name] = run_images(*path);
   }
   return data;
 }

@@ -88,6 +88,10 @@ TEST_F(BoardInBrowser, ListsTheRunsAndDrawsTheirCurves) {
   EXPECT_THAT(dom.out, HasSubstr("optimizer.lr")) << "the config value that differs";
   EXPECT_THAT(dom.out, ::testing::ContainsRegex("data-points=\"[1-9][0-9]*\""))
       << "the chart holds points";
+  // The first run's details: its config and its last validation's images.
+  EXPECT_THAT(dom.out, HasSubstr("<h4>config.yaml</h4>"));
+  EXPECT_THAT(dom.out, HasSubstr("<img alt=\"samples\" src=\"data:image/png;base64,"));
+  EXPECT_THAT(dom.out, HasSubstr("<img alt=\"confusion_matrix\""));
 
   std::string shot = std::string(KILN_BUILD_DIR) + "/board_screenshot.png";
   fs::remove(shot);
@@ -111,6 +115,7 @@ TEST_F(BoardInBrowser, TheReportShowsTheSameWithoutAServer) {
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_THAT(dom.out, HasSubstr("(3 runs)"));
   EXPECT_THAT(dom.out, ::testing::ContainsRegex("data-points=\"[1-9][0-9]*\""));
+  EXPECT_THAT(dom.out, HasSubstr("<img alt=\"samples\" src=\"data:image/png;base64,"));
   std::string shot = dir_.file("report.png");
   ASSERT_EQ(browse("file://" + report, "--screenshot=" + shot).exit_code, 0);
   io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
