@@ -28,13 +28,10 @@ bool is_within(const fs::path& root, const fs::path& path) {
 
 // One metrics.csv row as [step, epoch, "split/metric", value, wall_time]; null when damaged.
 Json row_json(const std::string& line) {
-  std::vector<std::string> cells;
-  std::istringstream fields(line);
-  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-  if (cells.size() != 6 || cells[0] == "step") return nullptr;
   try {
-    return Json::array({std::stoll(cells[0]), std::stod(cells[1]), cells[2] + "/" + cells[3],
-                        std::stod(cells[4]), std::stod(cells[5])});
+    std::optional<runs::MetricsRow> row = runs::parse_metrics_row(line);
+    if (!row) return nullptr;
+    return Json::array({row->step, row->epoch, row->tag, row->value, row->wall_time});
   } catch (const std::exception&) {
     return nullptr;
   }

@@ -75,13 +75,11 @@ void read_metrics_tail(RunInfo& run) {
   std::string line;
   if (from > 0) std::getline(in, line);  // a partial first line
   while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::istringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    if (cells.size() != 6 || cells[0] == "step") continue;  // the header, or a row cut short
     try {
-      run.steps = std::max<int64_t>(run.steps, std::stoll(cells[0]));
-      run.final[cells[2] + "/" + cells[3]] = std::stod(cells[4]);
+      std::optional<MetricsRow> row = parse_metrics_row(line);
+      if (!row) continue;  // the header, or a row cut short
+      run.steps = std::max(run.steps, row->step);
+      run.final[row->tag] = row->value;
     } catch (const std::exception&) {
       run.problems.push_back("metrics.csv has a row that is not numbers: " + line.substr(0, 80));
       return;
@@ -108,6 +106,15 @@ bool is_run_folder(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::optional<MetricsRow> parse_metrics_row(const std::string& line) {
+  std::vector<std::string> cells;
+  std::istringstream fields(line);
+  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+  if (cells.size() != 6 || cells[0] == "step") return std::nullopt;
+  return MetricsRow{std::stoll(cells[0]), std::stod(cells[1]), cells[2] + "/" + cells[3],
+                    std::stod(cells[4]), std::stod(cells[5])};
+}
 
 std::optional<double> parse_iso_time(const std::string& text) {
   std::tm parts{};

@@ -36,6 +36,18 @@ struct RunInfo {
   std::vector<std::string> problems;
 };
 
+/// One row of metrics.csv (`step,epoch,split,metric,value,wall_time`), the tag joined back.
+struct MetricsRow {
+  int64_t step = 0;
+  double epoch = 0;
+  std::string tag;
+  double value = 0, wall_time = 0;
+};
+
+/// The row `line` holds; nothing for the header or a row cut short (not six cells). Throws
+/// std::invalid_argument or std::out_of_range for a cell that should be a number and is not.
+std::optional<MetricsRow> parse_metrics_row(const std::string& line);
+
 /// Reads one run folder; never throws for damaged files (see `problems`).
 RunInfo read_run(const std::string& path);
 
