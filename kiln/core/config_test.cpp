@@ -163,5 +163,18 @@ TEST(ToYaml, RoundTripsEveryScalarType) {
   EXPECT_TRUE(back["whole_float"].is_number_float()) << text;
 }
 
+// Found by fuzz_config: a whole config that is the string "---" was written plain, and read
+// back as an empty document.
+TEST(ConfigText, DocumentMarkerStringsReadBackAsWritten) {
+  for (const char* marker : {"---", "...", "--- x", "... y"}) {
+    Json tree = marker;
+    std::string text = to_yaml(tree);
+    EXPECT_EQ(parse_config_text(text, "round trip", false), tree) << text;
+    Json nested = {{"key", marker}, {"list", {marker}}};
+    text = to_yaml(nested);
+    EXPECT_EQ(parse_config_text(text, "round trip", false), nested) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kiln

@@ -218,8 +218,11 @@ void emit_yaml(YAML::Emitter& out, const Json& value) {
   } else if (value.is_string()) {
     // A string that would read back as another type ("1", "true") must be quoted. (A node tagged
     // "!" is not enough: yaml-cpp's emitter drops that tag and writes the scalar plain.)
+    // So must one that begins like a document marker: written plain at the top of a file, "---"
+    // would read back as a new (empty) document.
     const auto& text = value.get_ref<const std::string&>();
-    if (!plain_scalar(text).is_string()) out << YAML::DoubleQuoted;
+    bool looks_like_marker = text.rfind("---", 0) == 0 || text.rfind("...", 0) == 0;
+    if (looks_like_marker || !plain_scalar(text).is_string()) out << YAML::DoubleQuoted;
     out << text;
   } else if (value.is_number_float() && std::isinf(value.get<double>())) {
     out << (value.get<double>() > 0 ? ".inf" : "-.inf");
