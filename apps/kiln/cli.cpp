@@ -104,6 +104,7 @@ int run_cli(int argc, char** argv) {
   cli::add_runs_command(app, action);
   cli::add_board_command(app, action);
   cli::add_report_command(app, action);
+  cli::add_bench_command(app, action);
   // Declared for --help only: take_plugins() has already removed every occurrence.
   std::string help_only;
   app.add_option("--plugin", help_only,

@@ -37,6 +37,7 @@ void add_model_command(CLI::App& app, Action& action);
 void add_runs_command(CLI::App& app, Action& action);
 void add_board_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
 void add_data_convert_command(CLI::App& data, Action& action);
 void add_data_bench_command(CLI::App& data, Action& action);
 

@@ -83,6 +83,14 @@ void TrainOptions::describe(Schema& s) {
           "End training once train.monitor reaches this value (in train.mode's direction).");
   s.field("precision", precision,
           "fp32; bf16 (autocast, CPU or CUDA); fp16 (autocast with loss scaling, CUDA only).");
+  s.field("profile", profile,
+          "Steps to profile ({from: 100, to: 110}): RUN/trace.json, a Chrome trace of their data "
+          "wait, forward, backward, update and callbacks, and each layer's forward and backward.");
+}
+
+void ProfileWindow::describe(Schema& s) {
+  s.field("from", from, "The first step profiled (steps count from 1).").min(1);
+  s.field("to", to, "The last step profiled; at least `from`.").min(1);
 }
 
 void InitFrom::describe(Schema& s) {
@@ -174,7 +182,8 @@ const std::vector<std::string>& resumable_keys() {
       "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",
       "tensorboard.images", "tensorboard.max_images", "tensorboard.projector",
       "tensorboard.projector.enabled", "tensorboard.projector.layer",
-      "tensorboard.projector.max_examples"};
+      "tensorboard.projector.max_examples", "train.profile", "train.profile.from",
+      "train.profile.to"};
   return keys;
 }
 

@@ -67,6 +67,12 @@ inline EnumNameList<DeviceChoice> enum_names(DeviceChoice) {
       {DeviceChoice::kAuto, "auto"}, {DeviceChoice::kCpu, "cpu"}, {DeviceChoice::kCuda, "cuda"}};
 }
 
+/// `train.profile`: the steps whose phases and layers RUN/trace.json shows (step_profiler.h).
+struct ProfileWindow {
+  int64_t from = 1, to = 10;
+  void describe(Schema& s);
+};
+
 struct TrainOptions {
   Period max{10, Period::Unit::kEpochs};
   Period validate_every{1, Period::Unit::kEpochs};
@@ -84,6 +90,7 @@ struct TrainOptions {
   OnNan on_nan = OnNan::kStop;
   std::optional<double> stop_at;
   PrecisionMode precision = PrecisionMode::kFp32;
+  std::optional<ProfileWindow> profile;
   void describe(Schema& s);
 };
 

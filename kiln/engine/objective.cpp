@@ -155,12 +155,16 @@ std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch:
 
 torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch) {
   models::NamedOutputs outputs;
-  if (heads_.size() == 1 && heads_.front().name.empty()) {
+  if (heads_.size() == 1 && heads_.front().name.empty())
     outputs.insert("", model.forward(batch.input));
-    for (const OutputObserver& observer : observers_) observer(batch, outputs[""]);
-  } else {
+  else
     outputs = model.forward_named(batch.input);
-  }
+  if (!observers_.empty())
+    for (size_t i = 0; i < heads_.size(); ++i) {
+      const Head& head = heads_[i];
+      HeadOutput shown{head.name, outputs[head.name], target_of(head, batch), i == 0};
+      for (const OutputObserver& observer : observers_) observer(batch, shown);
+    }
   torch::Tensor total;
   last_loss_ = 0;
   for (size_t i = 0; i < heads_.size(); ++i) {

@@ -49,9 +49,16 @@ class Objective {
   torch::Tensor compute(models::Model& model, const data::Batch& batch);
   /// The value of the loss the last compute() returned, read without another device sync.
   double last_loss() const { return last_loss_; }
-  /// Shows each batch and the model's output to `observer` as compute() runs it (a model of one
-  /// output): TensorBoard's validation images and projector watch validation this way.
-  using OutputObserver = std::function<void(const data::Batch&, const torch::Tensor&)>;
+  /// One head's output for a batch, and what it is compared with.
+  struct HeadOutput {
+    const std::string& head;  // "" for a single-output model
+    const torch::Tensor& output;
+    const torch::Tensor& target;  // the head's target: the data's, the input or a named one
+    bool first;                   // the batch's first head: a new batch begins
+  };
+  /// Shows each batch and each head's output to `observer` as compute() runs it, the heads in
+  /// their order: TensorBoard's validation images and projector watch validation this way.
+  using OutputObserver = std::function<void(const data::Batch&, const HeadOutput&)>;
   void observe_outputs(OutputObserver observer) { observers_.push_back(std::move(observer)); }
   /// Throws a ConfigError at the head's `target` when a head wants a named target that the data
   /// of `split` (which delivers `available`) lacks: before training, not at the first batch.

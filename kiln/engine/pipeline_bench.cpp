@@ -3,14 +3,17 @@
 namespace kiln::engine {
 
 PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int64_t epochs,
-                           const Clock& clock) {
+                           const Clock& clock, int64_t max_batches) {
   experiment.dataset(split);
   PipelineRate rate;
   double start = clock();
   data::Loader loader = experiment.loader(split);
-  for (; rate.epochs < epochs; ++rate.epochs) {
+  auto enough = [&] { return max_batches > 0 && rate.batches >= max_batches; };
+  for (; rate.epochs < epochs && !enough(); ++rate.epochs) {
     loader.start_epoch(rate.epochs);
-    while (auto batch = loader.next()) {
+    while (!enough()) {
+      std::optional<data::Batch> batch = loader.next();
+      if (!batch) break;
       rate.batches += 1;
       rate.examples += batch->size();
     }

@@ -18,8 +18,9 @@ struct PipelineRate {
 };
 
 /// Builds the dataset of `split` (not timed: reading files into memory is a one-off), then times
-/// building its loader and pulling `epochs` epochs of batches from it.
+/// building its loader and pulling `epochs` epochs of batches from it, or `max_batches` (> 0)
+/// if that comes first.
 PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int64_t epochs,
-                           const Clock& clock);
+                           const Clock& clock, int64_t max_batches = 0);
 
 }  // namespace kiln::engine

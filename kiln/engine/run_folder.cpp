@@ -67,6 +67,10 @@ void RunFolder::write_summary(const Json& summary) const {
   if (writes()) directory_.write_json("summary.json", summary);
 }
 
+void RunFolder::write_trace(const Json& trace) const {
+  if (writes()) directory_.write_json("trace.json", trace);
+}
+
 void RunFolder::write_inputs(const Json& inputs) const {
   if (writes()) directory_.write_json("inputs.json", inputs);
 }

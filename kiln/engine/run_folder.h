@@ -45,6 +45,8 @@ class RunFolder {
   void write_notes(const std::string& text);
   void write_record(const RunRecord& record) const;
   void write_summary(const Json& summary) const;
+  /// trace.json: the steps train.profile asked for (a Chrome trace).
+  void write_trace(const Json& trace) const;
   /// What the model takes (open_model.h), beside the config.
   void write_inputs(const Json& inputs) const;
 

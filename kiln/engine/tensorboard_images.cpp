@@ -12,9 +12,16 @@ bool is_class_batch(const torch::Tensor& target, const torch::Tensor& output) {
          output.dim() == 2 && output.size(0) == target.size(0) && output.size(1) > 1;
 }
 
-// The confusion_matrix metric's values at this validation, as a matrix; empty without them.
-std::vector<std::vector<int64_t>> measured_confusion(const MetricValues& values) {
-  const std::string prefix = "val/confusion_matrix/true_";
+// The image's tag for `head`'s confusion matrix.
+std::string confusion_tag(const std::string& head) {
+  return head.empty() ? "confusion_matrix" : head + "/confusion_matrix";
+}
+
+// The confusion_matrix metric's values for `head` at this validation, as a matrix; empty
+// without them.
+std::vector<std::vector<int64_t>> measured_confusion(const MetricValues& values,
+                                                     const std::string& head) {
+  const std::string prefix = "val/" + confusion_tag(head) + "/true_";
   std::vector<std::vector<int64_t>> counts;
   for (const auto& [tag, value] : values) {
     if (tag.rfind(prefix, 0) != 0) continue;
@@ -54,8 +61,8 @@ TensorBoardImages::TensorBoardImages(tensorboard::EventLog& log, int64_t max_ima
 }
 
 void TensorBoardImages::attach(Objective& validation) {
-  validation.observe_outputs([this](const data::Batch& batch, const torch::Tensor& output) {
-    if (active_) take(batch, output);
+  validation.observe_outputs([this](const data::Batch& batch, const Objective::HeadOutput& head) {
+    if (active_) take(batch, head);
   });
 }
 
@@ -65,37 +72,45 @@ void TensorBoardImages::on_validation_begin(TrainerView&) {
   counts_.clear();
 }
 
-void TensorBoardImages::take(const data::Batch& batch, const torch::Tensor& output) {
-  bool classifier = is_class_batch(batch.target, output);
-  if (classifier) count_classes(batch.target, output);
-  if (is_image_batch(batch.input)) take_samples(batch, output, classifier);
+void TensorBoardImages::take(const data::Batch& batch, const Objective::HeadOutput& head) {
+  if (head.first) {
+    batch_start_ = samples_.size();
+    if (is_image_batch(batch.input))
+      for (int64_t i = 0; i < batch.size() && int64_t(samples_.size()) < max_images_; ++i)
+        samples_.push_back({validation_image(batch.input[i]), {}, {}, {}});
+  }
+  bool classifier = is_class_batch(head.target, head.output);
+  if (classifier) count_classes(head);
+  label_samples(batch, head, classifier);
 }
 
-void TensorBoardImages::count_classes(const torch::Tensor& target, const torch::Tensor& output) {
-  auto classes = static_cast<size_t>(output.size(1));
-  if (counts_.size() < classes) {
-    counts_.resize(classes);
-    for (auto& row : counts_) row.resize(classes, 0);
+void TensorBoardImages::count_classes(const Objective::HeadOutput& head) {
+  auto classes = static_cast<size_t>(head.output.size(1));
+  auto& counts = counts_[head.head];
+  if (counts.size() < classes) {
+    counts.resize(classes);
+    for (auto& row : counts) row.resize(classes, 0);
   }
-  torch::Tensor truth = target.to(torch::kCPU, torch::kInt64).contiguous();
-  torch::Tensor predicted = output.argmax(1).to(torch::kCPU, torch::kInt64).contiguous();
+  torch::Tensor truth = head.target.to(torch::kCPU, torch::kInt64).contiguous();
+  torch::Tensor predicted = head.output.argmax(1).to(torch::kCPU, torch::kInt64).contiguous();
   for (int64_t i = 0; i < truth.size(0); ++i) {
     int64_t t = truth.data_ptr<int64_t>()[i], p = predicted.data_ptr<int64_t>()[i];
-    if (t >= 0 && static_cast<size_t>(t) < classes) counts_[size_t(t)][size_t(p)] += 1;
+    if (t >= 0 && static_cast<size_t>(t) < classes) counts[size_t(t)][size_t(p)] += 1;
   }
 }
 
-void TensorBoardImages::take_samples(const data::Batch& batch, const torch::Tensor& output,
-                                     bool classifier) {
-  bool reconstructs = output.sizes() == batch.input.sizes();
-  for (int64_t i = 0; i < batch.size() && int64_t(samples_.size()) < max_images_; ++i) {
-    tensorboard::Sample sample{validation_image(batch.input[i]), {}, {}, {}};
-    if (classifier) {
-      sample.truth = batch.target[i].item<int64_t>();
-      sample.prediction = output[i].argmax().item<int64_t>();
+void TensorBoardImages::label_samples(const data::Batch& batch, const Objective::HeadOutput& head,
+                                      bool classifier) {
+  bool reconstructs = head.output.sizes() == batch.input.sizes();
+  for (size_t s = batch_start_; s < samples_.size(); ++s) {
+    auto i = static_cast<int64_t>(s - batch_start_);
+    tensorboard::Sample& sample = samples_[s];
+    if (classifier && !sample.truth) {
+      sample.truth = head.target[i].item<int64_t>();
+      sample.prediction = head.output[i].argmax().item<int64_t>();
     }
-    if (reconstructs) sample.reconstruction = validation_image(output[i]);
-    samples_.push_back(std::move(sample));
+    if (reconstructs && !sample.reconstruction)
+      sample.reconstruction = validation_image(head.output[i]);
   }
 }
 
@@ -105,10 +120,12 @@ void TensorBoardImages::on_validation_end(TrainerView& view, const MetricValues&
   double now = clock_();
   if (!samples_.empty())
     log_.image("val", "samples", step, tensorboard::sample_grid(samples_), now);
-  std::vector<std::vector<int64_t>> counts = measured_confusion(values);
-  if (counts.empty()) counts = counts_;
-  if (!counts.empty() && int64_t(counts.size()) <= kMaxClassesDrawn)
-    log_.image("val", "confusion_matrix", step, tensorboard::confusion_image(counts), now);
+  for (const auto& [head, counted] : counts_) {
+    std::vector<std::vector<int64_t>> counts = measured_confusion(values, head);
+    if (counts.empty()) counts = counted;
+    if (!counts.empty() && int64_t(counts.size()) <= kMaxClassesDrawn)
+      log_.image("val", confusion_tag(head), step, tensorboard::confusion_image(counts), now);
+  }
   log_.flush();
 }
 

@@ -4,11 +4,15 @@
 // [N, H, W]) with their true and predicted classes, or beside the model's reconstructions when it
 // outputs what it takes (an autoencoder); and `confusion_matrix` for a classifier, from the
 // confusion_matrix metric's values when the config measures it (over every process's share),
-// else counted here from the validation batches this process sees. Models of several heads get
-// no images. Built in, not a registered callback: the `tensorboard:` section switches it.
+// else counted here from the validation batches this process sees. A model of several heads
+// gets one grid (the labels of its first classifying head, the output of its first
+// reconstructing one) and `HEAD/confusion_matrix` per classifying head. Built in, not a
+// registered callback: the `tensorboard:` section switches it.
 // Thread-safety: the training thread.
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "kiln/engine/callback.h"
 #include "kiln/engine/console.h"
@@ -34,16 +38,18 @@ class TensorBoardImages : public Callback {
   void on_validation_end(TrainerView& view, const MetricValues& values) override;
 
  private:
-  void take(const data::Batch& batch, const torch::Tensor& output);
-  void take_samples(const data::Batch& batch, const torch::Tensor& output, bool classifier);
-  void count_classes(const torch::Tensor& target, const torch::Tensor& output);
+  void take(const data::Batch& batch, const Objective::HeadOutput& head);
+  /// Adds what `head` tells of this batch's samples (from batch_start_ on) to them.
+  void label_samples(const data::Batch& batch, const Objective::HeadOutput& head, bool classifier);
+  void count_classes(const Objective::HeadOutput& head);
 
   tensorboard::EventLog& log_;
   int64_t max_images_;
   Clock clock_;
   bool active_ = false;
   std::vector<tensorboard::Sample> samples_;
-  std::vector<std::vector<int64_t>> counts_;
+  size_t batch_start_ = 0;  // the current batch's first sample
+  std::map<std::string, std::vector<std::vector<int64_t>>> counts_;  // by head
 };
 
 }  // namespace kiln::engine

@@ -52,17 +52,22 @@ void TensorBoardProjector::attach(Objective& validation, models::Model& model) {
   leaves_.clear();
   layer_ = nullptr;
   std::vector<std::string> names;
+  // The other heads of a multi_head model run after the main one: their layers must not take
+  // the place of its last.
+  std::string main_head = model.heads().empty() ? "" : "heads." + model.heads().front().name + ".";
   for (const auto& item : model.named_modules("", /*include_self=*/false)) {
     names.push_back(item.key());
-    if (item.value()->children().empty()) leaves_.insert(item.value().get());
+    bool other_head = !main_head.empty() && item.key().rfind("heads.", 0) == 0 &&
+                      item.key().rfind(main_head, 0) != 0;
+    if (item.value()->children().empty() && !other_head) leaves_.insert(item.value().get());
     if (item.key() == options_.layer) layer_ = item.value().get();
   }
   if (!options_.layer.empty() && !layer_)
     throw ConfigError("tensorboard.projector.layer", "",
                       fmt::format("the model has no layer \"{}\"; {}", options_.layer,
                                   suggestion_text(options_.layer, names)));
-  validation.observe_outputs([this](const data::Batch& batch, const torch::Tensor&) {
-    if (watcher_) take(batch);
+  validation.observe_outputs([this](const data::Batch& batch, const Objective::HeadOutput& head) {
+    if (watcher_ && head.first) take(batch);
   });
 }
 

@@ -1,22 +1,14 @@
 #include "kiln/engine/trainer.h"
 
-#include <sys/resource.h>
-
 #include <cmath>
 #include <filesystem>
 
+#include "kiln/core/peak_memory.h"
 #include "kiln/engine/trainer_window.h"
 #include "kiln/optim/optimizer.h"
 
 namespace kiln::engine {
 namespace {
-
-// The most memory this process has held, in MiB (Linux reports kilobytes).
-double peak_resident_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
 
 // Where the window's training time went, as shares of it: waiting for data, forward, backward,
 // the update and the callbacks; the rest is logging and the loop itself. On a GPU, forward and
@@ -65,6 +57,10 @@ void check_parts(const TrainerParts& parts, const TrainOptions& options) {
     check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
   for (const Callback* callback : parts.callbacks) callback->check(options, tags);
   check_rewind(parts, options);
+  if (options.profile && options.profile->to < options.profile->from)
+    throw ConfigError("train.profile.to", "",
+                      fmt::format("{} is before train.profile.from ({}): the window would be empty",
+                                  options.profile->to, options.profile->from));
 }
 
 }  // namespace
@@ -162,7 +158,9 @@ void Trainer::after_step(const Progress& before, Window& window) {
   // holds this step's validation values and every callback's state after this step).
   double started = clock_();
   for (Callback* callback : parts_.callbacks) callback->on_step_end(*this, before);
-  window.callbacks += clock_() - started;
+  double called = clock_();
+  window.callbacks += called - started;
+  profile("callbacks", started, called);
   // Periods in time pass on each process's own clock: all log and validate when any is due, as
   // both meet the other processes (statistics are combined).
   std::vector<double> due = {options_.log_every.crossed(before, progress_) ? 1.0 : 0.0,
@@ -173,9 +171,16 @@ void Trainer::after_step(const Progress& before, Window& window) {
   if (validated_) {
     double validation_start = clock_();
     validate();
-    window.started += clock_() - validation_start;  // throughput counts training time only
+    double validated = clock_();
+    window.started += validated - validation_start;  // throughput counts training time only
+    profile("validation", validation_start, validated);
   }
-  if (checkpoint_requested_) save_checkpoint();
+  if (checkpoint_requested_) {
+    double saving = clock_();
+    save_checkpoint();
+    profile("checkpoint", saving, clock_());
+  }
+  if (parts_.profiler) parts_.profiler->step_ends();
 }
 
 bool Trainer::should_stop() {
@@ -375,9 +380,13 @@ bool Trainer::run_epochs(Window& window) {
     bool stop = false;
     Group group;
     while (!stop) {
+      if (group.batches == 0 && parts_.profiler)
+        parts_.profiler->step_begins(progress_.steps + 1, parts_.model);
       double asked = clock_();
       std::optional<data::Batch> batch = parts_.train.next();
-      window.data_wait += clock_() - asked;
+      double got = clock_();
+      window.data_wait += got - asked;
+      profile("data", asked, got);
       if (!batch) break;
       // The epoch's last group may be short: it takes what is left.
       if (group.batches == 0) group.size = std::min(options_.accumulate, per_epoch - index);
@@ -427,6 +436,7 @@ TrainResult Trainer::fit() {
     // Restored weights (early stopping's best) call weights_replaced(), which asks for a save.
     for (Callback* callback : parts_.callbacks) callback->on_fit_end(*this);
   }
+  if (parts_.profiler) parts_.profiler->finish();
   console_.finish();
   result_.progress = progress_;
   result_.data_position = parts_.train.position();

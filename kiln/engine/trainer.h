@@ -26,6 +26,7 @@
 #include "kiln/engine/precision.h"
 #include "kiln/engine/regularization.h"
 #include "kiln/engine/run_dir.h"
+#include "kiln/engine/step_profiler.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/optim/hyper_schedules.h"
 #include "kiln/optim/scheduler.h"
@@ -64,6 +65,8 @@ struct TrainerParts {
   bool saves_checkpoints = true;
   // What the model takes (open_model.h), saved in every checkpoint; null: nothing saved.
   Json inputs = nullptr;
+  // Told of each step's phases (train.profile, kiln bench); optional.
+  StepProfiler* profiler = nullptr;
 };
 
 struct TrainResult {
@@ -106,6 +109,10 @@ class Trainer : private TrainerView {
   /// The checkpoint a rewind goes back to, as rank 0 finds it; an Error saying `what` when none.
   std::string checkpoint_to_rewind_to(const std::string& what);
   void after_step(const Progress& before, Window& window);
+  /// Tells the profiler, if any, that a phase of the current step ran from `begin` to `end`.
+  void profile(const char* phase, double begin, double end) {
+    if (parts_.profiler) parts_.profiler->phase(phase, begin, end);
+  }
   /// Whether to stop now, as all processes agree: a signal, a callback, train.stop_at or
   /// train.max.
   bool should_stop();

@@ -42,8 +42,12 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   double forward_done = clock_();
   precision_.scale(loss).backward();
   double value = parts_.objective.last_loss();
+  double backward_done = clock_();
   group.forward += forward_done - started;
-  group.backward += clock_() - forward_done;
+  group.backward += backward_done - forward_done;
+  profile("forward", started, forward_done);
+  profile("backward", forward_done, backward_done);
+  if (parts_.profiler) parts_.profiler->batch_done();
   if (group.finite) group.loss = value;
   group.finite = group.finite && std::isfinite(value);
   group.batches += 1;
@@ -87,7 +91,9 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   if (hyper_parameters_) hyper_parameters_->apply(stage_steps);
   parts_.optimizer.step();
   // Gradient averaging over processes, clipping and schedules count as the update too.
-  window.optimizer += clock_() - started;
+  double stepped = clock_();
+  window.optimizer += stepped - started;
+  profile("optimizer", started, stepped);
   skipped_in_a_row_ = 0;
   window.grad_norm_sum += norm;
   if (group.penalty.defined()) {

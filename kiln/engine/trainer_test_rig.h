@@ -173,6 +173,7 @@ struct TrainerRig {
     parts.stop_signal = stop_signal;
     parts.schedules = schedules;
     parts.context = context;
+    parts.profiler = profiler;
     Regularization regularization(regularizer_entries(regularizers), model->named_parameters());
     if (!regularization.empty()) parts.regularization = &regularization;
     Trainer trainer(parts, options, sinks, console, clock);
@@ -240,6 +241,7 @@ struct TrainerRig {
   const std::atomic<int>* stop_signal = nullptr;
   std::shared_ptr<distributed::Context> context = distributed::single_process();
   std::string resume_from;  // a checkpoint directory fit() continues from, "" = a fresh start
+  StepProfiler* profiler = nullptr;
   data::Loader train;
   std::optional<data::Loader> val;
 };

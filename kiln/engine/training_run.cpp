@@ -149,7 +149,10 @@ struct StageLoop {
       if (stages[i].staged()) console.line(stages[i].title());
       StageMark mark = resumed && i == first ? resumed->stage
                                              : StageMark{static_cast<int64_t>(i), result.progress};
-      Trainer trainer(parts(*stage, mark), stages[i].config.train, metrics, console, clock);
+      std::unique_ptr<StepProfiler> profiler = profiler_for(stages[i].config.train);
+      TrainerParts trainer_parts = parts(*stage, mark);
+      trainer_parts.profiler = profiler.get();
+      Trainer trainer(trainer_parts, stages[i].config.train, metrics, console, clock);
       if (resumed && i == first) {
         trainer.resume(*resumed, checkpoint);
         console.line(
@@ -168,6 +171,25 @@ struct StageLoop {
       per_epoch = stage->train.batches_per_epoch();
     }
     return result;
+  }
+
+  // train.profile's window, written to RUN/trace.json as it closes (by rank 0).
+  std::unique_ptr<StepProfiler> profiler_for(const TrainOptions& train) {
+    if (!train.profile || !run.writes()) return nullptr;
+    return std::make_unique<StepProfiler>(
+        train.profile->from, train.profile->to, clock,
+        [this, window = *train.profile](const StepProfiler& profiler) {
+          if (profiler.steps().empty()) {
+            console.line(fmt::format("train.profile: no step from {} to {} was taken here",
+                                     window.from, window.to));
+            return;
+          }
+          run.write_trace(profiler.chrome_trace().to_json());
+          console.line(
+              fmt::format("profile of steps {} to {}: {}/trace.json (chrome://tracing, "
+                          "ui.perfetto.dev)",
+                          profiler.steps().front().step, profiler.steps().back().step, run.path()));
+        });
   }
 
   // TensorBoard's HParams tab: the values the config file and --set gave (the defaults every run

@@ -22,6 +22,7 @@ LayerRegistry& layer_registry() {
 torch::Tensor LayerStackImpl::forward(const torch::Tensor& input) {
   torch::Tensor x = input;
   for (auto& layer : *this) {
+    observe_begin(*layer.ptr());
     torch::Tensor y = layer.forward<torch::Tensor>(x);
     observe(*layer.ptr(), x, y);
     x = std::move(y);

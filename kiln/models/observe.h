@@ -1,9 +1,9 @@
 #pragma once
 // What `kiln model summary` learns by running a model once: the input and output shape of each
-// module call (and what a CallWatcher sees: the tensors themselves). LibTorch's C++ modules have no
-// forward hooks, so containers (LayerStack) and networks report their children's calls here,
-// through `call`. Outside a summary this costs one thread-local check per call. Thread-safety:
-// observations are per thread.
+// module call (and what a CallWatcher sees: the tensors themselves; and a LayerTimer, when each
+// call begins and ends). LibTorch's C++ modules have no forward hooks, so containers (LayerStack)
+// and networks report their children's calls here, through `call`. Outside a summary this costs
+// a thread-local check or two per call. Thread-safety: observations are per thread.
 
 #include <torch/torch.h>
 
@@ -48,13 +48,30 @@ class CallWatcher {
   Watch watch_;
 };
 
-/// Notes a call of `module` when a CallRecorder or a CallWatcher is alive on this thread.
+/// What a LayerTimer (layer_timing.h) is told; observe.cpp holds the one active on this thread.
+class CallListener {
+ public:
+  virtual ~CallListener() = default;
+  virtual void call_begins(const torch::nn::Module& module) = 0;
+  virtual void call_ends(const torch::nn::Module& module, const torch::Tensor& input,
+                         const torch::Tensor& output) = 0;
+};
+
+/// Makes `listener` (null: none) the one told of calls on this thread; returns the one before.
+CallListener* listen_to_calls(CallListener* listener);
+
+/// Notes that a call of `module` begins; each is followed by observe() for the same module.
+void observe_begin(const torch::nn::Module& module);
+
+/// Notes a call of `module` when a CallRecorder, CallWatcher or CallListener is alive on this
+/// thread.
 void observe(const torch::nn::Module& module, const torch::Tensor& input,
              const torch::Tensor& output);
 
 /// `module(input)`, observed: how networks call their children.
 template <class Holder>
 torch::Tensor call(Holder& module, const torch::Tensor& input) {
+  observe_begin(*module);
   torch::Tensor output = module->forward(input);
   observe(*module, input, output);
   return output;

@@ -56,6 +56,7 @@ ModelSummary summarize(Model& model, const Shape& input) {
     torch::NoGradGuard no_grad;
     torch::Tensor example = torch::zeros(batch, torch::TensorOptions().device(device));
     // Every output, so that each head of a multi_head model is measured too.
+    observe_begin(model);
     observe(model, example, model.forward_named(example)[model.output_name()]);
   }
   model.train(was_training);

@@ -213,6 +213,57 @@ TEST_F(TensorBoardFiles, TheProjectorTakesANamedLayerAndRefusesAnUnknownOne) {
   EXPECT_THAT(wrong.err, HasSubstr("the model has no layer \"layers.9\""));
 }
 
+// A classifying head and a reconstructing one: one grid of inputs beside their reconstructions,
+// labelled by the classifier (28x28 pairs: cells 2 x 56 + 4 wide); the classifier's confusion
+// matrix only; the projector's default layer is the classifier's last (its 12 inputs).
+constexpr const char* kHeadsConfig = R"(
+version: 1
+name: heads
+seed: 3
+data:
+  train: {type: fashion_mnist, split: train, limit: 256}
+  val: {type: fashion_mnist, split: test, limit: 64}
+  batch_size: 32
+model:
+  type: multi_head
+  backbone: [{type: conv2d, out: 4, kernel: 3, padding: same}, relu]
+  heads:
+    - name: class
+      layers: [flatten, {type: linear, out: 12}, relu, {type: linear, out: 10}]
+      loss: cross_entropy
+      metrics: [accuracy]
+    - name: reconstruction
+      layers: [{type: conv2d, out: 1, kernel: 3, padding: same}]
+      loss: mse
+      target: input
+optimizer: {type: adam, lr: 0.001}
+train: {max: 1 epoch, validate_every: 1 epoch, monitor: val/class/accuracy, mode: max}
+runtime: {threads: 1}
+)";
+
+TEST_F(TensorBoardFiles, AModelOfSeveralHeadsGetsImagesAndTheProjectorOfItsHeads) {
+  testing::CommandResult result = testing::run_command(std::string(KILN_BINARY) + " train " +
+                                                       dir_.write("heads.yaml", kHeadsConfig) +
+                                                       " --runs-root " + dir_.file("runs"));
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  std::string run = testing::run_dir_of(result.out);
+  auto images = values_of(run + "/tensorboard/val", "images");
+  ASSERT_EQ(images["samples"].size(), 1u);
+  EXPECT_EQ(images["samples"][0].first, 8);
+  const testing::DecodedImage& samples = *images["samples"][0].second.image;
+  EXPECT_EQ(samples.width, 4 * (2 * 56 + 4 + 2 * 2 + 4) + 4);
+  EXPECT_EQ(samples.height, 4 * 78 + 4) << "captioned: the class head's labels";
+  ASSERT_EQ(images["class/confusion_matrix"].size(), 1u);
+  EXPECT_EQ(images["class/confusion_matrix"][0].second.image->width, 14 + 10 * 32);
+  EXPECT_EQ(images.size(), 2u) << "no confusion matrix for the reconstruction";
+
+  std::string val = run + "/tensorboard/val/";
+  std::vector<std::string> rows = lines_of(testing::read_file(val + "tensors.tsv"));
+  ASSERT_EQ(rows.size(), 64u);
+  EXPECT_EQ(std::count(rows[0].begin(), rows[0].end(), '\t'), 11) << rows[0];
+  EXPECT_EQ(lines_of(testing::read_file(val + "metadata.tsv")).size(), 64u);
+}
+
 TEST_F(TensorBoardFiles, TheConfigAndNotesAreTextAndTheHyperParametersAreForTheHParamsTab) {
   std::string run = trained("--note 'a *first* try' --set optimizer.lr=0.02");
   auto texts = values_of(run + "/tensorboard", "text");

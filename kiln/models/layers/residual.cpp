@@ -38,6 +38,7 @@ class ResidualImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x) {
     torch::Tensor sum = call(body_, x) + (shortcut_ ? call(shortcut_, x) : x);
     if (activation_.is_empty()) return sum;
+    observe_begin(*activation_.ptr());
     torch::Tensor output = activation_.forward(sum);
     observe(*activation_.ptr(), sum, output);
     return output;

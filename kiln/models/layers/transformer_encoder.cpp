@@ -91,6 +91,7 @@ class EncoderImpl : public torch::nn::Module {
 
   torch::Tensor forward(torch::Tensor x) {
     for (const auto& layer : *layers_) {
+      observe_begin(*layer);
       torch::Tensor y = layer->as<EncoderLayerImpl>()->forward(x);
       observe(*layer, x, y);
       x = y;

@@ -100,6 +100,7 @@ class Tcn : public Model {
   torch::Tensor forward(const torch::Tensor& input) override {
     torch::Tensor x = steps_first_ ? input.transpose(1, 2) : input;
     for (const auto& block : *blocks_) {
+      observe_begin(*block);
       torch::Tensor y = block->as<TemporalBlockImpl>()->forward(x);
       observe(*block, x, y);
       x = y;
