@@ -10,7 +10,8 @@ alternate_runs() {
   for i in $(seq "$runs"); do
     kiln_rate >> "$work/kiln.rates"
     peer_rate >> "$work/peer.rates"
-    echo "run $i: kiln $(tail -n1 "$work/kiln.rates") $unit, pytorch $(tail -n1 "$work/peer.rates") $unit" >&2
+    echo "run $i: ${KILN_LABEL:-kiln} $(tail -n1 "$work/kiln.rates") $unit," \
+      "${PEER_LABEL:-pytorch} $(tail -n1 "$work/peer.rates") $unit" >&2
   done
   KILN_MEDIAN=$(median < "$work/kiln.rates")
   PEER_MEDIAN=$(median < "$work/peer.rates")

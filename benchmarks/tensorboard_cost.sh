@@ -27,6 +27,7 @@ kiln_rate() { rate_with; }                          # TensorBoard on (the defaul
 peer_rate() { rate_with --set tensorboard=false; }  # off
 
 source benchmarks/alternate.sh
+KILN_LABEL="with TensorBoard" PEER_LABEL="without"
 alternate_runs "$runs" samples/s "$work"
 echo "| config | steps | samples/s with TensorBoard | samples/s without | cost |"
 echo "|---|---|---|---|---|"
