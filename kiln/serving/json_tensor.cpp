@@ -1,0 +1,460 @@
+#include "kiln/serving/json_tensor.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "kiln/core/json.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+namespace {
+
+// Bare NaN and infinities are not JSON; TensorFlow Serving takes them anyway. Before parsing,
+// each becomes an object of this one key ({"\u0001": "NaN"}): where a number may stand, no other
+// object is taken, so it cannot be mistaken for data (a string with the same bytes stays text).
+constexpr const char* kNonFiniteKey = "\\u0001";
+const std::string kNonFiniteKeyDecoded = "\x01";
+
+ServingError invalid(const std::string& message) {
+  return ServingError(StatusCode::kInvalidArgument, message);
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// The token a rewritten NaN or infinity stands for, or null when `value` is not one.
+const std::string* non_finite_token(const Json& value) {
+  if (!value.is_object() || value.size() != 1) return nullptr;
+  auto found = value.find(kNonFiniteKeyDecoded);
+  if (found == value.end() || !found->is_string()) return nullptr;
+  const std::string& token = found->get_ref<const std::string&>();
+  return token == "NaN" || token == "Infinity" || token == "-Infinity" ? &token : nullptr;
+}
+
+// A value as it appears in an error message, cut short.
+std::string quoted(const Json& value) {
+  if (const std::string* token = non_finite_token(value)) return *token;
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The non-finite token that stands whole at `i` of `body`, or "".
+std::string non_finite_token_at(const std::string& body, size_t i) {
+  if (i > 0 && is_word_char(body[i - 1])) return "";
+  for (const char* token : {"-Infinity", "Infinity", "NaN"}) {
+    size_t n = std::char_traits<char>::length(token);
+    if (body.compare(i, n, token) == 0 && (i + n == body.size() || !is_word_char(body[i + n])))
+      return token;
+  }
+  return "";
+}
+
+std::string with_non_finite_quoted(const std::string& body) {
+  std::string out;
+  out.reserve(body.size());
+  bool in_string = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < body.size())
+        out += body[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    std::string token = non_finite_token_at(body, i);
+    if (!token.empty()) {
+      out += fmt::format("{{\"{}\":\"{}\"}}", kNonFiniteKey, token);
+      i += token.size() - 1;
+      continue;
+    }
+    in_string = c == '"';
+    out += c;
+  }
+  return out;
+}
+
+bool non_finite(const Json& value, double& out) {
+  const std::string* found = non_finite_token(value);
+  if (!found) return false;
+  const std::string& token = *found;
+  out = token == "NaN"
+            ? std::numeric_limits<double>::quiet_NaN()
+            : (token == "-Infinity" ? -1.0 : 1.0) * std::numeric_limits<double>::infinity();
+  return true;
+}
+
+bool is_base64_object(const Json& value) {
+  return value.is_object() && value.size() == 1 && value.contains("b64") &&
+         value.at("b64").is_string();
+}
+
+std::string type_error(const Json& value, DType dtype, const std::string& input) {
+  return fmt::format("input '{}': the value {} is not of its type, {}", input, quoted(value),
+                     dtype_name(dtype));
+}
+
+double float_value(const Json& value, DType dtype, const std::string& input) {
+  double number = 0;
+  if (non_finite(value, number)) return number;
+  if (!value.is_number()) throw invalid(type_error(value, dtype, input));
+  number = value.get<double>();
+  // As TensorFlow Serving: an integer the float cannot hold exactly, or a number beyond its
+  // range, is an error, not a silent rounding.
+  bool single = dtype == DType::kFloat32;
+  double exact = single ? double(1 << 24) : 9007199254740992.0;
+  double largest =
+      single ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+  if ((value.is_number_integer() && std::abs(number) > exact) || std::abs(number) > largest)
+    throw invalid(fmt::format("input '{}': {} cannot be a {} without losing precision", input,
+                              quoted(value), dtype_name(dtype)));
+  return number;
+}
+
+void add_leaf(const Json& value, HostTensor& tensor, const std::string& input) {
+  switch (tensor.dtype) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+      tensor.numbers.push_back(float_value(value, tensor.dtype, input));
+      return;
+    case DType::kInt32:
+    case DType::kInt64: {
+      bool fits = value.is_number_integer() &&
+                  (tensor.dtype == DType::kInt64 ||
+                   (value.get<int64_t>() >= std::numeric_limits<int32_t>::min() &&
+                    value.get<int64_t>() <= std::numeric_limits<int32_t>::max()));
+      if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX)) fits = false;
+      if (!fits) throw invalid(type_error(value, tensor.dtype, input));
+      tensor.numbers.push_back(double(value.get<int64_t>()));
+      return;
+    }
+    case DType::kBool:
+      if (!value.is_boolean()) throw invalid(type_error(value, tensor.dtype, input));
+      tensor.numbers.push_back(value.get<bool>() ? 1 : 0);
+      return;
+    case DType::kString:
+      if (is_base64_object(value)) {
+        auto bytes = base64_decode(value.at("b64").get_ref<const std::string&>());
+        if (!bytes)
+          throw invalid(fmt::format("input '{}': {} is not valid base64", input, quoted(value)));
+        tensor.strings.push_back(std::move(*bytes));
+      } else if (value.is_string()) {
+        tensor.strings.push_back(value.get<std::string>());
+      } else {
+        throw invalid(type_error(value, tensor.dtype, input));
+      }
+      return;
+  }
+}
+
+// The shape a nesting of lists describes, read down its first elements.
+std::vector<int64_t> nested_shape(const Json& value) {
+  std::vector<int64_t> shape;
+  const Json* at = &value;
+  while (at->is_array()) {
+    shape.push_back(int64_t(at->size()));
+    if (at->empty()) break;
+    at = &(*at)[0];
+  }
+  return shape;
+}
+
+void fill(const Json& value, size_t level, const std::vector<int64_t>& shape, HostTensor& tensor,
+          const std::string& input) {
+  if (!value.is_array()) {
+    if (level != shape.size())
+      throw invalid(
+          fmt::format("input '{}': the value {} is {} lists deep, the others {}: lists "
+                      "of different depths",
+                      input, quoted(value), level, shape.size()));
+    add_leaf(value, tensor, input);
+    return;
+  }
+  if (level >= shape.size())
+    throw invalid(
+        fmt::format("input '{}': a list {} deep where the first values are {} deep: "
+                    "lists of different depths",
+                    input, level + 1, shape.size()));
+  if (int64_t(value.size()) != shape[level])
+    throw invalid(
+        fmt::format("input '{}': a list of {} at depth {} where the first has {}: a "
+                    "tensor's lists must all be as long (its shape is {})",
+                    input, value.size(), level + 1, shape[level], shape_text(shape)));
+  for (const auto& element : value) fill(element, level + 1, shape, tensor, input);
+}
+
+HostTensor tensor_of(const Json& value, DType dtype, const std::string& input) {
+  HostTensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape = nested_shape(value);
+  fill(value, 0, tensor.shape, tensor, input);
+  return tensor;
+}
+
+void check_shape(const HostTensor& tensor, const TensorSpec& spec, const std::string& input) {
+  bool fits = tensor.shape.size() == spec.shape.size();
+  for (size_t i = 0; fits && i < spec.shape.size(); ++i)
+    fits = spec.shape[i] < 0 || spec.shape[i] == tensor.shape[i];
+  if (!fits)
+    throw invalid(fmt::format("input '{}' has shape {}; the signature takes {} (-1: any size)",
+                              input, shape_text(tensor.shape), shape_text(spec.shape)));
+}
+
+std::string input_names(const std::map<std::string, TensorSpec>& inputs) {
+  std::vector<std::string> names;
+  for (const auto& [name, spec] : inputs) names.push_back("'" + name + "'");
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+bool is_named(const Json& value) {
+  return value.is_object() && !is_base64_object(value) && !non_finite_token(value);
+}
+
+const std::string& only_input(const std::map<std::string, TensorSpec>& inputs) {
+  if (inputs.size() != 1)
+    throw invalid(
+        fmt::format("the signature takes {} inputs ({}): name each one, as an object "
+                    "of name to value",
+                    inputs.size(), input_names(inputs)));
+  return inputs.begin()->first;
+}
+
+void check_names(const Json& named, const std::map<std::string, TensorSpec>& inputs,
+                 const std::string& where) {
+  for (const auto& [name, value] : named.items())
+    if (!inputs.count(name))
+      throw invalid(
+          fmt::format("{} names input '{}', which the signature does not have; it "
+                      "takes {}",
+                      where, name, input_names(inputs)));
+  for (const auto& [name, spec] : inputs)
+    if (!named.contains(name))
+      throw invalid(fmt::format("{} lacks input '{}'; the signature takes {}", where, name,
+                                input_names(inputs)));
+}
+
+// Row form: instance i of every input stacked along a new first dimension.
+std::map<std::string, HostTensor> read_instances(const Json& instances,
+                                                 const std::map<std::string, TensorSpec>& inputs) {
+  if (!instances.is_array())
+    throw invalid(fmt::format("'instances' must be a list, one entry per example; got {}",
+                              quoted(instances)));
+  if (instances.empty()) throw invalid("'instances' is an empty list: nothing to predict");
+  bool named = is_named(instances[0]);
+  std::vector<std::string> names;
+  if (named)
+    for (const auto& [name, spec] : inputs) names.push_back(name);
+  else
+    names.push_back(only_input(inputs));
+  for (size_t i = 0; i < instances.size(); ++i) {
+    if (is_named(instances[i]) != named)
+      throw invalid(
+          fmt::format("instance {} {} an object of named inputs and instance 0 {}: "
+                      "all instances must have one form",
+                      i, named ? "is not" : "is", named ? "is" : "is not"));
+    if (named) check_names(instances[i], inputs, fmt::format("instance {}", i));
+  }
+  std::map<std::string, HostTensor> tensors;
+  for (const std::string& name : names) {
+    HostTensor& tensor = tensors[name];
+    tensor.dtype = inputs.at(name).dtype;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      const Json& value = named ? instances[i].at(name) : instances[i];
+      HostTensor one = tensor_of(value, tensor.dtype, name);
+      if (i == 0) tensor.shape = one.shape;
+      if (one.shape != tensor.shape)
+        throw invalid(
+            fmt::format("input '{}' has shape {} in instance {} but {} in instance 0: "
+                        "every instance must have the same shape",
+                        name, shape_text(one.shape), i, shape_text(tensor.shape)));
+      tensor.numbers.insert(tensor.numbers.end(), one.numbers.begin(), one.numbers.end());
+      for (auto& s : one.strings) tensor.strings.push_back(std::move(s));
+    }
+    tensor.shape.insert(tensor.shape.begin(), int64_t(instances.size()));
+  }
+  return tensors;
+}
+
+std::map<std::string, HostTensor> read_inputs(const Json& value,
+                                              const std::map<std::string, TensorSpec>& inputs) {
+  std::map<std::string, HostTensor> tensors;
+  if (!is_named(value)) {
+    const std::string& name = only_input(inputs);
+    tensors[name] = tensor_of(value, inputs.at(name).dtype, name);
+    return tensors;
+  }
+  check_names(value, inputs, "'inputs'");
+  for (const auto& [name, spec] : inputs)
+    tensors[name] = tensor_of(value.at(name), spec.dtype, name);
+  return tensors;
+}
+
+Json parse_body(const std::string& body) {
+  try {
+    return Json::parse(with_non_finite_quoted(body));
+  } catch (const Json::exception& e) {
+    throw invalid(fmt::format("the request body is not JSON: {}", e.what()));
+  }
+}
+
+// Writes element `offset` on of `tensor` from dimension `level` as nested lists.
+void write_values(const HostTensor& tensor, const std::string& name, size_t level, int64_t& offset,
+                  std::string& out) {
+  if (level == tensor.shape.size()) {
+    if (tensor.dtype == DType::kString) {
+      const std::string& bytes = tensor.strings[size_t(offset++)];
+      bool binary = name.size() >= 6 && name.compare(name.size() - 6, 6, "_bytes") == 0;
+      out += binary ? Json{{"b64", base64_encode(bytes)}}.dump()
+                    : Json(bytes).dump(-1, ' ', false, Json::error_handler_t::replace);
+      return;
+    }
+    double value = tensor.numbers[size_t(offset++)];
+    if (tensor.dtype == DType::kBool)
+      out += value != 0 ? "true" : "false";
+    else if (tensor.dtype == DType::kInt32 || tensor.dtype == DType::kInt64)
+      out += std::to_string(int64_t(value));
+    else
+      out += format_float(value, tensor.dtype == DType::kFloat32);
+    return;
+  }
+  out += '[';
+  for (int64_t i = 0; i < tensor.shape[level]; ++i) {
+    if (i) out += ',';
+    write_values(tensor, name, level + 1, offset, out);
+  }
+  out += ']';
+}
+
+std::string json_key(const std::string& name) {
+  return Json(name).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kBool:
+      return "bool";
+    case DType::kString:
+      return "string";
+  }
+  return "?";
+}
+
+std::string tf_dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "DT_FLOAT";
+    case DType::kFloat64:
+      return "DT_DOUBLE";
+    case DType::kInt32:
+      return "DT_INT32";
+    case DType::kInt64:
+      return "DT_INT64";
+    case DType::kBool:
+      return "DT_BOOL";
+    case DType::kString:
+      return "DT_STRING";
+  }
+  return "DT_INVALID";
+}
+
+int64_t HostTensor::size() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+PredictRequest parse_predict_request(const std::string& body,
+                                     const std::map<std::string, TensorSpec>& inputs) {
+  Json request = parse_body(body);
+  if (!request.is_object())
+    throw invalid(
+        fmt::format("the request body must be a JSON object with 'instances' or "
+                    "'inputs'; got {}",
+                    quoted(request)));
+  PredictRequest parsed;
+  if (request.contains("signature_name")) {
+    if (!request["signature_name"].is_string())
+      throw invalid("'signature_name' key must be a string value");
+    parsed.signature_name = request["signature_name"].get<std::string>();
+  }
+  bool rows = request.contains("instances"), columns = request.contains("inputs");
+  if (rows == columns)
+    throw invalid(rows ? "the request has both 'instances' and 'inputs'; give one of them"
+                       : "the request has neither 'instances' (row form) nor 'inputs' "
+                         "(columnar form)");
+  parsed.format = rows ? RequestFormat::kRow : RequestFormat::kColumnar;
+  parsed.inputs =
+      rows ? read_instances(request["instances"], inputs) : read_inputs(request["inputs"], inputs);
+  for (const auto& [name, tensor] : parsed.inputs) check_shape(tensor, inputs.at(name), name);
+  return parsed;
+}
+
+std::string format_float(double value, bool single_precision) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value < 0 ? "-Infinity" : "Infinity";
+  std::string text = fmt::format("{:g}", value);
+  double back = std::strtod(text.c_str(), nullptr);
+  bool same = single_precision ? float(back) == float(value) : back == value;
+  if (!same)
+    text = single_precision ? fmt::format("{:.9g}", float(value)) : fmt::format("{:.17g}", value);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string predict_response(const std::map<std::string, HostTensor>& outputs,
+                             RequestFormat format) {
+  std::string out = format == RequestFormat::kRow ? "{\"predictions\":" : "{\"outputs\":";
+  if (outputs.size() == 1) {
+    int64_t offset = 0;
+    write_values(outputs.begin()->second, outputs.begin()->first, 0, offset, out);
+  } else if (format == RequestFormat::kColumnar) {
+    out += '{';
+    bool first = true;
+    for (const auto& [name, tensor] : outputs) {
+      out += (first ? "" : ",") + json_key(name) + ':';
+      int64_t offset = 0;
+      write_values(tensor, name, 0, offset, out);
+      first = false;
+    }
+    out += '}';
+  } else {
+    // One object per example: each output's slice along the first dimension.
+    int64_t rows = outputs.begin()->second.shape.empty() ? 1 : outputs.begin()->second.shape[0];
+    out += '[';
+    for (int64_t row = 0; row < rows; ++row) {
+      out += row ? ",{" : "{";
+      bool first = true;
+      for (const auto& [name, tensor] : outputs) {
+        out += (first ? "" : ",") + json_key(name) + ':';
+        int64_t offset = row * (tensor.size() / std::max<int64_t>(1, tensor.shape.at(0)));
+        write_values(tensor, name, 1, offset, out);
+        first = false;
+      }
+      out += '}';
+    }
+    out += ']';
+  }
+  return out + "}\n";
+}
+
+}  // namespace kiln::serving

@@ -1,0 +1,44 @@
+#pragma once
+// Errors of the serving API, with TensorFlow Serving's status codes and the HTTP status each
+// maps to (../shared/specs/INTEROP.md §4: http_server.cc's ToHTTPStatusCode). A request that
+// fails gets `{"error": MESSAGE}` with that status; the server goes on.
+// Thread-safety: values.
+
+#include <stdexcept>
+#include <string>
+
+namespace kiln::serving {
+
+enum class StatusCode {
+  kInvalidArgument,     // 400
+  kFailedPrecondition,  // 400
+  kOutOfRange,          // 400
+  kUnauthenticated,     // 401
+  kPermissionDenied,    // 403
+  kNotFound,            // 404
+  kAborted,             // 409
+  kResourceExhausted,   // 429
+  kInternal,            // 500
+  kUnimplemented,       // 501
+  kUnavailable,         // 503
+  kDeadlineExceeded,    // 504
+};
+
+/// The HTTP status TensorFlow Serving answers `code` with.
+int http_status(StatusCode code);
+
+class ServingError : public std::runtime_error {
+ public:
+  ServingError(StatusCode code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  StatusCode code() const { return code_; }
+  int http_status() const { return serving::http_status(code_); }
+
+ private:
+  StatusCode code_;
+};
+
+/// `{"error": "MESSAGE"}`, the body of every failed request.
+std::string error_body(const std::string& message);
+
+}  // namespace kiln::serving
