@@ -1,0 +1,29 @@
+#pragma once
+// The URLs of TensorFlow Serving's REST API (../shared/specs/INTEROP.md §4, the expressions of
+// http_rest_api_util.cc), matched as it matches them (case-insensitively; names kept as
+// written):
+//   GET  /v1/models/NAME[/versions/N | /labels/L][/metadata]
+//   POST /v1/models/NAME[/versions/N | /labels/L]:(predict|classify|regress)
+// Thread-safety: pure functions.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kiln::serving {
+
+enum class RouteKind { kStatus, kMetadata, kPredict, kClassify, kRegress };
+
+struct Route {
+  RouteKind kind = RouteKind::kStatus;
+  std::string model;
+  std::optional<int64_t> version;    // none: every version (status) or the latest (the others)
+  std::optional<std::string> label;  // a version by its label, instead of its number
+};
+
+/// The route of `method` (GET, POST) and `path` (a query string is ignored). Throws ServingError
+/// (kInvalidArgument) with TensorFlow Serving's messages: "Malformed request: POST /x", "Missing
+/// model name in request.", "Failed to convert version: N".
+Route parse_route(const std::string& method, const std::string& path);
+
+}  // namespace kiln::serving
