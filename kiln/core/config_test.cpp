@@ -164,13 +164,13 @@ TEST(ToYaml, RoundTripsEveryScalarType) {
 }
 
 // Found by fuzz_config: a whole config that is the string "---" was written plain, and read
-// back as an empty document.
+// back as an empty document; so was a key "--- x" at the start of a line.
 TEST(ConfigText, DocumentMarkerStringsReadBackAsWritten) {
   for (const char* marker : {"---", "...", "--- x", "... y"}) {
     Json tree = marker;
     std::string text = to_yaml(tree);
     EXPECT_EQ(parse_config_text(text, "round trip", false), tree) << text;
-    Json nested = {{"key", marker}, {"list", {marker}}};
+    Json nested = {{"key", marker}, {"list", {marker}}, {marker, 1}};
     text = to_yaml(nested);
     EXPECT_EQ(parse_config_text(text, "round trip", false), nested) << text;
   }

@@ -199,12 +199,24 @@ Json yaml_to_json(const YAML::Node& node, const std::string& origin, const YamlL
   return YamlConverter(origin, limits).convert(node, "");
 }
 
+namespace {
+
+// Written plain at the start of a line, "---" or "..." would read back as a document's end or a
+// new (empty) document: such text is quoted, as a key or as a value.
+bool looks_like_document_marker(const std::string& text) {
+  return text.rfind("---", 0) == 0 || text.rfind("...", 0) == 0;
+}
+
+}  // namespace
+
 void emit_yaml(YAML::Emitter& out, const Json& value) {
   if (value.is_object()) {
     if (value.empty()) out << YAML::Flow;
     out << YAML::BeginMap;
     for (const auto& [key, child] : value.items()) {
-      out << YAML::Key << key << YAML::Value;
+      out << YAML::Key;
+      if (looks_like_document_marker(key)) out << YAML::DoubleQuoted;
+      out << key << YAML::Value;
       emit_yaml(out, child);
     }
     out << YAML::EndMap;
@@ -218,11 +230,9 @@ void emit_yaml(YAML::Emitter& out, const Json& value) {
   } else if (value.is_string()) {
     // A string that would read back as another type ("1", "true") must be quoted. (A node tagged
     // "!" is not enough: yaml-cpp's emitter drops that tag and writes the scalar plain.)
-    // So must one that begins like a document marker: written plain at the top of a file, "---"
-    // would read back as a new (empty) document.
     const auto& text = value.get_ref<const std::string&>();
-    bool looks_like_marker = text.rfind("---", 0) == 0 || text.rfind("...", 0) == 0;
-    if (looks_like_marker || !plain_scalar(text).is_string()) out << YAML::DoubleQuoted;
+    if (looks_like_document_marker(text) || !plain_scalar(text).is_string())
+      out << YAML::DoubleQuoted;
     out << text;
   } else if (value.is_number_float() && std::isinf(value.get<double>())) {
     out << (value.get<double>() > 0 ? ".inf" : "-.inf");
