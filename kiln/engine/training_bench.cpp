@@ -132,15 +132,11 @@ std::string format_training_cost(const TrainingCost& cost, int max_depth) {
   for (const auto& layer : cost.layers) {
     const auto& row = layer.row;
     if (max_depth >= 0 && row.depth > max_depth) continue;
-    std::string shapes;
-    for (const auto& shape : row.outputs)
-      shapes += (shapes.empty() ? "" : " ") + models::shape_text(shape);
-    rows.push_back(
-        {std::string(size_t(2 * row.depth), ' ') + (row.path.empty() ? "(model)" : row.path),
-         row.type, shapes.empty() ? "-" : shapes,
-         models::with_thousands(row.trainable + row.frozen), size_text(layer.activation_bytes),
-         milliseconds(layer.forward), milliseconds(layer.backward),
-         share(layer.forward + layer.backward, cost.step)});
+    rows.push_back({models::row_label(row), row.type, models::outputs_text(row),
+                    models::with_thousands(row.trainable + row.frozen),
+                    size_text(layer.activation_bytes), milliseconds(layer.forward),
+                    milliseconds(layer.backward),
+                    share(layer.forward + layer.backward, cost.step)});
   }
   std::array<size_t, 8> width{};
   for (const auto& row : rows)

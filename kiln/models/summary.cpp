@@ -90,16 +90,22 @@ std::string with_thousands(int64_t value) {
   return value < 0 ? "-" + digits : digits;
 }
 
+std::string row_label(const SummaryRow& row) {
+  return std::string(size_t(2 * row.depth), ' ') + (row.path.empty() ? "(model)" : row.path);
+}
+
+std::string outputs_text(const SummaryRow& row) {
+  std::string shapes;
+  for (const auto& shape : row.outputs) shapes += (shapes.empty() ? "" : " ") + shape_text(shape);
+  return shapes.empty() ? "-" : shapes;
+}
+
 std::string format_summary(const ModelSummary& summary, int max_depth) {
   std::vector<std::array<std::string, 5>> cells;
   for (const auto& row : summary.rows) {
     if (max_depth >= 0 && row.depth > max_depth) continue;
-    std::string shapes;
-    for (const auto& shape : row.outputs) shapes += (shapes.empty() ? "" : " ") + shape_text(shape);
-    cells.push_back(
-        {std::string(size_t(2 * row.depth), ' ') + (row.path.empty() ? "(model)" : row.path),
-         row.type, shapes.empty() ? "-" : shapes, with_thousands(row.trainable),
-         with_thousands(row.frozen)});
+    cells.push_back({row_label(row), row.type, outputs_text(row), with_thousands(row.trainable),
+                     with_thousands(row.frozen)});
   }
   std::array<size_t, 5> width{4, 4, 6, 9, 6};
   for (const auto& c : cells)

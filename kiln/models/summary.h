@@ -34,4 +34,9 @@ std::string format_summary(const ModelSummary& summary, int max_depth = -1);
 /// "1,234,567".
 std::string with_thousands(int64_t value);
 
+/// A row's first two cells, as the summary and `kiln bench` print them: its path indented by its
+/// depth ("(model)" for the model), and its output shapes ("-" when it was not called).
+std::string row_label(const SummaryRow& row);
+std::string outputs_text(const SummaryRow& row);
+
 }  // namespace kiln::models
