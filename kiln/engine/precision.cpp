@@ -1,6 +1,7 @@
 #include "kiln/engine/precision.h"
 
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 
 #include <cmath>
 
@@ -15,19 +16,44 @@ Precision::Precision(PrecisionMode mode, torch::Device device) : mode_(mode), de
         "fp16 needs a CUDA device (this run uses " + device_.str() + "); use bf16, or fp32");
 }
 
+// LibTorch 2.4 replaced autocast's per-device functions (set_enabled, set_cpu_enabled, ...) with
+// ones that take the device type; Debian's 1.13 has only the old ones.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+static at::DeviceType autocast_device(bool cuda) { return cuda ? at::kCUDA : at::kCPU; }
+static bool autocast_enabled(bool cuda) {
+  return at::autocast::is_autocast_enabled(autocast_device(cuda));
+}
+static void set_autocast_enabled(bool cuda, bool enabled) {
+  at::autocast::set_autocast_enabled(autocast_device(cuda), enabled);
+}
+static void set_autocast_dtype(bool cuda, at::ScalarType dtype) {
+  at::autocast::set_autocast_dtype(autocast_device(cuda), dtype);
+}
+#else
+static bool autocast_enabled(bool cuda) {
+  return cuda ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+static void set_autocast_enabled(bool cuda, bool enabled) {
+  if (cuda)
+    at::autocast::set_enabled(enabled);
+  else
+    at::autocast::set_cpu_enabled(enabled);
+}
+static void set_autocast_dtype(bool cuda, at::ScalarType dtype) {
+  if (cuda)
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  else
+    at::autocast::set_autocast_cpu_dtype(dtype);
+}
+#endif
+
 Precision::Autocast::Autocast(PrecisionMode mode, torch::Device device) {
   if (mode == PrecisionMode::kFp32 || mode == kScaledFp32ForTests) return;
   active_ = true;
   cuda_ = device.is_cuda();
-  at::ScalarType dtype = mode == PrecisionMode::kFp16 ? at::kHalf : at::kBFloat16;
-  was_enabled_ = cuda_ ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
-  if (cuda_) {
-    at::autocast::set_autocast_gpu_dtype(dtype);
-    at::autocast::set_enabled(true);
-  } else {
-    at::autocast::set_autocast_cpu_dtype(dtype);
-    at::autocast::set_cpu_enabled(true);
-  }
+  was_enabled_ = autocast_enabled(cuda_);
+  set_autocast_dtype(cuda_, mode == PrecisionMode::kFp16 ? at::kHalf : at::kBFloat16);
+  set_autocast_enabled(cuda_, true);
   at::autocast::increment_nesting();
 }
 
@@ -35,10 +61,7 @@ Precision::Autocast::~Autocast() {
   if (!active_) return;
   // The cast weights are cached for the forward pass only, as torch.autocast's exit does.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  if (cuda_)
-    at::autocast::set_enabled(was_enabled_);
-  else
-    at::autocast::set_cpu_enabled(was_enabled_);
+  set_autocast_enabled(cuda_, was_enabled_);
 }
 
 bool LossScaler::unscale(const std::vector<torch::Tensor>& gradients) const {

@@ -33,7 +33,7 @@ model:
   layers: [{type: conv2d, out: 8, kernel: 3, padding: same}, relu, flatten, {type: linear, out: 10}]
 optimizer: {type: adam, lr: 0.001}
 train: {max: 1 epoch, validate_every: 1 epoch, log_every: 4 steps}
-runtime: {threads: 1}
+runtime: {device: cpu, threads: 1}
 )";
 
 const Json* layer_of_type(const Json& layers, const std::string& type) {
