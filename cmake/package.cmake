@@ -12,13 +12,14 @@ include(CMakePackageConfigHelpers)
 
 add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects>)
 target_link_libraries(kiln_archive PUBLIC kiln_core kiln_tensorboard kiln_runs kiln_board
-  ${TORCH_LIBRARIES}
+  kiln_serving ${TORCH_LIBRARIES}
   ${OpenMP_CXX_LIBRARIES})
 set_target_properties(kiln_archive PROPERTIES OUTPUT_NAME kiln EXPORT_NAME archive)
 set_target_properties(kiln_core PROPERTIES EXPORT_NAME core)
 set_target_properties(kiln_tensorboard PROPERTIES EXPORT_NAME tensorboard)
 set_target_properties(kiln_runs PROPERTIES EXPORT_NAME runs)
 set_target_properties(kiln_board PROPERTIES EXPORT_NAME board)
+set_target_properties(kiln_serving PROPERTIES EXPORT_NAME serving)
 
 add_library(kiln_plugin_api INTERFACE)
 target_include_directories(kiln_plugin_api INTERFACE
@@ -29,12 +30,15 @@ set_target_properties(kiln_plugin_api PROPERTIES EXPORT_NAME plugin)
 # The installed kiln finds LibTorch where it was built against.
 set_target_properties(kiln PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS kiln_core kiln_tensorboard kiln_runs kiln_board kiln_archive kiln_plugin_api EXPORT kilnTargets
+install(TARGETS kiln_core kiln_tensorboard kiln_runs kiln_board kiln_serving kiln_archive
+  kiln_plugin_api EXPORT kilnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY kiln/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln
   FILES_MATCHING PATTERN "*.h" PATTERN "*test*" EXCLUDE)
 install(DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/generated/kiln/tensorboard/proto
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/tensorboard FILES_MATCHING PATTERN "*.pb.h")
+install(DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/generated/kiln/serving/proto
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/serving FILES_MATCHING PATTERN "*.pb.h")
 set(KILN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
 install(EXPORT kilnTargets NAMESPACE kiln:: DESTINATION ${KILN_CMAKE_DIR})
 configure_package_config_file(cmake/kilnConfig.cmake.in

@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
-#include "kiln/core/suggest.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/tensorboard_images.h"
 #include "kiln/tensorboard/drawing.h"
@@ -49,23 +48,7 @@ TensorBoardProjector::TensorBoardProjector(std::string directory, ProjectorOptio
 }
 
 void TensorBoardProjector::attach(Objective& validation, models::Model& model) {
-  leaves_.clear();
-  layer_ = nullptr;
-  std::vector<std::string> names;
-  // The other heads of a multi_head model run after the main one: their layers must not take
-  // the place of its last.
-  std::string main_head = model.heads().empty() ? "" : "heads." + model.heads().front().name + ".";
-  for (const auto& item : model.named_modules("", /*include_self=*/false)) {
-    names.push_back(item.key());
-    bool other_head = !main_head.empty() && item.key().rfind("heads.", 0) == 0 &&
-                      item.key().rfind(main_head, 0) != 0;
-    if (item.value()->children().empty() && !other_head) leaves_.insert(item.value().get());
-    if (item.key() == options_.layer) layer_ = item.value().get();
-  }
-  if (!options_.layer.empty() && !layer_)
-    throw ConfigError("tensorboard.projector.layer", "",
-                      fmt::format("the model has no layer \"{}\"; {}", options_.layer,
-                                  suggestion_text(options_.layer, names)));
+  embedding_.emplace(model, options_.layer, "tensorboard.projector.layer");
   validation.observe_outputs([this](const data::Batch& batch, const Objective::HeadOutput& head) {
     if (watcher_ && head.first) take(batch);
   });
@@ -84,8 +67,8 @@ void TensorBoardProjector::on_validation_begin(TrainerView&) {
 void TensorBoardProjector::watch(const torch::nn::Module& module, const torch::Tensor& input,
                                  const torch::Tensor& output) {
   if (taken_ >= options_.max_examples) return;
-  if (layer_ ? &module == layer_ : leaves_.count(&module) > 0)
-    pending_ = (layer_ ? output : input).detach();
+  torch::Tensor picked = embedding_->pick(module, input, output);
+  if (picked.defined()) pending_ = picked.detach();
 }
 
 void TensorBoardProjector::take(const data::Batch& batch) {

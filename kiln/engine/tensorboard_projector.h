@@ -10,7 +10,7 @@
 // Thread-safety: the training thread.
 
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +18,7 @@
 #include "kiln/engine/objective.h"
 #include "kiln/engine/tensorboard_options.h"
 #include "kiln/io/image_codec.h"
+#include "kiln/models/embedding_layer.h"
 #include "kiln/models/observe.h"
 
 namespace kiln::engine {
@@ -41,8 +42,7 @@ class TensorBoardProjector : public Callback {
 
   std::string directory_;
   ProjectorOptions options_;
-  const torch::nn::Module* layer_ = nullptr;  // null: the input of the last leaf call
-  std::set<const torch::nn::Module*> leaves_;
+  std::optional<models::EmbeddingLayer> embedding_;  // set by attach()
   std::unique_ptr<models::CallWatcher> watcher_;
   torch::Tensor pending_;  // the watched activation of the batch being computed
   int64_t taken_ = 0;

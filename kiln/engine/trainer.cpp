@@ -440,7 +440,8 @@ TrainResult Trainer::fit() {
   console_.finish();
   result_.progress = progress_;
   result_.data_position = parts_.train.position();
-  if (saved_step_ != progress_.steps) save_checkpoint();
+  // Also when a callback asked at the end (the export callback's `when: end`).
+  if (saved_step_ != progress_.steps || checkpoint_requested_) save_checkpoint();
   return result_;
 }
 

@@ -359,6 +359,13 @@ std::string dtype_name(DType dtype) {
   return "?";
 }
 
+std::optional<DType> dtype_named(const std::string& name) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool,
+                      DType::kString})
+    if (dtype_name(dtype) == name) return dtype;
+  return std::nullopt;
+}
+
 std::string tf_dtype_name(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ enum class DType { kFloat32, kFloat64, kInt32, kInt64, kBool, kString };
 /// "float32", "int64", ... (the names of model.yaml), and TensorFlow's "DT_FLOAT", ... .
 std::string dtype_name(DType dtype);
 std::string tf_dtype_name(DType dtype);
+/// The dtype a model.yaml name gives; none for a name that is not one of them.
+std::optional<DType> dtype_named(const std::string& name);
 
 /// A named input or output of a signature: its dtype and shape, -1 for a size that varies
 /// (the batch dimension first).

@@ -1,0 +1,36 @@
+// kiln export RUN_DIR|CHECKPOINT [--checkpoint best|last|PATH] [--to DIR] [--name NAME]
+
+#include <cstdio>
+
+#include "apps/kiln/cli.h"
+#include "kiln/engine/export.h"
+
+namespace kiln::cli {
+namespace {
+
+int run_export(const engine::ExportRequest& request) {
+  engine::ExportedVersion exported = engine::export_model(request);
+  std::printf("exported %s (weights %s) as version %lld: %s\n", exported.checkpoint.c_str(),
+              exported.weights.c_str(), static_cast<long long>(exported.version),
+              exported.directory.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app, Action& action) {
+  auto* command = app.add_subcommand(
+      "export", "Write a run's model as a new version folder for kiln serve (docs/serving.md)");
+  auto request = std::make_shared<engine::ExportRequest>();
+  command->add_option("source", request->source, "A run directory or a checkpoint directory")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  command->add_option("--checkpoint", request->checkpoint, "best, last or a checkpoint directory")
+      ->capture_default_str();
+  command->add_option("--to", request->to,
+                      "Folder of exported models (default: the run's export/)");
+  command->add_option("--name", request->name, "The model's name (default: the config's name)");
+  command->callback([&action, request] { action = [request] { return run_export(*request); }; });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,84 @@
+#include "kiln/engine/export.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "kiln/core/config.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/open_model.h"
+#include "kiln/engine/signatures.h"
+#include "kiln/serving/version_folders.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+namespace {
+
+// The run a checkpoint directory (RUN/checkpoints/step-N) belongs to.
+std::string run_of(const std::string& checkpoint) {
+  return fs::absolute(checkpoint).lexically_normal().parent_path().parent_path().string();
+}
+
+Json specs_json(const ComponentList& list) {
+  Json specs = Json::array();
+  for (const auto& item : list.items) specs.push_back(item.spec);
+  return specs;
+}
+
+Json model_yaml(const OpenedModel& opened, const std::string& name, const std::string& checkpoint,
+                const serving::Signatures& signatures) {
+  const ExperimentConfig& config = opened.config;
+  Json yaml = Json::object();
+  yaml["format"] = kExportFormat;
+  yaml["format_version"] = kExportFormatVersion;
+  yaml["kiln_version"] = KILN_VERSION;
+  yaml["name"] = name;
+  yaml["source"] = {{"run", run_of(checkpoint)},
+                    {"checkpoint", fs::path(checkpoint).filename().string()},
+                    {"step", checkpoint_step(checkpoint)},
+                    {"weights", fs::path(opened.weights).filename().string()}};
+  yaml["model"] = config.model.network.spec;
+  yaml["inputs"] = inputs_json(opened.inputs)["inputs"];
+  yaml["transforms"] = specs_json(config.data.transforms.eval);
+  yaml["embedding_layer"] = config.tensorboard.projector.layer;
+  yaml["signatures"] = serving::signatures_json(signatures);
+  return yaml;
+}
+
+}  // namespace
+
+ExportedVersion export_model(const ExportRequest& request) {
+  ExportedVersion exported;
+  exported.checkpoint = is_checkpoint_directory(request.source)
+                            ? request.source
+                            : find_checkpoint(request.source, request.checkpoint);
+  OpenedModel opened = open_model(exported.checkpoint, "", torch::kCPU);
+  exported.weights = opened.weights;
+  std::string name = request.name.empty() ? opened.config.name : request.name;
+  std::string to = request.to.empty() ? run_of(exported.checkpoint) + "/export" : request.to;
+  exported.base = to + "/" + name;
+
+  models::EmbeddingLayer embedding(*opened.model, opened.config.tensorboard.projector.layer,
+                                   "tensorboard.projector.layer");
+  serving::Signatures signatures = derive_signatures(
+      *opened.model, opened.inputs, eval_transforms(opened.config), opened.config.loss, embedding);
+  std::string staging = serving::staging_folder(exported.base);
+  try {
+    CheckpointFileSystem& files = real_file_system();
+    files.write(staging + "/model.safetensors", serialize_weights(*opened.model));
+    files.write(staging + "/model.yaml",
+                to_yaml(model_yaml(opened, name, exported.checkpoint, signatures)));
+    files.sync_directory(staging);
+    exported.version = serving::publish_version(exported.base, staging);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    throw;
+  }
+  exported.directory = fmt::format("{}/{}", exported.base, exported.version);
+  return exported;
+}
+
+}  // namespace kiln::engine

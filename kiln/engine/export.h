@@ -1,0 +1,38 @@
+#pragma once
+// `kiln export` and the `export` callback: a run's trained model as a version folder that a
+// server loads without the run (DESIGN.md §5, docs/serving.md): BASE/NAME/VERSION/ holding
+//   model.yaml         the architecture, what the model takes (inputs before the eval
+//                      transforms), the eval transforms, class labels when the data had them,
+//                      the signatures (engine/signatures.h), where it came from, kiln's version
+//   model.safetensors  the evaluation weights: the EMA's when the run kept one
+// written under a hidden name and renamed into place (serving/version_folders.h).
+// Thread-safety: one writer per base path.
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::engine {
+
+struct ExportRequest {
+  std::string source;               // a run folder or one of its checkpoint directories
+  std::string checkpoint = "best";  // of a run folder: best, last or a checkpoint's path
+  std::string to;                   // the folder of exported models; "" = the run's export/
+  std::string name;                 // the model's name there; "" = the config's `name`
+};
+
+struct ExportedVersion {
+  std::string base;        // to/name
+  int64_t version = 0;     // the folder's number under base
+  std::string directory;   // base/version
+  std::string checkpoint;  // what was exported
+  std::string weights;     // the weights file of the checkpoint it holds (ema.safetensors, ...)
+};
+
+/// Exports the request's checkpoint as the next version of its model.
+ExportedVersion export_model(const ExportRequest& request);
+
+/// The version folder format model.yaml declares, and its version.
+inline constexpr const char* kExportFormat = "kiln.export";
+inline constexpr int64_t kExportFormatVersion = 1;
+
+}  // namespace kiln::engine

@@ -1,0 +1,165 @@
+// kiln export: a checkpoint written as the next version folder (model.yaml, model.safetensors),
+// loaded back without the run to compute what the checkpoint's model computes; damaged versions
+// refused naming their file.
+
+#include "kiln/engine/export.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kiln/core/config.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
+#include "kiln/engine/exported_model.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::engine {
+namespace export_test {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr const char* kConfig = R"(
+name: tiny
+data:
+  train: {type: idx, images: nowhere-images.gz, labels: nowhere-labels.gz}
+  transforms: {eval: [{type: normalize, mean: 0.5, std: 0.25}]}
+model: {type: sequential, layers: [flatten, {type: linear, out: 3}]}
+)";
+
+// A checkpoint of kConfig's classifier for examples of shape [2, 5] under dir/run; with `ema`,
+// an ema.safetensors of other weights beside it.
+std::string saved_checkpoint(const kiln::testing::TempDir& dir, bool ema = false) {
+  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  std::shared_ptr<models::Model> model = models::build_model(config.model.network, {2, 5});
+  fs::create_directories(dir.file("run/checkpoints"));
+  CheckpointContents contents;
+  contents.step = 7;
+  contents.model = model.get();
+  contents.config_yaml = to_yaml(resolved_config(config));
+  contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32}});
+  if (ema) {
+    NamedTensors averaged = named_state(*model);
+    for (auto& [name, tensor] : averaged) tensor = torch::full_like(tensor, 0.125);
+    contents.tensor_files["ema"] = averaged;
+  }
+  return save_checkpoint(dir.file("run/checkpoints"), contents);
+}
+
+TEST(Export, WritesTheNextVersionWithItsModelYamlAndWeights) {
+  kiln::testing::TempDir dir;
+  std::string checkpoint = saved_checkpoint(dir);
+  ExportedVersion first = export_model({dir.file("run"), "last", "", ""});
+  EXPECT_EQ(first.version, 1);
+  EXPECT_EQ(first.directory, dir.file("run/export/tiny/1"));
+  EXPECT_EQ(first.checkpoint, checkpoint);
+  ExportedVersion second = export_model({checkpoint, "", dir.file("models"), "renamed"});
+  EXPECT_EQ(second.directory, dir.file("models/renamed/1"));
+  EXPECT_EQ(export_model({dir.file("run"), "last", "", ""}).version, 2);
+
+  Json yaml = load_config_file(first.directory + "/model.yaml");
+  EXPECT_EQ(yaml["format"], "kiln.export");
+  EXPECT_EQ(yaml["name"], "tiny");
+  EXPECT_EQ(yaml["source"]["step"], 7);
+  EXPECT_EQ(yaml["model"]["type"], "sequential");
+  EXPECT_EQ(yaml["inputs"][0]["shape"], Json::array({2, 5}));
+  EXPECT_EQ(yaml["transforms"][0]["type"], "normalize");
+  const Json& outputs = yaml["signatures"]["serving_default"]["outputs"];
+  EXPECT_EQ(outputs["classes"]["dtype"], "string");
+  EXPECT_EQ(outputs["class_ids"]["shape"], Json::array({-1}));
+  EXPECT_EQ(outputs["probabilities"]["shape"], Json::array({-1, 3}));
+  EXPECT_EQ(outputs["logits"]["op"], "identity");
+  EXPECT_EQ(yaml["signatures"]["serving_default"]["inputs"]["input"]["shape"],
+            Json::array({-1, 2, 5}));
+  // The embedding is the input of the last layer: the flattened example.
+  EXPECT_EQ(yaml["signatures"]["embed"]["outputs"]["embedding"]["shape"], Json::array({-1, 10}));
+  EXPECT_TRUE(fs::exists(first.directory + "/model.safetensors"));
+  // Nothing half-written is left beside the versions.
+  for (const auto& entry : fs::directory_iterator(dir.file("run/export/tiny")))
+    EXPECT_NE(entry.path().filename().string()[0], '.');
+}
+
+TEST(Export, TheLoadedVersionComputesWhatTheCheckpointsModelDoes) {
+  kiln::testing::TempDir dir;
+  std::string checkpoint = saved_checkpoint(dir);
+  ExportedVersion exported = export_model({checkpoint, "", "", ""});
+  auto loaded = ExportedModel::load(exported.directory, torch::kCPU);
+  OpenedModel opened = open_model(checkpoint, "", torch::kCPU);
+
+  torch::Tensor input = torch::rand({4, 2, 5});
+  auto outputs = loaded->run(*loaded->signature("serving_default"), input);
+  torch::Tensor expected = opened.model->forward((input - 0.5) / 0.25);
+  EXPECT_TRUE(torch::allclose(outputs.at("logits"), expected, 1e-6, 1e-6));
+  EXPECT_TRUE(torch::allclose(outputs.at("probabilities"), expected.softmax(1)));
+  EXPECT_TRUE(torch::equal(outputs.at("class_ids"), expected.argmax(1)));
+
+  const serving::SignatureOutput& classes =
+      loaded->signature("serving_default")->outputs.at("classes");
+  serving::HostTensor host = loaded->to_host(classes, outputs.at("classes"));
+  ASSERT_EQ(host.strings.size(), 4u);
+  EXPECT_EQ(host.strings[0], std::to_string(expected.argmax(1)[0].item<int64_t>()));
+
+  auto embedded = loaded->run(*loaded->signature("embed"), input);
+  EXPECT_TRUE(torch::allclose(embedded.at("embedding"), ((input - 0.5) / 0.25).reshape({4, 10})));
+}
+
+TEST(Export, TheEmaWeightsAreExportedWhenTheRunKeptThem) {
+  kiln::testing::TempDir dir;
+  ExportedVersion exported = export_model({saved_checkpoint(dir, /*ema=*/true), "", "", ""});
+  EXPECT_EQ(fs::path(exported.weights).filename(), "ema.safetensors");
+  NamedTensors weights = read_tensor_file(exported.directory + "/model.safetensors");
+  for (const auto& [name, tensor] : weights)
+    EXPECT_TRUE(torch::allclose(tensor, torch::full_like(tensor, 0.125))) << name;
+}
+
+// Each damage to a version folder is refused with the file it is in.
+TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
+  kiln::testing::TempDir dir;
+  std::string good = export_model({saved_checkpoint(dir), "", "", ""}).directory;
+  auto damaged = [&](const std::string& name) {
+    std::string copy = dir.file(name);
+    fs::copy(good, copy);
+    return copy;
+  };
+  auto refused = [](const std::string& version, const std::string& file,
+                    const std::string& problem) {
+    try {
+      ExportedModel::load(version, torch::kCPU);
+      ADD_FAILURE() << "loaded " << version;
+    } catch (const DataError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(version + "/" + file));
+      EXPECT_THAT(e.what(), HasSubstr(problem));
+    }
+  };
+  std::string missing_yaml = damaged("no_yaml");
+  fs::remove(missing_yaml + "/model.yaml");
+  refused(missing_yaml, "model.yaml", "missing");
+
+  std::string truncated = damaged("truncated");
+  fs::resize_file(truncated + "/model.safetensors", 40);
+  refused(truncated, "model.safetensors", "");
+
+  std::string foreign = damaged("foreign");
+  kiln::write_file_atomic(foreign + "/model.yaml", "format: saved_model\n");
+  refused(foreign, "model.yaml", "not a kiln export");
+
+  std::string newer = damaged("newer");
+  std::string text = read_text_file(newer + "/model.yaml");
+  text.replace(text.find("format_version: 1"), 17, "format_version: 9");
+  kiln::write_file_atomic(newer + "/model.yaml", text);
+  refused(newer, "model.yaml", "format_version 9");
+
+  std::string wrong_output = damaged("wrong_output");
+  text = read_text_file(wrong_output + "/model.yaml");
+  size_t logits = text.find("- 3\n", text.find("logits:\n"));
+  text.replace(logits, 3, "- 4");
+  kiln::write_file_atomic(wrong_output + "/model.yaml", text);
+  refused(wrong_output, "model.yaml", "is declared [-1, 4] but the model gives");
+}
+
+}  // namespace export_test
+}  // namespace kiln::engine

@@ -1,0 +1,165 @@
+#include "kiln/engine/exported_model.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+
+#include "kiln/core/config.h"
+#include "kiln/engine/checkpoint.h"
+#include "kiln/engine/export.h"
+#include "kiln/engine/signatures.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void refuse(const std::string& file, const std::string& problem) {
+  throw DataError(file, -1, -1, problem);
+}
+
+Json read_model_yaml(const std::string& file) {
+  if (!fs::exists(file)) refuse(file, "missing: a version folder holds model.yaml");
+  Json yaml;
+  try {
+    yaml = load_config_file(file);
+  } catch (const Error& e) {
+    refuse(file, e.what());
+  }
+  if (!yaml.is_object() || yaml.value("format", "") != kExportFormat)
+    refuse(file, fmt::format("not a kiln export: `format: {}` expected", kExportFormat));
+  if (!yaml.contains("format_version") || !yaml["format_version"].is_number_integer() ||
+      yaml["format_version"].get<int64_t>() > kExportFormatVersion)
+    refuse(file,
+           fmt::format("format_version {} is not one this kiln reads (1 to {})",
+                       show_value(yaml.value("format_version", Json())), kExportFormatVersion));
+  for (const char* key : {"model", "inputs", "signatures"})
+    if (!yaml.contains(key)) refuse(file, fmt::format("`{}` is missing", key));
+  return yaml;
+}
+
+ComponentList transform_list(const Json& specs, const std::string& file) {
+  if (!specs.is_array()) refuse(file, "`transforms` is a list of transforms");
+  ComponentList list("transform");
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ComponentSpec spec("transform", specs[i]);
+    spec.path = fmt::format("transforms[{}]", i);
+    list.items.push_back(spec);
+  }
+  return list;
+}
+
+std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
+  std::vector<std::string> labels;
+  if (!yaml.contains("labels")) return labels;
+  if (!yaml["labels"].is_array()) refuse(file, "`labels` is a list of class names");
+  for (const Json& label : yaml["labels"]) {
+    if (!label.is_string()) refuse(file, "`labels` is a list of class names");
+    labels.push_back(label.get<std::string>());
+  }
+  return labels;
+}
+
+}  // namespace
+
+std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
+                                                   torch::Device device) {
+  std::string file = directory + "/model.yaml";
+  Json yaml = read_model_yaml(file);
+  std::shared_ptr<ExportedModel> loaded(new ExportedModel());
+  loaded->directory_ = directory;
+  loaded->device_ = device;
+  loaded->name_ = yaml.contains("name") && yaml["name"].is_string()
+                      ? yaml["name"].get<std::string>()
+                      : fs::path(directory).parent_path().filename().string();
+  loaded->inputs_ = parse_inputs(Json{{"inputs", yaml["inputs"]}}, file);
+  loaded->labels_ = label_list(yaml, file);
+  loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
+  try {
+    ComponentSpec network("model", yaml["model"]);
+    network.path = "model";
+    loaded->model_ = models::build_model(network, loaded->inputs_.front().shape);
+    loaded->transforms_ =
+        build_transforms(transform_list(yaml.value("transforms", Json::array()), file));
+    loaded->embedding_.emplace(*loaded->model_, yaml.value("embedding_layer", ""),
+                               "embedding_layer");
+  } catch (const ConfigError& e) {
+    refuse(file, e.what());
+  }
+  std::string weights = directory + "/model.safetensors";
+  NamedTensors tensors = read_tensor_file(weights);
+  NamedTensors state = named_state(*loaded->model_);
+  torch::NoGradGuard no_grad;
+  for (auto& [name, tensor] : state) {
+    auto found = tensors.find(name);
+    if (found == tensors.end() || found->second.sizes() != tensor.sizes())
+      refuse(weights, fmt::format("\"{}\" is {} (the model has a {} tensor of that name)", name,
+                                  found == tensors.end() ? "missing" : "of another shape",
+                                  fmt::join(tensor.sizes(), "x")));
+    tensor.copy_(found->second);
+  }
+  if (tensors.size() != state.size()) refuse(weights, "holds tensors the model does not have");
+  loaded->model_->to(device);
+  loaded->model_->eval();
+  loaded->check_signatures(file);
+  return loaded;
+}
+
+void ExportedModel::check_signatures(const std::string& file) {
+  // Each signature runs once on an example of zeros, so that a model.yaml whose outputs the model
+  // does not give is refused when it loads, not at its first request.
+  std::vector<int64_t> example = {1};
+  example.insert(example.end(), inputs_.front().shape.begin(), inputs_.front().shape.end());
+  torch::Tensor zeros = torch::zeros(example, torch::TensorOptions().dtype(inputs_.front().dtype));
+  for (const auto& [name, signature] : signatures_) {
+    std::map<std::string, torch::Tensor> outputs;
+    try {
+      outputs = run(signature, zeros);
+    } catch (const c10::Error& e) {
+      refuse(file, fmt::format("signature {} does not run: {}", name, e.what_without_backtrace()));
+    }
+    for (const auto& [output, out] : signature.outputs) {
+      const torch::Tensor& value = outputs[output];
+      bool fits = value.defined() && value.dim() == int64_t(out.spec.shape.size());
+      for (size_t d = 1; fits && d < out.spec.shape.size(); ++d)
+        fits = out.spec.shape[d] == -1 || out.spec.shape[d] == value.size(d);
+      if (!fits)
+        refuse(file, fmt::format("signature {}: output {} is declared [{}] but the model gives {}",
+                                 name, output, fmt::join(out.spec.shape, ", "),
+                                 value.defined() ? c10::str(value.sizes()) : "nothing"));
+    }
+  }
+}
+
+const serving::Signature* ExportedModel::signature(const std::string& name) const {
+  auto found = signatures_.find(name);
+  return found == signatures_.end() ? nullptr : &found->second;
+}
+
+std::map<std::string, torch::Tensor> ExportedModel::run(const serving::Signature& signature,
+                                                        const torch::Tensor& input) {
+  return run_signature(*model_, signature, transforms_, *embedding_, input.to(device_));
+}
+
+serving::HostTensor ExportedModel::to_host(const serving::SignatureOutput& output,
+                                           const torch::Tensor& value) const {
+  serving::HostTensor host;
+  host.dtype = output.spec.dtype;
+  host.shape.assign(value.sizes().begin(), value.sizes().end());
+  torch::Tensor flat = value.detach().to(torch::kCPU).contiguous().reshape({-1});
+  if (output.op == serving::OutputOp::kArgmaxLabel) {
+    auto ids = flat.to(torch::kInt64);
+    for (int64_t i = 0; i < ids.numel(); ++i) {
+      int64_t id = ids[i].item<int64_t>();
+      host.strings.push_back(id >= 0 && id < int64_t(labels_.size()) ? labels_[id]
+                                                                     : std::to_string(id));
+    }
+    return host;
+  }
+  torch::Tensor numbers = flat.to(torch::kFloat64);
+  const double* data = numbers.data_ptr<double>();
+  host.numbers.assign(data, data + numbers.numel());
+  return host;
+}
+
+}  // namespace kiln::engine

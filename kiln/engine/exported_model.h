@@ -1,0 +1,59 @@
+#pragma once
+// A version folder written by `kiln export` (engine/export.h), loaded without its run: the model
+// built from model.yaml with model.safetensors' weights, in eval mode, its eval transforms and its
+// signatures. What `kiln serve` and `kiln predict` run.
+// Thread-safety: run() from one thread at a time (the server's batcher).
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/open_model.h"
+#include "kiln/models/embedding_layer.h"
+#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/signature.h"
+
+namespace kiln::engine {
+
+class ExportedModel {
+ public:
+  /// Loads `directory`; a DataError naming the file at fault when model.yaml is missing or
+  /// invalid or the weights are missing, truncated or do not fit the model.
+  static std::shared_ptr<ExportedModel> load(const std::string& directory, torch::Device device);
+
+  const std::string& directory() const { return directory_; }
+  const std::string& name() const { return name_; }
+  const std::vector<ModelInput>& inputs() const { return inputs_; }
+  const std::vector<std::string>& labels() const { return labels_; }
+  const serving::Signatures& signatures() const { return signatures_; }
+  torch::Device device() const { return device_; }
+
+  /// The signature `name`, or null.
+  const serving::Signature* signature(const std::string& name) const;
+
+  /// The outputs of `signature` for a batch of inputs as the data delivers them.
+  std::map<std::string, torch::Tensor> run(const serving::Signature& signature,
+                                           const torch::Tensor& input);
+
+  /// An output as JSON values: class ids made labels where the signature says so.
+  serving::HostTensor to_host(const serving::SignatureOutput& output,
+                              const torch::Tensor& value) const;
+
+ private:
+  ExportedModel() = default;
+  void check_signatures(const std::string& file);
+
+  std::string directory_, name_;
+  torch::Device device_ = torch::kCPU;
+  std::vector<ModelInput> inputs_;
+  std::vector<std::string> labels_;
+  serving::Signatures signatures_;
+  std::shared_ptr<models::Model> model_;
+  Transforms transforms_;
+  std::optional<models::EmbeddingLayer> embedding_;
+};
+
+}  // namespace kiln::engine

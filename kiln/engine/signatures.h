@@ -1,0 +1,42 @@
+#pragma once
+// The signatures an export serves (serving/signature.h), derived from the model and the losses it
+// was trained with. serving_default gives, for each output, what its loss makes of it: a
+// classifier trained with cross-entropy its `classes` (labels), `class_ids`, `probabilities` and
+// `logits`; one trained with binary cross-entropy its `probabilities`, `class_ids` (above 0.5)
+// and `logits`; any other its `predictions`, or its `reconstruction` when it redraws its input
+// (an autoencoder's `embedding` comes along). A multi_head model's outputs are HEAD/NAME there,
+// and each head is also a signature of its own, named after it. `embed` gives the embedding
+// layer's activations (models/embedding_layer.h). Signatures are computed on batches that went
+// through the eval transforms, as validation's did.
+// Thread-safety: a model runs on one thread at a time.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/open_model.h"
+#include "kiln/models/embedding_layer.h"
+#include "kiln/serving/signature.h"
+
+namespace kiln::engine {
+
+/// The signatures of `model` (in eval mode) over `inputs`, its single output trained with `loss`
+/// (a multi_head model's heads name their own); found by running it once on an example of zeros.
+serving::Signatures derive_signatures(models::Model& model, const std::vector<ModelInput>& inputs,
+                                      const Transforms& transforms, const ComponentSpec& loss,
+                                      const models::EmbeddingLayer& embedding);
+
+/// A signature's outputs for a batch as the data delivers it (before the eval transforms), each
+/// with the batch dimension first: class ids where the output is a label (argmax_label).
+std::map<std::string, torch::Tensor> run_signature(models::Model& model,
+                                                   const serving::Signature& signature,
+                                                   const Transforms& transforms,
+                                                   const models::EmbeddingLayer& embedding,
+                                                   const torch::Tensor& input);
+
+/// The serving dtype a torch dtype travels as in JSON: narrower integers as int32, half floats as
+/// float32.
+serving::DType serving_dtype(torch::Dtype dtype);
+
+}  // namespace kiln::engine

@@ -1,0 +1,125 @@
+#include "kiln/serving/signature.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "kiln/core/error.h"
+
+namespace kiln::serving {
+namespace {
+
+const std::vector<std::pair<OutputOp, const char*>>& op_names() {
+  static const std::vector<std::pair<OutputOp, const char*>> names = {
+      {OutputOp::kIdentity, "identity"},    {OutputOp::kSoftmax, "softmax"},
+      {OutputOp::kSigmoid, "sigmoid"},      {OutputOp::kArgmax, "argmax"},
+      {OutputOp::kAboveHalf, "above_half"}, {OutputOp::kArgmaxLabel, "argmax_label"},
+      {OutputOp::kLayer, "layer"}};
+  return names;
+}
+
+Json spec_json(const TensorSpec& spec) {
+  return Json{{"dtype", dtype_name(spec.dtype)}, {"shape", spec.shape}};
+}
+
+// Reads one input's or output's dtype and shape; `where` names it in errors.
+TensorSpec parse_spec(const Json& json, const std::string& file, const std::string& where) {
+  auto fail = [&](const std::string& problem) -> TensorSpec {
+    throw DataError(file, -1, -1, fmt::format("signatures: {}: {}", where, problem));
+  };
+  if (!json.is_object() || !json.contains("dtype") || !json["dtype"].is_string() ||
+      !json.contains("shape") || !json["shape"].is_array())
+    return fail("expected {dtype: NAME, shape: [SIZES]}, got " + show_value(json));
+  TensorSpec spec;
+  std::optional<DType> dtype = dtype_named(json["dtype"].get<std::string>());
+  if (!dtype)
+    return fail(fmt::format("unknown dtype {}; one of float32, float64, int32, int64, bool, string",
+                            show_value(json["dtype"])));
+  spec.dtype = *dtype;
+  for (const Json& size : json["shape"]) {
+    if (!size.is_number_integer() || size.get<int64_t>() < -1)
+      return fail("a shape holds sizes, -1 where any size goes, not " + show_value(size));
+    spec.shape.push_back(size.get<int64_t>());
+  }
+  if (spec.shape.empty() || spec.shape.front() != -1)
+    return fail("the first dimension is the batch's: -1");
+  return spec;
+}
+
+OutputOp parse_op(const Json& json, const std::string& file, const std::string& where) {
+  std::string known;
+  for (const auto& [op, name] : op_names()) {
+    if (json.is_string() && json.get<std::string>() == name) return op;
+    known += std::string(known.empty() ? "" : ", ") + name;
+  }
+  throw DataError(
+      file, -1, -1,
+      fmt::format("signatures: {}: unknown op {}; one of {}", where, show_value(json), known));
+}
+
+std::string text_or_empty(const Json& json, const char* key, const std::string& file,
+                          const std::string& where) {
+  if (!json.contains(key)) return "";
+  if (!json[key].is_string())
+    throw DataError(
+        file, -1, -1,
+        fmt::format("signatures: {}: {} is a name, not {}", where, key, show_value(json[key])));
+  return json[key].get<std::string>();
+}
+
+Signature parse_signature(const Json& json, const std::string& file, const std::string& name) {
+  if (!json.is_object() || !json.contains("inputs") || !json["inputs"].is_object() ||
+      !json.contains("outputs") || !json["outputs"].is_object() || json["outputs"].empty())
+    throw DataError(
+        file, -1, -1,
+        fmt::format("signatures: {}: expected {{inputs: {{...}}, outputs: {{...}}}}", name));
+  Signature signature;
+  for (const auto& [input, spec] : json["inputs"].items())
+    signature.inputs[input] = parse_spec(spec, file, name + ".inputs." + input);
+  for (const auto& [output, spec] : json["outputs"].items()) {
+    std::string where = name + ".outputs." + output;
+    SignatureOutput out;
+    out.spec = parse_spec(spec, file, where);
+    out.from = text_or_empty(spec, "from", file, where);
+    out.op = spec.contains("op") ? parse_op(spec["op"], file, where) : OutputOp::kIdentity;
+    out.layer = text_or_empty(spec, "layer", file, where);
+    signature.outputs[output] = out;
+  }
+  return signature;
+}
+
+}  // namespace
+
+std::string output_op_name(OutputOp op) {
+  for (const auto& [known, name] : op_names())
+    if (known == op) return name;
+  return "?";
+}
+
+Json signatures_json(const Signatures& signatures) {
+  Json all = Json::object();
+  for (const auto& [name, signature] : signatures) {
+    Json inputs = Json::object(), outputs = Json::object();
+    for (const auto& [input, spec] : signature.inputs) inputs[input] = spec_json(spec);
+    for (const auto& [output, out] : signature.outputs) {
+      Json item = spec_json(out.spec);
+      item["from"] = out.from;
+      item["op"] = output_op_name(out.op);
+      if (out.op == OutputOp::kLayer) item["layer"] = out.layer;
+      outputs[output] = item;
+    }
+    all[name] = Json{{"inputs", inputs}, {"outputs", outputs}};
+  }
+  return all;
+}
+
+Signatures parse_signatures(const Json& json, const std::string& file) {
+  if (!json.is_object() || json.empty())
+    throw DataError(file, -1, -1, "signatures: expected a mapping of names to signatures");
+  Signatures signatures;
+  for (const auto& [name, signature] : json.items())
+    signatures[name] = parse_signature(signature, file, name);
+  return signatures;
+}
+
+}  // namespace kiln::serving
