@@ -64,6 +64,9 @@ class Dataset {
   virtual ExampleOrigin locate(int64_t index) const { return {{"", index, -1}, ""}; }
   /// The names of the named targets every batch carries (Batch::targets).
   virtual std::vector<std::string> target_names() const { return {}; }
+  /// The name of each class a target indexes, when the data knows them; exports and servers
+  /// answer with these.
+  virtual std::vector<std::string> class_names() const { return {}; }
 };
 
 /// A dataset too large to hold: its records are streamed from disk each epoch (sharded,

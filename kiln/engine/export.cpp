@@ -42,6 +42,7 @@ Json model_yaml(const OpenedModel& opened, const std::string& name, const std::s
   yaml["model"] = config.model.network.spec;
   yaml["inputs"] = inputs_json(opened.inputs)["inputs"];
   yaml["transforms"] = specs_json(config.data.transforms.eval);
+  if (!opened.labels.empty()) yaml["labels"] = opened.labels;
   yaml["embedding_layer"] = config.tensorboard.projector.layer;
   yaml["signatures"] = serving::signatures_json(signatures);
   return yaml;

@@ -41,7 +41,8 @@ std::string saved_checkpoint(const kiln::testing::TempDir& dir, bool ema = false
   contents.step = 7;
   contents.model = model.get();
   contents.config_yaml = to_yaml(resolved_config(config));
-  contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32}});
+  contents.inputs =
+      inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32}}, {"cat", "dog", "owl"});
   if (ema) {
     NamedTensors averaged = named_state(*model);
     for (auto& [name, tensor] : averaged) tensor = torch::full_like(tensor, 0.125);
@@ -68,6 +69,7 @@ TEST(Export, WritesTheNextVersionWithItsModelYamlAndWeights) {
   EXPECT_EQ(yaml["model"]["type"], "sequential");
   EXPECT_EQ(yaml["inputs"][0]["shape"], Json::array({2, 5}));
   EXPECT_EQ(yaml["transforms"][0]["type"], "normalize");
+  EXPECT_EQ(yaml["labels"], Json::array({"cat", "dog", "owl"}));
   const Json& outputs = yaml["signatures"]["serving_default"]["outputs"];
   EXPECT_EQ(outputs["classes"]["dtype"], "string");
   EXPECT_EQ(outputs["class_ids"]["shape"], Json::array({-1}));
@@ -101,7 +103,9 @@ TEST(Export, TheLoadedVersionComputesWhatTheCheckpointsModelDoes) {
       loaded->signature("serving_default")->outputs.at("classes");
   serving::HostTensor host = loaded->to_host(classes, outputs.at("classes"));
   ASSERT_EQ(host.strings.size(), 4u);
-  EXPECT_EQ(host.strings[0], std::to_string(expected.argmax(1)[0].item<int64_t>()));
+  const char* labels[] = {"cat", "dog", "owl"};
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(host.strings[i], labels[expected.argmax(1)[i].item<int64_t>()]);
 
   auto embedded = loaded->run(*loaded->signature("embed"), input);
   EXPECT_TRUE(torch::allclose(embedded.at("embedding"), ((input - 0.5) / 0.25).reshape({4, 10})));
@@ -114,6 +118,44 @@ TEST(Export, TheEmaWeightsAreExportedWhenTheRunKeptThem) {
   NamedTensors weights = read_tensor_file(exported.directory + "/model.safetensors");
   for (const auto& [name, tensor] : weights)
     EXPECT_TRUE(torch::allclose(tensor, torch::full_like(tensor, 0.125))) << name;
+}
+
+// A multi_head model: serving_default gives every head's outputs as HEAD/NAME, and each head is
+// a signature of its own.
+TEST(Export, EachHeadOfAMultiHeadModelIsServed) {
+  kiln::testing::TempDir dir;
+  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", R"(
+name: heads
+data:
+  train: {type: idx, images: nowhere-images.gz, labels: nowhere-labels.gz}
+model:
+  type: multi_head
+  backbone: [flatten, {type: linear, out: 4}]
+  heads:
+    - {name: kind, layers: [{type: linear, out: 3}], loss: cross_entropy}
+    - {name: price, layers: [{type: linear, out: 1}], loss: mse, target: price}
+)")},
+                                                         {}));
+  auto model = models::build_model(config.model.network, {2, 5});
+  fs::create_directories(dir.file("run/checkpoints"));
+  CheckpointContents contents;
+  contents.model = model.get();
+  contents.config_yaml = to_yaml(resolved_config(config));
+  contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32}});
+  std::string checkpoint = save_checkpoint(dir.file("run/checkpoints"), contents);
+  auto loaded = ExportedModel::load(export_model({checkpoint, "", "", ""}).directory, torch::kCPU);
+  const serving::Signature* main = loaded->signature("serving_default");
+  ASSERT_NE(main, nullptr);
+  std::vector<std::string> names;
+  for (const auto& [name, output] : main->outputs) names.push_back(name);
+  EXPECT_THAT(names, ElementsAre("kind/class_ids", "kind/classes", "kind/logits",
+                                 "kind/probabilities", "price/predictions"));
+  ASSERT_NE(loaded->signature("price"), nullptr);
+  torch::Tensor input = torch::rand({3, 2, 5});
+  auto price = loaded->run(*loaded->signature("price"), input);
+  auto all = loaded->run(*main, input);
+  EXPECT_TRUE(torch::equal(price.at("predictions"), all.at("price/predictions")));
+  EXPECT_EQ(price.at("predictions").sizes(), (std::vector<int64_t>{3, 1}));
 }
 
 // Each damage to a version folder is refused with the file it is in.

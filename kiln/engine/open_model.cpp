@@ -44,21 +44,21 @@ ModelInput parse_input(const Json& item, const std::string& file) {
   return input;
 }
 
-// The inputs saved with the checkpoint, else with the run; empty when neither saved them.
-std::vector<ModelInput> saved_inputs(const std::string& checkpoint, const std::string& run) {
+// inputs.json as saved with the checkpoint, else with the run; null when neither saved it.
+Json saved_inputs_json(const std::string& checkpoint, const std::string& run, std::string& file) {
   for (const std::string& dir : {checkpoint, run}) {
-    std::string file = dir + "/inputs.json";
+    file = dir + "/inputs.json";
     if (dir.empty() || !fs::exists(file)) continue;
     std::string text = read_text_file(file);
     try {
-      return parse_inputs(Json::parse(text), file);
+      return Json::parse(text);
     } catch (const Json::parse_error& e) {
       throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
     } catch (const Json::exception& e) {  // a number past a double's range (1e400)
       throw DataError(file, -1, -1, e.what());
     }
   }
-  return {};
+  return nullptr;
 }
 
 }  // namespace
@@ -67,12 +67,27 @@ std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
   return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype()}};
 }
 
-Json inputs_json(const std::vector<ModelInput>& inputs) {
+Json inputs_json(const std::vector<ModelInput>& inputs, const std::vector<std::string>& labels) {
   Json list = Json::array();
   for (const ModelInput& input : inputs)
     list.push_back(
         {{"name", input.name}, {"shape", input.shape}, {"dtype", data::dtype_name(input.dtype)}});
-  return Json{{"inputs", list}};
+  Json json = {{"inputs", list}};
+  if (!labels.empty()) json["labels"] = labels;
+  return json;
+}
+
+std::vector<std::string> parse_labels(const Json& json, const std::string& file) {
+  std::vector<std::string> labels;
+  if (!json.is_object() || !json.contains("labels")) return labels;
+  const Json& list = json["labels"];
+  bool names = list.is_array();
+  for (size_t i = 0; names && i < list.size(); ++i) names = list[i].is_string();
+  if (!names)
+    throw DataError(file, -1, -1,
+                    "inputs.json: labels is a list of names, not " + show_value(list));
+  for (const Json& label : list) labels.push_back(label.get<std::string>());
+  return labels;
 }
 
 std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file) {
@@ -96,8 +111,12 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     opened.checkpoint = find_checkpoint(run, which);
   }
   opened.config = parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));
-  opened.inputs = saved_inputs(opened.checkpoint, run);
-  if (opened.inputs.empty()) {
+  std::string file;
+  Json saved = saved_inputs_json(opened.checkpoint, run, file);
+  if (!saved.is_null()) {
+    opened.inputs = parse_inputs(saved, file);
+    opened.labels = parse_labels(saved, file);
+  } else {
     // A run saved before inputs.json: its training data knows the shape.
     Experiment experiment(opened.config, device);
     opened.inputs = model_inputs(*experiment.dataset("train"));

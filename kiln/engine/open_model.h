@@ -27,17 +27,22 @@ struct ModelInput {
 
 /// What a model built over `dataset` takes.
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset);
-/// inputs.json: {"inputs": [{"name": ..., "shape": [...], "dtype": "float32"}]}.
-Json inputs_json(const std::vector<ModelInput>& inputs);
+/// inputs.json: {"inputs": [{"name": ..., "shape": [...], "dtype": "float32"}]}, and the class
+/// names of the training data's targets as "labels" when it has them.
+Json inputs_json(const std::vector<ModelInput>& inputs,
+                 const std::vector<std::string>& labels = {});
 /// Reads inputs.json's contents; a DataError naming `file` when they do not fit.
 std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file);
+/// Its labels; none when it has none, a DataError naming `file` when they are not names.
+std::vector<std::string> parse_labels(const Json& json, const std::string& file);
 
 struct OpenedModel {
   std::shared_ptr<models::Model> model;  // in eval mode, on the device asked for
   ExperimentConfig config;               // the run's resolved config (the checkpoint's own copy)
   std::vector<ModelInput> inputs;
-  std::string checkpoint;  // the directory the weights came from
-  std::string weights;     // the file: ema.safetensors when the run kept an EMA, else the model's
+  std::vector<std::string> labels;  // the classes' names, when the training data had them
+  std::string checkpoint;           // the directory the weights came from
+  std::string weights;  // the file: ema.safetensors when the run kept an EMA, else the model's
 };
 
 /// Opens `path`, a run folder (its checkpoint `which`: last, best or a path) or a checkpoint

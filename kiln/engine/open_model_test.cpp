@@ -99,5 +99,24 @@ TEST(OpenModel, ARunsInputsServeACheckpointWithoutThemAndADamagedOneIsNamed) {
   }
 }
 
+TEST(OpenModel, TheTrainingDataLabelsComeAlongAndMalformedOnesAreNamed) {
+  kiln::testing::TempDir dir;
+  std::string run = dir.file("run");
+  std::string checkpoint = saved_checkpoint(dir, nullptr, /*with_inputs=*/false);
+  write_file_atomic(run + "/config.yaml", read_text_file(checkpoint + "/config.yaml"));
+  write_file_atomic(run + "/inputs.json",
+                    inputs_json({{"input", {2, 5}, torch::kFloat32}}, {"no", "yes"}).dump());
+  EXPECT_THAT(open_model(run, "last", torch::kCPU).labels, ::testing::ElementsAre("no", "yes"));
+  write_file_atomic(run + "/inputs.json",
+                    R"({"inputs": [{"shape": [2, 5]}], "labels": ["no", 1]})");
+  try {
+    open_model(run, "last", torch::kCPU);
+    FAIL() << "opened";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), run + "/inputs.json");
+    EXPECT_THAT(e.what(), HasSubstr("labels is a list of names"));
+  }
+}
+
 }  // namespace open_model_test
 }  // namespace kiln::engine

@@ -131,7 +131,7 @@ struct StageLoop {
     }
     parts.context = request.context;
     parts.saves_checkpoints = run.writes();
-    parts.inputs = inputs_json(session.inputs);
+    parts.inputs = inputs_json(session.inputs, session.labels);
     return parts;
   }
 
@@ -308,7 +308,7 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
     RunSession session(stages.front().config, runtime.device);
     // Every stage's checks (a one-batch probe of the loss and metrics too) before any training.
     check_stages(session, stages);
-    run.write_inputs(inputs_json(session.inputs));
+    run.write_inputs(inputs_json(session.inputs, session.labels));
     TrainResult result = train_in(run, session, stages, request, config_yaml, out, clock, record);
     Json summary = summary_json(result);
     if (!record.stages().is_null()) summary["stages"] = record.stages();

@@ -17,6 +17,7 @@ std::vector<ModelInput> seed_then_inputs(Experiment& experiment) {
 RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device)
     : experiment(first_stage, device),
       inputs(seed_then_inputs(experiment)),
+      labels(experiment.dataset("train")->class_names()),
       model(experiment.build_model("train")),
       init_report(experiment.initialize_model(*model)) {}
 

@@ -23,7 +23,8 @@ namespace kiln::engine {
 
 struct RunSession {
   Experiment experiment;
-  std::vector<ModelInput> inputs;  // what the model takes: the training data's examples
+  std::vector<ModelInput> inputs;   // what the model takes: the training data's examples
+  std::vector<std::string> labels;  // the training data's class names, when it has them
   std::shared_ptr<models::Model> model;
   std::string init_report;  // what model.init_from loaded, "" without it
 

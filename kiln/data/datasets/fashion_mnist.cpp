@@ -42,6 +42,11 @@ class FashionMnist : public TensorDataset {
  public:
   explicit FashionMnist(const FashionMnistOptions& options)
       : TensorDataset(load(options, "images"), load(options, "labels")) {}
+  // As the dataset's own README names them.
+  std::vector<std::string> class_names() const override {
+    return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+            "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+  }
 
  private:
   static torch::Tensor load(const FashionMnistOptions& options, const std::string& part) {

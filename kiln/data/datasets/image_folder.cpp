@@ -18,8 +18,13 @@ struct ImageFolderOptions {
   }
 };
 
+struct LoadedFolder {
+  torch::Tensor images, labels;
+  std::vector<std::string> classes;
+};
+
 // Every image as float32 [C, H, W] in [0, 1]; all must have the first one's size.
-std::pair<torch::Tensor, torch::Tensor> load(const ImageFolderOptions& o) {
+LoadedFolder load(const ImageFolderOptions& o) {
   io::ImageFolder folder = io::scan_image_folder(o.root);
   std::vector<torch::Tensor> images;
   std::vector<int64_t> labels;
@@ -38,16 +43,19 @@ std::pair<torch::Tensor, torch::Tensor> load(const ImageFolderOptions& o) {
                          .div_(255.0));
     labels.push_back(entry.label);
   }
-  return {torch::stack(images), torch::tensor(labels, torch::kInt64)};
+  return {torch::stack(images), torch::tensor(labels, torch::kInt64), folder.classes};
 }
 
 class ImageFolderDataset : public TensorDataset {
  public:
   explicit ImageFolderDataset(const ImageFolderOptions& o) : ImageFolderDataset(load(o)) {}
+  std::vector<std::string> class_names() const override { return classes_; }
 
  private:
-  explicit ImageFolderDataset(std::pair<torch::Tensor, torch::Tensor> data)
-      : TensorDataset(std::move(data.first), std::move(data.second)) {}
+  explicit ImageFolderDataset(LoadedFolder data)
+      : TensorDataset(std::move(data.images), std::move(data.labels)),
+        classes_(std::move(data.classes)) {}
+  std::vector<std::string> classes_;
 };
 
 }  // namespace
