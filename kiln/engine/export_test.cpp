@@ -189,6 +189,16 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
   kiln::write_file_atomic(foreign + "/model.yaml", "format: saved_model\n");
   refused(foreign, "model.yaml", "not a kiln export");
 
+  std::string numbered = damaged("numbered");
+  kiln::write_file_atomic(numbered + "/model.yaml", "format: 3\n");
+  refused(numbered, "model.yaml", "not a kiln export");
+
+  std::string unknown = damaged("unknown_model");
+  std::string yaml = read_text_file(unknown + "/model.yaml");
+  yaml.replace(yaml.find("type: sequential"), 16, "type: sequentia");
+  kiln::write_file_atomic(unknown + "/model.yaml", yaml);
+  refused(unknown, "model.yaml", "sequential");
+
   std::string newer = damaged("newer");
   std::string text = read_text_file(newer + "/model.yaml");
   text.replace(text.find("format_version: 1"), 17, "format_version: 9");

@@ -26,7 +26,7 @@ Json read_model_yaml(const std::string& file) {
   } catch (const Error& e) {
     refuse(file, e.what());
   }
-  if (!yaml.is_object() || yaml.value("format", "") != kExportFormat)
+  if (!yaml.is_object() || !yaml.contains("format") || yaml["format"] != kExportFormat)
     refuse(file, fmt::format("not a kiln export: `format: {}` expected", kExportFormat));
   if (!yaml.contains("format_version") || !yaml["format_version"].is_number_integer() ||
       yaml["format_version"].get<int64_t>() > kExportFormatVersion)
@@ -36,17 +36,6 @@ Json read_model_yaml(const std::string& file) {
   for (const char* key : {"model", "inputs", "signatures"})
     if (!yaml.contains(key)) refuse(file, fmt::format("`{}` is missing", key));
   return yaml;
-}
-
-ComponentList transform_list(const Json& specs, const std::string& file) {
-  if (!specs.is_array()) refuse(file, "`transforms` is a list of transforms");
-  ComponentList list("transform");
-  for (size_t i = 0; i < specs.size(); ++i) {
-    ComponentSpec spec("transform", specs[i]);
-    spec.path = fmt::format("transforms[{}]", i);
-    list.items.push_back(spec);
-  }
-  return list;
 }
 
 std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
@@ -76,14 +65,20 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->labels_ = label_list(yaml, file);
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
   try {
-    ComponentSpec network("model", yaml["model"]);
-    network.path = "model";
+    // Read as a config's are: an unknown component or option is named, not a crash.
+    ComponentSpec network("model");
+    OptionTraits<ComponentSpec>::read(yaml["model"], network, ReadContext{"model"});
     loaded->model_ = models::build_model(network, loaded->inputs_.front().shape);
-    loaded->transforms_ =
-        build_transforms(transform_list(yaml.value("transforms", Json::array()), file));
-    loaded->embedding_.emplace(*loaded->model_, yaml.value("embedding_layer", ""),
-                               "embedding_layer");
-  } catch (const ConfigError& e) {
+    ComponentList transforms("transform");
+    OptionTraits<ComponentList>::read(yaml.value("transforms", Json::array()), transforms,
+                                      ReadContext{"transforms"});
+    loaded->transforms_ = build_transforms(transforms);
+    const Json& layer = yaml.value("embedding_layer", Json(""));
+    if (!layer.is_string()) refuse(file, "`embedding_layer` is a layer's dotted name");
+    loaded->embedding_.emplace(*loaded->model_, layer.get<std::string>(), "embedding_layer");
+  } catch (const DataError&) {
+    throw;
+  } catch (const Error& e) {  // a component this kiln lacks, an option it refuses
     refuse(file, e.what());
   }
   std::string weights = directory + "/model.safetensors";
@@ -112,6 +107,9 @@ void ExportedModel::check_signatures(const std::string& file) {
   example.insert(example.end(), inputs_.front().shape.begin(), inputs_.front().shape.end());
   torch::Tensor zeros = torch::zeros(example, torch::TensorOptions().dtype(inputs_.front().dtype));
   for (const auto& [name, signature] : signatures_) {
+    if (signature.inputs.size() != 1 || !signature.inputs.count(inputs_.front().name))
+      refuse(file, fmt::format("signature {} must take the model's one input, \"{}\"", name,
+                               inputs_.front().name));
     std::map<std::string, torch::Tensor> outputs;
     try {
       outputs = run(signature, zeros);
