@@ -31,6 +31,7 @@ struct ConfigArgs {
 void add_train_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
+void add_serve_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
 void add_data_command(CLI::App& app, Action& action);

@@ -392,6 +392,12 @@ int64_t HostTensor::size() const {
 
 PredictRequest parse_predict_request(const std::string& body,
                                      const std::map<std::string, TensorSpec>& inputs) {
+  return parse_predict_request(
+      body,
+      [&inputs](const std::string&) -> const std::map<std::string, TensorSpec>& { return inputs; });
+}
+
+PredictRequest parse_predict_request(const std::string& body, const SignatureInputs& inputs_of) {
   Json request = parse_body(body);
   if (!request.is_object())
     throw invalid(
@@ -410,6 +416,7 @@ PredictRequest parse_predict_request(const std::string& body,
                        : "the request has neither 'instances' (row form) nor 'inputs' "
                          "(columnar form)");
   parsed.format = rows ? RequestFormat::kRow : RequestFormat::kColumnar;
+  const std::map<std::string, TensorSpec>& inputs = inputs_of(parsed.signature_name);
   parsed.inputs =
       rows ? read_instances(request["instances"], inputs) : read_inputs(request["inputs"], inputs);
   for (const auto& [name, tensor] : parsed.inputs) check_shape(tensor, inputs.at(name), name);

@@ -9,6 +9,7 @@
 // Thread-safety: pure functions.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,11 @@ struct PredictRequest {
 /// shape the signature does not take, bad base64.
 PredictRequest parse_predict_request(const std::string& body,
                                      const std::map<std::string, TensorSpec>& inputs);
+/// The same for a model of several signatures: `inputs_of` gives the inputs of the signature the
+/// body names (it throws ServingError for one the model lacks).
+using SignatureInputs =
+    std::function<const std::map<std::string, TensorSpec>&(const std::string& signature_name)>;
+PredictRequest parse_predict_request(const std::string& body, const SignatureInputs& inputs_of);
 
 /// The response body for `outputs` (each with the batch dimension first in row form): one
 /// output is written without its name, several as objects, as TensorFlow Serving does.

@@ -1,0 +1,150 @@
+// kiln serve MODEL_DIR... | --model-config FILE [--host H] [--port P] [--poll-seconds S]
+//            [--max-request-rows N] [--max-body-bytes N] [--token-file F]
+
+#include <signal.h>
+
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "apps/kiln/cli.h"
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+#include "kiln/engine/exported_servable.h"
+#include "kiln/serving/http_server.h"
+#include "kiln/serving/version_watcher.h"
+
+namespace kiln::cli {
+namespace {
+
+struct ServeArgs {
+  std::vector<std::string> model_dirs;
+  std::string model_config, model_name, host = "127.0.0.1", token_file;
+  int port = 8501;
+  double poll_seconds = 1;
+  int64_t max_rows = 1024, max_body_bytes = 16 << 20;
+};
+
+// The models to serve: each folder's latest version under the folder's name, or the config file's.
+std::vector<serving::ServedModel> served_models(const ServeArgs& args) {
+  if (!args.model_config.empty()) return serving::read_model_config(args.model_config);
+  if (args.model_dirs.empty())
+    throw UsageError(
+        "give the folder of a model's versions (an export's NAME folder), or "
+        "--model-config FILE");
+  if (!args.model_name.empty() && args.model_dirs.size() > 1)
+    throw UsageError("--model-name names one model; give one folder with it");
+  std::vector<serving::ServedModel> models;
+  for (const std::string& dir : args.model_dirs) {
+    serving::ServedModel model;
+    model.base_path = std::filesystem::absolute(dir).lexically_normal().string();
+    if (!model.base_path.empty() && model.base_path.back() == '/') model.base_path.pop_back();
+    model.name = args.model_name.empty()
+                     ? std::filesystem::path(model.base_path).filename().string()
+                     : args.model_name;
+    models.push_back(model);
+  }
+  return models;
+}
+
+std::shared_ptr<serving::Servable> load_version(const std::string& directory) {
+  return std::make_shared<engine::ExportedServable>(
+      engine::ExportedModel::load(directory, torch::kCPU));
+}
+
+// Versions loaded, retired and refused, on stdout as they happen (scripts and tests watch it).
+void serve_log(const std::string& line) {
+  std::printf("kiln serve: %s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+// Serves on one thread and polls the base paths on another while this one waits for SIGINT or
+// SIGTERM; the signals are blocked first, so no handler runs inside the server's code.
+int run_serve(const ServeArgs& args) {
+  serving::ModelTable table;
+  serving::VersionWatcher watcher(served_models(args), table, load_version, serve_log);
+  watcher.poll();
+  serving::HttpOptions http;
+  http.max_body_bytes = args.max_body_bytes;
+  if (!args.token_file.empty()) {
+    http.token = read_text_line(args.token_file);
+    if (http.token.empty()) throw UsageError(args.token_file + ": the token file is empty");
+  }
+  serving::RestHandler handler(table, {args.max_rows});
+  serving::HttpServer server(handler, http);
+  int port = server.bind(args.host, args.port);
+
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stopping = false;
+  std::thread serving([&server] { server.serve(); });
+  std::thread polling([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    auto period = std::chrono::duration<double>(args.poll_seconds);
+    while (!wake.wait_for(lock, period, [&] { return stopping; })) watcher.poll();
+  });
+  for (const auto& [name, versions] : table.models())
+    std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(), port,
+                name.c_str(), versions, versions == 1 ? "" : "s");
+  std::printf("kiln serve: listening on %s:%d (Ctrl-C stops)\n", args.host.c_str(), port);
+  std::fflush(stdout);
+  int received = 0;
+  sigwait(&stops, &received);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  wake.notify_all();
+  polling.join();
+  server.stop();
+  serving.join();
+  return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, Action& action) {
+  auto* command = app.add_subcommand(
+      "serve", "Serve exported models over TensorFlow Serving's REST API (docs/serving.md)");
+  auto args = std::make_shared<ServeArgs>();
+  command->add_option("model_dirs", args->model_dirs,
+                      "Folders of a model's versions (an export's NAME folder)");
+  command
+      ->add_option("--model-config", args->model_config,
+                   "TensorFlow Serving's model config file (text format, or YAML/JSON)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--model-name", args->model_name,
+                      "The name to serve one folder's model under (default: the folder's)");
+  command
+      ->add_option("--host", args->host, "Address to listen on; 0.0.0.0 serves other machines too")
+      ->capture_default_str();
+  command->add_option("--port", args->port, "Port; 0 picks a free one")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  command
+      ->add_option("--poll-seconds", args->poll_seconds,
+                   "How often to look for new versions in the folders")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--max-request-rows", args->max_rows, "Examples in one request, at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--max-body-bytes", args->max_body_bytes, "Bytes of one request body, at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--token-file", args->token_file,
+                   "A file holding a token that requests must bear (Authorization: Bearer)")
+      ->check(CLI::ExistingFile);
+  command->callback([&action, args] { action = [args] { return run_serve(*args); }; });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,34 @@
+#pragma once
+// A kiln export as a servable (serving/servable.h): JSON values in, the signature run without
+// autograd, JSON values out (labels for the classes). Requests are run one at a time per version;
+// the batcher in front of it (serving/batcher.h) is what makes them large.
+// Thread-safety: predict() from any thread.
+
+#include <memory>
+#include <mutex>
+
+#include "kiln/engine/exported_model.h"
+#include "kiln/serving/servable.h"
+
+namespace kiln::engine {
+
+class ExportedServable : public serving::Servable {
+ public:
+  explicit ExportedServable(std::shared_ptr<ExportedModel> model) : model_(std::move(model)) {}
+
+  const serving::Signatures& signatures() const override { return model_->signatures(); }
+  std::map<std::string, serving::HostTensor> predict(
+      const std::string& signature,
+      const std::map<std::string, serving::HostTensor>& inputs) override;
+
+ private:
+  std::shared_ptr<ExportedModel> model_;
+  std::mutex mutex_;
+};
+
+/// A host tensor's numbers as a tensor of `dtype`; ServingError (kInvalidArgument) naming `input`
+/// for a value that dtype cannot hold (300 for uint8).
+torch::Tensor host_to_tensor(const serving::HostTensor& host, torch::Dtype dtype,
+                             const std::string& input);
+
+}  // namespace kiln::engine

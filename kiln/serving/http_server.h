@@ -1,0 +1,51 @@
+#pragma once
+// `kiln serve`'s HTTP side (cpp-httplib): TensorFlow Serving's REST API (rest_handler.h) under
+// /v1/, /healthz for load balancers, a limit on request bodies, a read timeout for slow clients,
+// and an optional bearer token. Binds 127.0.0.1 unless told otherwise.
+// Thread-safety: serve() blocks its thread; stop() may be called from any other.
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "kiln/serving/rest_handler.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace kiln::serving {
+
+struct HttpOptions {
+  int64_t max_body_bytes = 16 << 20;
+  int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
+  std::string token;              // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
+};
+
+class HttpServer {
+ public:
+  HttpServer(const RestHandler& handler, HttpOptions options);
+  ~HttpServer();
+
+  /// Binds `host`:`port` (0: any free port) and returns the port; UsageError when it cannot.
+  int bind(const std::string& host, int port);
+  /// Answers requests until stop(); returns at once when stop() came first.
+  void serve();
+  /// Ends serve() and returns once it has ended.
+  void stop();
+
+ private:
+  void add_routes();
+
+  const RestHandler& handler_;
+  HttpOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  enum class Phase { kIdle, kServing, kEnded } phase_ = Phase::kIdle;
+  bool stop_asked_ = false;
+};
+
+}  // namespace kiln::serving

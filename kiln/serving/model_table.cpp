@@ -1,0 +1,73 @@
+#include "kiln/serving/model_table.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+namespace {
+
+ServingError not_found(const std::string& message) {
+  return ServingError(StatusCode::kNotFound, message);
+}
+
+// How TensorFlow Serving names the version a request asked for.
+std::string requested(const Route& route) {
+  if (route.label) return fmt::format("Specific({}, {})", route.model, *route.label);
+  if (route.version) return fmt::format("Specific({}, {})", route.model, *route.version);
+  return fmt::format("Latest({})", route.model);
+}
+
+}  // namespace
+
+void ModelTable::set(const std::string& model, Versions versions,
+                     std::map<std::string, int64_t> labels) {
+  std::unique_lock lock(mutex_);
+  if (versions.empty()) {
+    models_.erase(model);
+    return;
+  }
+  models_[model] = Model{std::move(versions), std::move(labels)};
+}
+
+FoundVersion ModelTable::find(const Route& route) const {
+  std::shared_lock lock(mutex_);
+  auto model = models_.find(route.model);
+  if (model == models_.end())
+    throw not_found("Servable not found for request: " + requested(route));
+  int64_t version = model->second.versions.rbegin()->first;
+  if (route.label) {
+    auto label = model->second.labels.find(*route.label);
+    if (label == model->second.labels.end())
+      throw not_found(fmt::format("Unrecognized servable version label: {}", *route.label));
+    version = label->second;
+  } else if (route.version) {
+    version = *route.version;
+  }
+  auto found = model->second.versions.find(version);
+  if (found == model->second.versions.end())
+    throw not_found("Servable not found for request: " + requested(route));
+  return {version, found->second};
+}
+
+std::vector<int64_t> ModelTable::status_versions(const Route& route) const {
+  if (route.version || route.label) return {find(route).version};
+  std::shared_lock lock(mutex_);
+  auto model = models_.find(route.model);
+  if (model == models_.end())
+    throw not_found(fmt::format("Could not find any versions of model {}", route.model));
+  std::vector<int64_t> versions;
+  for (const auto& [version, servable] : model->second.versions) versions.push_back(version);
+  return versions;
+}
+
+std::map<std::string, size_t> ModelTable::models() const {
+  std::shared_lock lock(mutex_);
+  std::map<std::string, size_t> counts;
+  for (const auto& [name, model] : models_) counts[name] = model.versions.size();
+  return counts;
+}
+
+}  // namespace kiln::serving

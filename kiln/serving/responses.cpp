@@ -1,0 +1,47 @@
+#include "kiln/serving/responses.h"
+
+#include <string>
+
+namespace kiln::serving {
+namespace {
+
+// A TensorInfo: the dtype by TensorFlow's name, each dimension's size as text (int64 in proto3
+// JSON), and a tensor name as a graph's would read (`input:0`).
+Json tensor_info(const std::string& name, const TensorSpec& spec) {
+  Json dims = Json::array();
+  for (int64_t size : spec.shape) dims.push_back({{"size", std::to_string(size)}, {"name", ""}});
+  return {{"dtype", tf_dtype_name(spec.dtype)},
+          {"tensor_shape", {{"dim", dims}, {"unknown_rank", false}}},
+          {"name", name + ":0"}};
+}
+
+}  // namespace
+
+Json model_status_response(const std::vector<int64_t>& versions) {
+  Json statuses = Json::array();
+  for (int64_t version : versions)
+    statuses.push_back({{"version", std::to_string(version)},
+                        {"state", "AVAILABLE"},
+                        {"status", {{"error_code", "OK"}, {"error_message", ""}}}});
+  return {{"model_version_status", statuses}};
+}
+
+Json model_metadata_response(const std::string& model, int64_t version,
+                             const Signatures& signatures) {
+  Json defs = Json::object();
+  for (const auto& [name, signature] : signatures) {
+    Json inputs = Json::object(), outputs = Json::object();
+    for (const auto& [input, spec] : signature.inputs) inputs[input] = tensor_info(input, spec);
+    for (const auto& [output, out] : signature.outputs)
+      outputs[output] = tensor_info(output, out.spec);
+    defs[name] = {{"inputs", inputs},
+                  {"outputs", outputs},
+                  {"method_name", kPredictMethod},
+                  {"defaults", Json::object()}};
+  }
+  return {{"model_spec",
+           {{"name", model}, {"signature_name", ""}, {"version", std::to_string(version)}}},
+          {"metadata", {{"signature_def", {{"signature_def", defs}}}}}};
+}
+
+}  // namespace kiln::serving

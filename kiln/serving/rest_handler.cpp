@@ -1,0 +1,58 @@
+#include "kiln/serving/rest_handler.h"
+
+#include <fmt/format.h>
+
+#include "kiln/serving/responses.h"
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+
+HttpReply RestHandler::handle(const std::string& method, const std::string& path,
+                              const std::string& body) const {
+  try {
+    Route route = parse_route(method, path);
+    switch (route.kind) {
+      case RouteKind::kStatus:
+        return {200, model_status_response(table_.status_versions(route)).dump(1)};
+      case RouteKind::kMetadata: {
+        FoundVersion found = table_.find(route);
+        return {200,
+                model_metadata_response(route.model, found.version, found.servable->signatures())
+                    .dump(1)};
+      }
+      case RouteKind::kPredict:
+        return {200, predict(route, body)};
+      default:
+        throw ServingError(StatusCode::kUnimplemented,
+                           "kiln serves :predict; :classify and :regress need tf.Example "
+                           "signatures, which kiln exports do not have");
+    }
+  } catch (const ServingError& e) {
+    return {e.http_status(), error_body(e.what())};
+  } catch (const std::exception& e) {
+    return {http_status(StatusCode::kInternal), error_body(e.what())};
+  }
+}
+
+std::string RestHandler::predict(const Route& route, const std::string& body) const {
+  FoundVersion found = table_.find(route);
+  const Signatures& signatures = found.servable->signatures();
+  PredictRequest request = parse_predict_request(
+      body, [&](const std::string& name) -> const std::map<std::string, TensorSpec>& {
+        auto signature = signatures.find(name);
+        if (signature == signatures.end())
+          throw ServingError(StatusCode::kFailedPrecondition,
+                             fmt::format("Serving signature key \"{}\" not found.", name));
+        return signature->second.inputs;
+      });
+  for (const auto& [name, tensor] : request.inputs)
+    if (!tensor.shape.empty() && tensor.shape.front() > options_.max_rows)
+      throw ServingError(StatusCode::kInvalidArgument,
+                         fmt::format("input {} has {} examples; this server takes at most {} in "
+                                     "one request (--max-request-rows)",
+                                     name, tensor.shape.front(), options_.max_rows));
+  return predict_response(found.servable->predict(request.signature_name, request.inputs),
+                          request.format);
+}
+
+}  // namespace kiln::serving

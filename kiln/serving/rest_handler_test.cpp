@@ -1,0 +1,84 @@
+// TensorFlow Serving's REST API over a table of fake servables, without sockets: status,
+// metadata and predict in both forms, and every bad request answered with its 4xx.
+
+#include "kiln/serving/rest_handler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/json.h"
+#include "tests/support/fake_servable.h"
+
+namespace kiln::serving {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RestHandlerTest : public ::testing::Test {
+ protected:
+  RestHandlerTest() {
+    table_.set("half", {{1, std::make_shared<testing::HalfPlusTwo>()},
+                        {2, std::make_shared<testing::HalfPlusTwo>()}});
+  }
+  HttpReply post(const std::string& path, const std::string& body) {
+    return handler_.handle("POST", path, body);
+  }
+  void expect_error(const HttpReply& reply, int status, const std::string& message) {
+    EXPECT_EQ(reply.status, status) << reply.body;
+    Json body = Json::parse(reply.body);
+    ASSERT_TRUE(body.contains("error")) << reply.body;
+    EXPECT_THAT(body["error"].get<std::string>(), HasSubstr(message));
+  }
+  ModelTable table_;
+  RestHandler handler_{table_, RestOptions{4}};
+};
+
+TEST_F(RestHandlerTest, StatusAndMetadata) {
+  HttpReply status = handler_.handle("GET", "/v1/models/half", "");
+  EXPECT_EQ(status.status, 200);
+  EXPECT_EQ(Json::parse(status.body)["model_version_status"].size(), 2u);
+  HttpReply metadata = handler_.handle("GET", "/v1/models/half/versions/1/metadata", "");
+  EXPECT_EQ(metadata.status, 200);
+  Json json = Json::parse(metadata.body);
+  EXPECT_EQ(json["model_spec"]["version"], "1");
+  EXPECT_EQ(
+      json["metadata"]["signature_def"]["signature_def"]["serving_default"]["inputs"]["x"]["dtype"],
+      "DT_FLOAT");
+}
+
+TEST_F(RestHandlerTest, PredictsInRowAndColumnarForm) {
+  HttpReply rows = post("/v1/models/half:predict", R"({"instances": [[1.0], [2.0], [5.0]]})");
+  EXPECT_EQ(rows.status, 200);
+  EXPECT_EQ(Json::parse(rows.body), Json::parse(R"({"predictions": [[2.5], [3.0], [4.5]]})"));
+  HttpReply columns =
+      post("/v1/models/half/versions/2:predict",
+           R"({"signature_name": "serving_default", "inputs": {"x": [[1.0], [2.0]]}})");
+  EXPECT_EQ(columns.status, 200);
+  EXPECT_EQ(Json::parse(columns.body), Json::parse(R"({"outputs": [[2.5], [3.0]]})"));
+}
+
+TEST_F(RestHandlerTest, EachBadRequestGetsItsStatusAndSaysWhy) {
+  expect_error(post("/v1/models/none:predict", R"({"instances": [[1.0]]})"), 404,
+               "Servable not found for request: Latest(none)");
+  expect_error(post("/v1/models/half/versions/7:predict", R"({"instances": [[1.0]]})"), 404,
+               "Specific(half, 7)");
+  expect_error(post("/v1/models/half:predict", "{\"instances\": [[1.0]"), 400,
+               "the request body is not JSON");
+  expect_error(post("/v1/models/half:predict", R"({"instances": [[1.0, 2.0]]})"), 400,
+               "has shape [1, 2]");
+  expect_error(post("/v1/models/half:predict", R"({"instances": [["a"]]})"), 400,
+               "is not of its type");
+  expect_error(
+      post("/v1/models/half:predict", R"({"signature_name": "embed", "instances": [[1.0]]})"), 400,
+      "Serving signature key \"embed\" not found.");
+  expect_error(post("/v1/models/half:predict", R"({"instances": [[1], [2], [3], [4], [5]]})"), 400,
+               "at most 4 in one request");
+  expect_error(post("/v1/models/half:classify", R"({"examples": []})"), 501, ":predict");
+  expect_error(handler_.handle("GET", "/v1/models", ""), 400, "Missing model name");
+  expect_error(handler_.handle("DELETE", "/v1/models/half", ""), 400, "Malformed request");
+  expect_error(handler_.handle("GET", "/v1/models/none", ""), 404,
+               "Could not find any versions of model none");
+}
+
+}  // namespace
+}  // namespace kiln::serving

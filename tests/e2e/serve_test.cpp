@@ -1,0 +1,195 @@
+// End-to-end: a trained run exported and served by `kiln serve` on a real socket, asked by
+// cpp-httplib's client as a TensorFlow Serving client would: status, metadata, predict in both
+// forms, bad requests, a bearer token, and a new version picked up under concurrent requests
+// with none failing.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <atomic>
+#include <thread>
+
+#include "kiln/core/json.h"
+#include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace serve_e2e_test {
+
+using ::testing::HasSubstr;
+using testing::run_dir_of;
+
+std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
+
+// Rows `a,b,label` of a separable binary task.
+std::string rows(int count) {
+  std::string csv = "a,b,label\n";
+  for (int i = 0; i < count; ++i) {
+    double a = (i % 7) - 3.0, b = (i % 5) * 0.5 - 1.0;
+    csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(a + b > 0) + "\n";
+  }
+  return csv;
+}
+
+class Serve : public ::testing::Test {
+ protected:
+  // Trains the binary classifier once for every test here and exports it as version 1.
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    std::string data = dir_->write("rows.csv", rows(200));
+    std::string config = dir_->write("binary.yaml",
+                                     "version: 1\nname: binary\nseed: 1\n"
+                                     "data:\n  train: {type: csv, file: " +
+                                         data +
+                                         ", target: label}\n"
+                                         "  val: {type: csv, file: " +
+                                         data +
+                                         ", target: label}\n  batch_size: 20\n"
+                                         "model: {type: mlp, num_classes: 2, hidden: [8]}\n"
+                                         "optimizer: {type: sgd, lr: 0.1}\n"
+                                         "train: {max: 20 steps, validate_every: 10 steps}\n");
+    testing::CommandResult run =
+        testing::run_command(kiln("train " + config + " --runs-root " + dir_->file("runs")));
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    run_ = new std::string(run_dir_of(run.out));
+    testing::CommandResult exported =
+        testing::run_command(kiln("export " + *run_ + " --to " + dir_->file("models")));
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    delete run_;
+  }
+
+  // Starts `kiln serve` on a free port, reading its output up to the line that names the port.
+  void start(const std::string& extra = "") {
+    server_ = std::make_unique<testing::ChildProcess>(
+        kiln("serve " + dir_->file("models/binary") + " --port 0 " + extra));
+    std::string line;
+    while (server_->read_line(line)) {
+      size_t at = line.find("listening on 127.0.0.1:");
+      if (at == std::string::npos) continue;
+      port_ = std::stoi(line.substr(at + 23));
+      client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+      return;
+    }
+    FAIL() << "kiln serve ended before it listened";
+  }
+  // The server's next output line that contains `text`.
+  bool wait_for_line(const std::string& text) {
+    std::string line;
+    while (server_->read_line(line))
+      if (line.find(text) != std::string::npos) return true;
+    return false;
+  }
+  Json post(const std::string& path, const std::string& body, int expected = 200) {
+    httplib::Result result = client_->Post(path, body, "application/json");
+    EXPECT_TRUE(result) << path;
+    if (!result) return Json();
+    EXPECT_EQ(result->status, expected) << result->body;
+    return Json::parse(result->body);
+  }
+  void TearDown() override {
+    if (!server_) return;
+    server_->signal(SIGTERM);
+    EXPECT_EQ(server_->wait(), 0);
+  }
+
+  static testing::TempDir* dir_;
+  static std::string* run_;
+  std::unique_ptr<testing::ChildProcess> server_;
+  std::unique_ptr<httplib::Client> client_;
+  int port_ = 0;
+};
+
+testing::TempDir* Serve::dir_ = nullptr;
+std::string* Serve::run_ = nullptr;
+
+TEST_F(Serve, AnswersStatusMetadataAndPredictInBothForms) {
+  start();
+  httplib::Result status = client_->Get("/v1/models/binary");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->status, 200);
+  EXPECT_EQ(Json::parse(status->body)["model_version_status"][0]["state"], "AVAILABLE");
+  httplib::Result metadata = client_->Get("/v1/models/binary/versions/1/metadata");
+  ASSERT_TRUE(metadata);
+  Json signature =
+      Json::parse(metadata->body)["metadata"]["signature_def"]["signature_def"]["serving_default"];
+  EXPECT_EQ(signature["inputs"]["input"]["dtype"], "DT_FLOAT");
+  EXPECT_EQ(signature["outputs"]["probabilities"]["tensor_shape"]["dim"][1]["size"], "2");
+  EXPECT_EQ(signature["method_name"], "tensorflow/serving/predict");
+
+  Json rows = post("/v1/models/binary:predict", R"({"instances": [[3.0, 1.0], [-3.0, -1.0]]})");
+  ASSERT_EQ(rows["predictions"].size(), 2u);
+  EXPECT_EQ(rows["predictions"][0]["class_ids"], 1);
+  EXPECT_EQ(rows["predictions"][1]["class_ids"], 0);
+  Json columns = post("/v1/models/binary/versions/1:predict",
+                      R"({"inputs": {"input": [[3.0, 1.0], [-3.0, -1.0]]}})");
+  for (int i = 0; i < 2; ++i) {
+    double p0 = columns["outputs"]["probabilities"][i][0],
+           p1 = columns["outputs"]["probabilities"][i][1];
+    EXPECT_NEAR(p0 + p1, 1.0, 1e-6);
+    EXPECT_NEAR(p1, rows["predictions"][i]["probabilities"][1].get<double>(), 1e-6);
+  }
+  EXPECT_EQ(columns["outputs"]["classes"], Json::array({"1", "0"}));
+}
+
+TEST_F(Serve, BadRequestsGetA4xxAndTheServerStaysUp) {
+  start("--max-body-bytes 2000");
+  auto error = [&](const std::string& body, int status) {
+    return post("/v1/models/binary:predict", body, status)["error"].get<std::string>();
+  };
+  EXPECT_THAT(error("{\"instances\": [[1, 2]", 400), HasSubstr("the request body is not JSON"));
+  EXPECT_THAT(error(R"({"instances": [[1, 2, 3]]})", 400), HasSubstr("has shape [1, 3]"));
+  EXPECT_THAT(error(R"({"instances": [[1, "a"]]})", 400), HasSubstr("is not of its type"));
+  post("/v1/models/none:predict", R"({"instances": [[1, 2]]})", 404);
+  post("/v1/models/binary/versions/9:predict", R"({"instances": [[1, 2]]})", 404);
+  post("/v1/models/binary:predict", R"({"signature_name": "x", "instances": [[1, 2]]})", 400);
+  Json big = post("/v1/models/binary:predict", std::string(3000, ' '), 413);
+  EXPECT_THAT(big["error"].get<std::string>(), HasSubstr("over 2000 bytes"));
+  post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 200);  // still serving
+}
+
+TEST_F(Serve, ATokenIsRequiredWhenGiven) {
+  start("--token-file " + dir_->write("token", "s3cret\n"));
+  post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 401);
+  client_->set_bearer_token_auth("s3cret");
+  post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 200);
+  httplib::Result health = httplib::Client("127.0.0.1", port_).Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(Serve, ANewVersionIsServedUnderLoadWithoutAFailedRequest) {
+  start("--poll-seconds 0.05");
+  std::atomic<bool> done{false};
+  std::atomic<int> answered{0}, failed{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 4; ++c)
+    clients.emplace_back([&] {
+      httplib::Client client("127.0.0.1", port_);
+      while (!done) {
+        httplib::Result result = client.Post("/v1/models/binary:predict",
+                                             R"({"instances": [[1.0, 2.0]]})", "application/json");
+        (result && result->status == 200 ? answered : failed) += 1;
+      }
+    });
+  testing::CommandResult exported =
+      testing::run_command(kiln("export " + *run_ + " --to " + dir_->file("models")));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_TRUE(wait_for_line("version 1 retired"));
+  int before = answered;
+  while (answered < before + 20) std::this_thread::yield();  // requests answered by version 2
+  done = true;
+  for (auto& client : clients) client.join();
+  EXPECT_EQ(failed, 0);
+  httplib::Result status = client_->Get("/v1/models/binary");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(Json::parse(status->body)["model_version_status"][0]["version"], "2");
+}
+
+}  // namespace serve_e2e_test
+}  // namespace kiln
