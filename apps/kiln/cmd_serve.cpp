@@ -13,6 +13,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/exported_servable.h"
+#include "kiln/serving/batcher.h"
 #include "kiln/serving/http_server.h"
 #include "kiln/serving/version_watcher.h"
 
@@ -25,6 +26,7 @@ struct ServeArgs {
   int port = 8501;
   double poll_seconds = 1;
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
+  serving::BatchingOptions batching;
 };
 
 // The models to serve: each folder's latest version under the folder's name, or the config file's.
@@ -49,9 +51,16 @@ std::vector<serving::ServedModel> served_models(const ServeArgs& args) {
   return models;
 }
 
-std::shared_ptr<serving::Servable> load_version(const std::string& directory) {
-  return std::make_shared<engine::ExportedServable>(
+// A version folder of `model` as a servable, behind a batcher unless --max-batch 0.
+std::shared_ptr<serving::Servable> load_version(const std::string& model,
+                                                const std::string& directory,
+                                                const serving::BatchingOptions& batching,
+                                                serving::ServingMetrics& metrics) {
+  auto servable = std::make_shared<engine::ExportedServable>(
       engine::ExportedModel::load(directory, torch::kCPU));
+  if (batching.max_batch == 0) return servable;
+  return std::make_shared<serving::BatchingServable>(
+      servable, batching, [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
 }
 
 // Versions loaded, retired and refused, on stdout as they happen (scripts and tests watch it).
@@ -63,8 +72,14 @@ void serve_log(const std::string& line) {
 // Serves on one thread and polls the base paths on another while this one waits for SIGINT or
 // SIGTERM; the signals are blocked first, so no handler runs inside the server's code.
 int run_serve(const ServeArgs& args) {
+  serving::ServingMetrics metrics;  // before the table: its versions' batchers report here
   serving::ModelTable table;
-  serving::VersionWatcher watcher(served_models(args), table, load_version, serve_log);
+  serving::VersionWatcher watcher(
+      served_models(args), table,
+      [&args, &metrics](const std::string& model, const std::string& directory) {
+        return load_version(model, directory, args.batching, metrics);
+      },
+      serve_log);
   watcher.poll();
   serving::HttpOptions http;
   http.max_body_bytes = args.max_body_bytes;
@@ -72,7 +87,7 @@ int run_serve(const ServeArgs& args) {
     http.token = read_text_line(args.token_file);
     if (http.token.empty()) throw UsageError(args.token_file + ": the token file is empty");
   }
-  serving::RestHandler handler(table, {args.max_rows});
+  serving::RestHandler handler(table, {args.max_rows}, &metrics);
   serving::HttpServer server(handler, http);
   int port = server.bind(args.host, args.port);
 

@@ -12,6 +12,9 @@
 namespace kiln::serving {
 namespace {
 
+constexpr const char* kTokenNeeded =
+    "this server needs `Authorization: Bearer TOKEN` (--token-file)";
+
 void reply(httplib::Response& response, int status, const std::string& body) {
   response.status = status;
   response.set_content(body, "application/json");
@@ -45,20 +48,29 @@ HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
 
 HttpServer::~HttpServer() = default;
 
+bool HttpServer::authorized(const httplib::Request& request) const {
+  return options_.token.empty() ||
+         request.get_header_value("Authorization") == "Bearer " + options_.token;
+}
+
 void HttpServer::add_routes() {
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("{\"status\": \"ok\"}\n", "application/json");
   });
   auto api = [this](const httplib::Request& request, httplib::Response& response) {
-    if (!options_.token.empty() &&
-        request.get_header_value("Authorization") != "Bearer " + options_.token)
-      return reply(response, http_status(StatusCode::kUnauthenticated),
-                   error_body("this server needs `Authorization: Bearer TOKEN` (--token-file)"));
+    if (!authorized(request))
+      return reply(response, http_status(StatusCode::kUnauthenticated), error_body(kTokenNeeded));
     HttpReply answer = handler_.handle(request.method, request.path, request.body);
     reply(response, answer.status, answer.body);
   };
   server_->Get("/v1/.*", api);
   server_->Post("/v1/.*", api);
+  server_->Get("/monitoring/prometheus/metrics", [this](const httplib::Request& request,
+                                                        httplib::Response& response) {
+    if (!authorized(request))
+      return reply(response, http_status(StatusCode::kUnauthenticated), error_body(kTokenNeeded));
+    response.set_content(handler_.metrics_text(), "text/plain; version=0.0.4");
+  });
 }
 
 int HttpServer::bind(const std::string& host, int port) {

@@ -1,7 +1,8 @@
 #pragma once
 // `kiln serve`'s HTTP side (cpp-httplib): TensorFlow Serving's REST API (rest_handler.h) under
-// /v1/, /healthz for load balancers, a limit on request bodies, a read timeout for slow clients,
-// and an optional bearer token. Binds 127.0.0.1 unless told otherwise.
+// /v1/, Prometheus's metrics at /monitoring/prometheus/metrics, /healthz for load balancers, a
+// limit on request bodies, a read timeout for slow clients, and an optional bearer token (asked
+// of everything but /healthz). Binds 127.0.0.1 unless told otherwise.
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
 #include <condition_variable>
@@ -14,7 +15,8 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+}  // namespace httplib
 
 namespace kiln::serving {
 
@@ -38,6 +40,7 @@ class HttpServer {
 
  private:
   void add_routes();
+  bool authorized(const httplib::Request& request) const;
 
   const RestHandler& handler_;
   HttpOptions options_;

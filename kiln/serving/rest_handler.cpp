@@ -2,15 +2,53 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "kiln/serving/responses.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
 
+namespace {
+
+const char* api_name(RouteKind kind) {
+  switch (kind) {
+    case RouteKind::kStatus:
+      return "status";
+    case RouteKind::kMetadata:
+      return "metadata";
+    case RouteKind::kPredict:
+      return "predict";
+    case RouteKind::kClassify:
+      return "classify";
+    case RouteKind::kRegress:
+      return "regress";
+  }
+  return "";
+}
+
+}  // namespace
+
 HttpReply RestHandler::handle(const std::string& method, const std::string& path,
                               const std::string& body) const {
+  auto start = std::chrono::steady_clock::now();
+  Route route;  // stays without a model when the URL is none of the API's
+  HttpReply reply = answer(method, path, body, route);
+  if (metrics_)
+    metrics_->request(
+        route.model, route.model.empty() ? "" : api_name(route.kind), reply.status,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return reply;
+}
+
+std::string RestHandler::metrics_text() const {
+  return metrics_ ? metrics_->text(table_.models()) : "";
+}
+
+HttpReply RestHandler::answer(const std::string& method, const std::string& path,
+                              const std::string& body, Route& route) const {
   try {
-    Route route = parse_route(method, path);
+    route = parse_route(method, path);
     switch (route.kind) {
       case RouteKind::kStatus:
         return {200, model_status_response(table_.status_versions(route)).dump(1)};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/serving/metrics.h"
 #include "kiln/serving/model_table.h"
 
 namespace kiln::serving {
@@ -23,17 +24,24 @@ struct RestOptions {
 
 class RestHandler {
  public:
-  RestHandler(const ModelTable& table, RestOptions options) : table_(table), options_(options) {}
+  /// Counts every request into `metrics` when given.
+  RestHandler(const ModelTable& table, RestOptions options, ServingMetrics* metrics = nullptr)
+      : table_(table), options_(options), metrics_(metrics) {}
 
   /// The reply to `method` `path` with `body`.
   HttpReply handle(const std::string& method, const std::string& path,
                    const std::string& body) const;
+  /// Prometheus's text of the metrics ("" without them).
+  std::string metrics_text() const;
 
  private:
+  HttpReply answer(const std::string& method, const std::string& path, const std::string& body,
+                   Route& route) const;
   std::string predict(const Route& route, const std::string& body) const;
 
   const ModelTable& table_;
   RestOptions options_;
+  ServingMetrics* metrics_;
 };
 
 }  // namespace kiln::serving

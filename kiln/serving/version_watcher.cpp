@@ -43,7 +43,7 @@ void VersionWatcher::poll(Watched& model) {
       }
       std::string directory = fmt::format("{}/{}", config.base_path, version);
       try {
-        chosen[version] = loader_(directory);
+        chosen[version] = loader_(config.name, directory);
         changed = true;
         log_(fmt::format("model {}: serving version {} ({})", config.name, version, directory));
       } catch (const std::exception& e) {

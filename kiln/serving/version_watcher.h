@@ -20,8 +20,9 @@ namespace kiln::serving {
 
 class VersionWatcher {
  public:
-  /// Loads the version folder it is given; throws (Error) with the reason it cannot.
-  using Loader = std::function<std::shared_ptr<Servable>(const std::string& directory)>;
+  /// Loads a version folder of `model`; throws with the reason it cannot.
+  using Loader = std::function<std::shared_ptr<Servable>(const std::string& model,
+                                                         const std::string& directory)>;
   /// Told of every version loaded, dropped, or refused.
   using Log = std::function<void(const std::string& line)>;
 

@@ -28,7 +28,7 @@ class VersionWatcherTest : public ::testing::Test {
     model.labels = std::move(labels);
     return VersionWatcher(
         {model}, table_,
-        [this](const std::string& directory) -> std::shared_ptr<Servable> {
+        [this](const std::string&, const std::string& directory) -> std::shared_ptr<Servable> {
           loads_.push_back(fs::path(directory).filename().string());
           if (fs::exists(directory + "/damaged")) throw Error("model.yaml: damaged");
           return std::make_shared<testing::HalfPlusTwo>();

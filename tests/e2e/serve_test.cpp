@@ -135,6 +135,14 @@ TEST_F(Serve, AnswersStatusMetadataAndPredictInBothForms) {
     EXPECT_NEAR(p1, rows["predictions"][i]["probabilities"][1].get<double>(), 1e-6);
   }
   EXPECT_EQ(columns["outputs"]["classes"], Json::array({"1", "0"}));
+
+  httplib::Result metrics = client_->Get("/monitoring/prometheus/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_THAT(
+      metrics->body,
+      HasSubstr("kiln_serving_requests_total{model=\"binary\",api=\"predict\",code=\"200\"} 2"));
+  EXPECT_THAT(metrics->body, HasSubstr("kiln_serving_batch_examples_count{model=\"binary\"} 2"));
+  EXPECT_THAT(metrics->body, HasSubstr("kiln_serving_versions{model=\"binary\"} 1"));
 }
 
 TEST_F(Serve, BadRequestsGetA4xxAndTheServerStaysUp) {

@@ -1,0 +1,169 @@
+#include "kiln/serving/batcher.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+namespace {
+
+int64_t rows_of(const std::map<std::string, HostTensor>& inputs) {
+  return inputs.empty() || inputs.begin()->second.shape.empty()
+             ? 1
+             : inputs.begin()->second.shape.front();
+}
+
+// Whether two requests' examples have the same shapes, so that they stack into one batch.
+bool same_examples(const std::map<std::string, HostTensor>& a,
+                   const std::map<std::string, HostTensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+    if (x->first != y->first || x->second.dtype != y->second.dtype ||
+        x->second.shape.size() != y->second.shape.size() || x->second.shape.empty())
+      return false;
+    if (!std::equal(x->second.shape.begin() + 1, x->second.shape.end(),
+                    y->second.shape.begin() + 1))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, HostTensor> concatenate(
+    const std::vector<const std::map<std::string, HostTensor>*>& parts) {
+  std::map<std::string, HostTensor> batch = *parts.front();
+  for (size_t i = 1; i < parts.size(); ++i)
+    for (auto& [name, tensor] : batch) {
+      const HostTensor& more = parts[i]->at(name);
+      tensor.shape.front() += more.shape.front();
+      tensor.numbers.insert(tensor.numbers.end(), more.numbers.begin(), more.numbers.end());
+      tensor.strings.insert(tensor.strings.end(), more.strings.begin(), more.strings.end());
+    }
+  return batch;
+}
+
+std::map<std::string, HostTensor> slice_rows(const std::map<std::string, HostTensor>& outputs,
+                                             int64_t begin, int64_t count) {
+  std::map<std::string, HostTensor> sliced;
+  for (const auto& [name, tensor] : outputs) {
+    HostTensor part;
+    part.dtype = tensor.dtype;
+    part.shape = tensor.shape;
+    part.shape.front() = count;
+    int64_t total = tensor.shape.front();
+    bool strings = !tensor.strings.empty();
+    size_t size = strings ? tensor.strings.size() : tensor.numbers.size();
+    size_t per_row = total > 0 ? size / static_cast<size_t>(total) : 0;
+    size_t from = static_cast<size_t>(begin) * per_row, to = from + count * per_row;
+    if (strings)
+      part.strings.assign(tensor.strings.begin() + from, tensor.strings.begin() + to);
+    else
+      part.numbers.assign(tensor.numbers.begin() + from, tensor.numbers.begin() + to);
+    sliced[name] = std::move(part);
+  }
+  return sliced;
+}
+
+BatchingServable::BatchingServable(std::shared_ptr<Servable> inner, BatchingOptions options,
+                                   BatchObserver observer)
+    : inner_(std::move(inner)), options_(options), observer_(std::move(observer)) {
+  worker_ = std::thread([this] { work(); });
+}
+
+BatchingServable::~BatchingServable() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  arrived_.notify_all();
+  worker_.join();
+}
+
+std::map<std::string, HostTensor> BatchingServable::predict(
+    const std::string& signature, const std::map<std::string, HostTensor>& inputs) {
+  auto request = std::make_shared<Request>();
+  request->signature = signature;
+  request->inputs = &inputs;  // the caller waits below, so its inputs outlive the batch
+  request->rows = rows_of(inputs);
+  std::future<std::map<std::string, HostTensor>> answer = request->answer.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || static_cast<int64_t>(queue_.size()) >= options_.max_queued)
+      throw ServingError(StatusCode::kUnavailable,
+                         fmt::format("the server is busy: {} requests are waiting for this model "
+                                     "version; try again",
+                                     queue_.size()));
+    queue_.push_back(request);
+  }
+  arrived_.notify_one();
+  return answer.get();
+}
+
+int64_t BatchingServable::queued() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(queue_.size());
+}
+
+void BatchingServable::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    arrived_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (stopping_) break;
+    std::vector<std::shared_ptr<Request>> batch = next_batch(lock);
+    lock.unlock();
+    run(batch);
+    lock.lock();
+  }
+  for (auto& request : queue_)
+    request->answer.set_exception(std::make_exception_ptr(
+        ServingError(StatusCode::kUnavailable, "the server is shutting down")));
+  queue_.clear();
+}
+
+std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_batch(
+    std::unique_lock<std::mutex>& lock) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(options_.timeout_us);
+  std::vector<std::shared_ptr<Request>> batch = {queue_.front()};
+  queue_.pop_front();
+  int64_t rows = batch.front()->rows;
+  while (rows < options_.max_batch) {
+    // Take every waiting request that fits; then wait for more until the deadline.
+    for (auto it = queue_.begin(); it != queue_.end() && rows < options_.max_batch;) {
+      const Request& next = **it;
+      if (next.signature == batch.front()->signature && rows + next.rows <= options_.max_batch &&
+          same_examples(*next.inputs, *batch.front()->inputs)) {
+        rows += next.rows;
+        batch.push_back(*it);
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (rows >= options_.max_batch || stopping_ ||
+        arrived_.wait_until(lock, deadline) == std::cv_status::timeout)
+      break;
+  }
+  return batch;
+}
+
+void BatchingServable::run(const std::vector<std::shared_ptr<Request>>& batch) {
+  std::vector<const std::map<std::string, HostTensor>*> parts;
+  for (const auto& request : batch) parts.push_back(request->inputs);
+  try {
+    std::map<std::string, HostTensor> outputs =
+        inner_->predict(batch.front()->signature, concatenate(parts));
+    int64_t begin = 0;
+    for (const auto& request : batch) {
+      request->answer.set_value(slice_rows(outputs, begin, request->rows));
+      begin += request->rows;
+    }
+    if (observer_) observer_(begin);
+  } catch (...) {
+    for (const auto& request : batch) request->answer.set_exception(std::current_exception());
+  }
+}
+
+}  // namespace kiln::serving

@@ -1,0 +1,78 @@
+#pragma once
+// Dynamic batching (`kiln serve --max-batch N --batch-timeout-us T`): requests for one version
+// wait in a bounded queue; a worker takes the first, adds the requests behind it that fit (same
+// signature and example shape, up to N examples in all) until N are there or T microseconds have
+// passed since the first arrived, runs them as one batch and hands each request its rows back.
+// A request that finds the queue full is answered 503 (kUnavailable) at once rather than
+// waiting without bound. One worker per version also means a version runs one batch at a time.
+// Thread-safety: predict() from any thread.
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kiln/serving/servable.h"
+
+namespace kiln::serving {
+
+struct BatchingOptions {
+  int64_t max_batch = 32;  // examples in one batch
+  // How long the first request of a batch waits for company. 0: a batch is what queued while the
+  // one before ran, so a lone client never waits and a busy server batches by itself.
+  int64_t timeout_us = 0;
+  int64_t max_queued = 256;  // requests waiting; one more is answered 503
+};
+
+class BatchingServable : public Servable {
+ public:
+  /// Told the size of each batch run, for the metrics.
+  using BatchObserver = std::function<void(int64_t examples)>;
+
+  BatchingServable(std::shared_ptr<Servable> inner, BatchingOptions options,
+                   BatchObserver observer = nullptr);
+  /// Answers what is still queued with 503 and stops the worker.
+  ~BatchingServable() override;
+
+  const Signatures& signatures() const override { return inner_->signatures(); }
+  std::map<std::string, HostTensor> predict(
+      const std::string& signature, const std::map<std::string, HostTensor>& inputs) override;
+  /// Requests waiting for a batch now.
+  int64_t queued();
+
+ private:
+  struct Request {
+    std::string signature;
+    const std::map<std::string, HostTensor>* inputs;
+    int64_t rows = 0;
+    std::promise<std::map<std::string, HostTensor>> answer;
+  };
+  void work();
+  std::vector<std::shared_ptr<Request>> next_batch(std::unique_lock<std::mutex>& lock);
+  void run(const std::vector<std::shared_ptr<Request>>& batch);
+
+  std::shared_ptr<Servable> inner_;
+  BatchingOptions options_;
+  BatchObserver observer_;
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::deque<std::shared_ptr<Request>> queue_;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+/// Inputs of several requests as one batch, examples of the first request first.
+std::map<std::string, HostTensor> concatenate(
+    const std::vector<const std::map<std::string, HostTensor>*>& parts);
+/// Rows [begin, begin + count) of every output.
+std::map<std::string, HostTensor> slice_rows(const std::map<std::string, HostTensor>& outputs,
+                                             int64_t begin, int64_t count);
+
+}  // namespace kiln::serving

@@ -1,0 +1,138 @@
+// Dynamic batching without sleeps: a gate holds the model inside its first batch while the test
+// queues more requests (it watches queued()), then lets them through as the next batch.
+
+#include "kiln/serving/batcher.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <thread>
+
+#include "kiln/serving/serving_error.h"
+#include "tests/support/fake_servable.h"
+
+namespace kiln::serving {
+namespace {
+
+using ::testing::ElementsAre;
+
+// half_plus_two that blocks inside its first call until open() and records every batch's size.
+class Gated : public testing::HalfPlusTwo {
+ public:
+  std::map<std::string, HostTensor> predict(
+      const std::string& signature, const std::map<std::string, HostTensor>& inputs) override {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      entered_ = true;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return open_; });
+      sizes.push_back(inputs.at("x").shape.front());
+    }
+    return HalfPlusTwo::predict(signature, inputs);
+  }
+  void wait_until_entered() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return entered_; });
+  }
+  void open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  std::vector<int64_t> sizes;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool entered_ = false, open_ = false;
+};
+
+std::map<std::string, HostTensor> rows(std::vector<double> values) {
+  return {{"x", {DType::kFloat32, {static_cast<int64_t>(values.size()), 1}, values, {}}}};
+}
+
+class BatcherTest : public ::testing::Test {
+ protected:
+  void make(BatchingOptions options) {
+    batcher_ = std::make_unique<BatchingServable>(gated_, options);
+  }
+  // Sends `values` from a thread of its own; the answer lands in `answers_[slot]`.
+  void send(size_t slot, std::vector<double> values) {
+    threads_.emplace_back([this, slot, values] {
+      auto inputs = rows(values);
+      answers_[slot] = batcher_->predict("serving_default", inputs).at("y").numbers;
+    });
+  }
+  void wait_until_queued(int64_t count) {
+    while (batcher_->queued() < count) std::this_thread::yield();
+  }
+  void finish() {
+    gated_->open();
+    for (auto& thread : threads_) thread.join();
+  }
+
+  std::shared_ptr<Gated> gated_ = std::make_shared<Gated>();
+  std::unique_ptr<BatchingServable> batcher_;
+  std::vector<std::thread> threads_;
+  // One slot per request, each written by its own thread only.
+  std::vector<std::vector<double>> answers_ = std::vector<std::vector<double>>(8);
+};
+
+TEST_F(BatcherTest, RequestsThatQueuedWhileABatchRanRunAsOneAndEachGetsItsRows) {
+  make({32, 0, 16});
+  send(0, {0});
+  gated_->wait_until_entered();
+  send(1, {2, 4});
+  send(2, {6});
+  send(3, {8, 10, 12});
+  wait_until_queued(3);
+  finish();
+  EXPECT_THAT(gated_->sizes, ElementsAre(1, 6));
+  EXPECT_THAT(answers_[0], ElementsAre(2));
+  EXPECT_THAT(answers_[1], ElementsAre(3, 4));
+  EXPECT_THAT(answers_[2], ElementsAre(5));
+  EXPECT_THAT(answers_[3], ElementsAre(6, 7, 8));
+}
+
+TEST_F(BatcherTest, ABatchHoldsAtMostMaxBatchExamples) {
+  make({3, 0, 16});
+  send(0, {0});
+  gated_->wait_until_entered();
+  for (size_t i = 1; i <= 4; ++i) send(i, {double(i)});
+  wait_until_queued(4);
+  finish();
+  EXPECT_THAT(gated_->sizes, ElementsAre(1, 3, 1));
+}
+
+TEST_F(BatcherTest, AFullQueueIsAnsweredUnavailableAtOnce) {
+  make({32, 0, 2});
+  send(0, {0});
+  gated_->wait_until_entered();
+  send(1, {1});
+  send(2, {2});
+  wait_until_queued(2);
+  auto inputs = rows({3});
+  try {
+    batcher_->predict("serving_default", inputs);
+    ADD_FAILURE() << "queued a third";
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.http_status(), 503);
+  }
+  finish();
+  for (size_t slot = 0; slot < 3; ++slot) EXPECT_EQ(answers_[slot].size(), 1u) << slot;
+}
+
+TEST(Batching, ConcatenatesAndSlicesRowsOfNumbersAndStrings) {
+  HostTensor a{DType::kString, {1, 2}, {}, {"a", "b"}},
+      b{DType::kString, {2, 2}, {}, {"c", "d", "e", "f"}};
+  std::map<std::string, HostTensor> first = {{"s", a}}, second = {{"s", b}};
+  auto batch = concatenate({&first, &second});
+  EXPECT_THAT(batch.at("s").shape, ElementsAre(3, 2));
+  auto rows_1_2 = slice_rows(batch, 1, 2);
+  EXPECT_THAT(rows_1_2.at("s").strings, ElementsAre("c", "d", "e", "f"));
+  EXPECT_THAT(rows_1_2.at("s").shape, ElementsAre(2, 2));
+}
+
+}  // namespace
+}  // namespace kiln::serving
