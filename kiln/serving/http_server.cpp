@@ -32,6 +32,13 @@ HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
     int yes = 1;
     ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
+  // Answers go out at once: with Nagle's algorithm a small reply waits for the client's delayed
+  // ACK, 40 ms a request.
+  server_->set_tcp_nodelay(true);
+  // httplib gives each open connection a thread while it lasts: with fewer threads than clients
+  // keeping their connections, the rest wait whole requests for one.
+  int threads = options_.threads;
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
   server_->set_read_timeout(options_.read_timeout_seconds, 0);
   // httplib answers an oversized body by itself, with no body: say why, as the API's errors do.

@@ -24,6 +24,7 @@ struct HttpOptions {
   int64_t max_body_bytes = 16 << 20;
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
   std::string token;              // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
+  int threads = 64;               // connections served at once
 };
 
 class HttpServer {

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Serving: `kiln serve` against the same model in PyTorch behind Flask under gunicorn (2 worker
+# processes, 1 torch thread each), on this machine, driven by wrk at several concurrencies.
+#
+#   benchmarks/serve.sh [RUNS] [SECONDS] [CONCURRENCY...]     default: 3 10 1 8 32
+#
+# The model is configs/examples/fashion_mnist/cnn.yaml's CNN after one training step, exported
+# by `kiln export`; the Python server loads the same weights. Each request is one Fashion-MNIST
+# test image in TensorFlow Serving's row form; both answer class_ids, classes, probabilities and
+# logits. At each concurrency the two servers are loaded alternately RUNS times for SECONDS
+# each; the table shows the median requests/s, p50 and p99 latency, and the ratios. Below it,
+# the limit of the hardware: `kiln eval`'s offline images/s for the same model at batch 1, 8
+# and 32 (the batches a busy server forms).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+seconds=${2:-10}
+shift 2 2>/dev/null || shift $#
+concurrencies=("$@")
+[ ${#concurrencies[@]} -eq 0 ] && concurrencies=(1 8 32)
+kiln=${KILN:-build/kiln}
+python=${PYTHON:-/usr/bin/python3}
+work=$(mktemp -d)
+kiln_port=8610 peer_port=8611
+cleanup() {
+  [ -n "${kiln_pid:-}" ] && kill "$kiln_pid" 2>/dev/null || true
+  [ -n "${peer_pid:-}" ] && kill "$peer_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The model: one training step, exported.
+"$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/runs" \
+  --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss > "$work/train.out"
+run=$(sed -n 's/^run: //p' "$work/train.out")
+"$kiln" export "$run" --to "$work/exports" > /dev/null
+version="$work/exports/fashion_cnn/1"
+
+# One request: the first test image, pixels in [0, 1] as the dataset gives them.
+"$python" - "$work/request.json" <<'PY'
+import gzip, json, sys
+with gzip.open("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz") as f:
+    pixels = f.read()[16:16 + 784]
+image = [[[round(pixels[r * 28 + c] / 255, 4) for c in range(28)] for r in range(28)]]
+json.dump({"instances": [image]}, open(sys.argv[1], "w"))
+PY
+cat > "$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local file = io.open("$work/request.json", "r")
+wrk.body = file:read("*a")
+file:close()
+LUA
+
+"$kiln" serve "$work/exports/fashion_cnn" --port "$kiln_port" > "$work/kiln.log" 2>&1 &
+kiln_pid=$!
+KILN_EXPORT="$version" "$python" -m gunicorn -w 2 -b "127.0.0.1:$peer_port" \
+  --chdir benchmarks/peers serve_flask:app > "$work/peer.log" 2>&1 &
+peer_pid=$!
+url() { echo "http://127.0.0.1:$1/v1/models/fashion_cnn:predict"; }
+for port in $kiln_port $peer_port; do  # both answer before any timing
+  for _ in $(seq 100); do
+    curl -sf -X POST -d @"$work/request.json" "$(url $port)" > /dev/null && break
+    sleep 0.2
+  done
+done
+
+# wrk's requests/s, p50 and p99 in ms.
+load() {
+  wrk -t "$(( $2 < 2 ? 1 : 2 ))" -c "$2" -d "${seconds}s" --latency -s "$work/post.lua" "$(url "$1")" |
+    awk '
+      function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; return v * 1000 }
+      /Requests\/sec/ { rate = $2 }
+      /^ +50%/ { p50 = ms($2) }
+      /^ +99%/ { p99 = ms($2) }
+      /Non-2xx/ { bad = $NF }
+      END { printf "%s %s %s %s\n", rate, p50, p99, bad + 0 }'
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "| concurrency | kiln req/s | kiln p50 ms | kiln p99 ms | Flask req/s | Flask p50 ms | Flask p99 ms | req/s kiln/Flask |"
+echo "|---|---|---|---|---|---|---|---|"
+for c in "${concurrencies[@]}"; do
+  : > "$work/kiln.$c"; : > "$work/peer.$c"
+  for i in $(seq "$runs"); do
+    load $kiln_port "$c" >> "$work/kiln.$c"
+    load $peer_port "$c" >> "$work/peer.$c"
+    echo "c=$c run $i: kiln $(tail -n1 "$work/kiln.$c"), flask $(tail -n1 "$work/peer.$c")" >&2
+  done
+  col() { awk -v n="$2" '{print $n}' "$1" | median; }
+  kr=$(col "$work/kiln.$c" 1) k50=$(col "$work/kiln.$c" 2) k99=$(col "$work/kiln.$c" 3)
+  pr=$(col "$work/peer.$c" 1) p50=$(col "$work/peer.$c" 2) p99=$(col "$work/peer.$c" 3)
+  awk -v c="$c" -v kr="$kr" -v k50="$k50" -v k99="$k99" -v pr="$pr" -v p50="$p50" -v p99="$p99" \
+    'BEGIN { printf "| %s | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f |\n", c, kr, k50, k99, pr, p50, p99, kr / pr }'
+done
+failed=$(awk '{s += $4} END {print s + 0}' "$work"/kiln.* "$work"/peer.*)
+echo
+echo "non-2xx answers in all runs: $failed"
+grep -h "kiln_serving_batch_examples_sum\|kiln_serving_batch_examples_count" \
+  <(curl -s "http://127.0.0.1:$kiln_port/monitoring/prometheus/metrics") |
+  awk '/_sum/ {s = $2} /_count/ {n = $2} END {if (n) printf "kiln batches: %d, %.1f images each on average\n", n, s / n}'
+
+echo
+echo "| offline limit: kiln eval, test set (10000 images) at batch | images/s |"
+echo "|---|---|"
+for batch in 1 8 32; do
+  "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/offline" \
+    --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss \
+    --set "data.eval_batch_size=$batch" > "$work/offline.out"
+  offline_run=$(sed -n 's/^run: //p' "$work/offline.out")
+  rate=$("$kiln" eval "$offline_run" --split test 2>&1 >/dev/null |
+    sed -n 's/^test: .*, \([0-9.]*\) examples\/s$/\1/p')
+  echo "| $batch | $rate |"
+done
