@@ -72,6 +72,13 @@ void serve_log(const std::string& line) {
 // Serves on one thread and polls the base paths on another while this one waits for SIGINT or
 // SIGTERM; the signals are blocked first, so no handler runs inside the server's code.
 int run_serve(const ServeArgs& args) {
+  // Blocked before any thread starts (the batchers' and LibTorch's among them), as every thread
+  // inherits its creator's mask.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
   serving::ServingMetrics metrics;  // before the table: its versions' batchers report here
   serving::ModelTable table;
   serving::VersionWatcher watcher(
@@ -91,11 +98,6 @@ int run_serve(const ServeArgs& args) {
   serving::HttpServer server(handler, http);
   int port = server.bind(args.host, args.port);
 
-  sigset_t stops;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT);
-  sigaddset(&stops, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
   std::mutex mutex;
   std::condition_variable wake;
   bool stopping = false;
