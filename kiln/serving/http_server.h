@@ -5,16 +5,13 @@
 // of everything but /healthz). Binds 127.0.0.1 unless told otherwise.
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
-#include <condition_variable>
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <string>
 
+#include "kiln/serving/http_listener.h"
 #include "kiln/serving/rest_handler.h"
 
 namespace httplib {
-class Server;
 struct Request;
 }  // namespace httplib
 
@@ -30,14 +27,13 @@ struct HttpOptions {
 class HttpServer {
  public:
   HttpServer(const RestHandler& handler, HttpOptions options);
-  ~HttpServer();
 
   /// Binds `host`:`port` (0: any free port) and returns the port; UsageError when it cannot.
-  int bind(const std::string& host, int port);
+  int bind(const std::string& host, int port) { return listener_.bind(host, port); }
   /// Answers requests until stop(); returns at once when stop() came first.
-  void serve();
+  void serve() { listener_.serve(); }
   /// Ends serve() and returns once it has ended.
-  void stop();
+  void stop() { listener_.stop(); }
 
  private:
   void add_routes();
@@ -45,11 +41,7 @@ class HttpServer {
 
   const RestHandler& handler_;
   HttpOptions options_;
-  std::unique_ptr<httplib::Server> server_;
-  std::mutex mutex_;
-  std::condition_variable ended_;
-  enum class Phase { kIdle, kServing, kEnded } phase_ = Phase::kIdle;
-  bool stop_asked_ = false;
+  HttpListener listener_;
 };
 
 }  // namespace kiln::serving

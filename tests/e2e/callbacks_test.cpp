@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/binary_task.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -66,17 +67,6 @@ TEST(EmaE2e, EvalUsesTheAveragedWeights) {
   EXPECT_NEAR(std::stod(eval.out.substr(json_at + 11)), trained, 1e-6 * trained);
 }
 
-// Rows `a,b,label` of a separable binary task; only label 0 when `one_class`.
-std::string binary_rows(int rows, bool one_class) {
-  std::string csv = "a,b,label\n";
-  for (int i = 0; i < rows; ++i) {
-    double a = (i % 7) - 3.0, b = (i % 5) * 0.5 - 1.0;
-    int label = one_class ? 0 : a + b > 0;
-    csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(label) + "\n";
-  }
-  return csv;
-}
-
 // roc_auc on a validation set of one class is NaN at every validation: no checkpoint is kept as
 // its best, early stopping waits it out, stop_at does not fire, and the run resumes.
 TEST(NanMetricE2e, IsNeverTheBestNorAGoalAndTheRunResumes) {
@@ -86,10 +76,10 @@ TEST(NanMetricE2e, IsNeverTheBestNorAGoalAndTheRunResumes) {
       "version: 1\nname: nan\nseed: 1\n"
       "data:\n"
       "  train: {type: csv, file: " +
-          dir.write("train.csv", binary_rows(200, false)) +
+          dir.write("train.csv", testing::binary_rows(200)) +
           ", target: label}\n"
           "  val: {type: csv, file: " +
-          dir.write("val.csv", binary_rows(50, true)) +
+          dir.write("val.csv", testing::binary_rows(50, /*one_class=*/true)) +
           ", target: label}\n"
           "  batch_size: 20\n"
           "model: {type: mlp, num_classes: 2, hidden: [8]}\n"

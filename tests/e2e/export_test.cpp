@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "tests/support/binary_task.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -17,32 +18,15 @@ using ::testing::HasSubstr;
 using testing::run_dir_of;
 namespace fs = std::filesystem;
 
-// Rows `a,b,label` of a separable binary task.
-std::string rows(int count) {
-  std::string csv = "a,b,label\n";
-  for (int i = 0; i < count; ++i) {
-    double a = (i % 7) - 3.0, b = (i % 5) * 0.5 - 1.0;
-    csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(a + b > 0) + "\n";
-  }
-  return csv;
-}
-
 TEST(ExportE2e, TrainingExportsAtEveryValidationAndKilnExportWritesTheNextVersion) {
   testing::TempDir dir;
-  std::string data = dir.write("rows.csv", rows(200));
+  std::string data = dir.write("rows.csv", testing::binary_rows(200));
   std::string config = dir.write(
       "binary.yaml",
-      "version: 1\nname: binary\nseed: 1\n"
-      "data:\n  train: {type: csv, file: " +
-          data +
-          ", target: label}\n"
-          "  val: {type: csv, file: " +
-          data +
-          ", target: label}\n  batch_size: 20\n"
-          "model: {type: mlp, num_classes: 2, hidden: [8]}\n"
-          "optimizer: {type: sgd, lr: 0.1}\n"
+      testing::binary_config(
+          data, data,
           "train: {max: 40 steps, validate_every: 10 steps, monitor: val/accuracy, mode: max}\n"
-          "callbacks: [{type: export, when: validation, keep: 2}]\n");
+          "callbacks: [{type: export, when: validation, keep: 2}]\n"));
   auto run = testing::run_command(std::string(KILN_BINARY) + " train " + config + " --runs-root " +
                                   dir.file("runs"));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;

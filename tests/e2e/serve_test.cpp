@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kiln/core/json.h"
+#include "tests/support/binary_task.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -24,33 +25,15 @@ using testing::run_dir_of;
 
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 
-// Rows `a,b,label` of a separable binary task.
-std::string rows(int count) {
-  std::string csv = "a,b,label\n";
-  for (int i = 0; i < count; ++i) {
-    double a = (i % 7) - 3.0, b = (i % 5) * 0.5 - 1.0;
-    csv += std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(a + b > 0) + "\n";
-  }
-  return csv;
-}
-
 class Serve : public ::testing::Test {
  protected:
   // Trains the binary classifier once for every test here and exports it as version 1.
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
-    std::string data = dir_->write("rows.csv", rows(200));
-    std::string config = dir_->write("binary.yaml",
-                                     "version: 1\nname: binary\nseed: 1\n"
-                                     "data:\n  train: {type: csv, file: " +
-                                         data +
-                                         ", target: label}\n"
-                                         "  val: {type: csv, file: " +
-                                         data +
-                                         ", target: label}\n  batch_size: 20\n"
-                                         "model: {type: mlp, num_classes: 2, hidden: [8]}\n"
-                                         "optimizer: {type: sgd, lr: 0.1}\n"
-                                         "train: {max: 20 steps, validate_every: 10 steps}\n");
+    std::string data = dir_->write("rows.csv", testing::binary_rows(200));
+    std::string config = dir_->write(
+        "binary.yaml",
+        testing::binary_config(data, data, "train: {max: 20 steps, validate_every: 10 steps}\n"));
     testing::CommandResult run =
         testing::run_command(kiln("train " + config + " --runs-root " + dir_->file("runs")));
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
