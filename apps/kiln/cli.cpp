@@ -99,6 +99,7 @@ int run_cli(int argc, char** argv) {
   cli::add_eval_command(app, action);
   cli::add_export_command(app, action);
   cli::add_serve_command(app, action);
+  cli::add_predict_command(app, action);
   cli::add_list_command(app, action);
   cli::add_config_command(app, action);
   cli::add_data_command(app, action);

@@ -32,6 +32,7 @@ void add_train_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_serve_command(CLI::App& app, Action& action);
+void add_predict_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_config_command(CLI::App& app, Action& action);
 void add_data_command(CLI::App& app, Action& action);

@@ -100,6 +100,25 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   return loaded;
 }
 
+std::shared_ptr<ExportedModel> ExportedModel::from_checkpoint(const std::string& source,
+                                                              const std::string& which,
+                                                              torch::Device device) {
+  OpenedModel opened = open_model(source, which, device);
+  std::shared_ptr<ExportedModel> made(new ExportedModel());
+  made->directory_ = opened.checkpoint;
+  made->device_ = device;
+  made->name_ = opened.config.name;
+  made->inputs_ = opened.inputs;
+  made->labels_ = opened.labels;
+  made->model_ = opened.model;
+  made->transforms_ = eval_transforms(opened.config);
+  made->embedding_.emplace(*made->model_, opened.config.tensorboard.projector.layer,
+                           "tensorboard.projector.layer");
+  made->signatures_ = derive_signatures(*made->model_, made->inputs_, made->transforms_,
+                                        opened.config.loss, *made->embedding_);
+  return made;
+}
+
 void ExportedModel::check_signatures(const std::string& file) {
   // Each signature runs once on an example of zeros, so that a model.yaml whose outputs the model
   // does not give is refused when it loads, not at its first request.

@@ -23,6 +23,11 @@ class ExportedModel {
   /// Loads `directory`; a DataError naming the file at fault when model.yaml is missing or
   /// invalid or the weights are missing, truncated or do not fit the model.
   static std::shared_ptr<ExportedModel> load(const std::string& directory, torch::Device device);
+  /// The same model straight from a run folder (its checkpoint `which`) or a checkpoint
+  /// directory, as `kiln export` would write it, without writing anything.
+  static std::shared_ptr<ExportedModel> from_checkpoint(const std::string& source,
+                                                        const std::string& which,
+                                                        torch::Device device);
 
   const std::string& directory() const { return directory_; }
   const std::string& name() const { return name_; }

@@ -453,22 +453,32 @@ std::string predict_response(const std::map<std::string, HostTensor>& outputs,
     out += '}';
   } else {
     // One object per example: each output's slice along the first dimension.
-    int64_t rows = outputs.begin()->second.shape.empty() ? 1 : outputs.begin()->second.shape[0];
     out += '[';
-    for (int64_t row = 0; row < rows; ++row) {
-      out += row ? ",{" : "{";
-      bool first = true;
-      for (const auto& [name, tensor] : outputs) {
-        out += (first ? "" : ",") + json_key(name) + ':';
-        int64_t offset = row * (tensor.size() / std::max<int64_t>(1, tensor.shape.at(0)));
-        write_values(tensor, name, 1, offset, out);
-        first = false;
-      }
-      out += '}';
+    bool first = true;
+    for (const std::string& row : prediction_rows(outputs)) {
+      out += (first ? "" : ",") + row;
+      first = false;
     }
     out += ']';
   }
   return out + "}\n";
+}
+
+std::vector<std::string> prediction_rows(const std::map<std::string, HostTensor>& outputs) {
+  std::vector<std::string> rows;
+  int64_t count = outputs.begin()->second.shape.empty() ? 1 : outputs.begin()->second.shape[0];
+  for (int64_t row = 0; row < count; ++row) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [name, tensor] : outputs) {
+      out += (first ? "" : ",") + json_key(name) + ':';
+      int64_t offset = row * (tensor.size() / std::max<int64_t>(1, tensor.shape.at(0)));
+      write_values(tensor, name, 1, offset, out);
+      first = false;
+    }
+    rows.push_back(out + "}");
+  }
+  return rows;
 }
 
 }  // namespace kiln::serving

@@ -66,6 +66,10 @@ PredictRequest parse_predict_request(const std::string& body, const SignatureInp
 std::string predict_response(const std::map<std::string, HostTensor>& outputs,
                              RequestFormat format);
 
+/// Each example's outputs as one JSON object (the entries of a row-form response's
+/// "predictions", named even when there is one output): what `kiln predict` writes per line.
+std::vector<std::string> prediction_rows(const std::map<std::string, HostTensor>& outputs);
+
 /// A float as TensorFlow Serving writes it: 6 significant digits when they read back as the
 /// same value, else all it takes; ".0" after a whole number; NaN, Infinity, -Infinity.
 std::string format_float(double value, bool single_precision);

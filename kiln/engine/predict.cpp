@@ -1,0 +1,166 @@
+#include "kiln/engine/predict.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "kiln/core/error.h"
+#include "kiln/data/idx_tensors.h"
+#include "kiln/engine/exported_model.h"
+#include "kiln/engine/exported_servable.h"
+#include "kiln/engine/signatures.h"
+#include "kiln/serving/batcher.h"
+#include "kiln/serving/serving_error.h"
+#include "kiln/serving/version_folders.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+namespace {
+
+// The model a source names: a version folder, a model folder's newest version, or a run (or one
+// of its checkpoints) exported in memory.
+std::shared_ptr<ExportedModel> open_source(const PredictOptions& options) {
+  if (fs::exists(options.source + "/model.yaml"))
+    return ExportedModel::load(options.source, torch::kCPU);
+  std::vector<int64_t> versions = serving::list_versions(options.source);
+  if (!versions.empty() && !fs::exists(options.source + "/config.yaml"))
+    return ExportedModel::load(fmt::format("{}/{}", options.source, versions.back()), torch::kCPU);
+  return ExportedModel::from_checkpoint(options.source, options.checkpoint, torch::kCPU);
+}
+
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+// Every line of a JSON lines file, each one instance as a row-form request holds it.
+torch::Tensor read_json_lines(const std::string& path, const ModelInput& input) {
+  std::ifstream in(path);
+  if (!in) throw IoError("read", path, errno);
+  std::vector<int64_t> shape = {-1};
+  shape.insert(shape.end(), input.shape.begin(), input.shape.end());
+  std::map<std::string, serving::TensorSpec> spec = {
+      {input.name, {serving_dtype(input.dtype), shape}}};
+  std::vector<serving::PredictRequest> rows;
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      rows.push_back(serving::parse_predict_request("{\"instances\": [" + line + "]}", spec));
+    } catch (const serving::ServingError& e) {
+      throw DataError(path, number, -1, fmt::format("line {}: {}", number, e.what()));
+    }
+  }
+  if (rows.empty()) throw DataError(path, -1, -1, "holds no examples");
+  std::vector<const std::map<std::string, serving::HostTensor>*> parts;
+  for (const auto& row : rows) parts.push_back(&row.inputs);
+  return host_to_tensor(serving::concatenate(parts).at(input.name), input.dtype, input.name);
+}
+
+// IDX images, scaled to [0, 1] as the idx and fashion_mnist datasets deliver them.
+torch::Tensor read_idx_images(const std::string& path, const ModelInput& input) {
+  torch::Tensor images = data::idx_images(io::read_idx(path), path);
+  std::vector<int64_t> example(images.sizes().begin() + 1, images.sizes().end());
+  if (example != input.shape)
+    throw DataError(path, -1, -1,
+                    fmt::format("holds images of shape [{}]; the model takes [{}]",
+                                fmt::join(example, ", "), fmt::join(input.shape, ", ")));
+  return images;
+}
+
+torch::Tensor read_inputs(const std::string& path, const ModelInput& input) {
+  if (ends_with(path, ".jsonl") || ends_with(path, ".json")) return read_json_lines(path, input);
+  return read_idx_images(path, input);
+}
+
+// A CSV field: quoted when it holds a separator, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// CSV's header: an output of one value per example is a column, a longer one NAME_0, NAME_1...
+std::string csv_header(const std::map<std::string, serving::HostTensor>& outputs) {
+  std::string header;
+  for (const auto& [name, tensor] : outputs) {
+    int64_t per_row = tensor.size() / std::max<int64_t>(1, tensor.shape.front());
+    for (int64_t i = 0; i < per_row; ++i)
+      header += (header.empty() ? "" : ",") +
+                csv_field(per_row == 1 ? name : fmt::format("{}_{}", name, i));
+  }
+  return header + "\n";
+}
+
+std::string csv_row(const std::map<std::string, serving::HostTensor>& outputs, int64_t row) {
+  std::string line;
+  for (const auto& [name, tensor] : outputs) {
+    int64_t per_row = tensor.size() / std::max<int64_t>(1, tensor.shape.front());
+    for (int64_t i = row * per_row; i < (row + 1) * per_row; ++i) {
+      std::string value =
+          tensor.dtype == serving::DType::kString ? csv_field(tensor.strings[i])
+          : tensor.dtype == serving::DType::kFloat32 || tensor.dtype == serving::DType::kFloat64
+              ? serving::format_float(tensor.numbers[i], tensor.dtype == serving::DType::kFloat32)
+              : fmt::format("{}", static_cast<int64_t>(tensor.numbers[i]));
+      line += (line.empty() ? "" : ",") + value;
+    }
+  }
+  return line + "\n";
+}
+
+}  // namespace
+
+PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) {
+  if (options.format != "jsonl" && options.format != "csv")
+    throw UsageError("--format is jsonl or csv, not " + options.format);
+  std::shared_ptr<ExportedModel> model = open_source(options);
+  const serving::Signature* signature = model->signature(options.signature);
+  if (!signature) {
+    std::string known;
+    for (const auto& [name, s] : model->signatures()) known += (known.empty() ? "" : ", ") + name;
+    throw UsageError(
+        fmt::format("the model has no signature \"{}\"; it has {}", options.signature, known));
+  }
+  auto start = std::chrono::steady_clock::now();
+  torch::Tensor inputs = read_inputs(options.input, model->inputs().front());
+  std::FILE* out = options.output.empty() ? stdout : std::fopen(options.output.c_str(), "w");
+  if (!out) throw IoError("write", options.output, errno);
+  PredictOutcome outcome;
+  int64_t total = inputs.size(0);
+  bool terminal = progress && ::isatty(::fileno(progress));
+  for (int64_t begin = 0; begin < total; begin += options.batch) {
+    int64_t count = std::min(options.batch, total - begin);
+    std::map<std::string, torch::Tensor> outputs;
+    {
+      c10::InferenceMode inference;
+      outputs = model->run(*signature, inputs.narrow(0, begin, count));
+    }
+    std::map<std::string, serving::HostTensor> host;
+    for (const auto& [name, out_spec] : signature->outputs)
+      host[name] = model->to_host(out_spec, outputs.at(name));
+    if (options.format == "csv" && begin == 0) std::fputs(csv_header(host).c_str(), out);
+    if (options.format == "csv") {
+      for (int64_t row = 0; row < count; ++row) std::fputs(csv_row(host, row).c_str(), out);
+    } else {
+      for (const std::string& line : serving::prediction_rows(host))
+        std::fputs((line + "\n").c_str(), out);
+    }
+    outcome.examples += count;
+    if (terminal)
+      std::fprintf(progress, "\rpredicted %lld/%lld examples",
+                   static_cast<long long>(outcome.examples), static_cast<long long>(total));
+  }
+  if (out != stdout) std::fclose(out);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (progress)
+    std::fprintf(progress, "%spredicted %lld examples in %.2f s, %.0f examples/s\n",
+                 terminal ? "\r" : "", static_cast<long long>(outcome.examples), outcome.seconds,
+                 outcome.examples / std::max(outcome.seconds, 1e-9));
+  return outcome;
+}
+
+}  // namespace kiln::engine

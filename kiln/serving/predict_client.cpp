@@ -1,0 +1,118 @@
+#include "kiln/serving/predict_client.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "kiln/core/error.h"
+#include "kiln/core/json.h"
+
+namespace kiln::serving {
+namespace {
+
+struct Target {
+  std::string origin;  // scheme://host:port
+  std::string path;    // .../v1/models/NAME...:predict
+};
+
+Target parse_url(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t path = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (scheme == std::string::npos || path == std::string::npos)
+    throw UsageError("--server takes http://HOST:PORT/v1/models/NAME, not " + url);
+  Target target{url.substr(0, path), url.substr(path)};
+  if (target.path.size() < 8 || target.path.compare(target.path.size() - 8, 8, ":predict") != 0)
+    target.path += ":predict";
+  return target;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw IoError("read", path, errno);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  if (lines.empty()) throw DataError(path, -1, -1, "holds no instances");
+  return lines;
+}
+
+// The answer's one prediction as a line, or its error.
+std::string answer_line(const httplib::Result& result) {
+  if (!result) return Json{{"error", httplib::to_string(result.error())}}.dump();
+  try {
+    Json body = Json::parse(result->body);
+    if (result->status == 200 && body.contains("predictions") && body["predictions"].size() == 1)
+      return body["predictions"][0].dump();
+    return Json{{"error", body.value("error", result->body)}, {"status", result->status}}.dump();
+  } catch (const Json::exception&) {
+    return Json{{"error", result->body}, {"status", result->status}}.dump();
+  }
+}
+
+}  // namespace
+
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  size_t rank = static_cast<size_t>(std::ceil(q * double(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+ClientReport run_client(const ClientOptions& options) {
+  Target target = parse_url(options.url);
+  std::vector<std::string> lines = read_lines(options.input);
+  std::vector<std::string> answers(lines.size());
+  std::vector<double> latencies(lines.size());
+  std::vector<char> ok(lines.size());
+  std::atomic<size_t> next{0};
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> workers;
+  for (int w = 0; w < std::max(1, options.concurrency); ++w)
+    workers.emplace_back([&] {
+      httplib::Client client(target.origin);
+      client.set_tcp_nodelay(true);
+      if (!options.token.empty()) client.set_bearer_token_auth(options.token);
+      for (size_t i = next++; i < lines.size(); i = next++) {
+        std::string body = fmt::format("{{\"signature_name\": {}, \"instances\": [{}]}}",
+                                       Json(options.signature).dump(), lines[i]);
+        auto sent = std::chrono::steady_clock::now();
+        httplib::Result result = client.Post(target.path, body, "application/json");
+        latencies[i] =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
+                .count();
+        ok[i] = result && result->status == 200;
+        answers[i] = answer_line(result);
+      }
+    });
+  for (auto& worker : workers) worker.join();
+  ClientReport report;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.requests = static_cast<int64_t>(lines.size());
+  report.failed = std::count(ok.begin(), ok.end(), 0);
+  std::sort(latencies.begin(), latencies.end());
+  report.p50_ms = percentile(latencies, 0.5);
+  report.p90_ms = percentile(latencies, 0.9);
+  report.p99_ms = percentile(latencies, 0.99);
+
+  std::ofstream file;
+  if (!options.output.empty()) {
+    file.open(options.output);
+    if (!file) throw IoError("write", options.output, errno);
+  }
+  for (const std::string& answer : answers) {
+    if (options.output.empty())
+      std::fputs((answer + "\n").c_str(), stdout);
+    else
+      file << answer << "\n";
+  }
+  return report;
+}
+
+}  // namespace kiln::serving
