@@ -1,6 +1,7 @@
 // kiln serve MODEL_DIR... | --model-config FILE [--host H] [--port P] [--poll-seconds S]
 //            [--max-request-rows N] [--max-body-bytes N] [--token-file F]
 
+#include <fmt/format.h>
 #include <signal.h>
 
 #include <condition_variable>
@@ -120,6 +121,10 @@ int run_serve(const ServeArgs& args) {
   }
   wake.notify_all();
   polling.join();
+  // A drain: requests that come now are answered 503, those in flight are answered first.
+  serve_log(fmt::format("stopping: draining {} request(s) in flight", handler.in_flight()));
+  int64_t left = handler.drain(std::chrono::seconds(30));
+  if (left > 0) serve_log(fmt::format("stopped with {} request(s) unanswered after 30 s", left));
   server.stop();
   serving.join();
   return 0;
@@ -155,6 +160,21 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   command
       ->add_option("--max-body-bytes", args->max_body_bytes, "Bytes of one request body, at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--max-batch", args->batching.max_batch,
+                   "Examples batched together; 0 runs each request alone")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--batch-timeout-us", args->batching.timeout_us,
+                   "How long a batch's first request waits for more; 0: only what queued")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--max-queued", args->batching.max_queued,
+                   "Requests waiting per version; one more is answered 503")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command

@@ -66,7 +66,8 @@ void ServingMetrics::batch(const std::string& model, int64_t examples) {
   slot->second.observe(static_cast<double>(examples));
 }
 
-std::string ServingMetrics::text(const std::map<std::string, size_t>& versions) const {
+std::string ServingMetrics::text(const std::map<std::string, size_t>& versions,
+                                 int64_t in_flight) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
   out += "# HELP kiln_serving_requests_total Requests answered, by model, API and HTTP status.\n";
@@ -92,6 +93,9 @@ std::string ServingMetrics::text(const std::map<std::string, size_t>& versions) 
   out += "# TYPE kiln_serving_versions gauge\n";
   for (const auto& [model, count] : versions)
     out += fmt::format("kiln_serving_versions{{model=\"{}\"}} {}\n", escaped(model), count);
+  out += "# HELP kiln_serving_requests_in_flight Requests being answered.\n";
+  out += "# TYPE kiln_serving_requests_in_flight gauge\n";
+  out += fmt::format("kiln_serving_requests_in_flight {}\n", in_flight);
   return out;
 }
 

@@ -29,8 +29,9 @@ class ServingMetrics {
   void request(const std::string& model, const std::string& api, int status, double seconds);
   /// One batch run for `model`.
   void batch(const std::string& model, int64_t examples);
-  /// The exposition text, with `versions` (model -> versions loaded) as a gauge.
-  std::string text(const std::map<std::string, size_t>& versions) const;
+  /// The exposition text, with `versions` (model -> versions loaded) and the requests being
+  /// answered as gauges.
+  std::string text(const std::map<std::string, size_t>& versions, int64_t in_flight = 0) const;
 
  private:
   mutable std::mutex mutex_;

@@ -32,8 +32,18 @@ const char* api_name(RouteKind kind) {
 HttpReply RestHandler::handle(const std::string& method, const std::string& path,
                               const std::string& body) const {
   auto start = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (draining_)
+      return {http_status(StatusCode::kUnavailable), error_body("the server is shutting down")};
+    ++in_flight_;
+  }
   Route route;  // stays without a model when the URL is none of the API's
   HttpReply reply = answer(method, path, body, route);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--in_flight_ == 0) idle_.notify_all();
+  }
   if (metrics_)
     metrics_->request(
         route.model, route.model.empty() ? "" : api_name(route.kind), reply.status,
@@ -42,7 +52,19 @@ HttpReply RestHandler::handle(const std::string& method, const std::string& path
 }
 
 std::string RestHandler::metrics_text() const {
-  return metrics_ ? metrics_->text(table_.models()) : "";
+  return metrics_ ? metrics_->text(table_.models(), in_flight()) : "";
+}
+
+int64_t RestHandler::drain(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  draining_ = true;
+  idle_.wait_for(lock, timeout, [this] { return in_flight_ == 0; });
+  return in_flight_;
+}
+
+int64_t RestHandler::in_flight() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return in_flight_;
 }
 
 HttpReply RestHandler::answer(const std::string& method, const std::string& path,

@@ -5,7 +5,10 @@
 // makes handle() throw.
 // Thread-safety: handle() may be called from several threads at once.
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "kiln/serving/metrics.h"
@@ -34,6 +37,12 @@ class RestHandler {
   /// Prometheus's text of the metrics ("" without them).
   std::string metrics_text() const;
 
+  /// Draining for a shutdown: requests that arrive from now on are answered 503 while those in
+  /// flight run on; returns once none is left, or after `timeout`, with how many were left.
+  int64_t drain(std::chrono::milliseconds timeout);
+  /// Requests being answered now.
+  int64_t in_flight() const;
+
  private:
   HttpReply answer(const std::string& method, const std::string& path, const std::string& body,
                    Route& route) const;
@@ -42,6 +51,10 @@ class RestHandler {
   const ModelTable& table_;
   RestOptions options_;
   ServingMetrics* metrics_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable idle_;
+  mutable int64_t in_flight_ = 0;
+  bool draining_ = false;
 };
 
 }  // namespace kiln::serving

@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <thread>
+
 #include "kiln/core/json.h"
 #include "tests/support/fake_servable.h"
 
@@ -78,6 +81,50 @@ TEST_F(RestHandlerTest, EachBadRequestGetsItsStatusAndSaysWhy) {
   expect_error(handler_.handle("DELETE", "/v1/models/half", ""), 400, "Malformed request");
   expect_error(handler_.handle("GET", "/v1/models/none", ""), 404,
                "Could not find any versions of model none");
+}
+
+// half_plus_two that holds each call until released.
+class Held : public testing::HalfPlusTwo {
+ public:
+  std::map<std::string, HostTensor> predict(
+      const std::string& signature, const std::map<std::string, HostTensor>& inputs) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    released_.wait(lock, [this] { return released; });
+    return HalfPlusTwo::predict(signature, inputs);
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released = true;
+    released_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable released_;
+  bool released = false;
+};
+
+TEST(RestHandlerDrain, NewRequestsGet503WhileThoseInFlightAreAnswered) {
+  auto held = std::make_shared<Held>();
+  ModelTable table;
+  table.set("half", {{1, held}});
+  RestHandler handler(table, {});
+  HttpReply in_flight;
+  std::thread request([&] {
+    in_flight = handler.handle("POST", "/v1/models/half:predict", R"({"instances": [[2.0]]})");
+  });
+  while (handler.in_flight() < 1) std::this_thread::yield();
+  int64_t left = -1;
+  std::thread draining([&] { left = handler.drain(std::chrono::seconds(60)); });
+  // Until the drain begins a status request is answered; from then on, 503.
+  while (handler.handle("GET", "/v1/models/half", "").status != 503) std::this_thread::yield();
+  held->release();
+  request.join();
+  draining.join();
+  EXPECT_EQ(in_flight.status, 200);
+  EXPECT_EQ(Json::parse(in_flight.body)["predictions"][0][0], 3.0);
+  EXPECT_EQ(left, 0);
+  EXPECT_EQ(handler.in_flight(), 0);
 }
 
 }  // namespace

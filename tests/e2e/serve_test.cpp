@@ -145,7 +145,7 @@ TEST_F(Serve, BadRequestsGetA4xxAndTheServerStaysUp) {
 }
 
 TEST_F(Serve, ATokenIsRequiredWhenGiven) {
-  start("--token-file " + dir_->write("token", "s3cret\n"));
+  start("--max-batch 0 --token-file " + dir_->write("token", "s3cret\n"));  // no batcher either
   post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 401);
   client_->set_bearer_token_auth("s3cret");
   post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 200);
@@ -180,6 +180,30 @@ TEST_F(Serve, ANewVersionIsServedUnderLoadWithoutAFailedRequest) {
   httplib::Result status = client_->Get("/v1/models/binary");
   ASSERT_TRUE(status);
   EXPECT_EQ(Json::parse(status->body)["model_version_status"][0]["version"], "2");
+}
+
+// SIGTERM while a request waits in the batcher (a batch timeout of 2 s): it is answered before
+// the server exits, and the server said it was draining it.
+TEST_F(Serve, SigtermAnswersTheRequestInFlightFirst) {
+  start("--max-batch 64 --batch-timeout-us 2000000");
+  int status = 0;
+  std::thread request([&] {
+    httplib::Client client("127.0.0.1", port_);
+    httplib::Result result = client.Post("/v1/models/binary:predict",
+                                         R"({"instances": [[1.0, 2.0]]})", "application/json");
+    status = result ? result->status : -1;
+  });
+  while (true) {  // until the server counts the request as in flight
+    httplib::Result metrics = client_->Get("/monitoring/prometheus/metrics");
+    if (metrics && metrics->body.find("kiln_serving_requests_in_flight 1") != std::string::npos)
+      break;
+  }
+  server_->signal(SIGTERM);
+  EXPECT_TRUE(wait_for_line("stopping: draining 1 request(s) in flight"));
+  request.join();
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(server_->wait(), 0);
+  server_.reset();
 }
 
 }  // namespace serve_e2e_test
