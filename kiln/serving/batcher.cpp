@@ -155,12 +155,18 @@ void BatchingServable::run(const std::vector<std::shared_ptr<Request>>& batch) {
   try {
     std::map<std::string, HostTensor> outputs =
         inner_->predict(batch.front()->signature, concatenate(parts));
+    // Counted before anyone is answered, so that a client who reads the metrics after its
+    // answer finds its batch there.
+    if (observer_) {
+      int64_t examples = 0;
+      for (const auto& request : batch) examples += request->rows;
+      observer_(examples);
+    }
     int64_t begin = 0;
     for (const auto& request : batch) {
       request->answer.set_value(slice_rows(outputs, begin, request->rows));
       begin += request->rows;
     }
-    if (observer_) observer_(begin);
   } catch (...) {
     for (const auto& request : batch) request->answer.set_exception(std::current_exception());
   }

@@ -34,17 +34,7 @@ class Predict : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
-    std::string data = dir_->write("rows.csv", testing::binary_rows(200));
-    std::string config = dir_->write(
-        "binary.yaml",
-        testing::binary_config(data, data, "train: {max: 20 steps, validate_every: 10 steps}\n"));
-    testing::CommandResult run =
-        testing::run_command(kiln("train " + config + " --runs-root " + dir_->file("runs")));
-    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-    run_ = new std::string(run_dir_of(run.out));
-    ASSERT_EQ(
-        testing::run_command(kiln("export " + *run_ + " --to " + dir_->file("models"))).exit_code,
-        0);
+    run_ = new std::string(testing::train_and_export_binary(KILN_BINARY, *dir_));
     input_ = new std::string(
         dir_->write("in.jsonl", "[3.0, 1.0]\n[-3.0, -1.0]\n\n[0.5, 0.25]\n[-0.5, 2.0]\n"));
   }

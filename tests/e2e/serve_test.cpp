@@ -30,17 +30,7 @@ class Serve : public ::testing::Test {
   // Trains the binary classifier once for every test here and exports it as version 1.
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
-    std::string data = dir_->write("rows.csv", testing::binary_rows(200));
-    std::string config = dir_->write(
-        "binary.yaml",
-        testing::binary_config(data, data, "train: {max: 20 steps, validate_every: 10 steps}\n"));
-    testing::CommandResult run =
-        testing::run_command(kiln("train " + config + " --runs-root " + dir_->file("runs")));
-    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-    run_ = new std::string(run_dir_of(run.out));
-    testing::CommandResult exported =
-        testing::run_command(kiln("export " + *run_ + " --to " + dir_->file("models")));
-    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    run_ = new std::string(testing::train_and_export_binary(KILN_BINARY, *dir_));
   }
   static void TearDownTestSuite() {
     delete dir_;

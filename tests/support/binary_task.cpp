@@ -1,5 +1,10 @@
 #include "tests/support/binary_task.h"
 
+#include <stdexcept>
+
+#include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
+
 namespace kiln::testing {
 
 std::string binary_rows(int rows, bool one_class) {
@@ -24,6 +29,20 @@ std::string binary_config(const std::string& train_csv, const std::string& val_c
          "model: {type: mlp, num_classes: 2, hidden: [8]}\n"
          "optimizer: {type: sgd, lr: 0.1}\n" +
          more;
+}
+
+std::string train_and_export_binary(const std::string& kiln, const TempDir& dir) {
+  std::string data = dir.write("rows.csv", binary_rows(200));
+  std::string config =
+      dir.write("binary.yaml",
+                binary_config(data, data, "train: {max: 20 steps, validate_every: 10 steps}\n"));
+  CommandResult trained =
+      run_command(kiln + " train " + config + " --runs-root " + dir.file("runs"));
+  if (trained.exit_code != 0) throw std::runtime_error(trained.out + trained.err);
+  std::string run = run_dir_of(trained.out);
+  CommandResult exported = run_command(kiln + " export " + run + " --to " + dir.file("models"));
+  if (exported.exit_code != 0) throw std::runtime_error(exported.out + exported.err);
+  return run;
 }
 
 }  // namespace kiln::testing

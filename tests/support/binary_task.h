@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tests/support/temp_dir.h"
+
 namespace kiln::testing {
 
 /// `rows` rows; only label 0 when `one_class`.
@@ -13,5 +15,10 @@ std::string binary_rows(int rows, bool one_class = false);
 /// 20, followed by `more` (YAML lines: train, callbacks, ...).
 std::string binary_config(const std::string& train_csv, const std::string& val_csv,
                           const std::string& more);
+
+/// Trains that config on binary_rows(200) for 20 steps in `dir` with the kiln binary `kiln`, and
+/// exports it into dir/models (the model folder dir/models/binary). Returns the run folder;
+/// throws std::runtime_error with the command's output when a step fails.
+std::string train_and_export_binary(const std::string& kiln, const TempDir& dir);
 
 }  // namespace kiln::testing
