@@ -7,9 +7,8 @@
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/experiment.h"
+#include "kiln/engine/exported_model.h"
 #include "kiln/engine/open_model.h"
-#include "kiln/engine/signatures.h"
 #include "kiln/serving/version_folders.h"
 
 namespace kiln::engine {
@@ -61,10 +60,7 @@ ExportedVersion export_model(const ExportRequest& request) {
   std::string to = request.to.empty() ? run_of(exported.checkpoint) + "/export" : request.to;
   exported.base = to + "/" + name;
 
-  models::EmbeddingLayer embedding(*opened.model, opened.config.tensorboard.projector.layer,
-                                   "tensorboard.projector.layer");
-  serving::Signatures signatures = derive_signatures(
-      *opened.model, opened.inputs, eval_transforms(opened.config), opened.config.loss, embedding);
+  serving::Signatures signatures = ExportedModel::from_opened(opened)->signatures();
   std::string staging = serving::staging_folder(exported.base);
   try {
     CheckpointFileSystem& files = real_file_system();

@@ -103,10 +103,14 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
 std::shared_ptr<ExportedModel> ExportedModel::from_checkpoint(const std::string& source,
                                                               const std::string& which,
                                                               torch::Device device) {
-  OpenedModel opened = open_model(source, which, device);
+  return from_opened(open_model(source, which, device));
+}
+
+std::shared_ptr<ExportedModel> ExportedModel::from_opened(const OpenedModel& opened) {
   std::shared_ptr<ExportedModel> made(new ExportedModel());
   made->directory_ = opened.checkpoint;
-  made->device_ = device;
+  made->device_ = opened.model->parameters().empty() ? torch::Device(torch::kCPU)
+                                                     : opened.model->parameters().front().device();
   made->name_ = opened.config.name;
   made->inputs_ = opened.inputs;
   made->labels_ = opened.labels;

@@ -28,6 +28,8 @@ class ExportedModel {
   static std::shared_ptr<ExportedModel> from_checkpoint(const std::string& source,
                                                         const std::string& which,
                                                         torch::Device device);
+  /// The same from a model already opened (it shares its module); what `kiln export` writes.
+  static std::shared_ptr<ExportedModel> from_opened(const OpenedModel& opened);
 
   const std::string& directory() const { return directory_; }
   const std::string& name() const { return name_; }

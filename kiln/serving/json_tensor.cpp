@@ -341,46 +341,35 @@ std::string json_key(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// Each dtype with its model.yaml name and TensorFlow's.
+struct DTypeNames {
+  DType dtype;
+  const char *name, *tf_name;
+};
+constexpr DTypeNames kDTypeNames[] = {
+    {DType::kFloat32, "float32", "DT_FLOAT"}, {DType::kFloat64, "float64", "DT_DOUBLE"},
+    {DType::kInt32, "int32", "DT_INT32"},     {DType::kInt64, "int64", "DT_INT64"},
+    {DType::kBool, "bool", "DT_BOOL"},        {DType::kString, "string", "DT_STRING"}};
+
+}  // namespace
+
 std::string dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "float32";
-    case DType::kFloat64:
-      return "float64";
-    case DType::kInt32:
-      return "int32";
-    case DType::kInt64:
-      return "int64";
-    case DType::kBool:
-      return "bool";
-    case DType::kString:
-      return "string";
-  }
+  for (const DTypeNames& names : kDTypeNames)
+    if (names.dtype == dtype) return names.name;
   return "?";
 }
 
 std::optional<DType> dtype_named(const std::string& name) {
-  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool,
-                      DType::kString})
-    if (dtype_name(dtype) == name) return dtype;
+  for (const DTypeNames& names : kDTypeNames)
+    if (name == names.name) return names.dtype;
   return std::nullopt;
 }
 
 std::string tf_dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "DT_FLOAT";
-    case DType::kFloat64:
-      return "DT_DOUBLE";
-    case DType::kInt32:
-      return "DT_INT32";
-    case DType::kInt64:
-      return "DT_INT64";
-    case DType::kBool:
-      return "DT_BOOL";
-    case DType::kString:
-      return "DT_STRING";
-  }
+  for (const DTypeNames& names : kDTypeNames)
+    if (names.dtype == dtype) return names.tf_name;
   return "DT_INVALID";
 }
 
