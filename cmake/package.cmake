@@ -24,7 +24,9 @@ set_target_properties(kiln_serving PROPERTIES EXPORT_NAME serving)
 add_library(kiln_plugin_api INTERFACE)
 target_include_directories(kiln_plugin_api INTERFACE
   $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-target_link_libraries(kiln_plugin_api INTERFACE ${TORCH_LIBRARIES} yaml-cpp fmt::fmt)
+# fmt before LibTorch: a LibTorch from pip ships headers of a newer fmt, and a plugin compiled
+# against those calls fmt functions that the fmt kiln links does not have.
+target_link_libraries(kiln_plugin_api INTERFACE yaml-cpp fmt::fmt ${TORCH_LIBRARIES})
 set_target_properties(kiln_plugin_api PROPERTIES EXPORT_NAME plugin)
 
 # The installed kiln finds LibTorch where it was built against.

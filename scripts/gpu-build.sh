@@ -5,8 +5,9 @@
 #   scripts/gpu-build.sh download      on a Debian bookworm machine with apt: fetches the .deb
 #                                      files of the C++ libraries kiln uses into gpu-deps/
 #                                      (git-ignored), to be copied to the GPU machine with the tree
-#   scripts/gpu-build.sh build [DIR]   on the GPU machine: unpacks them into a prefix and builds
-#                                      kiln into DIR (default build-gpu)
+#   scripts/gpu-build.sh build [DIR [TARGET...]]
+#                                      on the GPU machine: unpacks them into a prefix and builds
+#                                      kiln into DIR (default build-gpu): everything, or TARGETs
 #   scripts/gpu-build.sh env           prints the exports that kiln and its tests need to run there
 #   scripts/gpu-build.sh install-data  puts Fashion-MNIST under /usr/share/datasets (needs root)
 #
@@ -69,18 +70,21 @@ torch_prefix() { python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'
 
 build() {
   local dir="${1:-$root/build-gpu}"
+  shift || true
+  local targets=()
+  [ $# -eq 0 ] || targets=(--target "$@")
   unpack
   eval "$(print_env)"
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DProtobuf_PROTOC_EXECUTABLE="$prefix/usr/bin/protoc" \
     -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf"
-  cmake --build "$dir" -- -k 0
+  cmake --build "$dir" "${targets[@]}" -- -k 0
 }
 
 case "${1:-}" in
   download) download ;;
-  build) build "${2:-}" ;;
+  build) shift; build "$@" ;;
   env) print_env ;;
   install-data) install_data ;;
-  *) echo "usage: $0 download | build [DIR] | env | install-data" >&2; exit 2 ;;
+  *) echo "usage: $0 download | build [DIR [TARGET...]] | env | install-data" >&2; exit 2 ;;
 esac

@@ -28,8 +28,11 @@ echo "build: exit $? at $(($(date +%s) - begun)) s" >> "$out/summary.txt"
 eval "$(scripts/gpu-build.sh env)"
 cd build-gpu
 {
-  echo "first library of torch_tests: $(readelf -d torch_tests | grep -m1 NEEDED)"
-  grep -A8 '^build torch_tests:' build.ninja | grep -m1 LINK_FLAGS
+  # Which of kiln's C++ standard library calls the loader binds into LibTorch's own copies (what
+  # made std::filesystem::remove_all crash, docs/gpu.md): every symbol bound at start-up.
+  LD_BIND_NOW=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT=/tmp/kiln-bindings ./torch_tests --gtest_list_tests > /dev/null 2>&1
+  echo "std:: symbols of torch_tests bound into LibTorch: $(cat /tmp/kiln-bindings.* | grep 'binding file ./torch_tests' | grep -E ' to [^ ]*lib(torch|c10)' | grep -Ec '`_ZN?K?St')"
+  cat /tmp/kiln-bindings.* | grep 'binding file ./torch_tests' | grep -E ' to [^ ]*lib(torch|c10)' | grep -E '`_ZN?K?St' | sed 's/.* to //' | head -20
 } >> "$out/summary.txt"
 
 timeout "$(($(left) / 3))" ctest -j12 -E '^torch_tests' --output-on-failure > "$out/ctest.txt" 2>&1

@@ -8,12 +8,14 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include <fmt/ranges.h>
 
 #include "kiln/core/crc32c.h"
 #include "kiln/core/error.h"
+#include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/manifest.h"
@@ -117,7 +119,7 @@ void CheckpointFileSystem::rename(const std::string& from, const std::string& to
   fs::rename(from, to);
 }
 
-void CheckpointFileSystem::remove_all(const std::string& path) { fs::remove_all(path); }
+void CheckpointFileSystem::remove_all(const std::string& path) { remove_tree(path); }
 
 CheckpointFileSystem& real_file_system() {
   static CheckpointFileSystem real;
@@ -341,12 +343,28 @@ std::string load_evaluation_weights(const std::string& checkpoint_dir, torch::nn
   return path;
 }
 
+namespace {
+
+// Where the optimizer's parameters live, or nothing for an optimizer without any.
+std::optional<torch::Device> parameter_device(const torch::optim::Optimizer& optimizer) {
+  for (const auto& group : optimizer.param_groups())
+    if (!group.params().empty()) return group.params().front().device();
+  return std::nullopt;
+}
+
+}  // namespace
+
 void load_optimizer_state(const std::string& checkpoint_dir, torch::optim::Optimizer& optimizer) {
   std::string path = checkpoint_dir + "/optimizer.pt";
   if (!fs::exists(path)) throw DataError(path, -1, -1, "missing: the checkpoint has no optimizer");
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(path);
+    // The state (momenta, second moments) goes where the parameters are, not where it was saved:
+    // a checkpoint written on CUDA resumes on the CPU and the other way round.
+    if (std::optional<torch::Device> device = parameter_device(optimizer))
+      archive.load_from(path, *device);
+    else
+      archive.load_from(path);
     optimizer.load(archive);
   } catch (const c10::Error& e) {
     throw DataError(path, -1, -1, "does not fit this optimizer: " + e.msg());

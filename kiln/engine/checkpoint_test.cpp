@@ -84,6 +84,39 @@ TEST_F(CheckpointTest, WritesEveryFileUnderAStepNameAndTheOptimizerWhenGiven) {
   EXPECT_NO_THROW(verify_checkpoint(dir));
 }
 
+// An Adam step from `device`'s model, saved; then loaded into a fresh model on `other`.
+void expect_optimizer_state_moves(const std::string& checkpoints, torch::Device device,
+                                  torch::Device other) {
+  auto model = trained_model(1);
+  model->to(device);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.01));
+  model->forward(torch::randn({5, 4}, device)).sum().backward();
+  optimizer.step();
+  std::string dir =
+      save_checkpoint(checkpoints, {1, model.get(), &optimizer, Json{{"step", 1}}, "a: 1\n", {}});
+  auto resumed = trained_model(2);
+  resumed->to(other);
+  torch::optim::Adam resumed_optimizer(resumed->parameters(), torch::optim::AdamOptions(0.01));
+  load_model_weights(dir, *resumed);
+  load_optimizer_state(dir, resumed_optimizer);
+  int64_t moments = 0;
+  for (const auto& [key, state] : resumed_optimizer.state()) {
+    auto& adam = static_cast<torch::optim::AdamParamState&>(*state);
+    EXPECT_EQ(adam.exp_avg().device().type(), other.type());
+    EXPECT_EQ(adam.exp_avg_sq().device().type(), other.type());
+    moments += 1;
+  }
+  EXPECT_GT(moments, 0);
+  resumed->forward(torch::randn({5, 4}, other)).sum().backward();
+  EXPECT_NO_THROW(resumed_optimizer.step());
+}
+
+TEST_F(CheckpointTest, OptimizerStateOfACudaCheckpointResumesOnTheCpuAndTheOtherWayRound) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs CUDA; this machine has none";
+  expect_optimizer_state_moves(run_.file("from_cuda"), torch::kCUDA, torch::kCPU);
+  expect_optimizer_state_moves(run_.file("from_cpu"), torch::kCPU, torch::kCUDA);
+}
+
 TEST_F(CheckpointTest, LatestNamesTheNewestCheckpoint) {
   auto model = trained_model(1);
   save(5, *model);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "kiln/core/config.h"
+#include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/exported_model.h"
@@ -71,7 +72,7 @@ ExportedVersion export_model(const ExportRequest& request) {
     exported.version = serving::publish_version(exported.base, staging);
   } catch (...) {
     std::error_code ignored;
-    fs::remove_all(staging, ignored);
+    remove_tree(staging, ignored);
     throw;
   }
   exported.directory = fmt::format("{}/{}", exported.base, exported.version);

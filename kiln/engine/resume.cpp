@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/experiment_config.h"
 
@@ -135,7 +136,7 @@ void remove_checkpoints_after(const std::string& checkpoints_dir, int64_t step) 
     std::optional<int64_t> saved_step =
         name.rfind("step-", 0) == 0 ? digits_value(name.substr(5)) : std::nullopt;
     bool later = saved_step && *saved_step > step;
-    if (temporary || later) fs::remove_all(entry.path());
+    if (temporary || later) remove_tree(entry.path().string());
   }
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
+#include "kiln/core/remove_tree.h"
 
 namespace kiln::serving {
 namespace fs = std::filesystem;
@@ -41,7 +42,7 @@ std::string staging_folder(const std::string& base) {
   static std::atomic<int> counter{0};
   fs::create_directories(base);
   std::string staging = fmt::format("{}/.writing-{}-{}", base, ::getpid(), counter++);
-  fs::remove_all(staging);
+  remove_tree(staging);
   fs::create_directory(staging);
   return staging;
 }
@@ -61,7 +62,7 @@ int64_t publish_version(const std::string& base, const std::string& staging) {
 void keep_newest_versions(const std::string& base, int64_t keep) {
   std::vector<int64_t> versions = list_versions(base);
   for (size_t i = 0; i + keep < versions.size(); ++i)
-    fs::remove_all(fmt::format("{}/{}", base, versions[i]));
+    remove_tree(fmt::format("{}/{}", base, versions[i]));
 }
 
 }  // namespace kiln::serving

@@ -26,6 +26,8 @@
 #include "tests/support/temp_dir.h"
 #include "tests/support/tensorboard_view.h"
 
+#include "kiln/core/remove_tree.h"
+
 namespace kiln {
 namespace {
 
@@ -261,7 +263,7 @@ TEST_F(Resume, ALatestPointerToAMissingCheckpointIsReportedAndTheOneBeforeUsed) 
   testing::TempDir dir;
   std::string run = copy_of_straight_run(dir, *straight_run_, false);
   std::string newest = latest_checkpoint(run);
-  fs::remove_all(newest);
+  remove_tree(newest);
   auto finish = testing::run_command(kiln() + " train --resume " + run);
   ASSERT_EQ(finish.exit_code, 0) << finish.out << finish.err;
   EXPECT_THAT(finish.out, HasSubstr("checkpoints/latest names " + newest + ", which is missing"));

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "kiln/core/remove_tree.h"
+
 namespace kiln::testing {
 
 TempDir::TempDir() {
@@ -15,7 +17,7 @@ TempDir::TempDir() {
 
 TempDir::~TempDir() {
   std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
+  remove_tree(path_, ignored);
 }
 
 std::string TempDir::write(const std::string& name, const std::string& content) const {

@@ -40,7 +40,8 @@ class ThreadRanks {
       if (reductions_) ++*reductions_;
       std::vector<double> flat;
       for (const auto& g : gradients) {
-        torch::Tensor values = g.detach().to(torch::kFloat64).contiguous().view(-1);
+        // Through host memory, as the ranks meet there: a CUDA gradient comes to the CPU first.
+        torch::Tensor values = g.detach().to(torch::kCPU, torch::kFloat64).contiguous().view(-1);
         flat.insert(flat.end(), values.data_ptr<double>(),
                     values.data_ptr<double>() + values.numel());
       }

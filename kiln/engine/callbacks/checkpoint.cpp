@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "kiln/core/remove_tree.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/callbacks/monitor.h"
 #include "kiln/engine/train_state.h"
@@ -97,9 +98,9 @@ class CheckpointCallback : public Callback {
   // temporary directory (ignored, and removed by the next resume), not a half checkpoint.
   void remove_checkpoint(const std::string& dir) {
     std::string doomed = dir + ".tmp";
-    std::filesystem::remove_all(doomed);
+    remove_tree(doomed);
     std::filesystem::rename(dir, doomed);
-    std::filesystem::remove_all(doomed);
+    remove_tree(doomed);
     values_.erase(dir);
   }
 
