@@ -52,10 +52,12 @@ void add_predict_command(CLI::App& app, Action& action) {
                    "A run, a checkpoint, an export's version folder or its model folder")
       ->check(CLI::ExistingDirectory);
   command
-      ->add_option("--input", args->offline.input,
-                   "Examples: JSON lines (one instance each) or IDX images")
+      ->add_option(
+          "--input", args->offline.input,
+          "Examples: JSON lines (one instance each), IDX images, or PNG/JPEG files (a file or a "
+          "folder of them)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   command->add_option("--output", args->offline.output, "Where to write (default: stdout)");
   command->add_option("--format", args->offline.format, "jsonl or csv (offline)")
       ->check(CLI::IsMember({"jsonl", "csv"}))

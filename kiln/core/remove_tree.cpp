@@ -94,7 +94,8 @@ bool remove_tree(const std::string& path, std::error_code& error) noexcept {
   try {
     RemovalFailure failure;
     bool removed = remove_tree_or_fail(path, failure);
-    error = removed ? std::error_code() : std::error_code(failure.error_number, std::generic_category());
+    error = removed ? std::error_code()
+                    : std::error_code(failure.error_number, std::generic_category());
     return removed;
   } catch (const std::bad_alloc&) {  // building a path string
     error = std::make_error_code(std::errc::not_enough_memory);

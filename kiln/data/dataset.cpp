@@ -34,6 +34,12 @@ Batch StreamingDataset::gather(const torch::Tensor&) const {
   throw InternalError("a streaming dataset has no random access; the loader streams it");
 }
 
+io::ImageInput unit_scaled_chw_image(const std::vector<int64_t>& shape) {
+  KILN_CHECK(shape.size() == 3, "an image dataset's example has 3 dimensions, not {}",
+             shape.size());
+  return {shape[0], shape[1], shape[2], true, 1.0 / 255};
+}
+
 DatasetRegistry& dataset_registry() {
   static DatasetRegistry registry("dataset", "Sources of training and evaluation examples.");
   return registry;

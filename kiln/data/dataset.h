@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/core/registry.h"
+#include "kiln/io/image_input.h"
 #include "kiln/io/record_stream.h"
 
 namespace kiln::data {
@@ -67,7 +69,14 @@ class Dataset {
   /// The name of each class a target indexes, when the data knows them; exports and servers
   /// answer with these.
   virtual std::vector<std::string> class_names() const { return {}; }
+  /// How an encoded image (PNG, JPEG) becomes one input, when the inputs are images the dataset
+  /// decoded or could have: servers and `kiln predict` take image files through it.
+  virtual std::optional<io::ImageInput> image_input() const { return std::nullopt; }
 };
+
+/// The image input of datasets that deliver images as [C, H, W] floats in [0, 1] (IDX, image
+/// folders): `shape` is one example's.
+io::ImageInput unit_scaled_chw_image(const std::vector<int64_t>& shape);
 
 /// A dataset too large to hold: its records are streamed from disk each epoch (sharded,
 /// interleaved, through a shuffle buffer) and decoded batch by batch. gather() is unavailable.

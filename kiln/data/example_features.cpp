@@ -123,6 +123,19 @@ std::vector<int64_t> FeatureDecoder::delivered_shape(const std::string& feature)
   return {spec.shape[2], spec.shape[0], spec.shape[1]};
 }
 
+std::optional<io::ImageInput> FeatureDecoder::image_input(const std::string& feature) const {
+  const FeatureSpec& spec = specs_.at(feature);
+  // [H, W] images deliver no channel dimension, which ImageInput's layouts have.
+  if (spec.encoding == FeatureEncoding::kRaw || spec.shape.size() != 3) return std::nullopt;
+  io::ImageInput image;
+  image.height = spec.shape[0];
+  image.width = spec.shape[1];
+  image.channels = spec.shape[2];
+  image.channels_first = spec.channels_first;
+  image.scale = spec.dtype == FeatureDtype::kFloat32 ? spec.scale : 1.0;  // as values_of does
+  return image;
+}
+
 std::map<std::string, torch::Tensor> FeatureDecoder::allocate(int64_t rows) const {
   std::map<std::string, torch::Tensor> out;
   for (const auto& [name, spec] : specs_) {
@@ -197,6 +210,10 @@ std::vector<int64_t> RecordDecoder::delivered_shape(const std::string& name) con
   std::vector<int64_t> shape = steps_.delivered_shape(name);
   shape.insert(shape.begin(), length_);
   return shape;
+}
+
+std::optional<io::ImageInput> RecordDecoder::image_input(const std::string& name) const {
+  return context_.declares(name) ? context_.image_input(name) : std::nullopt;
 }
 
 std::map<std::string, torch::Tensor> RecordDecoder::allocate(int64_t rows) const {

@@ -10,11 +10,13 @@
 #include <torch/torch.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/core/schema.h"
 #include "kiln/io/example.h"
+#include "kiln/io/image_input.h"
 
 namespace kiln::data {
 
@@ -66,6 +68,8 @@ class FeatureDecoder {
   bool declares(const std::string& name) const { return specs_.count(name) > 0; }
   /// Shape of one example of `feature` as delivered (channels first when asked).
   std::vector<int64_t> delivered_shape(const std::string& feature) const;
+  /// How an encoded image becomes `feature`, for a PNG or JPEG feature; none for others.
+  std::optional<io::ImageInput> image_input(const std::string& feature) const;
 
  private:
   torch::Tensor values_of(const std::string& label, const FeatureSpec& spec,
@@ -97,6 +101,8 @@ class RecordDecoder {
               std::map<std::string, torch::Tensor>& out) const;
   std::vector<int64_t> delivered_shape(const std::string& name) const;
   bool declares(const std::string& name) const;
+  /// A context feature's image input (FeatureDecoder::image_input); none for a feature list.
+  std::optional<io::ImageInput> image_input(const std::string& name) const;
 
  private:
   void decode_lists(const io::SequenceExample& record, const io::RecordLocation& where, int64_t row,

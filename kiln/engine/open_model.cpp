@@ -41,6 +41,11 @@ ModelInput parse_input(const Json& item, const std::string& file) {
   std::optional<torch::Dtype> type = data::dtype_named(dtype);
   if (!type) return fail("unknown dtype \"" + dtype + "\"");
   input.dtype = *type;
+  if (item.contains("image")) {
+    input.image = io::parse_image_input(item["image"], file);
+    if (input.image->shape() != input.shape)
+      return fail("the image's channels, height and width do not make the input's shape");
+  }
   return input;
 }
 
@@ -64,14 +69,17 @@ Json saved_inputs_json(const std::string& checkpoint, const std::string& run, st
 }  // namespace
 
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
-  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype()}};
+  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), dataset.image_input()}};
 }
 
 Json inputs_json(const std::vector<ModelInput>& inputs, const std::vector<std::string>& labels) {
   Json list = Json::array();
-  for (const ModelInput& input : inputs)
-    list.push_back(
-        {{"name", input.name}, {"shape", input.shape}, {"dtype", data::dtype_name(input.dtype)}});
+  for (const ModelInput& input : inputs) {
+    Json item = {
+        {"name", input.name}, {"shape", input.shape}, {"dtype", data::dtype_name(input.dtype)}};
+    if (input.image) item["image"] = io::image_input_json(*input.image);
+    list.push_back(item);
+  }
   Json json = {{"inputs", list}};
   if (!labels.empty()) json["labels"] = labels;
   return json;

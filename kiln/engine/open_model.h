@@ -3,11 +3,12 @@
 // any data: what `kiln eval`, `kiln model summary RUN` and (later) export and serving start
 // from. Building a model needs the shape of its examples, which otherwise only the training data
 // knows, so every run saves what the model takes (inputs.json: per input, its name, the shape of
-// one example and its dtype, as the data delivers it before the eval transforms) beside its
-// config and in every checkpoint.
+// one example and its dtype, as the data delivers it before the eval transforms, and for image
+// data how an encoded image becomes it) beside its config and in every checkpoint.
 // Thread-safety: functions of their arguments.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct ModelInput {
   std::string name = "input";
   std::vector<int64_t> shape;  // of one example, without the batch dimension
   torch::Dtype dtype = torch::kFloat32;
+  std::optional<io::ImageInput> image;  // how an encoded image becomes it, for image data
 };
 
 /// What a model built over `dataset` takes.

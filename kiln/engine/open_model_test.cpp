@@ -65,6 +65,23 @@ TEST(OpenModel, InputsRoundTripThroughJson) {
   EXPECT_EQ(back.front().shape, inputs.front().shape);
   EXPECT_EQ(back.front().dtype, torch::kFloat32);
   EXPECT_EQ(data::dtype_name(torch::kInt64), "int64");
+  EXPECT_FALSE(back.front().image.has_value());
+}
+
+TEST(OpenModel, AnImageInputRoundTripsAndMustMakeTheShape) {
+  std::vector<ModelInput> inputs = {
+      {"input", {1, 28, 28}, torch::kFloat32, io::ImageInput{1, 28, 28, true, 1.0 / 255}}};
+  std::vector<ModelInput> back = parse_inputs(inputs_json(inputs), "inputs.json");
+  ASSERT_TRUE(back.front().image.has_value());
+  EXPECT_TRUE(*back.front().image == *inputs.front().image);
+  inputs.front().shape = {28, 28, 1};
+  try {
+    parse_inputs(inputs_json(inputs), "run/inputs.json");
+    FAIL() << "accepted";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("run/inputs.json"));
+    EXPECT_THAT(e.what(), HasSubstr("do not make the input's shape"));
+  }
 }
 
 TEST(OpenModel, MalformedInputsAreDataErrorsNamingTheFile) {

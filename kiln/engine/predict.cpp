@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
@@ -13,6 +15,8 @@
 #include "kiln/engine/exported_model.h"
 #include "kiln/engine/exported_servable.h"
 #include "kiln/engine/signatures.h"
+#include "kiln/io/file_bytes.h"
+#include "kiln/io/image_input.h"
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/serving_error.h"
 #include "kiln/serving/version_folders.h"
@@ -71,9 +75,54 @@ torch::Tensor read_idx_images(const std::string& path, const ModelInput& input) 
   return images;
 }
 
-torch::Tensor read_inputs(const std::string& path, const ModelInput& input) {
-  if (ends_with(path, ".jsonl") || ends_with(path, ".json")) return read_json_lines(path, input);
-  return read_idx_images(path, input);
+bool is_image_file(const std::string& path) {
+  std::string lower;
+  for (char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ends_with(lower, ".png") || ends_with(lower, ".jpg") || ends_with(lower, ".jpeg");
+}
+
+// An image file, or a folder's image files in sorted order.
+std::vector<std::string> image_files(const std::string& path) {
+  if (!fs::is_directory(path)) return {path};
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(path))
+    if (entry.is_regular_file() && is_image_file(entry.path().string()))
+      files.push_back(entry.path().string());
+  if (files.empty()) throw DataError(path, -1, -1, "holds no .png, .jpg or .jpeg files");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// PNG or JPEG files, decoded as the model's training data decoded its images.
+torch::Tensor read_images(const std::vector<std::string>& files, const ModelInput& input) {
+  if (!input.image)
+    throw UsageError(fmt::format(
+        "the model's input \"{}\" was not trained on images (its data had no image input), so "
+        "it takes no image files; give JSON lines or IDX",
+        input.name));
+  serving::HostTensor host;
+  host.shape = {static_cast<int64_t>(files.size())};
+  host.shape.insert(host.shape.end(), input.shape.begin(), input.shape.end());
+  for (const std::string& file : files) {
+    std::vector<double> values =
+        io::image_input_values(io::read_file_bytes(file), *input.image, file);
+    host.numbers.insert(host.numbers.end(), values.begin(), values.end());
+  }
+  return host_to_tensor(host, input.dtype, input.name);
+}
+
+struct PredictInputs {
+  torch::Tensor examples;
+  std::vector<std::string> files;  // of image inputs, one per example; written with its outputs
+};
+
+PredictInputs read_inputs(const std::string& path, const ModelInput& input) {
+  if (ends_with(path, ".jsonl") || ends_with(path, ".json")) return {read_json_lines(path, input)};
+  if (fs::is_directory(path) || is_image_file(path)) {
+    std::vector<std::string> files = image_files(path);
+    return {read_images(files, input), files};
+  }
+  return {read_idx_images(path, input)};
 }
 
 // A CSV field: quoted when it holds a separator, a quote or a line break.
@@ -84,9 +133,10 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-// CSV's header: an output of one value per example is a column, a longer one NAME_0, NAME_1...
-std::string csv_header(const std::map<std::string, serving::HostTensor>& outputs) {
-  std::string header;
+// CSV's header: an output of one value per example is a column, a longer one NAME_0, NAME_1...;
+// `file` first for image files.
+std::string csv_header(const std::map<std::string, serving::HostTensor>& outputs, bool files) {
+  std::string header = files ? "file" : "";
   for (const auto& [name, tensor] : outputs) {
     int64_t per_row = tensor.size() / std::max<int64_t>(1, tensor.shape.front());
     for (int64_t i = 0; i < per_row; ++i)
@@ -126,7 +176,9 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
         fmt::format("the model has no signature \"{}\"; it has {}", options.signature, known));
   }
   auto start = std::chrono::steady_clock::now();
-  torch::Tensor inputs = read_inputs(options.input, model->inputs().front());
+  PredictInputs read = read_inputs(options.input, model->inputs().front());
+  const torch::Tensor& inputs = read.examples;
+  bool files = !read.files.empty();
   std::FILE* out = options.output.empty() ? stdout : std::fopen(options.output.c_str(), "w");
   if (!out) throw IoError("write", options.output, errno);
   PredictOutcome outcome;
@@ -142,12 +194,17 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
     std::map<std::string, serving::HostTensor> host;
     for (const auto& [name, out_spec] : signature->outputs)
       host[name] = model->to_host(out_spec, outputs.at(name));
-    if (options.format == "csv" && begin == 0) std::fputs(csv_header(host).c_str(), out);
-    if (options.format == "csv") {
-      for (int64_t row = 0; row < count; ++row) std::fputs(csv_row(host, row).c_str(), out);
-    } else {
-      for (const std::string& line : serving::prediction_rows(host))
-        std::fputs((line + "\n").c_str(), out);
+    if (options.format == "csv" && begin == 0) std::fputs(csv_header(host, files).c_str(), out);
+    std::vector<std::string> lines = serving::prediction_rows(host);
+    for (int64_t row = 0; row < count; ++row) {
+      std::string file = files ? read.files[static_cast<size_t>(begin + row)] : "";
+      std::string line = options.format == "csv"
+                             ? (files ? csv_field(file) + "," : "") + csv_row(host, row)
+                             : (files ? "{\"file\":" + Json(file).dump() + "," +
+                                            lines[static_cast<size_t>(row)].substr(1)
+                                      : lines[static_cast<size_t>(row)]) +
+                                   "\n";
+      std::fputs(line.c_str(), out);
     }
     outcome.examples += count;
     if (terminal)

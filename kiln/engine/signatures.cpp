@@ -99,7 +99,7 @@ serving::Signatures derive_signatures(models::Model& model, const std::vector<Mo
   models::NamedOutputs outputs = model.forward_named(batch.to(device));
 
   std::map<std::string, serving::TensorSpec> signature_inputs = {
-      {input.name, {serving_dtype(input.dtype), batch_shape(zeros.sizes())}}};
+      {input.name, {serving_dtype(input.dtype), batch_shape(zeros.sizes()), input.image}}};
   serving::Signatures signatures;
   serving::Signature& main = signatures["serving_default"];
   main.inputs = signature_inputs;

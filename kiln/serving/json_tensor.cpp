@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <limits>
 
+#include "kiln/core/error.h"
 #include "kiln/core/json.h"
 #include "kiln/core/text_codec.h"
+#include "kiln/io/image_input.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -169,15 +171,40 @@ std::vector<int64_t> nested_shape(const Json& value) {
   return shape;
 }
 
+// An encoded image in place of an image input's numbers: decoded as the training data decoded it.
+// `first` is the index of the tensor's first image among the request's (a row-form instance's).
+void add_image(const Json& value, const io::ImageInput& image, int64_t first, HostTensor& tensor,
+               const std::string& input) {
+  int64_t index =
+      first + int64_t(tensor.numbers.size()) / (image.channels * image.height * image.width);
+  if (!is_base64_object(value))
+    throw invalid(
+        fmt::format("input '{}': the value {} is not an image ({{\"b64\": ...}}) as "
+                    "the first one is",
+                    input, quoted(value)));
+  auto bytes = base64_decode(value.at("b64").get_ref<const std::string&>());
+  if (!bytes) throw invalid(fmt::format("input '{}': image {} is not valid base64", input, index));
+  try {
+    std::vector<double> values =
+        io::image_input_values(*bytes, image, fmt::format("input '{}' image {}", input, index));
+    tensor.numbers.insert(tensor.numbers.end(), values.begin(), values.end());
+  } catch (const DataError& e) {
+    throw invalid(e.what());
+  }
+}
+
 void fill(const Json& value, size_t level, const std::vector<int64_t>& shape, HostTensor& tensor,
-          const std::string& input) {
+          const std::string& input, const io::ImageInput* image, int64_t first_image) {
   if (!value.is_array()) {
     if (level != shape.size())
       throw invalid(
           fmt::format("input '{}': the value {} is {} lists deep, the others {}: lists "
                       "of different depths",
                       input, quoted(value), level, shape.size()));
-    add_leaf(value, tensor, input);
+    if (image)
+      add_image(value, *image, first_image, tensor, input);
+    else
+      add_leaf(value, tensor, input);
     return;
   }
   if (level >= shape.size())
@@ -190,14 +217,30 @@ void fill(const Json& value, size_t level, const std::vector<int64_t>& shape, Ho
         fmt::format("input '{}': a list of {} at depth {} where the first has {}: a "
                     "tensor's lists must all be as long (its shape is {})",
                     input, value.size(), level + 1, shape[level], shape_text(shape)));
-  for (const auto& element : value) fill(element, level + 1, shape, tensor, input);
+  for (const auto& element : value)
+    fill(element, level + 1, shape, tensor, input, image, first_image);
 }
 
-HostTensor tensor_of(const Json& value, DType dtype, const std::string& input) {
+const Json& first_leaf(const Json& value) {
+  const Json* at = &value;
+  while (at->is_array() && !at->empty()) at = &(*at)[0];
+  return *at;
+}
+
+// The tensor a value describes: nested lists of numbers or strings, or, for an image input, nested
+// lists of {"b64": ...} images, each of which adds the image's dimensions.
+HostTensor tensor_of(const Json& value, const TensorSpec& spec, const std::string& input,
+                     int64_t first_image = 0) {
   HostTensor tensor;
-  tensor.dtype = dtype;
+  tensor.dtype = spec.dtype;
   tensor.shape = nested_shape(value);
-  fill(value, 0, tensor.shape, tensor, input);
+  const io::ImageInput* image =
+      spec.image && is_base64_object(first_leaf(value)) ? &*spec.image : nullptr;
+  fill(value, 0, tensor.shape, tensor, input, image, first_image);
+  if (image) {
+    std::vector<int64_t> pixels = image->shape();
+    tensor.shape.insert(tensor.shape.end(), pixels.begin(), pixels.end());
+  }
   return tensor;
 }
 
@@ -270,7 +313,7 @@ std::map<std::string, HostTensor> read_instances(const Json& instances,
     tensor.dtype = inputs.at(name).dtype;
     for (size_t i = 0; i < instances.size(); ++i) {
       const Json& value = named ? instances[i].at(name) : instances[i];
-      HostTensor one = tensor_of(value, tensor.dtype, name);
+      HostTensor one = tensor_of(value, inputs.at(name), name, int64_t(i));
       if (i == 0) tensor.shape = one.shape;
       if (one.shape != tensor.shape)
         throw invalid(
@@ -290,12 +333,11 @@ std::map<std::string, HostTensor> read_inputs(const Json& value,
   std::map<std::string, HostTensor> tensors;
   if (!is_named(value)) {
     const std::string& name = only_input(inputs);
-    tensors[name] = tensor_of(value, inputs.at(name).dtype, name);
+    tensors[name] = tensor_of(value, inputs.at(name), name);
     return tensors;
   }
   check_names(value, inputs, "'inputs'");
-  for (const auto& [name, spec] : inputs)
-    tensors[name] = tensor_of(value.at(name), spec.dtype, name);
+  for (const auto& [name, spec] : inputs) tensors[name] = tensor_of(value.at(name), spec, name);
   return tensors;
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/io/image_input.h"
+
 namespace kiln::serving {
 
 enum class DType { kFloat32, kFloat64, kInt32, kInt64, kBool, kString };
@@ -27,9 +29,12 @@ std::optional<DType> dtype_named(const std::string& name);
 
 /// A named input or output of a signature: its dtype and shape, -1 for a size that varies
 /// (the batch dimension first).
+/// An image input (`image` set) also takes encoded images, {"b64": ...} in place of each example's
+/// numbers, decoded as its training data decoded them (io/image_input.h).
 struct TensorSpec {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
+  std::optional<io::ImageInput> image;
 };
 
 /// Values in row-major order: numbers (float, int and bool dtypes) or strings.

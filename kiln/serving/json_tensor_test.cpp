@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "kiln/core/json.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/io/image_codec.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -27,6 +29,61 @@ std::string error_of(const std::string& body, const std::map<std::string, Tensor
   }
   ADD_FAILURE() << "accepted: " << body;
   return "";
+}
+
+// An image input of 1x2 RGB images, channels first, values halved.
+const std::map<std::string, TensorSpec> kPicture = {
+    {"image", {DType::kFloat32, {-1, 3, 1, 2}, io::ImageInput{3, 1, 2, true, 0.5}}}};
+
+// {"b64": ...} of a 1x2 RGB PNG whose first pixel is (v, v + 10, v + 20) and second v + 30...
+std::string png_b64(int v) {
+  io::Image image;
+  image.height = 1;
+  image.width = 2;
+  image.channels = 3;
+  for (int i = 0; i < 6; ++i) image.pixels.push_back(static_cast<uint8_t>(v + 10 * i));
+  return R"({"b64": ")" + base64_encode(io::encode_png(image)) + R"("})";
+}
+
+TEST(PredictRequest, AnImageInputTakesEncodedImagesInRowForm) {
+  PredictRequest request = parse_predict_request(
+      R"({"instances": [)" + png_b64(0) + ", " + png_b64(100) + "]}", kPicture);
+  const HostTensor& image = request.inputs.at("image");
+  EXPECT_THAT(image.shape, ElementsAre(2, 3, 1, 2));
+  EXPECT_THAT(image.numbers, ElementsAre(0, 15, 5, 20, 10, 25, 50, 65, 55, 70, 60, 75));
+}
+
+TEST(PredictRequest, AnImageInputTakesEncodedImagesInColumnarFormAndNamed) {
+  PredictRequest columnar =
+      parse_predict_request(R"({"inputs": {"image": [)" + png_b64(0) + "]}}", kPicture);
+  EXPECT_THAT(columnar.inputs.at("image").shape, ElementsAre(1, 3, 1, 2));
+  PredictRequest named =
+      parse_predict_request(R"({"instances": [{"image": )" + png_b64(0) + "}]}", kPicture);
+  EXPECT_EQ(named.inputs.at("image").numbers, columnar.inputs.at("image").numbers);
+}
+
+TEST(PredictRequest, AnImageInputStillTakesNumbers) {
+  PredictRequest request =
+      parse_predict_request(R"({"instances": [[[[1, 2]], [[3, 4]], [[5, 6]]]]})", kPicture);
+  EXPECT_THAT(request.inputs.at("image").numbers, ElementsAre(1, 2, 3, 4, 5, 6));
+}
+
+TEST(PredictRequest, BadImagesAreNamedWithTheirIndex) {
+  std::string not_png = R"({"b64": ")" + base64_encode("hello") + R"("})";
+  EXPECT_THAT(error_of(R"({"instances": [)" + png_b64(0) + ", " + not_png + "]}", kPicture),
+              HasSubstr("input 'image' image 1"));
+  EXPECT_THAT(error_of(R"({"inputs": [{"b64": "@@@"}]})", kPicture),
+              HasSubstr("input 'image': image 0 is not valid base64"));
+  EXPECT_THAT(error_of(R"({"inputs": [)" + png_b64(0) + ", 7]}", kPicture),
+              HasSubstr("is not an image ({\"b64\": ...}) as the first one is"));
+  // An image input of another size.
+  const std::map<std::string, TensorSpec> square = {
+      {"image", {DType::kFloat32, {-1, 3, 2, 2}, io::ImageInput{3, 2, 2, true, 1.0}}}};
+  EXPECT_THAT(error_of(R"({"instances": [)" + png_b64(0) + "]}", square),
+              HasSubstr("is a 1x2 image; the model takes 2x2"));
+  // An input that is no image input takes no images.
+  EXPECT_THAT(error_of(R"({"instances": [)" + png_b64(0) + "]}", kImage),
+              HasSubstr("is not of its type, float32"));
 }
 
 TEST(PredictRequest, RowFormStacksInstancesAlongANewFirstDimension) {

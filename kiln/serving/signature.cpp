@@ -1,10 +1,12 @@
 #include "kiln/serving/signature.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <utility>
 
 #include "kiln/core/error.h"
+#include "kiln/io/image_input.h"
 
 namespace kiln::serving {
 namespace {
@@ -19,7 +21,9 @@ const std::vector<std::pair<OutputOp, const char*>>& op_names() {
 }
 
 Json spec_json(const TensorSpec& spec) {
-  return Json{{"dtype", dtype_name(spec.dtype)}, {"shape", spec.shape}};
+  Json json{{"dtype", dtype_name(spec.dtype)}, {"shape", spec.shape}};
+  if (spec.image) json["image"] = io::image_input_json(*spec.image);
+  return json;
 }
 
 // Reads one input's or output's dtype and shape; `where` names it in errors.
@@ -43,6 +47,17 @@ TensorSpec parse_spec(const Json& json, const std::string& file, const std::stri
   }
   if (spec.shape.empty() || spec.shape.front() != -1)
     return fail("the first dimension is the batch's: -1");
+  if (json.contains("image")) {
+    spec.image = io::parse_image_input(json["image"], file);
+    std::vector<int64_t> example(spec.shape.begin() + 1, spec.shape.end());
+    if (example != spec.image->shape())
+      return fail(
+          fmt::format("an image input of {} by {} pixels in {} channels ({}) has the "
+                      "shape [-1, {}], not {}",
+                      spec.image->height, spec.image->width, spec.image->channels,
+                      spec.image->channels_first ? "chw" : "hwc",
+                      fmt::join(spec.image->shape(), ", "), show_value(json["shape"])));
+  }
   return spec;
 }
 

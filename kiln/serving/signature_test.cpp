@@ -13,7 +13,7 @@ using ::testing::HasSubstr;
 
 Signatures classifier() {
   Signature signature;
-  signature.inputs["input"] = {DType::kFloat32, {-1, 1, 28, 28}};
+  signature.inputs["input"] = {DType::kFloat32, {-1, 1, 28, 28}, io::ImageInput{1, 28, 28}};
   signature.outputs["classes"] = {{DType::kString, {-1}}, "", OutputOp::kArgmaxLabel, ""};
   signature.outputs["probabilities"] = {{DType::kFloat32, {-1, 10}}, "", OutputOp::kSoftmax, ""};
   Signature embed;
@@ -28,6 +28,9 @@ TEST(Signature, RoundTripsThroughJson) {
   const Signature& main = read.at("serving_default");
   EXPECT_EQ(main.inputs.at("input").dtype, DType::kFloat32);
   EXPECT_THAT(main.inputs.at("input").shape, ElementsAre(-1, 1, 28, 28));
+  ASSERT_TRUE(main.inputs.at("input").image.has_value());
+  EXPECT_TRUE(*main.inputs.at("input").image == (io::ImageInput{1, 28, 28, true, 1.0 / 255}));
+  EXPECT_FALSE(main.outputs.at("probabilities").spec.image.has_value());
   EXPECT_EQ(main.outputs.at("classes").op, OutputOp::kArgmaxLabel);
   EXPECT_EQ(main.outputs.at("classes").spec.dtype, DType::kString);
   EXPECT_EQ(main.outputs.at("probabilities").op, OutputOp::kSoftmax);
@@ -62,6 +65,11 @@ TEST(Signature, MalformedSignaturesNameTheFileAndThePlace) {
        "s.outputs.y: unknown op \"cube\"; one of identity, softmax"},
       {R"({"s": {"inputs": {}, "outputs": {"y": {"dtype": "float32", "shape": [-1], "from": 3}}}})",
        "s.outputs.y: from is a name"},
+      {R"({"s": {"inputs": {"x": {"dtype": "float32", "shape": [-1, 1, 28, 28], "image": {"channels": 1, "height": 28, "width": 28, "layout": "hwc", "scale": 1}}}, "outputs": {"y": {"dtype": "float32", "shape": [-1]}}}})",
+       "s.inputs.x: an image input of 28 by 28 pixels in 1 channels (hwc) has the shape [-1, 28, "
+       "28, 1]"},
+      {R"({"s": {"inputs": {"x": {"dtype": "float32", "shape": [-1, 3], "image": {"channels": 1}}}, "outputs": {"y": {"dtype": "float32", "shape": [-1]}}}})",
+       "image input: \"height\""},
   };
   for (const Case& c : cases) {
     try {

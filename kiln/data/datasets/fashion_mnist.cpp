@@ -47,6 +47,9 @@ class FashionMnist : public TensorDataset {
     return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
             "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
   }
+  std::optional<io::ImageInput> image_input() const override {
+    return unit_scaled_chw_image(input_shape());
+  }
 
  private:
   static torch::Tensor load(const FashionMnistOptions& options, const std::string& part) {

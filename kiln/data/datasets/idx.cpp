@@ -33,6 +33,9 @@ class IdxDataset : public TensorDataset {
   ExampleOrigin locate(int64_t index) const override {
     return {{labels_, index, 8 + index}, "labels"};
   }
+  std::optional<io::ImageInput> image_input() const override {
+    return unit_scaled_chw_image(input_shape());
+  }
 
  private:
   std::string labels_;

@@ -50,6 +50,9 @@ class ImageFolderDataset : public TensorDataset {
  public:
   explicit ImageFolderDataset(const ImageFolderOptions& o) : ImageFolderDataset(load(o)) {}
   std::vector<std::string> class_names() const override { return classes_; }
+  std::optional<io::ImageInput> image_input() const override {
+    return unit_scaled_chw_image(input_shape());
+  }
 
  private:
   explicit ImageFolderDataset(LoadedFolder data)

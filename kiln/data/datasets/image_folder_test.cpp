@@ -6,7 +6,9 @@
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
+#include "kiln/io/file_bytes.h"
 #include "kiln/io/image_codec.h"
+#include "kiln/io/image_input.h"
 #include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
@@ -41,6 +43,15 @@ TEST(ImageFolderDataset, LoadsImagesChannelsFirstWithSortedClassLabels) {
   EXPECT_FLOAT_EQ(all.input[2][0][0][0].item<float>(), 1.0f);
   EXPECT_THAT(folder_dataset(dir.file("root"), ", channels: 1")->input_shape(),
               ElementsAre(1, 2, 3));
+  // Served images are decoded the same way: channels first, scaled to [0, 1].
+  ASSERT_TRUE(rgb->image_input().has_value());
+  EXPECT_TRUE(*rgb->image_input() == (io::ImageInput{3, 2, 3, true, 1.0 / 255}));
+  std::string png = io::read_file_bytes(dir.file("root/ant/1.png"));
+  std::vector<double> served = io::image_input_values(png, *rgb->image_input(), "1.png");
+  torch::Tensor trained = all.input[0].reshape({-1}).to(torch::kFloat64);
+  ASSERT_EQ(static_cast<int64_t>(served.size()), trained.numel());
+  for (int64_t i = 0; i < trained.numel(); ++i)
+    EXPECT_NEAR(served[size_t(i)], trained[i].item<double>(), 1e-7) << i;
 }
 
 TEST(ImageFolderDataset, ImagesOfAnotherSizeAreNamed) {

@@ -184,6 +184,7 @@ class StreamedExampleDataset : public StreamingDataset {
 struct OpenedRecords {
   std::shared_ptr<Dataset> dataset;
   SkippedRecords skipped;
+  std::optional<io::ImageInput> image;
 };
 
 OpenedRecords open_tfrecord(const TfRecordOptions& o) {
@@ -209,14 +210,16 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   if (o.cache == RecordCache::kNone) {
     io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
     SkippedRecords skipped{catalog.skipped(), catalog.first_problem(), catalog.skipped_bytes()};
-    return {std::make_shared<StreamedExampleDataset>(std::move(catalog), decoder, o), skipped};
+    return {std::make_shared<StreamedExampleDataset>(std::move(catalog), decoder, o), skipped,
+            decoder.image_input(o.input)};
   }
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
-  if (o.cache == RecordCache::kRecords) return {encoded, skipped};
+  if (o.cache == RecordCache::kRecords) return {encoded, skipped, decoder.image_input(o.input)};
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
-  return {std::make_shared<TensorDataset>(all.input, all.target, all.targets), skipped};
+  return {std::make_shared<TensorDataset>(all.input, all.target, all.targets), skipped,
+          decoder.image_input(o.input)};
 }
 
 class TfRecordDataset : public Dataset {
@@ -233,13 +236,17 @@ class TfRecordDataset : public Dataset {
   SkippedRecords skipped_records() const override { return skipped_; }
   std::vector<std::string> target_names() const override { return names_; }
   ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
+  std::optional<io::ImageInput> image_input() const override { return image_; }
 
  private:
   explicit TfRecordDataset(OpenedRecords opened)
-      : impl_(std::move(opened.dataset)), skipped_(std::move(opened.skipped)) {}
+      : impl_(std::move(opened.dataset)),
+        skipped_(std::move(opened.skipped)),
+        image_(std::move(opened.image)) {}
 
   std::shared_ptr<Dataset> impl_;
   SkippedRecords skipped_;
+  std::optional<io::ImageInput> image_;
   std::vector<std::string> names_;
 };
 

@@ -72,6 +72,23 @@ TEST(TfRecordDataset, DecodesPngImages) {
   EXPECT_EQ(batch.input.dtype(), torch::kUInt8);
   EXPECT_THAT(batch.input.sizes().vec(), ElementsAre(1, 2, 3, 1));
   EXPECT_EQ(batch.input[0][1][2][0].item<int>(), 35);
+  // A server decodes an image for this input as the dataset does: uint8, channels last, unscaled.
+  std::optional<io::ImageInput> image = dataset->image_input();
+  ASSERT_TRUE(image.has_value());
+  EXPECT_TRUE(*image == (io::ImageInput{1, 2, 3, false, 1.0}));
+}
+
+TEST(TfRecordDataset, AnImageFeatureScaledChannelsFirstGivesItsImageInput) {
+  testing::TempDir dir;
+  std::string file = write_shard(dir, "png", {numbered_example(3, true)});
+  auto scaled = make_dataset(spec_yaml(
+      file, "{shape: [2, 3, 1], encoding: png, channels_first: true, scale: 0.00390625}"));
+  ASSERT_TRUE(scaled->image_input().has_value());
+  EXPECT_TRUE(*scaled->image_input() == (io::ImageInput{1, 2, 3, true, 0.00390625}));
+  EXPECT_EQ(scaled->image_input()->shape(), scaled->input_shape());
+  // Raw bytes are no encoded image: nothing to decode.
+  std::string raw = write_shard(dir, "raw", {numbered_example(3, false)});
+  EXPECT_FALSE(make_dataset(spec_yaml(raw, "{shape: [2, 3, 1]}"))->image_input().has_value());
 }
 
 // With cache: records a record is decoded when a batch needs it; with cache: decoded, at start.
