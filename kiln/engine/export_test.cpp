@@ -41,8 +41,8 @@ std::string saved_checkpoint(const kiln::testing::TempDir& dir, bool ema = false
   contents.step = 7;
   contents.model = model.get();
   contents.config_yaml = to_yaml(resolved_config(config));
-  contents.inputs =
-      inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32}}, {"cat", "dog", "owl"});
+  contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32, std::nullopt}},
+                                {"cat", "dog", "owl"});
   if (ema) {
     NamedTensors averaged = named_state(*model);
     for (auto& [name, tensor] : averaged) tensor = torch::full_like(tensor, 0.125);
@@ -141,7 +141,7 @@ model:
   CheckpointContents contents;
   contents.model = model.get();
   contents.config_yaml = to_yaml(resolved_config(config));
-  contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32}});
+  contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32, std::nullopt}});
   std::string checkpoint = save_checkpoint(dir.file("run/checkpoints"), contents);
   auto loaded = ExportedModel::load(export_model({checkpoint, "", "", ""}).directory, torch::kCPU);
   const serving::Signature* main = loaded->signature("serving_default");

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <torch/script.h>
+
 #include <filesystem>
 
 #include "kiln/core/config.h"
@@ -26,16 +28,60 @@ Json read_model_yaml(const std::string& file) {
   } catch (const Error& e) {
     refuse(file, e.what());
   }
-  if (!yaml.is_object() || !yaml.contains("format") || yaml["format"] != kExportFormat)
-    refuse(file, fmt::format("not a kiln export: `format: {}` expected", kExportFormat));
+  bool known = yaml.is_object() && yaml.contains("format") &&
+               (yaml["format"] == kExportFormat || yaml["format"] == kTorchScriptFormat);
+  if (!known)
+    refuse(file, fmt::format("not a kiln export: `format: {}` expected (or `format: {}` beside a "
+                             "TorchScript model.pt)",
+                             kExportFormat, kTorchScriptFormat));
   if (!yaml.contains("format_version") || !yaml["format_version"].is_number_integer() ||
       yaml["format_version"].get<int64_t>() > kExportFormatVersion)
     refuse(file,
            fmt::format("format_version {} is not one this kiln reads (1 to {})",
                        show_value(yaml.value("format_version", Json())), kExportFormatVersion));
-  for (const char* key : {"model", "inputs", "signatures"})
+  for (const char* key : {"inputs", "signatures"})
     if (!yaml.contains(key)) refuse(file, fmt::format("`{}` is missing", key));
+  if (yaml["format"] == kExportFormat && !yaml.contains("model"))
+    refuse(file, "`model` is missing");
   return yaml;
+}
+
+// model.yaml's `transforms`, read as a config's are: an unknown component or option is named.
+Transforms read_transforms(const Json& yaml) {
+  ComponentList transforms("transform");
+  OptionTraits<ComponentList>::read(yaml.value("transforms", Json::array()), transforms,
+                                    ReadContext{"transforms"});
+  return build_transforms(transforms);
+}
+
+// The outputs a TorchScript forward gives, by the names signatures' `from` uses: "" for a tensor,
+// a dict's keys, a tuple's indices.
+models::NamedOutputs torchscript_outputs(const c10::IValue& result, const std::string& file) {
+  models::NamedOutputs outputs;
+  auto add = [&](const std::string& name, const c10::IValue& value) {
+    if (!value.isTensor())
+      refuse(file, fmt::format("model.pt's forward gives a {} as output \"{}\"; kiln serves "
+                               "tensors",
+                               value.tagKind(), name));
+    outputs.insert(name, value.toTensor());
+  };
+  if (result.isTensor()) {
+    add("", result);
+  } else if (result.isGenericDict()) {
+    for (const auto& item : result.toGenericDict()) {
+      if (!item.key().isString())
+        refuse(file, "model.pt's forward gives a dict whose keys are not text");
+      add(item.key().toStringRef(), item.value());
+    }
+  } else if (result.isTuple()) {
+    const auto& elements = result.toTuple()->elements();
+    for (size_t i = 0; i < elements.size(); ++i) add(std::to_string(i), elements[i]);
+  } else {
+    refuse(file, fmt::format("model.pt's forward gives a {}; kiln serves a tensor, a dict of "
+                             "tensors or a tuple of tensors",
+                             result.tagKind()));
+  }
+  return outputs;
 }
 
 std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
@@ -64,15 +110,22 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->inputs_ = parse_inputs(Json{{"inputs", yaml["inputs"]}}, file);
   loaded->labels_ = label_list(yaml, file);
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
+  if (yaml["format"] == kTorchScriptFormat) {
+    try {
+      loaded->transforms_ = read_transforms(yaml);
+    } catch (const Error& e) {
+      refuse(file, e.what());
+    }
+    loaded->load_torchscript(directory, file);
+    loaded->check_signatures(file);
+    return loaded;
+  }
   try {
     // Read as a config's are: an unknown component or option is named, not a crash.
     ComponentSpec network("model");
     OptionTraits<ComponentSpec>::read(yaml["model"], network, ReadContext{"model"});
     loaded->model_ = models::build_model(network, loaded->inputs_.front().shape);
-    ComponentList transforms("transform");
-    OptionTraits<ComponentList>::read(yaml.value("transforms", Json::array()), transforms,
-                                      ReadContext{"transforms"});
-    loaded->transforms_ = build_transforms(transforms);
+    loaded->transforms_ = read_transforms(yaml);
     const Json& layer = yaml.value("embedding_layer", Json(""));
     if (!layer.is_string()) refuse(file, "`embedding_layer` is a layer's dotted name");
     loaded->embedding_.emplace(*loaded->model_, layer.get<std::string>(), "embedding_layer");
@@ -123,6 +176,36 @@ std::shared_ptr<ExportedModel> ExportedModel::from_opened(const OpenedModel& ope
   return made;
 }
 
+void ExportedModel::load_torchscript(const std::string& directory, const std::string& file) {
+  for (const auto& [name, signature] : signatures_)
+    for (const auto& [output, out] : signature.outputs)
+      if (out.op == serving::OutputOp::kLayer)
+        refuse(file, fmt::format("signature {}: output {} is a layer's activations, which a "
+                                 "TorchScript model does not expose; return them from forward",
+                                 name, output));
+  std::string path = directory + "/model.pt";
+  if (!fs::exists(path))
+    refuse(path, "missing: a TorchScript version folder holds model.pt (from torch.jit.save)");
+  try {
+    torchscript_ = std::make_shared<torch::jit::Module>(torch::jit::load(path, device_));
+  } catch (const std::exception& e) {  // c10::Error, and the zip reader's own
+    std::string message = e.what();
+    refuse(path, "is not a TorchScript model that torch.jit.load reads: " +
+                     message.substr(0, message.find('\n')));
+  }
+  torchscript_->eval();
+}
+
+std::map<std::string, torch::Tensor> ExportedModel::run_torchscript(
+    const serving::Signature& signature, const torch::Tensor& input) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor batch = input;
+  for (const auto& transform : transforms_) batch = transform->apply(batch);
+  c10::IValue result = torchscript_->forward({batch});
+  return signature_outputs(signature, torchscript_outputs(result, directory_ + "/model.pt"),
+                           torch::Tensor());
+}
+
 void ExportedModel::check_signatures(const std::string& file) {
   // Each signature runs once on an example of zeros, so that a model.yaml whose outputs the model
   // does not give is refused when it loads, not at its first request.
@@ -138,6 +221,10 @@ void ExportedModel::check_signatures(const std::string& file) {
       outputs = run(signature, zeros);
     } catch (const c10::Error& e) {
       refuse(file, fmt::format("signature {} does not run: {}", name, e.what_without_backtrace()));
+    } catch (const DataError&) {
+      throw;
+    } catch (const Error& e) {  // an output from a model output that the model does not give
+      refuse(file, fmt::format("signature {}: {}", name, e.what()));
     }
     for (const auto& [output, out] : signature.outputs) {
       const torch::Tensor& value = outputs[output];
@@ -159,6 +246,7 @@ const serving::Signature* ExportedModel::signature(const std::string& name) cons
 
 std::map<std::string, torch::Tensor> ExportedModel::run(const serving::Signature& signature,
                                                         const torch::Tensor& input) {
+  if (torchscript_) return run_torchscript(signature, input.to(device_));
   return run_signature(*model_, signature, transforms_, *embedding_, input.to(device_));
 }
 

@@ -1,7 +1,11 @@
 #pragma once
 // A version folder written by `kiln export` (engine/export.h), loaded without its run: the model
 // built from model.yaml with model.safetensors' weights, in eval mode, its eval transforms and its
-// signatures. What `kiln serve` and `kiln predict` run.
+// signatures. Or a TorchScript version folder: model.pt saved by PyTorch's torch.jit.save, with a
+// model.yaml (`format: torchscript`) giving its inputs, signatures and optionally transforms and
+// labels; its forward's tensor, dict of tensors or tuple of tensors are the outputs the
+// signatures take (`from`: "" the tensor, a dict's key, a tuple's index). What `kiln serve` and
+// `kiln predict` run.
 // Thread-safety: run() from one thread at a time (the server's batcher).
 
 #include <map>
@@ -16,7 +20,14 @@
 #include "kiln/serving/json_tensor.h"
 #include "kiln/serving/signature.h"
 
+namespace torch::jit {
+struct Module;
+}
+
 namespace kiln::engine {
+
+/// model.yaml's `format` of a TorchScript version folder.
+inline constexpr const char* kTorchScriptFormat = "torchscript";
 
 class ExportedModel {
  public:
@@ -52,13 +63,17 @@ class ExportedModel {
  private:
   ExportedModel() = default;
   void check_signatures(const std::string& file);
+  void load_torchscript(const std::string& directory, const std::string& file);
+  std::map<std::string, torch::Tensor> run_torchscript(const serving::Signature& signature,
+                                                       const torch::Tensor& input);
 
   std::string directory_, name_;
   torch::Device device_ = torch::kCPU;
   std::vector<ModelInput> inputs_;
   std::vector<std::string> labels_;
   serving::Signatures signatures_;
-  std::shared_ptr<models::Model> model_;
+  std::shared_ptr<models::Model> model_;             // a kiln export's; or
+  std::shared_ptr<torch::jit::Module> torchscript_;  // a TorchScript folder's
   Transforms transforms_;
   std::optional<models::EmbeddingLayer> embedding_;
 };

@@ -38,7 +38,8 @@ std::string saved_checkpoint(const kiln::testing::TempDir& dir, models::Model** 
   fs::create_directories(dir.file("run/checkpoints"));
   CheckpointContents contents{7, model.get(), nullptr, Json::object(),
                               to_yaml(resolved_config(config))};
-  if (with_inputs) contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kUInt8}});
+  if (with_inputs)
+    contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kUInt8, std::nullopt}});
   return save_checkpoint(dir.file("run/checkpoints"), contents);
 }
 
@@ -58,7 +59,7 @@ TEST(OpenModel, BuildsTheSavedModelWithoutReadingData) {
 }
 
 TEST(OpenModel, InputsRoundTripThroughJson) {
-  std::vector<ModelInput> inputs = {{"input", {1, 28, 28}, torch::kFloat32}};
+  std::vector<ModelInput> inputs = {{"input", {1, 28, 28}, torch::kFloat32, std::nullopt}};
   Json json = inputs_json(inputs);
   EXPECT_EQ(json.dump(), R"({"inputs":[{"name":"input","shape":[1,28,28],"dtype":"float32"}]})");
   std::vector<ModelInput> back = parse_inputs(json, "inputs.json");
@@ -103,7 +104,8 @@ TEST(OpenModel, ARunsInputsServeACheckpointWithoutThemAndADamagedOneIsNamed) {
   std::string run = dir.file("run");
   std::string checkpoint = saved_checkpoint(dir, nullptr, /*with_inputs=*/false);
   write_file_atomic(run + "/config.yaml", read_text_file(checkpoint + "/config.yaml"));
-  write_file_atomic(run + "/inputs.json", inputs_json({{"input", {2, 5}, torch::kFloat32}}).dump());
+  write_file_atomic(run + "/inputs.json",
+                    inputs_json({{"input", {2, 5}, torch::kFloat32, std::nullopt}}).dump());
   EXPECT_EQ(open_model(run, "last", torch::kCPU).inputs.front().shape,
             (std::vector<int64_t>{2, 5}));
   write_file_atomic(run + "/inputs.json", "{\"inputs\": [");
@@ -121,8 +123,9 @@ TEST(OpenModel, TheTrainingDataLabelsComeAlongAndMalformedOnesAreNamed) {
   std::string run = dir.file("run");
   std::string checkpoint = saved_checkpoint(dir, nullptr, /*with_inputs=*/false);
   write_file_atomic(run + "/config.yaml", read_text_file(checkpoint + "/config.yaml"));
-  write_file_atomic(run + "/inputs.json",
-                    inputs_json({{"input", {2, 5}, torch::kFloat32}}, {"no", "yes"}).dump());
+  write_file_atomic(
+      run + "/inputs.json",
+      inputs_json({{"input", {2, 5}, torch::kFloat32, std::nullopt}}, {"no", "yes"}).dump());
   EXPECT_THAT(open_model(run, "last", torch::kCPU).labels, ::testing::ElementsAre("no", "yes"));
   write_file_atomic(run + "/inputs.json",
                     R"({"inputs": [{"shape": [2, 5]}], "labels": ["no", 1]})");

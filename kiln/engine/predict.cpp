@@ -47,7 +47,7 @@ torch::Tensor read_json_lines(const std::string& path, const ModelInput& input) 
   std::vector<int64_t> shape = {-1};
   shape.insert(shape.end(), input.shape.begin(), input.shape.end());
   std::map<std::string, serving::TensorSpec> spec = {
-      {input.name, {serving_dtype(input.dtype), shape}}};
+      {input.name, {serving_dtype(input.dtype), shape, input.image}}};
   std::vector<serving::PredictRequest> rows;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
@@ -117,12 +117,13 @@ struct PredictInputs {
 };
 
 PredictInputs read_inputs(const std::string& path, const ModelInput& input) {
-  if (ends_with(path, ".jsonl") || ends_with(path, ".json")) return {read_json_lines(path, input)};
+  if (ends_with(path, ".jsonl") || ends_with(path, ".json"))
+    return {read_json_lines(path, input), {}};
   if (fs::is_directory(path) || is_image_file(path)) {
     std::vector<std::string> files = image_files(path);
     return {read_images(files, input), files};
   }
-  return {read_idx_images(path, input)};
+  return {read_idx_images(path, input), {}};
 }
 
 // A CSV field: quoted when it holds a separator, a quote or a line break.

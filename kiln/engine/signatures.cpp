@@ -29,7 +29,7 @@ SignatureOutput output_of(const std::string& from, OutputOp op, serving::DType d
   SignatureOutput out;
   out.from = from;
   out.op = op;
-  out.spec = {dtype, std::move(shape)};
+  out.spec = {dtype, std::move(shape), std::nullopt};
   return out;
 }
 
@@ -145,7 +145,6 @@ std::map<std::string, torch::Tensor> run_signature(models::Model& model,
                                                    const torch::Tensor& input) {
   torch::NoGradGuard no_grad;
   torch::Tensor batch = transformed(transforms, input);
-  std::map<std::string, torch::Tensor> results;
   bool needs_model = false, needs_embedding = false;
   for (const auto& [name, out] : signature.outputs)
     (out.op == OutputOp::kLayer ? needs_embedding : needs_model) = true;
@@ -153,28 +152,37 @@ std::map<std::string, torch::Tensor> run_signature(models::Model& model,
   if (needs_model) outputs = model.forward_named(batch);
   torch::Tensor embedded;
   if (needs_embedding) embedded = models::embed(model, embedding, batch);
+  return signature_outputs(signature, outputs, embedded);
+}
+
+std::map<std::string, torch::Tensor> signature_outputs(const serving::Signature& signature,
+                                                       const models::NamedOutputs& outputs,
+                                                       const torch::Tensor& embedded) {
+  std::map<std::string, torch::Tensor> results;
   for (const auto& [name, out] : signature.outputs) {
     if (out.op == OutputOp::kLayer) {
       results[name] = embedded;
       continue;
     }
-    const torch::Tensor& value = outputs[out.from];
+    const torch::Tensor* value = outputs.find(out.from);
+    KILN_CHECK(value != nullptr, "output {} comes from the model's output \"{}\", which it lacks",
+               name, out.from);
     switch (out.op) {
       case OutputOp::kSoftmax:
-        results[name] = value.softmax(1);
+        results[name] = value->softmax(1);
         break;
       case OutputOp::kSigmoid:
-        results[name] = value.sigmoid();
+        results[name] = value->sigmoid();
         break;
       case OutputOp::kArgmax:
       case OutputOp::kArgmaxLabel:
-        results[name] = value.argmax(1);
+        results[name] = value->argmax(1);
         break;
       case OutputOp::kAboveHalf:
-        results[name] = (value > 0).to(torch::kInt64);  // sigmoid(x) > 0.5 exactly when x > 0
+        results[name] = (*value > 0).to(torch::kInt64);  // sigmoid(x) > 0.5 exactly when x > 0
         break;
       default:
-        results[name] = value;
+        results[name] = *value;
     }
   }
   return results;

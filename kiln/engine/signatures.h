@@ -35,6 +35,13 @@ std::map<std::string, torch::Tensor> run_signature(models::Model& model,
                                                    const models::EmbeddingLayer& embedding,
                                                    const torch::Tensor& input);
 
+/// A signature's outputs from a model's named outputs (`outputs[""]` its main one) and, for the
+/// outputs of a layer, its `embedded` activations. Throws an Error naming an output whose model
+/// output is missing.
+std::map<std::string, torch::Tensor> signature_outputs(const serving::Signature& signature,
+                                                       const models::NamedOutputs& outputs,
+                                                       const torch::Tensor& embedded);
+
 /// The serving dtype a torch dtype travels as in JSON: narrower integers as int32, half floats as
 /// float32.
 serving::DType serving_dtype(torch::Dtype dtype);

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/io/image_input.h"
@@ -32,6 +33,10 @@ std::optional<DType> dtype_named(const std::string& name);
 /// An image input (`image` set) also takes encoded images, {"b64": ...} in place of each example's
 /// numbers, decoded as its training data decoded them (io/image_input.h).
 struct TensorSpec {
+  TensorSpec() = default;
+  TensorSpec(DType dtype, std::vector<int64_t> shape, std::optional<io::ImageInput> image = {})
+      : dtype(dtype), shape(std::move(shape)), image(std::move(image)) {}
+
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
   std::optional<io::ImageInput> image;

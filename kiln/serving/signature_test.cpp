@@ -13,7 +13,8 @@ using ::testing::HasSubstr;
 
 Signatures classifier() {
   Signature signature;
-  signature.inputs["input"] = {DType::kFloat32, {-1, 1, 28, 28}, io::ImageInput{1, 28, 28}};
+  signature.inputs["input"] = {
+      DType::kFloat32, {-1, 1, 28, 28}, io::ImageInput{1, 28, 28, true, 1.0 / 255}};
   signature.outputs["classes"] = {{DType::kString, {-1}}, "", OutputOp::kArgmaxLabel, ""};
   signature.outputs["probabilities"] = {{DType::kFloat32, {-1, 10}}, "", OutputOp::kSoftmax, ""};
   Signature embed;
