@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <cstdlib>
+
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -14,6 +16,21 @@ constexpr const char* kTokenNeeded =
 void reply(httplib::Response& response, int status, const std::string& body) {
   response.status = status;
   response.set_content(body, "application/json");
+}
+
+// Why httplib refused a request with a bare 400: most often a body that stopped short of its
+// Content-Length (a slow client the read timeout dropped, or one that hung up), which httplib
+// reads into `request.body` as far as it came.
+std::string bad_request_reason(const httplib::Request& request, int read_timeout_seconds) {
+  std::string length = request.get_header_value("Content-Length");
+  char* end = nullptr;
+  unsigned long long declared = length.empty() ? 0 : std::strtoull(length.c_str(), &end, 10);
+  if (!length.empty() && end && *end == '\0' && request.body.size() < declared)
+    return fmt::format(
+        "the request body ended after {} of the {} bytes its Content-Length gives: the client "
+        "sent nothing for {} s or closed the connection",
+        request.body.size(), declared, read_timeout_seconds);
+  return "the request is not well-formed HTTP/1.1";
 }
 
 }  // namespace
@@ -31,12 +48,13 @@ HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
   server.set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
   server.set_read_timeout(options_.read_timeout_seconds, 0);
   // httplib answers an oversized body by itself, with no body: say why, as the API's errors do.
-  server.set_error_handler([this](const httplib::Request&, httplib::Response& response) {
+  server.set_error_handler([this](const httplib::Request& request, httplib::Response& response) {
     if (!response.body.empty()) return;
-    std::string why = response.status == 413
-                          ? fmt::format("the request body is over {} bytes (--max-body-bytes)",
-                                        options_.max_body_bytes)
-                          : fmt::format("HTTP {}", response.status);
+    std::string why =
+        response.status == 413 ? fmt::format("the request body is over {} bytes (--max-body-bytes)",
+                                             options_.max_body_bytes)
+        : response.status == 400 ? bad_request_reason(request, options_.read_timeout_seconds)
+                                 : fmt::format("HTTP {}", response.status);
     response.set_content(error_body(why), "application/json");
   });
   add_routes();
