@@ -54,8 +54,8 @@ void add_predict_command(CLI::App& app, Action& action) {
   command
       ->add_option(
           "--input", args->offline.input,
-          "Examples: JSON lines (one instance each), IDX images, or PNG/JPEG files (a file or a "
-          "folder of them)")
+          "Examples: JSON lines (one instance each), IDX images, PNG/JPEG files (a file or a "
+          "folder of them), or TFRecord or CSV files read as the model's data was")
       ->required()
       ->check(CLI::ExistingPath);
   command->add_option("--output", args->offline.output, "Where to write (default: stdout)");

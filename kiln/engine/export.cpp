@@ -44,11 +44,25 @@ Json model_yaml(const OpenedModel& opened, const std::string& name, const std::s
   yaml["transforms"] = specs_json(config.data.transforms.eval);
   if (!opened.labels.empty()) yaml["labels"] = opened.labels;
   yaml["embedding_layer"] = config.tensorboard.projector.layer;
+  // How `kiln predict` reads TFRecord and CSV files for this model: as its data was read.
+  Json reader = evaluation_data_spec(config);
+  if (!reader.is_null()) yaml["reader"] = reader;
   yaml["signatures"] = serving::signatures_json(signatures);
   return yaml;
 }
 
 }  // namespace
+
+Json evaluation_data_spec(const ExperimentConfig& config) {
+  for (const ComponentSpec* split : {&config.data.test, &config.data.val, &config.data.train}) {
+    if (!split->spec.is_object()) continue;
+    Json spec = split->spec;
+    spec.erase("files");  // where the training machine kept its data: predict names its own
+    spec.erase("file");
+    return spec;
+  }
+  return nullptr;
+}
 
 ExportedVersion export_model(const ExportRequest& request) {
   ExportedVersion exported;

@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/core/json.h"
+#include "kiln/engine/experiment_config.h"
+
 namespace kiln::engine {
 
 struct ExportRequest {
@@ -27,6 +30,11 @@ struct ExportedVersion {
   std::string checkpoint;  // what was exported
   std::string weights;     // the weights file of the checkpoint it holds (ema.safetensors, ...)
 };
+
+/// The spec of the dataset a model was evaluated on (data.test, else data.val, else data.train)
+/// without its files: model.yaml's `reader`, how `kiln predict` reads TFRecord and CSV files for
+/// it. Null when the config names none.
+Json evaluation_data_spec(const ExperimentConfig& config);
 
 /// Exports the request's checkpoint as the next version of its model.
 ExportedVersion export_model(const ExportRequest& request);

@@ -110,6 +110,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->inputs_ = parse_inputs(Json{{"inputs", yaml["inputs"]}}, file);
   loaded->labels_ = label_list(yaml, file);
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
+  loaded->reader_ = yaml.value("reader", Json());
   if (yaml["format"] == kTorchScriptFormat) {
     try {
       loaded->transforms_ = read_transforms(yaml);
@@ -167,6 +168,7 @@ std::shared_ptr<ExportedModel> ExportedModel::from_opened(const OpenedModel& ope
   made->name_ = opened.config.name;
   made->inputs_ = opened.inputs;
   made->labels_ = opened.labels;
+  made->reader_ = evaluation_data_spec(opened.config);
   made->model_ = opened.model;
   made->transforms_ = eval_transforms(opened.config);
   made->embedding_.emplace(*made->model_, opened.config.tensorboard.projector.layer,

@@ -48,6 +48,9 @@ class ExportedModel {
   const std::vector<std::string>& labels() const { return labels_; }
   const serving::Signatures& signatures() const { return signatures_; }
   torch::Device device() const { return device_; }
+  /// The dataset spec of the data the model was evaluated on (data.test, else data.val, else
+  /// data.train), how `kiln predict` reads files of that kind; null when unknown.
+  const Json& reader() const { return reader_; }
 
   /// The signature `name`, or null.
   const serving::Signature* signature(const std::string& name) const;
@@ -71,6 +74,7 @@ class ExportedModel {
   torch::Device device_ = torch::kCPU;
   std::vector<ModelInput> inputs_;
   std::vector<std::string> labels_;
+  Json reader_;
   serving::Signatures signatures_;
   std::shared_ptr<models::Model> model_;             // a kiln export's; or
   std::shared_ptr<torch::jit::Module> torchscript_;  // a TorchScript folder's

@@ -3,21 +3,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 
 #include "kiln/core/error.h"
-#include "kiln/data/idx_tensors.h"
 #include "kiln/engine/exported_model.h"
 #include "kiln/engine/exported_servable.h"
+#include "kiln/engine/predict_inputs.h"
 #include "kiln/engine/signatures.h"
-#include "kiln/io/file_bytes.h"
-#include "kiln/io/image_input.h"
-#include "kiln/serving/batcher.h"
 #include "kiln/serving/serving_error.h"
 #include "kiln/serving/version_folders.h"
 
@@ -34,96 +28,6 @@ std::shared_ptr<ExportedModel> open_source(const PredictOptions& options) {
   if (!versions.empty() && !fs::exists(options.source + "/config.yaml"))
     return ExportedModel::load(fmt::format("{}/{}", options.source, versions.back()), torch::kCPU);
   return ExportedModel::from_checkpoint(options.source, options.checkpoint, torch::kCPU);
-}
-
-bool ends_with(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
-
-// Every line of a JSON lines file, each one instance as a row-form request holds it.
-torch::Tensor read_json_lines(const std::string& path, const ModelInput& input) {
-  std::ifstream in(path);
-  if (!in) throw IoError("read", path, errno);
-  std::vector<int64_t> shape = {-1};
-  shape.insert(shape.end(), input.shape.begin(), input.shape.end());
-  std::map<std::string, serving::TensorSpec> spec = {
-      {input.name, {serving_dtype(input.dtype), shape, input.image}}};
-  std::vector<serving::PredictRequest> rows;
-  std::string line;
-  for (int64_t number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      rows.push_back(serving::parse_predict_request("{\"instances\": [" + line + "]}", spec));
-    } catch (const serving::ServingError& e) {
-      throw DataError(path, number, -1, fmt::format("line {}: {}", number, e.what()));
-    }
-  }
-  if (rows.empty()) throw DataError(path, -1, -1, "holds no examples");
-  std::vector<const std::map<std::string, serving::HostTensor>*> parts;
-  for (const auto& row : rows) parts.push_back(&row.inputs);
-  return host_to_tensor(serving::concatenate(parts).at(input.name), input.dtype, input.name);
-}
-
-// IDX images, scaled to [0, 1] as the idx and fashion_mnist datasets deliver them.
-torch::Tensor read_idx_images(const std::string& path, const ModelInput& input) {
-  torch::Tensor images = data::idx_images(io::read_idx(path), path);
-  std::vector<int64_t> example(images.sizes().begin() + 1, images.sizes().end());
-  if (example != input.shape)
-    throw DataError(path, -1, -1,
-                    fmt::format("holds images of shape [{}]; the model takes [{}]",
-                                fmt::join(example, ", "), fmt::join(input.shape, ", ")));
-  return images;
-}
-
-bool is_image_file(const std::string& path) {
-  std::string lower;
-  for (char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ends_with(lower, ".png") || ends_with(lower, ".jpg") || ends_with(lower, ".jpeg");
-}
-
-// An image file, or a folder's image files in sorted order.
-std::vector<std::string> image_files(const std::string& path) {
-  if (!fs::is_directory(path)) return {path};
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(path))
-    if (entry.is_regular_file() && is_image_file(entry.path().string()))
-      files.push_back(entry.path().string());
-  if (files.empty()) throw DataError(path, -1, -1, "holds no .png, .jpg or .jpeg files");
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// PNG or JPEG files, decoded as the model's training data decoded its images.
-torch::Tensor read_images(const std::vector<std::string>& files, const ModelInput& input) {
-  if (!input.image)
-    throw UsageError(fmt::format(
-        "the model's input \"{}\" was not trained on images (its data had no image input), so "
-        "it takes no image files; give JSON lines or IDX",
-        input.name));
-  serving::HostTensor host;
-  host.shape = {static_cast<int64_t>(files.size())};
-  host.shape.insert(host.shape.end(), input.shape.begin(), input.shape.end());
-  for (const std::string& file : files) {
-    std::vector<double> values =
-        io::image_input_values(io::read_file_bytes(file), *input.image, file);
-    host.numbers.insert(host.numbers.end(), values.begin(), values.end());
-  }
-  return host_to_tensor(host, input.dtype, input.name);
-}
-
-struct PredictInputs {
-  torch::Tensor examples;
-  std::vector<std::string> files;  // of image inputs, one per example; written with its outputs
-};
-
-PredictInputs read_inputs(const std::string& path, const ModelInput& input) {
-  if (ends_with(path, ".jsonl") || ends_with(path, ".json"))
-    return {read_json_lines(path, input), {}};
-  if (fs::is_directory(path) || is_image_file(path)) {
-    std::vector<std::string> files = image_files(path);
-    return {read_images(files, input), files};
-  }
-  return {read_idx_images(path, input), {}};
 }
 
 // A CSV field: quoted when it holds a separator, a quote or a line break.
@@ -177,7 +81,7 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
         fmt::format("the model has no signature \"{}\"; it has {}", options.signature, known));
   }
   auto start = std::chrono::steady_clock::now();
-  PredictInputs read = read_inputs(options.input, model->inputs().front());
+  PredictInputs read = read_predict_inputs(options.input, model->inputs().front(), model->reader());
   const torch::Tensor& inputs = read.examples;
   bool files = !read.files.empty();
   std::FILE* out = options.output.empty() ? stdout : std::fopen(options.output.c_str(), "w");

@@ -3,9 +3,9 @@
 // version folder or its model folder, whose newest version is taken) over a file of examples,
 // in batches, writing one line of outputs per example: a JSON object per line (jsonl, as
 // TensorFlow Serving's row-form predictions) or CSV (one column per output value). Inputs are
-// JSON lines (each an instance, as in a row-form request), IDX images, or PNG/JPEG files (one, or
-// a folder's in sorted order, each line then naming its `file`) decoded as the training data
-// decoded its images; they go through the eval transforms exactly as in validation and serving.
+// JSON lines, IDX images, PNG/JPEG files (each line then naming its `file`), TFRecord or CSV
+// files (predict_inputs.h); they go through the eval transforms exactly as in validation and
+// serving.
 // Thread-safety: one prediction per thread.
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace kiln::engine {
 struct PredictOptions {
   std::string source;               // run folder, checkpoint, version folder or model folder
   std::string checkpoint = "best";  // of a run folder: best, last or a path
-  std::string input;                // .jsonl, an IDX file (.gz or not), an image or a folder
+  std::string input;                // .jsonl, IDX, an image or a folder, .tfrecord, .csv
   std::string output;               // "" = standard output
   std::string format = "jsonl";     // jsonl or csv
   std::string signature = "serving_default";

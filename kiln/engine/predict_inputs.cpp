@@ -1,0 +1,212 @@
+#include "kiln/engine/predict_inputs.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+#include "kiln/core/error.h"
+#include "kiln/data/dataset.h"
+#include "kiln/data/idx_tensors.h"
+#include "kiln/engine/exported_servable.h"
+#include "kiln/engine/signatures.h"
+#include "kiln/io/csv.h"
+#include "kiln/io/file_bytes.h"
+#include "kiln/io/idx.h"
+#include "kiln/io/image_input.h"
+#include "kiln/serving/batcher.h"
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::engine {
+namespace fs = std::filesystem;
+namespace {
+
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+// Every line of a JSON lines file, each one instance as a row-form request holds it.
+torch::Tensor read_json_lines(const std::string& path, const ModelInput& input) {
+  std::ifstream in(path);
+  if (!in) throw IoError("read", path, errno);
+  std::vector<int64_t> shape = {-1};
+  shape.insert(shape.end(), input.shape.begin(), input.shape.end());
+  std::map<std::string, serving::TensorSpec> spec = {
+      {input.name, {serving_dtype(input.dtype), shape, input.image}}};
+  std::vector<serving::PredictRequest> rows;
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      rows.push_back(serving::parse_predict_request("{\"instances\": [" + line + "]}", spec));
+    } catch (const serving::ServingError& e) {
+      throw DataError(path, number, -1, fmt::format("line {}: {}", number, e.what()));
+    }
+  }
+  if (rows.empty()) throw DataError(path, -1, -1, "holds no examples");
+  std::vector<const std::map<std::string, serving::HostTensor>*> parts;
+  for (const auto& row : rows) parts.push_back(&row.inputs);
+  return host_to_tensor(serving::concatenate(parts).at(input.name), input.dtype, input.name);
+}
+
+// IDX images, scaled to [0, 1] as the idx and fashion_mnist datasets deliver them.
+torch::Tensor read_idx_images(const std::string& path, const ModelInput& input) {
+  torch::Tensor images = data::idx_images(io::read_idx(path), path);
+  std::vector<int64_t> example(images.sizes().begin() + 1, images.sizes().end());
+  if (example != input.shape)
+    throw DataError(path, -1, -1,
+                    fmt::format("holds images of shape [{}]; the model takes [{}]",
+                                fmt::join(example, ", "), fmt::join(input.shape, ", ")));
+  return images;
+}
+
+bool is_image_file(const std::string& path) {
+  std::string lower;
+  for (char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ends_with(lower, ".png") || ends_with(lower, ".jpg") || ends_with(lower, ".jpeg");
+}
+
+// An image file, or a folder's image files in sorted order.
+std::vector<std::string> image_files(const std::string& path) {
+  if (!fs::is_directory(path)) return {path};
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(path))
+    if (entry.is_regular_file() && is_image_file(entry.path().string()))
+      files.push_back(entry.path().string());
+  if (files.empty()) throw DataError(path, -1, -1, "holds no .png, .jpg or .jpeg files");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// PNG or JPEG files, decoded as the model's training data decoded its images.
+torch::Tensor read_images(const std::vector<std::string>& files, const ModelInput& input) {
+  if (!input.image)
+    throw UsageError(fmt::format(
+        "the model's input \"{}\" was not trained on images (its data had no image input), so "
+        "it takes no image files; give JSON lines or IDX",
+        input.name));
+  serving::HostTensor host;
+  host.shape = {static_cast<int64_t>(files.size())};
+  host.shape.insert(host.shape.end(), input.shape.begin(), input.shape.end());
+  for (const std::string& file : files) {
+    std::vector<double> values =
+        io::image_input_values(io::read_file_bytes(file), *input.image, file);
+    host.numbers.insert(host.numbers.end(), values.begin(), values.end());
+  }
+  return host_to_tensor(host, input.dtype, input.name);
+}
+
+// The dataset spec the model read its examples with, checked to be of `type`.
+Json reader_of(const Json& reader, const std::string& type, const std::string& path) {
+  std::string trained_on = reader.is_object() ? reader.value("type", "") : "";
+  if (trained_on != type)
+    throw UsageError(fmt::format(
+        "{} is a {} file, but the model was trained on {} data, which says nothing of how to read "
+        "one; give JSON lines (one instance per line){}",
+        path, type == "tfrecord" ? "TFRecord" : "CSV",
+        trained_on.empty() ? "unrecorded" : "`" + trained_on + "`",
+        trained_on == "tfrecord" ? ", or a .tfrecord file"
+        : trained_on == "csv"    ? ", or a .csv file"
+                                 : ""));
+  return reader;
+}
+
+// TFRecord files read as the model's tfrecord dataset read its own: the same features, input
+// and layout; the target features default to 0, as records to predict may have no label.
+torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Json spec) {
+  spec["files"] = Json::array({path});
+  spec["cache"] = "records";
+  spec.erase("limit");
+  std::vector<std::string> targets = {spec.value("target", std::string("label"))};
+  if (spec.contains("targets") && spec["targets"].is_array())
+    for (const Json& name : spec["targets"])
+      if (name.is_string()) targets.push_back(name.get<std::string>());
+  for (const char* list : {"features", "sequence_features"})
+    for (const std::string& name : targets)
+      if (spec.contains(list) && spec[list].contains(name) && spec[list][name].is_object() &&
+          spec[list][name].value("default", Json()).is_null())
+        spec[list][name]["default"] = 0;
+  std::shared_ptr<data::Dataset> dataset;
+  try {
+    dataset = data::dataset_registry().create(ComponentSpec("dataset", spec));
+  } catch (const ConfigError& e) {  // the saved spec no longer builds
+    throw UsageError(
+        fmt::format("{}: the model's tfrecord spec does not read it: {}", path, e.what()));
+  }
+  if (dataset->size() == 0) throw DataError(path, -1, -1, "holds no records");
+  std::vector<int64_t> example = dataset->input_shape();
+  if (example != input.shape)
+    throw DataError(path, -1, -1,
+                    fmt::format("its feature gives examples of shape [{}]; the model takes [{}]",
+                                fmt::join(example, ", "), fmt::join(input.shape, ", ")));
+  return dataset->gather(torch::arange(dataset->size(), torch::kInt64)).input.to(input.dtype);
+}
+
+// CSV rows as the model's csv dataset read its own: its feature columns by name (all but the
+// target when it named none), empty cells as its fill_missing says. Windows of rows are not read.
+torch::Tensor read_csv_rows(const std::string& path, const ModelInput& input, const Json& spec) {
+  if (spec.value("window", 0) != 0)
+    throw UsageError(path +
+                     ": the model reads windows of CSV rows (a time series); give its "
+                     "examples as JSON lines");
+  std::string delimiter = spec.value("delimiter", std::string(","));
+  io::CsvTable table = io::read_csv(path, delimiter.empty() ? ',' : delimiter[0]);
+  std::vector<size_t> columns;
+  if (spec.contains("features") && spec["features"].is_array() && !spec["features"].empty()) {
+    for (const Json& name : spec["features"])
+      columns.push_back(table.column(name.get<std::string>()));
+  } else {
+    std::string target = spec.value("target", std::string());
+    for (size_t c = 0; c < table.header.size(); ++c)
+      if (table.header[c] != target) columns.push_back(c);
+  }
+  if (std::vector<int64_t>{static_cast<int64_t>(columns.size())} != input.shape)
+    throw DataError(path, -1, -1,
+                    fmt::format("gives {} feature columns; the model takes [{}]", columns.size(),
+                                fmt::join(input.shape, ", ")));
+  if (table.rows.empty()) throw DataError(path, -1, -1, "holds no rows");
+  Json fill = spec.value("fill_missing", Json());
+  serving::HostTensor host;
+  host.shape = {static_cast<int64_t>(table.rows.size()), static_cast<int64_t>(columns.size())};
+  for (size_t row = 0; row < table.rows.size(); ++row)
+    for (size_t column : columns) {
+      const std::string& cell = table.rows[row][column];
+      double value = 0;
+      if (cell.empty() && fill.is_number())
+        value = fill.get<double>();
+      else if (!io::parse_double(cell, value))
+        throw DataError(path, static_cast<int64_t>(row), table.row_offsets[row],
+                        fmt::format("column \"{}\": {}", table.header[column],
+                                    cell.empty() ? "empty cell, and the model's data had no "
+                                                   "fill_missing"
+                                                 : "\"" + cell + "\" is not a number"));
+      host.numbers.push_back(value);
+    }
+  return host_to_tensor(host, input.dtype, input.name);
+}
+
+bool is_csv(const std::string& path) {
+  return ends_with(path, ".csv") || ends_with(path, ".csv.gz");
+}
+
+}  // namespace
+
+PredictInputs read_predict_inputs(const std::string& path, const ModelInput& input,
+                                  const Json& reader) {
+  if (ends_with(path, ".jsonl") || ends_with(path, ".json"))
+    return {read_json_lines(path, input), {}};
+  if (fs::is_directory(path) || is_image_file(path)) {
+    std::vector<std::string> files = image_files(path);
+    return {read_images(files, input), files};
+  }
+  if (path.find(".tfrecord") != std::string::npos)
+    return {read_tfrecord(path, input, reader_of(reader, "tfrecord", path)), {}};
+  if (is_csv(path)) return {read_csv_rows(path, input, reader_of(reader, "csv", path)), {}};
+  return {read_idx_images(path, input), {}};
+}
+
+}  // namespace kiln::engine
