@@ -9,8 +9,9 @@
 # test image in TensorFlow Serving's row form; both answer class_ids, classes, probabilities and
 # logits. At each concurrency the two servers are loaded alternately RUNS times for SECONDS
 # each; the table shows the median requests/s, p50 and p99 latency, and the ratios. Below it,
-# the limit of the hardware: `kiln eval`'s offline images/s for the same model at batch 1, 8
-# and 32 (the batches a busy server forms).
+# the limit of the hardware: offline images/s for the same model at batch 1, 8 and 32 (the
+# batches a busy server forms), by `kiln eval` (the model as trained) and by `kiln predict` of
+# the export (the model as served: optimized for inference, engine/exported_model.h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -103,8 +104,8 @@ grep -h "kiln_serving_batch_examples_sum\|kiln_serving_batch_examples_count" \
   awk '/_sum/ {s = $2} /_count/ {n = $2} END {if (n) printf "kiln batches: %d, %.1f images each on average\n", n, s / n}'
 
 echo
-echo "| offline limit: kiln eval, test set (10000 images) at batch | images/s |"
-echo "|---|---|"
+echo "| offline limit: test set (10000 images) at batch | kiln eval images/s | kiln predict (as served) images/s |"
+echo "|---|---|---|"
 for batch in 1 8 32; do
   "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/offline" \
     --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss \
@@ -112,5 +113,8 @@ for batch in 1 8 32; do
   offline_run=$(sed -n 's/^run: //p' "$work/offline.out")
   rate=$("$kiln" eval "$offline_run" --split test 2>&1 >/dev/null |
     sed -n 's/^test: .*, \([0-9.]*\) examples\/s$/\1/p')
-  echo "| $batch | $rate |"
+  served=$("$kiln" predict "$version" --batch "$batch" --output /dev/null \
+    --input /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz 2>&1 |
+    sed -n 's/^predicted .* s, \([0-9.]*\) examples\/s$/\1/p')
+  echo "| $batch | $rate | $served |"
 done

@@ -16,11 +16,13 @@ struct PredictArgs {
   engine::PredictOptions offline;
   serving::ClientOptions client;
   std::string token_file;
+  bool no_optimize = false;
 };
 
 int run_predict(PredictArgs args) {
   if (args.client.url.empty() == args.offline.source.empty())
     throw UsageError("give a model (a run, checkpoint or export folder) or --server URL, not both");
+  args.offline.optimize = !args.no_optimize;
   if (args.offline.source.empty()) {
     args.client.input = args.offline.input;
     args.client.output = args.offline.output;
@@ -71,6 +73,9 @@ void add_predict_command(CLI::App& app, Action& action) {
   command->add_option("--batch", args->offline.batch, "Examples per batch (offline)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command->add_flag("--no-optimize", args->no_optimize,
+                    "Run the model as loaded: no batch norms folded, no TorchScript freezing "
+                    "(offline)");
   command->add_option("--server", args->client.url,
                       "A TensorFlow Serving REST API: http://HOST:PORT/v1/models/NAME");
   command->add_option("--concurrency", args->client.concurrency, "Requests at once (--server)")

@@ -28,6 +28,7 @@ struct ServeArgs {
   double poll_seconds = 1;
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
   serving::BatchingOptions batching;
+  bool no_optimize = false;
 };
 
 // The models to serve: each folder's latest version under the folder's name, or the config file's.
@@ -54,11 +55,16 @@ std::vector<serving::ServedModel> served_models(const ServeArgs& args) {
 
 // A version folder of `model` as a servable, behind a batcher unless --max-batch 0.
 std::shared_ptr<serving::Servable> load_version(const std::string& model,
-                                                const std::string& directory,
-                                                const serving::BatchingOptions& batching,
+                                                const std::string& directory, const ServeArgs& args,
                                                 serving::ServingMetrics& metrics) {
-  auto servable = std::make_shared<engine::ExportedServable>(
-      engine::ExportedModel::load(directory, torch::kCPU));
+  std::shared_ptr<engine::ExportedModel> loaded =
+      engine::ExportedModel::load(directory, torch::kCPU);
+  if (!args.no_optimize)
+    std::printf("kiln serve: model %s: %s: %s\n", model.c_str(), directory.c_str(),
+                loaded->optimize_for_inference().c_str());
+  std::fflush(stdout);
+  auto servable = std::make_shared<engine::ExportedServable>(loaded);
+  const serving::BatchingOptions& batching = args.batching;
   if (batching.max_batch == 0) return servable;
   return std::make_shared<serving::BatchingServable>(
       servable, batching, [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
@@ -85,7 +91,7 @@ int run_serve(const ServeArgs& args) {
   serving::VersionWatcher watcher(
       served_models(args), table,
       [&args, &metrics](const std::string& model, const std::string& directory) {
-        return load_version(model, directory, args.batching, metrics);
+        return load_version(model, directory, args, metrics);
       },
       serve_log);
   watcher.poll();
@@ -181,6 +187,8 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->add_option("--token-file", args->token_file,
                    "A file holding a token that requests must bear (Authorization: Bearer)")
       ->check(CLI::ExistingFile);
+  command->add_flag("--no-optimize", args->no_optimize,
+                    "Serve models as loaded: no batch norms folded, no TorchScript freezing");
   command->callback([&action, args] { action = [args] { return run_serve(*args); }; });
 }
 

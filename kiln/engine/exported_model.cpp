@@ -11,6 +11,8 @@
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/export.h"
 #include "kiln/engine/signatures.h"
+#include "kiln/models/fold_batch_norms.h"
+#include "kiln/models/onednn_convolutions.h"
 
 namespace kiln::engine {
 namespace fs = std::filesystem;
@@ -239,6 +241,24 @@ void ExportedModel::check_signatures(const std::string& file) {
                                  value.defined() ? c10::str(value.sizes()) : "nothing"));
     }
   }
+}
+
+std::string ExportedModel::optimize_for_inference() {
+  if (torchscript_) {
+    try {
+      *torchscript_ = torch::jit::optimize_for_inference(*torchscript_);
+      return "frozen and optimized for inference";
+    } catch (const std::exception& e) {  // a model the passes cannot take: served as loaded
+      std::string message = e.what();
+      return "served as loaded, as it could not be frozen: " +
+             message.substr(0, message.find('\n'));
+    }
+  }
+  int folded = models::fold_batch_norms(*model_);
+  int onednn = models::run_convolutions_on_onednn(*model_);
+  if (folded == 0 && onednn == 0) return "nothing to rewrite";
+  return fmt::format("{} batch norm{} folded into convolutions, {} convolution{} on oneDNN", folded,
+                     folded == 1 ? "" : "s", onednn, onednn == 1 ? "" : "s");
 }
 
 const serving::Signature* ExportedModel::signature(const std::string& name) const {

@@ -59,6 +59,14 @@ class ExportedModel {
   std::map<std::string, torch::Tensor> run(const serving::Signature& signature,
                                            const torch::Tensor& input);
 
+  /// Rewrites the model for inference alone, where LibTorch offers it: a kiln model's batch norms
+  /// folded into the convolutions before them and its convolutions run on oneDNN with weights
+  /// reordered once (models/fold_batch_norms.h, models/onednn_convolutions.h); a TorchScript
+  /// model frozen and optimized (torch::jit::optimize_for_inference, which does the same to its
+  /// graph). Returns what it did, for the log. The outputs stay
+  /// the same to float rounding; the model must not be exported or trained afterwards.
+  std::string optimize_for_inference();
+
   /// An output as JSON values: class ids made labels where the signature says so.
   serving::HostTensor to_host(const serving::SignatureOutput& output,
                               const torch::Tensor& value) const;

@@ -59,6 +59,13 @@ TEST(ExportedTorchScript, AClassifierGivesPyTorchsOutputsAndItsLabels) {
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(classes.strings[i], labels[size_t(ids[i])]);
 }
 
+TEST(ExportedTorchScript, OptimizedForInferenceItGivesTheSame) {
+  auto model = ExportedModel::load(kFolders + "/classifier/1", torch::kCPU);
+  EXPECT_EQ(model->optimize_for_inference(), "frozen and optimized for inference");
+  std::map<std::string, torch::Tensor> outputs = run_default(*model);
+  expect_close(outputs.at("logits"), expected()["classifier"]["logits"], "logits");
+}
+
 TEST(ExportedTorchScript, ADictOfOutputsIsTakenByKey) {
   auto model = ExportedModel::load(kFolders + "/two_heads/1", torch::kCPU);
   std::map<std::string, torch::Tensor> outputs = run_default(*model);

@@ -73,6 +73,10 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
   if (options.format != "jsonl" && options.format != "csv")
     throw UsageError("--format is jsonl or csv, not " + options.format);
   std::shared_ptr<ExportedModel> model = open_source(options);
+  if (options.optimize) {
+    std::string done = model->optimize_for_inference();
+    if (progress) std::fprintf(progress, "model optimized for inference: %s\n", done.c_str());
+  }
   const serving::Signature* signature = model->signature(options.signature);
   if (!signature) {
     std::string known;

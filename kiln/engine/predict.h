@@ -22,6 +22,7 @@ struct PredictOptions {
   std::string format = "jsonl";     // jsonl or csv
   std::string signature = "serving_default";
   int64_t batch = 256;
+  bool optimize = true;  // ExportedModel::optimize_for_inference first
 };
 
 struct PredictOutcome {

@@ -111,7 +111,9 @@ TEST(LayerTimer, EveryCallOfAChainHasItsBackward) {
     SCOPED_TRACE(i);
     EXPECT_GT(calls[i].backward_begin, calls[i].forward_end);
     EXPECT_GT(calls[i].backward_end, calls[i].backward_begin);
-    if (i > 0) EXPECT_LT(calls[i].backward_begin, calls[i - 1].backward_begin);
+    if (i > 0) {
+      EXPECT_LT(calls[i].backward_begin, calls[i - 1].backward_begin);
+    }
   }
 }
 
