@@ -113,6 +113,9 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->labels_ = label_list(yaml, file);
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
   loaded->reader_ = yaml.value("reader", Json());
+  if (!loaded->reader_.is_null() &&
+      (!loaded->reader_.is_object() || !loaded->reader_.value("type", Json()).is_string()))
+    refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
   if (yaml["format"] == kTorchScriptFormat) {
     try {
       loaded->transforms_ = read_transforms(yaml);

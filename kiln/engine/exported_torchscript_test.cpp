@@ -131,5 +131,14 @@ TEST(ExportedTorchScript, SignaturesTheModelCannotGiveAreRefused) {
   EXPECT_THAT(refusal(version), HasSubstr("`format: torchscript` beside a TorchScript model.pt"));
 }
 
+TEST(ExportedTorchScript, AReaderThatIsNoDatasetSpecIsRefused) {
+  kiln::testing::TempDir dir;
+  std::string version = copy_of_classifier(dir);
+  edit_yaml(version, [](Json& yaml) { yaml["reader"] = {{"type", 3}}; });
+  EXPECT_THAT(refusal(version), HasSubstr("`reader` is a dataset spec"));
+  edit_yaml(version, [](Json& yaml) { yaml["reader"] = {{"type", "csv"}, {"target", "y"}}; });
+  EXPECT_EQ(ExportedModel::load(version, torch::kCPU)->reader()["target"], "y");
+}
+
 }  // namespace exported_torchscript_test
 }  // namespace kiln::engine

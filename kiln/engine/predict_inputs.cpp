@@ -121,7 +121,8 @@ torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Js
   spec["files"] = Json::array({path});
   spec["cache"] = "records";
   spec.erase("limit");
-  std::vector<std::string> targets = {spec.value("target", std::string("label"))};
+  const Json& target = spec.value("target", Json("label"));
+  std::vector<std::string> targets = {target.is_string() ? target.get<std::string>() : "label"};
   if (spec.contains("targets") && spec["targets"].is_array())
     for (const Json& name : spec["targets"])
       if (name.is_string()) targets.push_back(name.get<std::string>());
@@ -203,9 +204,14 @@ PredictInputs read_predict_inputs(const std::string& path, const ModelInput& inp
     std::vector<std::string> files = image_files(path);
     return {read_images(files, input), files};
   }
-  if (path.find(".tfrecord") != std::string::npos)
-    return {read_tfrecord(path, input, reader_of(reader, "tfrecord", path)), {}};
-  if (is_csv(path)) return {read_csv_rows(path, input, reader_of(reader, "csv", path)), {}};
+  try {
+    if (path.find(".tfrecord") != std::string::npos)
+      return {read_tfrecord(path, input, reader_of(reader, "tfrecord", path)), {}};
+    if (is_csv(path)) return {read_csv_rows(path, input, reader_of(reader, "csv", path)), {}};
+  } catch (const Json::exception& e) {  // a damaged model.yaml: a key of the wrong type
+    throw UsageError(
+        fmt::format("{}: the model's `reader` spec cannot read it: {}", path, e.what()));
+  }
   return {read_idx_images(path, input), {}};
 }
 

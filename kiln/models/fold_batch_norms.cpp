@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "kiln/models/stack_rewrite.h"
+
 namespace kiln::models {
 namespace {
 
@@ -36,13 +38,6 @@ int fold_in(torch::nn::SequentialImpl& stack) {
 
 }  // namespace
 
-int fold_batch_norms(torch::nn::Module& model) {
-  int folded = 0;
-  if (auto* stack = dynamic_cast<torch::nn::SequentialImpl*>(&model)) folded += fold_in(*stack);
-  for (const auto& module : model.modules(/*include_self=*/false))
-    if (auto stack = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(module))
-      folded += fold_in(*stack);
-  return folded;
-}
+int fold_batch_norms(torch::nn::Module& model) { return rewrite_stacks(model, fold_in); }
 
 }  // namespace kiln::models

@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "kiln/models/stack_rewrite.h"
+
 namespace kiln::models {
 namespace {
 
@@ -112,13 +114,7 @@ int rewrite(torch::nn::SequentialImpl& stack) {
 }  // namespace
 
 int run_convolutions_on_onednn(torch::nn::Module& model) {
-  if (!at::hasMKLDNN()) return 0;
-  int converted = 0;
-  if (auto* stack = dynamic_cast<torch::nn::SequentialImpl*>(&model)) converted += rewrite(*stack);
-  for (const auto& module : model.modules(/*include_self=*/false))
-    if (auto stack = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(module))
-      converted += rewrite(*stack);
-  return converted;
+  return at::hasMKLDNN() ? rewrite_stacks(model, rewrite) : 0;
 }
 
 }  // namespace kiln::models

@@ -69,7 +69,10 @@ class ServingHttp : public ::testing::Test {
     server_->stop();
     thread_.join();
   }
-  void start(HttpOptions options) {
+  // Serves with a read timeout of `read_timeout_seconds` (1 s: the timeout tests wait that long).
+  void start(int read_timeout_seconds) {
+    HttpOptions options;
+    options.read_timeout_seconds = read_timeout_seconds;
     server_ = std::make_unique<HttpServer>(handler_, options);
     port_ = server_->bind("127.0.0.1", 0);
     thread_ = std::thread([this] { server_->serve(); });
@@ -92,9 +95,7 @@ class ServingHttp : public ::testing::Test {
 };
 
 TEST_F(ServingHttp, AClientThatStallsInItsBodyGetsA400SayingSoAndOthersAreServed) {
-  HttpOptions options;
-  options.read_timeout_seconds = 1;
-  start(options);
+  start(1);
   RawConnection slow(port_);
   ASSERT_TRUE(slow.connected());
   slow.send_text(
@@ -109,9 +110,7 @@ TEST_F(ServingHttp, AClientThatStallsInItsBodyGetsA400SayingSoAndOthersAreServed
 }
 
 TEST_F(ServingHttp, AClientThatSendsNoRequestIsDropped) {
-  HttpOptions options;
-  options.read_timeout_seconds = 1;
-  start(options);
+  start(1);
   RawConnection silent(port_);
   ASSERT_TRUE(silent.connected());
   silent.send_text("POST /v1/models/half:pre");
@@ -120,7 +119,7 @@ TEST_F(ServingHttp, AClientThatSendsNoRequestIsDropped) {
 }
 
 TEST_F(ServingHttp, GarbageIsA400) {
-  start(HttpOptions{});
+  start(10);
   RawConnection garbage(port_);
   ASSERT_TRUE(garbage.connected());
   garbage.send_text("NOT HTTP AT ALL\r\n\r\n");

@@ -342,8 +342,12 @@ std::map<std::string, HostTensor> read_inputs(const Json& value,
 }
 
 Json parse_body(const std::string& body) {
+  // The pre-pass looks at every character; most bodies hold no NaN or Infinity at all, which two
+  // searches tell far sooner (it was a sixth of the server's time on image requests).
+  bool may_hold_non_finite =
+      body.find("NaN") != std::string::npos || body.find("Infinity") != std::string::npos;
   try {
-    return Json::parse(with_non_finite_quoted(body));
+    return Json::parse(may_hold_non_finite ? with_non_finite_quoted(body) : body);
   } catch (const Json::exception& e) {
     throw invalid(fmt::format("the request body is not JSON: {}", e.what()));
   }

@@ -23,13 +23,6 @@ using ::testing::HasSubstr;
 
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 
-std::vector<Json> lines_of(const std::string& text) {
-  std::vector<Json> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
-  return lines;
-}
-
 // The points every test predicts, as JSON lines.
 const std::vector<std::pair<double, double>> kPoints = {{3, 1}, {-3, -1}, {0.5, 0.25}, {-0.5, 2}};
 
@@ -43,7 +36,7 @@ std::string points_jsonl() {
 std::vector<Json> predict(const std::string& model, const std::string& input) {
   auto run = testing::run_command(kiln("predict " + model + " --input " + input));
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  return lines_of(run.out);
+  return testing::json_lines(run.out);
 }
 
 void expect_same(const std::vector<Json>& got, const std::vector<Json>& want) {

@@ -19,16 +19,10 @@ namespace kiln {
 namespace predict_e2e_test {
 
 using ::testing::HasSubstr;
+using testing::json_lines;
 using testing::run_dir_of;
 
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
-
-std::vector<Json> json_lines(const std::string& text) {
-  std::vector<Json> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
-  return lines;
-}
 
 class Predict : public ::testing::Test {
  protected:
@@ -89,14 +83,8 @@ TEST_F(Predict, TheClientGetsWhatOfflinePredictionComputes) {
       testing::run_command(kiln("predict " + dir_->file("models/binary") + " --input " + *input_));
   ASSERT_EQ(offline.exit_code, 0) << offline.err;
   testing::ChildProcess server(kiln("serve " + dir_->file("models/binary") + " --port 0"));
-  std::string line, port;
-  while (server.read_line(line))
-    if (line.find("listening on 127.0.0.1:") != std::string::npos) {
-      port =
-          line.substr(line.rfind(':') + 1, line.find(' ', line.rfind(':')) - line.rfind(':') - 1);
-      break;
-    }
-  ASSERT_FALSE(port.empty());
+  std::string port = std::to_string(testing::served_port(server));
+  ASSERT_NE(port, "0");
   auto client =
       testing::run_command(kiln("predict --server http://127.0.0.1:" + port +
                                 "/v1/models/binary --input " + *input_ + " --concurrency 3"));

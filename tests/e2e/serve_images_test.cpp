@@ -27,13 +27,6 @@ using ::testing::HasSubstr;
 
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 
-std::vector<Json> lines_of(const std::string& text) {
-  std::vector<Json> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
-  return lines;
-}
-
 // Grey images whose pixels differ from one image to the next.
 io::Image picture(int seed, int64_t height = 28, int64_t width = 28) {
   io::Image image{height, width, 1, {}};
@@ -81,7 +74,8 @@ TEST(ServeImages, PngImagesAreDecodedAsTheTrainingDataWasOfflineAndServed) {
       testing::run_command(kiln("predict " + model + " --input " + dir.file("pictures")));
   ASSERT_EQ(from_idx.exit_code, 0) << from_idx.err;
   ASSERT_EQ(from_png.exit_code, 0) << from_png.err;
-  std::vector<Json> offline = lines_of(from_idx.out), files = lines_of(from_png.out);
+  std::vector<Json> offline = testing::json_lines(from_idx.out),
+                    files = testing::json_lines(from_png.out);
   ASSERT_EQ(offline.size(), 3u);
   ASSERT_EQ(files.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
@@ -90,10 +84,7 @@ TEST(ServeImages, PngImagesAreDecodedAsTheTrainingDataWasOfflineAndServed) {
   }
 
   testing::ChildProcess server(kiln("serve " + model + " --port 0"));
-  int port = 0;
-  for (std::string line; port == 0 && server.read_line(line);)
-    if (size_t at = line.find("listening on 127.0.0.1:"); at != std::string::npos)
-      port = std::stoi(line.substr(at + 23));
+  int port = testing::served_port(server);
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
   httplib::Client client("127.0.0.1", port);
   Json body = {{"instances", Json::array()}};

@@ -41,15 +41,9 @@ class Serve : public ::testing::Test {
   void start(const std::string& extra = "") {
     server_ = std::make_unique<testing::ChildProcess>(
         kiln("serve " + dir_->file("models/binary") + " --port 0 " + extra));
-    std::string line;
-    while (server_->read_line(line)) {
-      size_t at = line.find("listening on 127.0.0.1:");
-      if (at == std::string::npos) continue;
-      port_ = std::stoi(line.substr(at + 23));
-      client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
-      return;
-    }
-    FAIL() << "kiln serve ended before it listened";
+    port_ = testing::served_port(*server_);
+    ASSERT_NE(port_, 0) << "kiln serve ended before it listened";
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
   }
   // The server's next output line that contains `text`.
   bool wait_for_line(const std::string& text) {

@@ -12,6 +12,7 @@
 #include "kiln/core/json.h"
 #include "kiln/core/text_file.h"
 #include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
@@ -32,10 +33,7 @@ void expect_rows_near(const Json& got, const Json& want) {
 TEST(ServeTorchScript, AClientOfTensorFlowServingGetsPyTorchsOutputs) {
   Json expected = Json::parse(read_text_file(kFolders + "/expected.json"));
   testing::ChildProcess server(kiln("serve " + kFolders + "/classifier --port 0"));
-  int port = 0;
-  for (std::string line; port == 0 && server.read_line(line);)
-    if (size_t at = line.find("listening on 127.0.0.1:"); at != std::string::npos)
-      port = std::stoi(line.substr(at + 23));
+  int port = testing::served_port(server);
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
   httplib::Client client("127.0.0.1", port);
 

@@ -32,6 +32,21 @@ std::string validation_rows(const std::string& run) {
   return rows;
 }
 
+std::vector<Json> json_lines(const std::string& text) {
+  std::vector<Json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
+  return lines;
+}
+
+int served_port(ChildProcess& server) {
+  const std::string marker = "listening on 127.0.0.1:";
+  for (std::string line; server.read_line(line);)
+    if (size_t at = line.find(marker); at != std::string::npos)
+      return std::stoi(line.substr(at + marker.size()));
+  return 0;
+}
+
 std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal) {
   ChildProcess child(command);
   std::string line, run;

@@ -4,8 +4,13 @@
 
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "kiln/core/json.h"
 
 namespace kiln::testing {
+
+class ChildProcess;
 
 /// A whole file's bytes ("" when missing).
 std::string read_file(const std::string& path);
@@ -18,6 +23,13 @@ std::string latest_checkpoint(const std::string& run);
 
 /// metrics.csv's validation rows without their wall time, to compare runs.
 std::string validation_rows(const std::string& run);
+
+/// Each line of JSON lines text (`kiln predict`'s output), parsed.
+std::vector<Json> json_lines(const std::string& text);
+
+/// The port of a `kiln serve` started with --port 0, read from its output up to the line that
+/// names it; 0 when the server ended first.
+int served_port(ChildProcess& server);
 
 /// Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
 /// directory its `run:` line named and its exit code.
