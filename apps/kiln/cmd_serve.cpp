@@ -53,6 +53,12 @@ std::vector<serving::ServedModel> served_models(const ServeArgs& args) {
   return models;
 }
 
+// Versions loaded, retired and refused, on stdout as they happen (scripts and tests watch it).
+void serve_log(const std::string& line) {
+  std::printf("kiln serve: %s\n", line.c_str());
+  std::fflush(stdout);
+}
+
 // A version folder of `model` as a servable, behind a batcher unless --max-batch 0.
 std::shared_ptr<serving::Servable> load_version(const std::string& model,
                                                 const std::string& directory, const ServeArgs& args,
@@ -60,20 +66,12 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
   std::shared_ptr<engine::ExportedModel> loaded =
       engine::ExportedModel::load(directory, torch::kCPU);
   if (!args.no_optimize)
-    std::printf("kiln serve: model %s: %s: %s\n", model.c_str(), directory.c_str(),
-                loaded->optimize_for_inference().c_str());
-  std::fflush(stdout);
+    serve_log(fmt::format("model {}: {}: {}", model, directory, loaded->optimize_for_inference()));
   auto servable = std::make_shared<engine::ExportedServable>(loaded);
   const serving::BatchingOptions& batching = args.batching;
   if (batching.max_batch == 0) return servable;
   return std::make_shared<serving::BatchingServable>(
       servable, batching, [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
-}
-
-// Versions loaded, retired and refused, on stdout as they happen (scripts and tests watch it).
-void serve_log(const std::string& line) {
-  std::printf("kiln serve: %s\n", line.c_str());
-  std::fflush(stdout);
 }
 
 // Serves on one thread and polls the base paths on another while this one waits for SIGINT or

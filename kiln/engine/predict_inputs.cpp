@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +15,7 @@
 #include "kiln/io/csv.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/idx.h"
+#include "kiln/io/image_folder.h"
 #include "kiln/io/image_input.h"
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/serving_error.h"
@@ -64,21 +63,11 @@ torch::Tensor read_idx_images(const std::string& path, const ModelInput& input) 
   return images;
 }
 
-bool is_image_file(const std::string& path) {
-  std::string lower;
-  for (char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ends_with(lower, ".png") || ends_with(lower, ".jpg") || ends_with(lower, ".jpeg");
-}
-
 // An image file, or a folder's image files in sorted order.
 std::vector<std::string> image_files(const std::string& path) {
   if (!fs::is_directory(path)) return {path};
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(path))
-    if (entry.is_regular_file() && is_image_file(entry.path().string()))
-      files.push_back(entry.path().string());
+  std::vector<std::string> files = io::image_files_in(path);
   if (files.empty()) throw DataError(path, -1, -1, "holds no .png, .jpg or .jpeg files");
-  std::sort(files.begin(), files.end());
   return files;
 }
 
@@ -200,7 +189,7 @@ PredictInputs read_predict_inputs(const std::string& path, const ModelInput& inp
                                   const Json& reader) {
   if (ends_with(path, ".jsonl") || ends_with(path, ".json"))
     return {read_json_lines(path, input), {}};
-  if (fs::is_directory(path) || is_image_file(path)) {
+  if (fs::is_directory(path) || io::is_image_file(path)) {
     std::vector<std::string> files = image_files(path);
     return {read_images(files, input), files};
   }

@@ -15,23 +15,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_image_file(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
-
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool directories) {
   std::vector<fs::path> out;
   std::error_code error;
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
-    if (directories ? it->is_directory() : (it->is_regular_file() && is_image_file(it->path())))
+    if (directories ? it->is_directory()
+                    : (it->is_regular_file() && is_image_file(it->path().string())))
       out.push_back(it->path());
   if (error) throw IoError("list", dir.string(), error.value());
   std::sort(out.begin(), out.end());
   return out;
 }
+
+}  // namespace
+
+bool is_image_file(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
+std::vector<std::string> image_files_in(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const fs::path& file : sorted_entries(dir, false)) files.push_back(file.string());
+  return files;
+}
+
+namespace {
 
 std::string image_example(const ImageFolder& folder, const ImageFolder::Entry& entry) {
   std::string bytes = read_file_bytes(entry.path);

@@ -22,6 +22,12 @@ struct ImageFolder {
   std::vector<Entry> images;  // by class, then by file name
 };
 
+/// Whether `path` names a PNG or JPEG file by its extension (.png, .jpg, .jpeg, in any case).
+bool is_image_file(const std::string& path);
+
+/// The PNG and JPEG files directly in `dir`, sorted; throws IoError when it cannot be listed.
+std::vector<std::string> image_files_in(const std::string& dir);
+
 /// Lists the images under `root`; throws IoError when it cannot be read and Error when it holds
 /// no class folder with an image.
 ImageFolder scan_image_folder(const std::string& root);
