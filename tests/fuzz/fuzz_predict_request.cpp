@@ -1,8 +1,9 @@
 // Predict request bodies as `kiln serve` will read them (TensorFlow Serving's JSON tensors, row
-// and columnar, bare NaN/Infinity, base64): any bytes give tensors or a ServingError, never a
-// crash. What is read must also write back (as a columnar response) and read again the same,
-// so the reader and the writer agree on every value they let through (text that is not UTF-8
-// aside).
+// and columnar, bare NaN/Infinity, base64, {"b64": ...} PNG/JPEG images for an image input,
+// decoded by io/image_input.h): any bytes give tensors or a ServingError, never a crash. The first
+// byte picks the signature: bit 1 the image input, else bit 0 two inputs or one. What is read must
+// also write back (as a columnar response) and read again the same, so the reader and the writer
+// agree on every value they let through (text that is not UTF-8 aside).
 
 #include <cmath>
 #include <cstdint>
@@ -22,6 +23,9 @@ using kiln::serving::TensorSpec;
 const std::map<std::string, TensorSpec> kOneInput = {{"x", {DType::kFloat32, {-1, -1}}}};
 const std::map<std::string, TensorSpec> kTwoInputs = {{"tag", {DType::kString, {-1}}},
                                                       {"n", {DType::kInt64, {-1, 2}}}};
+// 2x3 RGB images, channels first, scaled to [0, 1].
+const std::map<std::string, TensorSpec> kImageInput = {
+    {"image", {DType::kFloat32, {-1, 3, 2, 3}, kiln::io::ImageInput{3, 2, 3, true, 1.0 / 255}}}};
 
 bool same_value(const HostTensor& tensor, double a, double b) {
   if (tensor.dtype != DType::kFloat32) return a == b;
@@ -55,7 +59,7 @@ void check_read_back(const kiln::serving::PredictRequest& request,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const auto& inputs = data[0] & 1 ? kTwoInputs : kOneInput;
+  const auto& inputs = data[0] & 2 ? kImageInput : data[0] & 1 ? kTwoInputs : kOneInput;
   std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
   kiln::serving::PredictRequest request;
   try {
