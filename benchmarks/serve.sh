@@ -8,10 +8,10 @@
 # by `kiln export`; the Python server loads the same weights. Each request is one Fashion-MNIST
 # test image in TensorFlow Serving's row form; both answer class_ids, classes, probabilities and
 # logits. At each concurrency the two servers are loaded alternately RUNS times for SECONDS
-# each; the table shows the median requests/s, p50 and p99 latency, and the ratios. Below it,
-# the limit of the hardware: offline images/s for the same model at batch 1, 8 and 32 (the
-# batches a busy server forms), by `kiln eval` (the model as trained) and by `kiln predict` of
-# the export (the model as served: optimized for inference, engine/exported_model.h).
+# each; the table shows the median requests/s, p50 and p99 latency, the mean size of the batches
+# kiln formed, and the ratios. Below it, the limit of the hardware: offline images/s for the same
+# model at batch 1 to 32, by `kiln eval` (the model as trained) and by `kiln predict` of the
+# export (the model as served: optimized for inference, engine/exported_model.h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -79,34 +79,42 @@ load() {
       END { printf "%s %s %s %s\n", rate, p50, p99, bad + 0 }'
 }
 
+# The examples and the batches kiln's batcher has run so far (its Prometheus metrics).
+batch_totals() {
+  curl -s "http://127.0.0.1:$kiln_port/monitoring/prometheus/metrics" |
+    awk '/^kiln_serving_batch_examples_sum/ {s = $2} /^kiln_serving_batch_examples_count/ {n = $2}
+         END {printf "%d %d", s, n}'
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "| concurrency | kiln req/s | kiln p50 ms | kiln p99 ms | Flask req/s | Flask p50 ms | Flask p99 ms | req/s kiln/Flask |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| concurrency | kiln req/s | kiln p50 ms | kiln p99 ms | kiln images per batch | Flask req/s | Flask p50 ms | Flask p99 ms | req/s kiln/Flask |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for c in "${concurrencies[@]}"; do
   : > "$work/kiln.$c"; : > "$work/peer.$c"
   for i in $(seq "$runs"); do
+    batches_before=$(batch_totals)
     load $kiln_port "$c" >> "$work/kiln.$c"
+    echo "$batches_before $(batch_totals)" >> "$work/batches.$c"
     load $peer_port "$c" >> "$work/peer.$c"
     echo "c=$c run $i: kiln $(tail -n1 "$work/kiln.$c"), flask $(tail -n1 "$work/peer.$c")" >&2
   done
   col() { awk -v n="$2" '{print $n}' "$1" | median; }
   kr=$(col "$work/kiln.$c" 1) k50=$(col "$work/kiln.$c" 2) k99=$(col "$work/kiln.$c" 3)
   pr=$(col "$work/peer.$c" 1) p50=$(col "$work/peer.$c" 2) p99=$(col "$work/peer.$c" 3)
-  awk -v c="$c" -v kr="$kr" -v k50="$k50" -v k99="$k99" -v pr="$pr" -v p50="$p50" -v p99="$p99" \
-    'BEGIN { printf "| %s | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f |\n", c, kr, k50, k99, pr, p50, p99, kr / pr }'
+  kb=$(awk '{s += $3 - $1; n += $4 - $2} END {printf "%.1f", n ? s / n : 0}' "$work/batches.$c")
+  awk -v c="$c" -v kr="$kr" -v k50="$k50" -v k99="$k99" -v kb="$kb" -v pr="$pr" -v p50="$p50" \
+    -v p99="$p99" 'BEGIN { printf "| %s | %.0f | %.2f | %.2f | %s | %.0f | %.2f | %.2f | %.2f |\n",
+                           c, kr, k50, k99, kb, pr, p50, p99, kr / pr }'
 done
 failed=$(awk '{s += $4} END {print s + 0}' "$work"/kiln.* "$work"/peer.*)
 echo
 echo "non-2xx answers in all runs: $failed"
-grep -h "kiln_serving_batch_examples_sum\|kiln_serving_batch_examples_count" \
-  <(curl -s "http://127.0.0.1:$kiln_port/monitoring/prometheus/metrics") |
-  awk '/_sum/ {s = $2} /_count/ {n = $2} END {if (n) printf "kiln batches: %d, %.1f images each on average\n", n, s / n}'
 
 echo
 echo "| offline limit: test set (10000 images) at batch | kiln eval images/s | kiln predict (as served) images/s |"
 echo "|---|---|---|"
-for batch in 1 8 32; do
+for batch in 1 4 8 16 32; do
   "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/offline" \
     --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss \
     --set "data.eval_batch_size=$batch" > "$work/offline.out"

@@ -1,5 +1,5 @@
 // kiln serve MODEL_DIR... | --model-config FILE [--host H] [--port P] [--poll-seconds S]
-//            [--max-request-rows N] [--max-body-bytes N] [--token-file F]
+//            [--max-request-rows N] [--max-body-bytes N] [--token-file F] [--threads N]
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/exported_servable.h"
+#include "kiln/engine/runtime.h"
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/http_server.h"
 #include "kiln/serving/version_watcher.h"
@@ -27,6 +28,7 @@ struct ServeArgs {
   int port = 8501;
   double poll_seconds = 1;
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
+  int64_t threads = 1;
   serving::BatchingOptions batching;
   bool no_optimize = false;
 };
@@ -84,6 +86,7 @@ int run_serve(const ServeArgs& args) {
   sigaddset(&stops, SIGINT);
   sigaddset(&stops, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  engine::set_intra_op_threads(args.threads);
   serving::ServingMetrics metrics;  // before the table: its versions' batchers report here
   serving::ModelTable table;
   serving::VersionWatcher watcher(
@@ -185,6 +188,11 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->add_option("--token-file", args->token_file,
                    "A file holding a token that requests must bear (Authorization: Bearer)")
       ->check(CLI::ExistingFile);
+  command
+      ->add_option("--threads", args->threads,
+                   "Threads one batch runs on; requests are parsed and answered on the others")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->add_flag("--no-optimize", args->no_optimize,
                     "Serve models as loaded: no batch norms folded, no TorchScript freezing");
   command->callback([&action, args] { action = [args] { return run_serve(*args); }; });

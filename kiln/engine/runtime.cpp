@@ -1,5 +1,7 @@
 #include "kiln/engine/runtime.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
@@ -22,8 +24,17 @@ Runtime Runtime::of(const ExperimentConfig& config) {
   return runtime;
 }
 
-void Runtime::apply() const {
+void set_intra_op_threads(int64_t threads) {
   torch::set_num_threads(static_cast<int>(threads));
+  // Looked up, not linked: the BLAS under LibTorch is whichever the system provides.
+  using SetThreads = void (*)(int);
+  if (auto set_blas_threads =
+          reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    set_blas_threads(static_cast<int>(threads));
+}
+
+void Runtime::apply() const {
+  set_intra_op_threads(threads);
   torch::manual_seed(seed);
   if (!deterministic) return;
   // cuBLAS is only deterministic with a fixed workspace, set before it makes its first handle.

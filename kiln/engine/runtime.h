@@ -27,4 +27,9 @@ struct Runtime {
   void apply() const;
 };
 
+/// Sets the threads one operator may use: LibTorch's intra-op threads and, where LibTorch's BLAS
+/// is OpenBLAS, its own pool too. Left alone, OpenBLAS keeps a thread per core that spins in
+/// sched_yield between calls, taking a core from the threads that do the other work.
+void set_intra_op_threads(int64_t threads);
+
 }  // namespace kiln::engine

@@ -12,6 +12,7 @@
 #include "kiln/core/json.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/io/image_input.h"
+#include "kiln/serving/numeric_request.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -433,6 +434,13 @@ PredictRequest parse_predict_request(const std::string& body,
 }
 
 PredictRequest parse_predict_request(const std::string& body, const SignatureInputs& inputs_of) {
+  if (std::optional<PredictRequest> numeric = parse_numeric_request(body, inputs_of))
+    return std::move(*numeric);
+  return parse_predict_request_in_full(body, inputs_of);
+}
+
+PredictRequest parse_predict_request_in_full(const std::string& body,
+                                             const SignatureInputs& inputs_of) {
   Json request = parse_body(body);
   if (!request.is_object())
     throw invalid(

@@ -70,6 +70,10 @@ PredictRequest parse_predict_request(const std::string& body,
 using SignatureInputs =
     std::function<const std::map<std::string, TensorSpec>&(const std::string& signature_name)>;
 PredictRequest parse_predict_request(const std::string& body, const SignatureInputs& inputs_of);
+/// The same without the fast path for bodies of numbers only (numeric_request.h): the reader of
+/// every body, and the reference the fast path is tested against.
+PredictRequest parse_predict_request_in_full(const std::string& body,
+                                             const SignatureInputs& inputs_of);
 
 /// The response body for `outputs` (each with the batch dimension first in row form): one
 /// output is written without its name, several as objects, as TensorFlow Serving does.

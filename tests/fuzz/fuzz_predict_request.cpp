@@ -3,15 +3,18 @@
 // decoded by io/image_input.h): any bytes give tensors or a ServingError, never a crash. The first
 // byte picks the signature: bit 1 the image input, else bit 0 two inputs or one. What is read must
 // also write back (as a columnar response) and read again the same, so the reader and the writer
-// agree on every value they let through (text that is not UTF-8 aside).
+// agree on every value they let through (text that is not UTF-8 aside). A body the fast reader of
+// numbers takes (numeric_request.h) must read the same, to the bit, in the general reader.
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "kiln/core/text_codec.h"
 #include "kiln/serving/json_tensor.h"
+#include "kiln/serving/numeric_request.h"
 #include "kiln/serving/serving_error.h"
 
 namespace {
@@ -55,12 +58,36 @@ void check_read_back(const kiln::serving::PredictRequest& request,
   }
 }
 
+// The fast reader's answer, when it gives one, is the general reader's (which must not throw).
+void check_fast_reader(const std::string& body, const std::map<std::string, TensorSpec>& inputs) {
+  auto inputs_of = [&inputs](const std::string&) -> const std::map<std::string, TensorSpec>& {
+    return inputs;
+  };
+  std::optional<kiln::serving::PredictRequest> fast =
+      kiln::serving::parse_numeric_request(body, inputs_of);
+  if (!fast) return;
+  kiln::serving::PredictRequest full =
+      kiln::serving::parse_predict_request_in_full(body, inputs_of);
+  if (fast->signature_name != full.signature_name || fast->format != full.format ||
+      fast->inputs.size() != full.inputs.size())
+    std::abort();
+  for (const auto& [name, tensor] : full.inputs) {
+    const HostTensor& other = fast->inputs.at(name);
+    if (other.dtype != tensor.dtype || other.shape != tensor.shape ||
+        other.numbers.size() != tensor.numbers.size() || !other.strings.empty() ||
+        std::memcmp(other.numbers.data(), tensor.numbers.data(),
+                    tensor.numbers.size() * sizeof(double)) != 0)
+      std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const auto& inputs = data[0] & 2 ? kImageInput : data[0] & 1 ? kTwoInputs : kOneInput;
   std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  check_fast_reader(body, inputs);
   kiln::serving::PredictRequest request;
   try {
     request = kiln::serving::parse_predict_request(body, inputs);
