@@ -96,6 +96,7 @@ int run_cli(int argc, char** argv) {
       "--version", fmt::format("kiln {} (LibTorch {})", KILN_VERSION, engine::libtorch_version()));
   cli::Action action;
   cli::add_train_command(app, action);
+  cli::add_launch_command(app, action);
   cli::add_eval_command(app, action);
   cli::add_export_command(app, action);
   cli::add_serve_command(app, action);

@@ -29,6 +29,7 @@ struct ConfigArgs {
 };
 
 void add_train_command(CLI::App& app, Action& action);
+void add_launch_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_serve_command(CLI::App& app, Action& action);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "apps/kiln/cli.h"
+#include "kiln/distributed/rendezvous.h"
 #include "kiln/engine/resume.h"
 #include "kiln/engine/training_run.h"
 
@@ -90,6 +91,8 @@ int train(const TrainArgs& args) {
   request.dry_run = args.dry_run;
   request.quiet = args.quiet;
   request.command_line = invocation();
+  // A launcher's job (kiln launch, torchrun, Slurm, TF_CONFIG): this process is one of its ranks.
+  request.job = distributed::rendezvous_from(distributed::process_environment());
   StopSignals signals;
   request.stop_signal = &stop_signal;
   return engine::run_training(request, stdout, engine::system_seconds).exit_code;

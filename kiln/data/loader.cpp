@@ -82,9 +82,15 @@ std::vector<int64_t> epoch_order(int64_t n, uint64_t seed, int64_t epoch, bool s
   return order;
 }
 
-std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t world) {
+int64_t shard_size(int64_t n, int64_t rank, int64_t world, bool equal) {
+  if (world == 1) return n;
+  return equal ? n / world : (n - rank + world - 1) / world;
+}
+
+std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t world,
+                              bool equal) {
   if (world == 1) return order;
-  int64_t each = static_cast<int64_t>(order.size()) / world;
+  int64_t each = shard_size(static_cast<int64_t>(order.size()), rank, world, equal);
   std::vector<int64_t> part(static_cast<size_t>(each));
   for (int64_t i = 0; i < each; ++i)
     part[static_cast<size_t>(i)] = order[static_cast<size_t>(rank + i * world)];
@@ -106,7 +112,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset,
 int64_t Loader::examples_per_epoch() const {
   if (const StreamingDataset* streaming = dataset_->as_streaming())
     return streaming->examples_per_epoch(options_.world);
-  return options_.world == 1 ? dataset_->size() : dataset_->size() / options_.world;
+  return shard_size(dataset_->size(), options_.rank, options_.world, options_.equal_shards);
 }
 
 int64_t Loader::batches_per_epoch() const {
@@ -126,7 +132,7 @@ void Loader::seek(LoaderPosition position) {
   if (dataset_->as_streaming()) return seek_stream(position, batches);
   auto order = std::make_shared<const std::vector<int64_t>>(
       shard_of(epoch_order(dataset_->size(), options_.seed, position.epoch, options_.shuffle),
-               options_.rank, options_.world));
+               options_.rank, options_.world, options_.equal_shards));
   // The job holds its own references, so batches in flight outlive a later seek().
   workers_->start(
       [dataset = dataset_, transforms = transforms_, order, options = options_,

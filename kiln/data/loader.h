@@ -1,7 +1,8 @@
 #pragma once
 // Turns a dataset into the batches of one epoch at a time, the input pipeline of DESIGN.md §2:
 //   shard   each of `world` ranks takes every world-th example of the epoch's order, so the ranks
-//           see disjoint parts of equal size;
+//           see disjoint parts of equal size (training: every rank takes as many steps), or, with
+//           equal_shards off, all of it between them (evaluation: every example counts once);
 //   shuffle a seeded permutation, reproducible from (seed, epoch) alone;
 //   map     gather (decode) and transforms, per batch, on `workers` threads, results handed back
 //           in order and `prefetch` batches ahead;
@@ -32,6 +33,7 @@ struct LoaderOptions {
   int64_t workers = 0;   // 0: batches are made on the consumer's thread
   int64_t prefetch = 4;  // batches made ahead of the consumer
   int64_t rank = 0, world = 1;
+  bool equal_shards = true;  // false: the first ranks take one of the remainder's examples each
 };
 
 class Loader {
@@ -67,7 +69,11 @@ class Loader {
 std::vector<int64_t> epoch_order(int64_t n, uint64_t seed, int64_t epoch, bool shuffle);
 
 /// Rank `rank`'s part of `order`: items rank, rank + world, ..., n / world of them, so that every
-/// rank gets as many (the remainder, fewer than `world` items, is left out this epoch).
-std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t world);
+/// rank gets as many (the remainder, fewer than `world` items, is left out this epoch); with
+/// `equal` false, every such item to the end, so that the ranks' parts make up all of `order`.
+std::vector<int64_t> shard_of(const std::vector<int64_t>& order, int64_t rank, int64_t world,
+                              bool equal = true);
+/// How many items shard_of gives rank `rank` of `n`.
+int64_t shard_size(int64_t n, int64_t rank, int64_t world, bool equal = true);
 
 }  // namespace kiln::data

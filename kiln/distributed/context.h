@@ -43,6 +43,9 @@ class Context {
   }
   /// Rank 0's `text` on every rank (the run folder's name, chosen once).
   virtual std::string broadcast(const std::string& text) { return text; }
+  /// Rank 0's values of `tensors` on every rank, in place (the weights at the start, so that
+  /// every rank trains the same model whatever its own initialization gave).
+  virtual void broadcast_tensors(std::vector<torch::Tensor>& /*tensors*/) {}
 
   /// Whether `local` holds on any rank.
   bool any(bool local);

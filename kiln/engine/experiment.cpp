@@ -74,11 +74,32 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
   return slot;
 }
 
+void Experiment::shard(int64_t rank, int64_t world) {
+  rank_ = rank;
+  world_ = world;
+}
+
+// A rank's training batch: its share of the global batch, unless data.batch_per_rank.
+int64_t Experiment::batch_per_rank() const {
+  const DataOptions& d = config_.data;
+  if (d.batch_per_rank || world_ == 1) return d.batch_size;
+  if (d.batch_size % world_ != 0)
+    throw ConfigError("data.batch_size", "",
+                      fmt::format("{} examples do not split evenly among {} ranks: give a "
+                                  "multiple of {}, or set data.batch_per_rank: true to make it "
+                                  "each rank's batch",
+                                  d.batch_size, world_, world_));
+  return d.batch_size / world_;
+}
+
 data::Loader Experiment::loader(const std::string& split) {
   const DataOptions& d = config_.data;
   bool training = split == "train";
   data::LoaderOptions options;
-  options.batch_size = training || d.eval_batch_size == 0 ? d.batch_size : d.eval_batch_size;
+  options.batch_size = training || d.eval_batch_size == 0 ? batch_per_rank() : d.eval_batch_size;
+  options.rank = rank_;
+  options.world = world_;
+  options.equal_shards = training;
   options.shuffle = training && d.shuffle;
   options.drop_last = training && d.drop_last;
   options.seed = static_cast<uint64_t>(config_.seed);

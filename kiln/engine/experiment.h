@@ -38,6 +38,11 @@ class Experiment {
   /// the device: a stage may change neither.
   void use_stage_config(ExperimentConfig config) { config_ = std::move(config); }
   torch::Device device() const { return device_; }
+  /// Makes loaders give rank `rank` of `world` its share of each split: training batches of
+  /// data.batch_size / world examples (data.batch_size each with data.batch_per_rank), evaluation
+  /// over every example once between the ranks. A ConfigError at data.batch_size when the
+  /// batch does not split evenly.
+  void shard(int64_t rank, int64_t world);
 
   /// The dataset of a split: train, val or test. Throws UsageError when the config has none.
   std::shared_ptr<const data::Dataset> dataset(const std::string& split);
@@ -66,6 +71,7 @@ class Experiment {
 
  private:
   const ComponentSpec& split_spec(const std::string& split) const;
+  int64_t batch_per_rank() const;
   /// Train and val as two parts of data.train (data.val_fraction).
   void carve_validation_split();
 
@@ -73,6 +79,7 @@ class Experiment {
   torch::Device device_;
   std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
   bool took_training_range_ = false;  // data.skip and data.take applied to datasets_["train"]
+  int64_t rank_ = 0, world_ = 1;
 };
 
 }  // namespace kiln::engine

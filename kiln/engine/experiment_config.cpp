@@ -25,6 +25,9 @@ void DataOptions::describe(Schema& s) {
       .min(0);
   s.field("shuffle", shuffle, "Visit training examples in a new seeded order every epoch.");
   s.field("drop_last", drop_last, "Skip the last, smaller training batch of each epoch.");
+  s.field("batch_per_rank", batch_per_rank,
+          "In a distributed job, batch_size is each rank's batch; by default it is the job's, "
+          "split among the ranks.");
   s.field("workers", workers,
           "Threads that make batches (gather, decode, transforms) ahead of the trainer; 0 makes "
           "them on the training thread.")
@@ -107,9 +110,20 @@ void InitFrom::describe(Schema& s) {
           "what matches and reports the rest.");
 }
 
+void DistributedOptions::describe(Schema& s) {
+  s.field("timeout", timeout,
+          "Seconds a rank waits for the others, at the start and in each exchange, before the "
+          "job fails naming the rank.")
+      .check([](double t) { return t > 0; }, "above 0");
+  s.field("bucket_mb", bucket_mb, "Megabytes of gradients all-reduced in one exchange.")
+      .check([](double mb) { return mb > 0; }, "above 0");
+}
+
 void RuntimeOptions::describe(Schema& s) {
   s.field("device", device, "auto (CUDA when available), cpu or cuda.");
-  s.field("threads", threads, "Intra-op CPU threads; auto = all cores.");
+  s.field("threads", threads,
+          "Intra-op CPU threads; auto = all cores, shared among the ranks on this machine.");
+  s.field("distributed", distributed, "Distributed training: timeouts and gradient buckets.");
 }
 
 void ExperimentConfig::describe(Schema& s) {
@@ -176,7 +190,8 @@ const std::vector<std::string>& schedulable_names() {
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys = {
       "train.max", "train.log_every", "train.validate_every", "data.workers", "data.prefetch",
-      "data.eval_batch_size", "runtime.device", "runtime.threads",
+      "data.eval_batch_size", "runtime.device", "runtime.threads", "runtime.distributed",
+      "runtime.distributed.timeout", "runtime.distributed.bucket_mb",
       // What is logged, not what is computed.
       "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
       "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",

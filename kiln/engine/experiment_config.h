@@ -36,6 +36,7 @@ struct DataOptions {
   int64_t eval_batch_size = 0;
   bool shuffle = true;
   bool drop_last = false;
+  bool batch_per_rank = false;
   int64_t workers = 2;
   int64_t prefetch = 4;
   int64_t skip = 0;
@@ -94,9 +95,17 @@ struct TrainOptions {
   void describe(Schema& s);
 };
 
+/// `runtime.distributed`: how the ranks of a job (docs/distributed.md) meet and talk.
+struct DistributedOptions {
+  double timeout = 300;   // seconds
+  double bucket_mb = 25;  // gradients all-reduced together
+  void describe(Schema& s);
+};
+
 struct RuntimeOptions {
   DeviceChoice device = DeviceChoice::kAuto;
   AutoCount threads;
+  DistributedOptions distributed;
   void describe(Schema& s);
 };
 

@@ -8,10 +8,12 @@
 
 namespace kiln::engine {
 
-Runtime Runtime::of(const ExperimentConfig& config) {
+Runtime Runtime::of(const ExperimentConfig& config, int64_t local_ranks) {
   Runtime runtime;
   runtime.threads = config.runtime.threads.value;
-  if (runtime.threads == 0) runtime.threads = std::max(1u, std::thread::hardware_concurrency());
+  if (runtime.threads == 0)
+    runtime.threads = std::max<int64_t>(
+        1, int64_t(std::max(1u, std::thread::hardware_concurrency())) / local_ranks);
   runtime.seed = static_cast<uint64_t>(config.seed);
   runtime.deterministic = config.train.deterministic;
   DeviceChoice device = config.runtime.device;

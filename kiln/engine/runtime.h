@@ -21,7 +21,8 @@ struct Runtime {
 
   /// The runtime `config` asks for: `threads: auto` as all cores, `device: auto` as CUDA when
   /// there is a CUDA device. A ConfigError at runtime.device when CUDA is asked for and absent.
-  static Runtime of(const ExperimentConfig& config);
+  /// `local_ranks`: the processes of a job on this machine, which share its cores.
+  static Runtime of(const ExperimentConfig& config, int64_t local_ranks = 1);
   /// Sets LibTorch's threads and seed and, when deterministic, its deterministic algorithms
   /// (and the cuBLAS workspace they need, in the environment before CUDA starts).
   void apply() const;

@@ -51,7 +51,8 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   if (group.finite) group.loss = value;
   group.finite = group.finite && std::isfinite(value);
   group.batches += 1;
-  group.samples += batch.size();
+  // The job's samples: every rank's batch is as large as this one (equal shards).
+  group.samples += batch.size() * parts_.context->world_size();
   if (std::isfinite(value))
     smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
 }

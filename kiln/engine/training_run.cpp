@@ -7,6 +7,7 @@
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/experiment.h"
+#include "kiln/engine/job_start.h"
 #include "kiln/engine/open_model.h"
 #include "kiln/engine/resume.h"
 #include "kiln/engine/run_folder.h"
@@ -266,11 +267,14 @@ RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& 
 
 }  // namespace
 
-TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clock) {
-  ExperimentConfig config = parse_experiment(request.config);
-  std::vector<Stage> stages = plan_stages(request.config, config);
-  Runtime runtime = Runtime::of(config);
+TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
+  ExperimentConfig config = parse_experiment(given.config);
+  std::vector<Stage> stages = plan_stages(given.config, config);
+  Runtime runtime = Runtime::of(config, given.job ? given.job->local_world_size : 1);
   runtime.apply();
+  TrainRequest request = given;
+  if (!request.dry_run && request.job) request.context = join_job(request.job, config);
+  int rank = request.context->rank(), world = request.context->world_size();
   if (request.dry_run) {
     RunSession session(stages.front().config, runtime.device);
     check_stages(session, stages);
@@ -305,7 +309,9 @@ TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clo
   run.write_record(record);
   TrainOutcome outcome{run.path(), 0};
   try {
-    RunSession session(stages.front().config, runtime.device);
+    RunSession session(stages.front().config, runtime.device, rank, world);
+    check_same_job(*request.context, config_yaml, session.experiment.dataset("train")->size());
+    broadcast_weights(*session.model, *request.context);
     // Every stage's checks (a one-batch probe of the loss and metrics too) before any training.
     check_stages(session, stages);
     run.write_inputs(inputs_json(session.inputs, session.labels));

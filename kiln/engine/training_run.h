@@ -10,6 +10,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/distributed/context.h"
+#include "kiln/distributed/rendezvous.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 
@@ -25,8 +26,10 @@ struct TrainRequest {
   // The new run's folder, given by --run-dir or a launcher (KILN_RUN_DIR); "" = rank 0 makes
   // runs_root/NAME/TIMESTAMP and tells the other processes.
   std::string run_dir;
-  // The processes training together; alone by default.
+  // The processes training together; alone by default. With `job` (the launcher's environment,
+  // distributed/rendezvous.h) of more than one rank, run_training joins it and uses its context.
   std::shared_ptr<distributed::Context> context = distributed::single_process();
+  std::optional<distributed::Rendezvous> job;
   // Set to a signal's number by a handler: finish the step, save a checkpoint, stop.
   const std::atomic<int>* stop_signal = nullptr;
   // Print only the `run:` line (errors still go to stderr); train.log gets every line.

@@ -30,7 +30,9 @@ struct RunSession {
 
   /// Builds the model for the first stage's config on `device` and loads model.init_from into
   /// it. The model's initial weights come from the config's seed, whatever was drawn before.
-  RunSession(const ExperimentConfig& first_stage, torch::Device device);
+  /// In a distributed job, rank `rank` of `world` (Experiment::shard).
+  RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank = 0,
+             int64_t world = 1);
 };
 
 struct StageSession {
