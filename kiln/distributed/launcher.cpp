@@ -28,22 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A port of this machine that nothing listens on now, for rank 0's store.
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) ::close(fd);
-    throw Error(
-        fmt::format("kiln launch: no free port for rank 0's store: {}", std::strerror(errno)));
-  }
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 // "exited with status 3", "was killed by signal 9 (Killed)".
 std::string ending(int status) {
   if (WIFSIGNALED(status))
@@ -345,6 +329,21 @@ class LaunchSignals {
 };
 
 }  // namespace
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    if (fd >= 0) ::close(fd);
+    throw Error(
+        fmt::format("kiln launch: no free port for rank 0's store: {}", std::strerror(errno)));
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
 
 std::vector<std::pair<std::string, std::string>> worker_variables(const LaunchPlan& plan,
                                                                   int local_rank, int port,

@@ -25,6 +25,9 @@ struct LaunchPlan {
   double grace_seconds = 30;  // between SIGTERM and SIGKILL for workers told to stop
 };
 
+/// A TCP port of this machine that nothing listens on now (the kernel's pick for port 0).
+int free_port();
+
 /// Runs the plan to its end; `out` gets the workers' stdout and the launcher's lines, `err` their
 /// stderr, every line prefixed with `[rank R] `.
 int launch(const LaunchPlan& plan, std::FILE* out, std::FILE* err);

@@ -79,6 +79,10 @@ void Experiment::shard(int64_t rank, int64_t world) {
   world_ = world;
 }
 
+int64_t Experiment::job_batch() const {
+  return config_.data.batch_per_rank ? config_.data.batch_size * world_ : config_.data.batch_size;
+}
+
 // A rank's training batch: its share of the global batch, unless data.batch_per_rank.
 int64_t Experiment::batch_per_rank() const {
   const DataOptions& d = config_.data;

@@ -43,6 +43,9 @@ class Experiment {
   /// over every example once between the ranks. A ConfigError at data.batch_size when the
   /// batch does not split evenly.
   void shard(int64_t rank, int64_t world);
+  /// The examples of one step of the whole job: data.batch_size, times the ranks when it is each
+  /// rank's (data.batch_per_rank).
+  int64_t job_batch() const;
 
   /// The dataset of a split: train, val or test. Throws UsageError when the config has none.
   std::shared_ptr<const data::Dataset> dataset(const std::string& split);

@@ -37,7 +37,8 @@ StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
   // The schedule spans this stage: it sees the steps since the stage began.
   int64_t accumulate = config.train.accumulate;
   optim::ScheduleSpan span{planned_steps(config.train.max, train, accumulate),
-                           steps_per_epoch(train, accumulate), config.data.batch_size * accumulate};
+                           steps_per_epoch(train, accumulate),
+                           run.experiment.job_batch() * accumulate};
   scheduler = run.experiment.build_scheduler(span);
   schedules = run.experiment.build_hyper_schedules(span);
 }

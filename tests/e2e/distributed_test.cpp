@@ -4,7 +4,8 @@
 // to the same values over a validation set that does not split evenly; a worker killed with
 // SIGKILL stops the job with a message naming it, and `--max-restarts 1` finishes the job from
 // the last checkpoint with the weights of an uninterrupted run; two processes given a TF_CONFIG
-// cluster train together, and so do two ranks started by torchrun's own agent (scripts/torchrun).
+// cluster train together, and so do two ranks started by torchrun's own agent (scripts/torchrun)
+// and two ranks on two hosts made of network namespaces.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -218,6 +219,70 @@ TEST_F(Distributed, TwoTasksOfATensorFlowClusterTrainTogether) {
   EXPECT_THAT(chief, HasSubstr("512 training examples, 16 steps per epoch"));
   EXPECT_EQ(testing::run_dir_of(chief),
             testing::run_dir_of(read_file(dir_.path() + "/worker.log")));
+}
+
+// Two Linux network namespaces joined by a veth pair, each with an address of its own: two hosts
+// on this machine, which a rank reaches only over TCP through the pair.
+class TwoHosts {
+ public:
+  TwoHosts() : prefix_("kiln" + std::to_string(::getpid())) {
+    std::string a = prefix_ + "a", b = prefix_ + "b", va = prefix_ + "va", vb = prefix_ + "vb";
+    std::string commands[] = {"ip netns add " + a,
+                              "ip netns add " + b,
+                              "ip link add " + va + " type veth peer name " + vb,
+                              "ip link set " + va + " netns " + a,
+                              "ip link set " + vb + " netns " + b,
+                              "ip -n " + a + " addr add " + address(0) + "/24 dev " + va,
+                              "ip -n " + b + " addr add " + address(1) + "/24 dev " + vb,
+                              "ip -n " + a + " link set " + va + " up",
+                              "ip -n " + b + " link set " + vb + " up",
+                              "ip -n " + a + " link set lo up",
+                              "ip -n " + b + " link set lo up"};
+    for (const std::string& command : commands) {
+      testing::CommandResult result = testing::run_command(command + " 2>&1");
+      if (result.exit_code != 0) {
+        problem_ = command + ": " + result.out;
+        return;
+      }
+    }
+  }
+  ~TwoHosts() {
+    testing::run_command("ip netns del " + prefix_ + "a 2>/dev/null; ip netns del " + prefix_ +
+                         "b 2>/dev/null");
+  }
+  const std::string& problem() const { return problem_; }
+  std::string address(int host) const { return host == 0 ? "10.231.7.1" : "10.231.7.2"; }
+  std::string run_in(int host, const std::string& command) const {
+    return "ip netns exec " + prefix_ + (host == 0 ? "a " : "b ") + command;
+  }
+
+ private:
+  std::string prefix_, problem_;
+};
+
+TEST_F(Distributed, TwoHostsOfNetworkNamespacesTrainOverTcpAsOneProcessDoes) {
+  TwoHosts hosts;
+  if (!hosts.problem().empty())
+    GTEST_SKIP() << "network namespaces are not permitted here: " << hosts.problem();
+  std::string run = dir_.path() + "/hosts/run";
+  auto rank = [&](int r) {
+    return hosts.run_in(
+        r, "env RANK=" + std::to_string(r) + " WORLD_SIZE=2 MASTER_ADDR=" + hosts.address(0) +
+               " MASTER_PORT=29555 KILN_RUN_DIR=" + run + " " + kiln_binary() + " train " +
+               config_ + " > " + dir_.path() + "/host" + std::to_string(r) + ".log 2>&1");
+  };
+  testing::CommandResult both =
+      testing::run_command("(" + rank(1) + "; echo $? > " + dir_.path() + "/host1.status) & " +
+                           rank(0) + "; status=$?; wait; exit $status");
+  ASSERT_EQ(both.exit_code, 0) << read_file(dir_.path() + "/host0.log");
+  ASSERT_EQ(read_file(dir_.path() + "/host1.status"), "0\n")
+      << read_file(dir_.path() + "/host1.log");
+  testing::CommandResult one = testing::run_command(kiln_binary() + " train " + config_ +
+                                                    " --runs-root " + dir_.path() + "/one");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_LT(
+      weight_difference(latest_checkpoint(testing::run_dir_of(one.out)), latest_checkpoint(run)),
+      1e-6);
 }
 
 TEST_F(Distributed, TorchrunsAgentStartsTheRanks) {
