@@ -8,7 +8,8 @@
 # Both train configs/examples/fashion_mnist/cnn.yaml's CNN on Fashion-MNIST: same data, global
 # batch 128 (64 per rank), AdamW, same number of steps, no validation, Gloo over loopback. The
 # rates are the job's samples/s over the training loop (kiln: summary.json; PyTorch: between
-# barriers). Runs alternate RUNS times; the table shows medians and ratios.
+# barriers). Runs alternate RUNS times; the table shows medians and ratios, and below it the share
+# of kiln's step time spent exchanging gradients (train/time/communication, logged every 50 steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-200}
@@ -23,13 +24,16 @@ port=$((29700 + RANDOM % 200))
 kiln_job() {
   local how=$1 command=(train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/runs"
     --set "train.max=$steps steps" --set data.val=null --set train.monitor=train/loss
-    --set train.mode=min --set runtime.threads=1 --set "train.log_every=100000 steps")
+    --set train.mode=min --set runtime.threads=1 --set "train.log_every=50 steps")
   if [ "$how" = launch ]; then
     "$kiln" launch --nproc 2 -- "${command[@]}" > "$work/kiln.out"
   else
     "$kiln" "${command[@]}" > "$work/kiln.out"
   fi
   local run; run=$(sed -n 's/^\(\[rank 0\] \)\{0,1\}run: //p' "$work/kiln.out" | head -n1)
+  # The share of training time rank 0 spent exchanging gradients, over its log windows.
+  [ "$how" = launch ] && awk -F, '$3 == "train" && $4 == "time/communication" {s += $5; n++}
+    END {if (n) print s / n}' "$run/metrics.csv" >> "$work/communication"
   "$python" -c "import json; s=json.load(open('$run/summary.json')); print(s['samples']/s['seconds'])"
 }
 
@@ -63,3 +67,5 @@ set -- ${table[0]}; launch_k=$2 launch_p=$3
 set -- ${table[1]}
 awk -v lk="$launch_k" -v lp="$launch_p" -v ak="$2" -v ap="$3" \
   'BEGIN { printf "\nscaling, 2 ranks over 1: kiln %.2fx, PyTorch %.2fx\n", lk / ak, lp / ap }'
+printf "kiln's share of step time exchanging gradients at 2 ranks (median of runs): %.1f%%\n" \
+  "$(median < "$work/communication" | awk '{print $1 * 100}')"

@@ -229,12 +229,13 @@ void Trainer::log_training(Window& window) {
   if (hyper_parameters_)
     for (const auto& [name, value] : hyper_parameters_->values()) values["train/" + name] = value;
   values["train/samples_per_s"] = elapsed > 0 ? double(window.samples) / elapsed : 0;
-  add_time_shares({{"data", window.data_wait},
-                   {"forward", window.forward},
-                   {"backward", window.backward},
-                   {"optimizer", window.optimizer},
-                   {"callbacks", window.callbacks}},
-                  elapsed, values);
+  std::map<std::string, double> shares = {{"data", window.data_wait},
+                                          {"forward", window.forward},
+                                          {"backward", window.backward},
+                                          {"optimizer", window.optimizer},
+                                          {"callbacks", window.callbacks}};
+  if (parts_.context->world_size() > 1) shares["communication"] = window.communication;
+  add_time_shares(shares, elapsed, values);
   values["system/peak_rss_mb"] = peak_resident_mb();
   if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
   if (window.penalty_sum.defined())

@@ -67,6 +67,12 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   // A loss that is not finite on any process is not finite on all: they skip, stop or rewind
   // together.
   bool finite = !parts_.context->any(!group.finite);
+  if (parts_.context->world_size() > 1) {
+    double reduced = clock_();
+    window.communication += reduced - started;
+    profile("communication", started, reduced);
+    started = reduced;
+  }
   bool scaled_finite = precision_.unscale(gradients);
   double norm = clip_gradients(gradients, options_.clip_norm, options_.clip_value);
   if (precision_.scales_loss()) {
@@ -91,7 +97,7 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   learning_rates_->apply(stage_steps, lr_multiplier_);
   if (hyper_parameters_) hyper_parameters_->apply(stage_steps);
   parts_.optimizer.step();
-  // Gradient averaging over processes, clipping and schedules count as the update too.
+  // Clipping and schedules count as the update too.
   double stepped = clock_();
   window.optimizer += stepped - started;
   profile("optimizer", started, stepped);

@@ -11,8 +11,9 @@ struct Trainer::Window {
   int64_t steps = 0, samples = 0;
   double started = 0;
   // Seconds of the window's training time spent waiting for the loader, in forward, in backward,
-  // in the optimizer's update and in the callbacks after each step (train/time/...).
-  double data_wait = 0, forward = 0, backward = 0, optimizer = 0, callbacks = 0;
+  // exchanging gradients with the other ranks, in the optimizer's update and in the callbacks
+  // after each step (train/time/...).
+  double data_wait = 0, forward = 0, backward = 0, communication = 0, optimizer = 0, callbacks = 0;
   double grad_norm_sum = 0;   // over the steps that updated the weights
   torch::Tensor penalty_sum;  // likewise; summed on the device, read when logged
   int64_t updates = 0;

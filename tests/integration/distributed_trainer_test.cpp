@@ -17,6 +17,7 @@ namespace distributed_trainer_test {
 
 using test_rig::PoisonedLoss;
 using test_rig::TrainerRig;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -82,6 +83,20 @@ TEST(DistributedTrainer, GradientsAreAveragedOncePerStepNeverOnAnAccumulationSte
   // The mean gradient of two data shards: the ranks agree, and differ from rank 0's data alone.
   EXPECT_TRUE(same_weights(*ranks.rank0.model, *ranks.rank1.model));
   EXPECT_FALSE(same_weights(*ranks.rank0.model, *alone.model));
+}
+
+TEST(DistributedTrainer, TheShareOfTimeSpentExchangingGradientsIsLoggedInAJobOnly) {
+  TwoRanks ranks;
+  TrainerRig alone{8, 6, "{type: sgd, lr: 0.1}", 2, torch::kCPU, 1};
+  TrainOptions options = test_rig::train_options("4 steps", "4 steps", "2 steps");
+  ranks.fit(options);
+  alone.fit(options);
+  ASSERT_EQ(ranks.errors[0], "");
+  EXPECT_THAT(ranks.rank0.steps_logged("train/time/communication"), ElementsAre(2, 4));
+  for (double share : ranks.rank1.values_logged("train/time/communication"))
+    EXPECT_TRUE(share >= 0 && share <= 1) << share;
+  EXPECT_THAT(alone.steps_logged("train/time/communication"), IsEmpty());
+  EXPECT_THAT(alone.steps_logged("train/time/optimizer"), ElementsAre(2, 4));
 }
 
 TEST(DistributedTrainer, ANanOnOneRankSkipsThatStepOnBoth) {
