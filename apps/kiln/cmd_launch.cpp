@@ -9,6 +9,7 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
 #include "kiln/distributed/launcher.h"
+#include "kiln/distributed/rendezvous.h"
 
 namespace kiln::cli {
 namespace {
@@ -33,16 +34,10 @@ int run_launch(LaunchArgs args) {
     throw UsageError("--node-rank " + std::to_string(plan.node_rank) + " is not below --nnodes " +
                      std::to_string(plan.nnodes));
   if (!args.master.empty()) {
-    size_t colon = args.master.rfind(':');
-    int port = 0;
-    try {
-      port = colon == std::string::npos ? 0 : std::stoi(args.master.substr(colon + 1));
-    } catch (const std::exception&) {
-    }
-    if (colon == 0 || port < 1 || port > 65535)
+    auto master = distributed::host_and_port(args.master);
+    if (!master)
       throw UsageError("--master " + args.master + ": give HOST:PORT, the port rank 0 listens on");
-    plan.master_addr = args.master.substr(0, colon);
-    plan.master_port = port;
+    std::tie(plan.master_addr, plan.master_port) = *master;
   } else if (plan.nnodes > 1) {
     throw UsageError("--nnodes above 1 needs --master HOST:PORT: where rank 0's machine listens");
   }

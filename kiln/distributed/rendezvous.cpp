@@ -117,16 +117,10 @@ std::optional<Rendezvous> slurm_job(const Environment& env) {
 }
 
 std::pair<std::string, int> host_and_port(const std::string& address, const std::string& where) {
-  size_t colon = address.rfind(':');
-  int port = 0;
-  if (colon != std::string::npos) {
-    auto [end, error] =
-        std::from_chars(address.data() + colon + 1, address.data() + address.size(), port);
-    if (error != std::errc() || end != address.data() + address.size()) port = 0;
-  }
-  if (colon == std::string::npos || colon == 0 || port < 1 || port > 65535)
+  std::optional<std::pair<std::string, int>> parsed = distributed::host_and_port(address);
+  if (!parsed)
     throw UsageError(fmt::format("TF_CONFIG: {} is \"{}\", not HOST:PORT", where, address));
-  return {address.substr(0, colon), port};
+  return *parsed;
 }
 
 // The addresses of one task type of TF_CONFIG's cluster.
@@ -236,6 +230,17 @@ std::optional<Rendezvous> rendezvous_from(const Environment& env) {
   if (std::optional<Rendezvous> job = torchrun_job(env)) return job;
   if (std::optional<Rendezvous> job = tf_config_job(env)) return job;
   return slurm_job(env);
+}
+
+std::optional<std::pair<std::string, int>> host_and_port(const std::string& address) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  int port = 0;
+  auto [end, error] =
+      std::from_chars(address.data() + colon + 1, address.data() + address.size(), port);
+  if (error != std::errc() || end != address.data() + address.size() || port < 1 || port > 65535)
+    return std::nullopt;
+  return std::make_pair(address.substr(0, colon), port);
 }
 
 std::string first_slurm_host(const std::string& node_list) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace kiln::distributed {
 
@@ -37,6 +38,9 @@ Environment process_environment();
 /// UsageError naming the variable when one is malformed or they disagree (a rank beyond the
 /// world, a port out of range, a TF_CONFIG task of type `ps` or `evaluator`, ...).
 std::optional<Rendezvous> rendezvous_from(const Environment& env);
+
+/// HOST and PORT of "HOST:PORT" (the port 1 to 65535), or nothing when it is not that.
+std::optional<std::pair<std::string, int>> host_and_port(const std::string& address);
 
 /// The first host of a Slurm host list: `node[07-09,12],gpu1` gives `node07`.
 std::string first_slurm_host(const std::string& node_list);

@@ -20,8 +20,8 @@ Transforms eval_transforms(const ExperimentConfig& config) {
   return build_transforms(config.data.transforms.eval);
 }
 
-Experiment::Experiment(ExperimentConfig config, torch::Device device)
-    : config_(std::move(config)), device_(device) {}
+Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world)
+    : config_(std::move(config)), device_(device), rank_(rank), world_(world) {}
 
 std::vector<std::string> Experiment::splits() const {
   std::vector<std::string> out = {"train"};
@@ -72,11 +72,6 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
     took_training_range_ = true;
   }
   return slot;
-}
-
-void Experiment::shard(int64_t rank, int64_t world) {
-  rank_ = rank;
-  world_ = world;
 }
 
 int64_t Experiment::job_batch() const {

@@ -31,18 +31,17 @@ Transforms eval_transforms(const ExperimentConfig& config);
 class Experiment {
  public:
   /// Builds on `device` (Runtime::of(config).device); the runtime is the command's to apply.
-  Experiment(ExperimentConfig config, torch::Device device);
+  /// In a distributed job, loaders give rank `rank` of `world` its share of each split: training
+  /// batches of data.batch_size / world examples (data.batch_size each with
+  /// data.batch_per_rank), evaluation over every example once between the ranks; a batch that
+  /// does not split evenly is a ConfigError at data.batch_size when a loader is made.
+  Experiment(ExperimentConfig config, torch::Device device, int64_t rank = 0, int64_t world = 1);
 
   const ExperimentConfig& config() const { return config_; }
   /// Switches to a later train cycle's config (stages.h), keeping the datasets already made and
   /// the device: a stage may change neither.
   void use_stage_config(ExperimentConfig config) { config_ = std::move(config); }
   torch::Device device() const { return device_; }
-  /// Makes loaders give rank `rank` of `world` its share of each split: training batches of
-  /// data.batch_size / world examples (data.batch_size each with data.batch_per_rank), evaluation
-  /// over every example once between the ranks. A ConfigError at data.batch_size when the
-  /// batch does not split evenly.
-  void shard(int64_t rank, int64_t world);
   /// The examples of one step of the whole job: data.batch_size, times the ranks when it is each
   /// rank's (data.batch_per_rank).
   int64_t job_batch() const;
@@ -81,8 +80,8 @@ class Experiment {
   ExperimentConfig config_;
   torch::Device device_;
   std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
+  int64_t rank_, world_;
   bool took_training_range_ = false;  // data.skip and data.take applied to datasets_["train"]
-  int64_t rank_ = 0, world_ = 1;
 };
 
 }  // namespace kiln::engine

@@ -14,7 +14,7 @@ namespace experiment_shard_test {
 
 using ::testing::HasSubstr;
 
-Experiment experiment(const std::string& data_extra = "") {
+Experiment experiment(int64_t rank, int64_t world, const std::string& data_extra = "") {
   RawConfig raw;
   raw.tree = parse_config_text(
       "data: {train: {type: synthetic, task: curve, size: 10, seed: 1},\n"
@@ -23,33 +23,29 @@ Experiment experiment(const std::string& data_extra = "") {
           "}\n"
           "model: {type: mlp, num_classes: 1, hidden: [4]}\nloss: mse\nmetrics: []\n",
       "exp.yaml", false);
-  return Experiment(parse_experiment(raw), torch::kCPU);
+  return Experiment(parse_experiment(raw), torch::kCPU, rank, world);
 }
 
 TEST(ExperimentShard, SplitsTheJobsBatchAndDealsTheValidationExamplesOutWhole) {
-  Experiment rank1 = experiment();
-  rank1.shard(1, 2);
+  Experiment rank1 = experiment(1, 2);
   data::Loader train = rank1.loader("train");
   EXPECT_EQ(train.examples_per_epoch(), 5);  // 10 examples, 2 ranks
   EXPECT_EQ(train.batches_per_epoch(), 3);   // batches of 2: the job's 4 split in two
   EXPECT_EQ(rank1.job_batch(), 4);
   // 7 validation examples: rank 0 takes 4, rank 1 the other 3.
   EXPECT_EQ(rank1.loader("val").examples_per_epoch(), 3);
-  Experiment rank0 = experiment();
-  rank0.shard(0, 2);
+  Experiment rank0 = experiment(0, 2);
   EXPECT_EQ(rank0.loader("val").examples_per_epoch(), 4);
 }
 
 TEST(ExperimentShard, BatchPerRankKeepsEachRanksBatchAndCountsTheJobs) {
-  Experiment rank = experiment(", batch_per_rank: true");
-  rank.shard(0, 2);
+  Experiment rank = experiment(0, 2, ", batch_per_rank: true");
   EXPECT_EQ(rank.loader("train").batches_per_epoch(), 2);  // 5 examples in batches of 4
   EXPECT_EQ(rank.job_batch(), 8);
 }
 
 TEST(ExperimentShard, ABatchThatDoesNotSplitEvenlyIsAConfigErrorNamingIt) {
-  Experiment rank = experiment();
-  rank.shard(0, 3);
+  Experiment rank = experiment(0, 3);
   try {
     rank.loader("train");
     FAIL() << "a batch of 4 split among 3 ranks";

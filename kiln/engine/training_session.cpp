@@ -4,12 +4,10 @@ namespace kiln::engine {
 
 namespace {
 
-// Gives the experiment its rank's share of the data, seeds the global generator, then reads the
-// training data's example shape: the data (a synthetic set may draw from that generator) and the
-// model's initial weights come from the config's seed alone, also when the checks before
-// training built a model first.
-std::vector<ModelInput> seed_then_inputs(Experiment& experiment, int64_t rank, int64_t world) {
-  experiment.shard(rank, world);
+// Seeds the global generator, then reads the training data's example shape: the data (a
+// synthetic set may draw from that generator) and the model's initial weights come from the
+// config's seed alone, also when the checks before training built a model first.
+std::vector<ModelInput> seed_then_inputs(Experiment& experiment) {
   torch::manual_seed(static_cast<uint64_t>(experiment.config().seed));
   return model_inputs(*experiment.dataset("train"));
 }
@@ -18,8 +16,8 @@ std::vector<ModelInput> seed_then_inputs(Experiment& experiment, int64_t rank, i
 
 RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank,
                        int64_t world)
-    : experiment(first_stage, device),
-      inputs(seed_then_inputs(experiment, rank, world)),
+    : experiment(first_stage, device, rank, world),
+      inputs(seed_then_inputs(experiment)),
       labels(experiment.dataset("train")->class_names()),
       model(experiment.build_model("train")),
       init_report(experiment.initialize_model(*model)) {}

@@ -30,7 +30,7 @@ struct RunSession {
 
   /// Builds the model for the first stage's config on `device` and loads model.init_from into
   /// it. The model's initial weights come from the config's seed, whatever was drawn before.
-  /// In a distributed job, rank `rank` of `world` (Experiment::shard).
+  /// In a distributed job, rank `rank` of `world` (the Experiment's share of the data).
   RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank = 0,
              int64_t world = 1);
 };
