@@ -1,9 +1,11 @@
 // kiln serve MODEL_DIR... | --model-config FILE [--host H] [--port P] [--poll-seconds S]
 //            [--max-request-rows N] [--max-body-bytes N] [--token-file F] [--threads N]
+//            [--max-batch N] [--batch-timeout-us T] [--batch-threads N] [--max-queued N]
 
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -61,7 +63,8 @@ void serve_log(const std::string& line) {
   std::fflush(stdout);
 }
 
-// A version folder of `model` as a servable, behind a batcher unless --max-batch 0.
+// A version folder of `model` as a servable, behind a batcher: with --max-batch 0 it runs each
+// request alone, still on the batcher's thread, as the HTTP side's one thread never waits.
 std::shared_ptr<serving::Servable> load_version(const std::string& model,
                                                 const std::string& directory, const ServeArgs& args,
                                                 serving::ServingMetrics& metrics) {
@@ -70,10 +73,9 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
   if (!args.no_optimize)
     serve_log(fmt::format("model {}: {}: {}", model, directory, loaded->optimize_for_inference()));
   auto servable = std::make_shared<engine::ExportedServable>(loaded);
-  const serving::BatchingOptions& batching = args.batching;
-  if (batching.max_batch == 0) return servable;
   return std::make_shared<serving::BatchingServable>(
-      servable, batching, [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
+      servable, args.batching,
+      [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
 }
 
 // Serves on one thread and polls the base paths on another while this one waits for SIGINT or
@@ -179,6 +181,13 @@ void add_serve_command(CLI::App& app, Action& action) {
                    "How long a batch's first request waits for more; 0: only what queued")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  // As TensorFlow Serving's num_batch_threads: as many batches at once as the machine has cores.
+  args->batching.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  command
+      ->add_option("--batch-threads", args->batching.threads,
+                   "Batches run at once, each on a thread of its own (default: the cores)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command
       ->add_option("--max-queued", args->batching.max_queued,
                    "Requests waiting per version; one more is answered 503")
@@ -190,7 +199,7 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->check(CLI::ExistingFile);
   command
       ->add_option("--threads", args->threads,
-                   "Threads one batch runs on; requests are parsed and answered on the others")
+                   "Threads each batch runs on (LibTorch's intra-op threads)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_flag("--no-optimize", args->no_optimize,

@@ -6,7 +6,8 @@
 // labels; its forward's tensor, dict of tensors or tuple of tensors are the outputs the
 // signatures take (`from`: "" the tensor, a dict's key, a tuple's index). What `kiln serve` and
 // `kiln predict` run.
-// Thread-safety: run() from one thread at a time (the server's batcher).
+// Thread-safety: run() from several threads at once (the server's batch threads): a loaded model
+// is only read, and what it watches as it runs is per thread (models/observe.h).
 
 #include <map>
 #include <memory>

@@ -33,7 +33,6 @@ std::map<std::string, serving::HostTensor> ExportedServable::predict(
   std::map<std::string, torch::Tensor> outputs;
   {
     c10::InferenceMode inference;
-    std::lock_guard<std::mutex> lock(mutex_);
     outputs = model_->run(chosen, batch);
   }
   std::map<std::string, serving::HostTensor> host;

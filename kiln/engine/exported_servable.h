@@ -1,11 +1,10 @@
 #pragma once
 // A kiln export as a servable (serving/servable.h): JSON values in, the signature run without
-// autograd, JSON values out (labels for the classes). Requests are run one at a time per version;
-// the batcher in front of it (serving/batcher.h) is what makes them large.
+// autograd, JSON values out (labels for the classes). The batcher in front of it
+// (serving/batcher.h) is what makes requests large; it runs a batch on each of its threads.
 // Thread-safety: predict() from any thread.
 
 #include <memory>
-#include <mutex>
 
 #include "kiln/engine/exported_model.h"
 #include "kiln/serving/servable.h"
@@ -23,7 +22,6 @@ class ExportedServable : public serving::Servable {
 
  private:
   std::shared_ptr<ExportedModel> model_;
-  std::mutex mutex_;
 };
 
 /// A host tensor's numbers as a tensor of `dtype`; ServingError (kInvalidArgument) naming `input`

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <future>
 
 #include "kiln/serving/serving_error.h"
 
@@ -70,7 +73,7 @@ std::map<std::string, HostTensor> slice_rows(const std::map<std::string, HostTen
 BatchingServable::BatchingServable(std::shared_ptr<Servable> inner, BatchingOptions options,
                                    BatchObserver observer)
     : inner_(std::move(inner)), options_(options), observer_(std::move(observer)) {
-  worker_ = std::thread([this] { work(); });
+  for (int i = 0; i < std::max(options_.threads, 1); ++i) workers_.emplace_back([this] { work(); });
 }
 
 BatchingServable::~BatchingServable() {
@@ -79,27 +82,46 @@ BatchingServable::~BatchingServable() {
     stopping_ = true;
   }
   arrived_.notify_all();
-  worker_.join();
+  for (std::thread& worker : workers_) worker.join();
 }
 
 std::map<std::string, HostTensor> BatchingServable::predict(
     const std::string& signature, const std::map<std::string, HostTensor>& inputs) {
+  std::promise<HostTensors> answer;
+  std::future<HostTensors> answered = answer.get_future();
+  predict_async(signature, inputs, [&answer](HostTensors outputs, std::exception_ptr error) {
+    if (error)
+      answer.set_exception(error);
+    else
+      answer.set_value(std::move(outputs));
+  });
+  return answered.get();
+}
+
+void BatchingServable::predict_async(const std::string& signature, HostTensors inputs,
+                                     PredictDone done) {
   auto request = std::make_shared<Request>();
   request->signature = signature;
-  request->inputs = &inputs;  // the caller waits below, so its inputs outlive the batch
   request->rows = rows_of(inputs);
-  std::future<std::map<std::string, HostTensor>> answer = request->answer.get_future();
+  request->inputs = std::move(inputs);
+  request->done = std::move(done);
+  size_t waiting = 0;
+  bool queued = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ || static_cast<int64_t>(queue_.size()) >= options_.max_queued)
-      throw ServingError(StatusCode::kUnavailable,
-                         fmt::format("the server is busy: {} requests are waiting for this model "
-                                     "version; try again",
-                                     queue_.size()));
-    queue_.push_back(request);
+    waiting = queue_.size();
+    queued = !stopping_ && static_cast<int64_t>(waiting) < options_.max_queued;
+    if (queued) queue_.push_back(request);
   }
-  arrived_.notify_one();
-  return answer.get();
+  if (queued) {
+    arrived_.notify_one();
+    return;
+  }
+  request->done({}, std::make_exception_ptr(ServingError(
+                        StatusCode::kUnavailable,
+                        fmt::format("the server is busy: {} requests are waiting for this model "
+                                    "version; try again",
+                                    waiting))));
 }
 
 int64_t BatchingServable::queued() {
@@ -117,10 +139,12 @@ void BatchingServable::work() {
     run(batch);
     lock.lock();
   }
-  for (auto& request : queue_)
-    request->answer.set_exception(std::make_exception_ptr(
-        ServingError(StatusCode::kUnavailable, "the server is shutting down")));
-  queue_.clear();
+  std::deque<std::shared_ptr<Request>> left;
+  left.swap(queue_);
+  lock.unlock();  // the callbacks may take locks of their own
+  for (auto& request : left)
+    request->done({}, std::make_exception_ptr(
+                          ServingError(StatusCode::kUnavailable, "the server is shutting down")));
 }
 
 std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_batch(
@@ -134,7 +158,7 @@ std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_b
     for (auto it = queue_.begin(); it != queue_.end() && rows < options_.max_batch;) {
       const Request& next = **it;
       if (next.signature == batch.front()->signature && rows + next.rows <= options_.max_batch &&
-          same_examples(*next.inputs, *batch.front()->inputs)) {
+          same_examples(next.inputs, batch.front()->inputs)) {
         rows += next.rows;
         batch.push_back(*it);
         it = queue_.erase(it);
@@ -151,24 +175,25 @@ std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_b
 
 void BatchingServable::run(const std::vector<std::shared_ptr<Request>>& batch) {
   std::vector<const std::map<std::string, HostTensor>*> parts;
-  for (const auto& request : batch) parts.push_back(request->inputs);
+  for (const auto& request : batch) parts.push_back(&request->inputs);
+  HostTensors outputs;
   try {
-    std::map<std::string, HostTensor> outputs =
-        inner_->predict(batch.front()->signature, concatenate(parts));
-    // Counted before anyone is answered, so that a client who reads the metrics after its
-    // answer finds its batch there.
-    if (observer_) {
-      int64_t examples = 0;
-      for (const auto& request : batch) examples += request->rows;
-      observer_(examples);
-    }
-    int64_t begin = 0;
-    for (const auto& request : batch) {
-      request->answer.set_value(slice_rows(outputs, begin, request->rows));
-      begin += request->rows;
-    }
+    outputs = inner_->predict(batch.front()->signature, concatenate(parts));
   } catch (...) {
-    for (const auto& request : batch) request->answer.set_exception(std::current_exception());
+    for (const auto& request : batch) request->done({}, std::current_exception());
+    return;
+  }
+  // Counted before anyone is answered, so that a client who reads the metrics after its answer
+  // finds its batch there.
+  if (observer_) {
+    int64_t examples = 0;
+    for (const auto& request : batch) examples += request->rows;
+    observer_(examples);
+  }
+  int64_t begin = 0;
+  for (const auto& request : batch) {
+    request->done(slice_rows(outputs, begin, request->rows), nullptr);
+    begin += request->rows;
   }
 }
 

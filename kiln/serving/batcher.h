@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +28,7 @@ struct BatchingOptions {
   // one before ran, so a lone client never waits and a busy server batches by itself.
   int64_t timeout_us = 0;
   int64_t max_queued = 256;  // requests waiting; one more is answered 503
+  int threads = 1;           // batches run at once (TensorFlow Serving's num_batch_threads)
 };
 
 class BatchingServable : public Servable {
@@ -42,17 +42,19 @@ class BatchingServable : public Servable {
   ~BatchingServable() override;
 
   const Signatures& signatures() const override { return inner_->signatures(); }
+  /// Waits for predict_async().
   std::map<std::string, HostTensor> predict(
       const std::string& signature, const std::map<std::string, HostTensor>& inputs) override;
+  void predict_async(const std::string& signature, HostTensors inputs, PredictDone done) override;
   /// Requests waiting for a batch now.
   int64_t queued();
 
  private:
   struct Request {
     std::string signature;
-    const std::map<std::string, HostTensor>* inputs;
+    HostTensors inputs;
     int64_t rows = 0;
-    std::promise<std::map<std::string, HostTensor>> answer;
+    PredictDone done;
   };
   void work();
   std::vector<std::shared_ptr<Request>> next_batch(std::unique_lock<std::mutex>& lock);
@@ -65,7 +67,7 @@ class BatchingServable : public Servable {
   std::condition_variable arrived_;
   std::deque<std::shared_ptr<Request>> queue_;
   bool stopping_ = false;
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 /// Inputs of several requests as one batch, examples of the first request first.

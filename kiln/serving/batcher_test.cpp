@@ -1,5 +1,6 @@
 // Dynamic batching without sleeps: a gate holds the model inside its first batch while the test
-// queues more requests (it watches queued()), then lets them through as the next batch.
+// queues more requests (it watches queued()), then lets them through as the next batch. Answers
+// come to predict_async()'s callbacks on a batch thread; several batch threads run batches at once.
 
 #include "kiln/serving/batcher.h"
 
@@ -24,16 +25,17 @@ class Gated : public testing::HalfPlusTwo {
       const std::string& signature, const std::map<std::string, HostTensor>& inputs) override {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      entered_ = true;
+      ++entered_;
       changed_.notify_all();
       changed_.wait(lock, [this] { return open_; });
       sizes.push_back(inputs.at("x").shape.front());
     }
     return HalfPlusTwo::predict(signature, inputs);
   }
-  void wait_until_entered() {
+  // Until `calls` batches are inside at once (or have been).
+  void wait_until_entered(int calls = 1) {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return entered_; });
+    changed_.wait(lock, [&] { return entered_ >= calls; });
   }
   void open() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -45,7 +47,8 @@ class Gated : public testing::HalfPlusTwo {
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
-  bool entered_ = false, open_ = false;
+  int entered_ = 0;
+  bool open_ = false;
 };
 
 std::map<std::string, HostTensor> rows(std::vector<double> values) {
@@ -121,6 +124,50 @@ TEST_F(BatcherTest, AFullQueueIsAnsweredUnavailableAtOnce) {
   }
   finish();
   for (size_t slot = 0; slot < 3; ++slot) EXPECT_EQ(answers_[slot].size(), 1u) << slot;
+}
+
+TEST_F(BatcherTest, EachBatchThreadRunsABatchAtTheSameTime) {
+  make({32, 0, 16, 2});
+  send(0, {0});
+  gated_->wait_until_entered();
+  send(1, {1});
+  gated_->wait_until_entered(2);  // the second thread took it while the first was held
+  finish();
+  EXPECT_THAT(gated_->sizes, ElementsAre(1, 1));
+  EXPECT_THAT(answers_[1], ElementsAre(2.5));
+}
+
+TEST_F(BatcherTest, AsyncAnswersComeOnTheBatchThreadAndAFullQueuesAtOnce) {
+  make({32, 0, 1});
+  std::mutex mutex;
+  std::condition_variable answered;
+  std::thread::id answered_on;
+  std::vector<double> answer;
+  batcher_->predict_async("serving_default", rows({4}),
+                          [&](HostTensors outputs, std::exception_ptr error) {
+                            std::lock_guard<std::mutex> lock(mutex);
+                            EXPECT_FALSE(error);
+                            answer = outputs.at("y").numbers;
+                            answered_on = std::this_thread::get_id();
+                            answered.notify_all();
+                          });
+  gated_->wait_until_entered();
+  batcher_->predict_async("serving_default", rows({5}), [](HostTensors, std::exception_ptr) {});
+  wait_until_queued(1);
+  int refused_status = 0;
+  batcher_->predict_async("serving_default", rows({6}), [&](HostTensors, std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const ServingError& e) {
+      refused_status = e.http_status();
+    }
+  });
+  EXPECT_EQ(refused_status, 503);  // told before predict_async returned
+  finish();
+  std::unique_lock<std::mutex> lock(mutex);
+  answered.wait(lock, [&] { return !answer.empty(); });
+  EXPECT_THAT(answer, ElementsAre(4));
+  EXPECT_NE(answered_on, std::this_thread::get_id());
 }
 
 TEST(Batching, ConcatenatesAndSlicesRowsOfNumbersAndStrings) {

@@ -1,19 +1,16 @@
 #pragma once
-// `kiln serve`'s HTTP side (cpp-httplib): TensorFlow Serving's REST API (rest_handler.h) under
-// /v1/, Prometheus's metrics at /monitoring/prometheus/metrics, /healthz for load balancers, a
-// limit on request bodies, a read timeout for slow clients, and an optional bearer token (asked
-// of everything but /healthz). Binds 127.0.0.1 unless told otherwise.
+// `kiln serve`'s HTTP side, on its event loop (http_event_loop.h): TensorFlow Serving's REST API
+// (rest_handler.h) under /v1/, Prometheus's metrics at /monitoring/prometheus/metrics, /healthz
+// for load balancers, limits on request headers and bodies, a read timeout for slow clients, and
+// an optional bearer token (asked of everything but /healthz). Binds 127.0.0.1 unless told
+// otherwise.
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
 #include <cstdint>
 #include <string>
 
-#include "kiln/serving/http_listener.h"
+#include "kiln/serving/http_event_loop.h"
 #include "kiln/serving/rest_handler.h"
-
-namespace httplib {
-struct Request;
-}  // namespace httplib
 
 namespace kiln::serving {
 
@@ -21,7 +18,7 @@ struct HttpOptions {
   int64_t max_body_bytes = 16 << 20;
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
   std::string token;              // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
-  int threads = 64;               // connections served at once
+  int max_connections = 4096;     // open at once; more wait to be accepted
 };
 
 class HttpServer {
@@ -29,19 +26,19 @@ class HttpServer {
   HttpServer(const RestHandler& handler, HttpOptions options);
 
   /// Binds `host`:`port` (0: any free port) and returns the port; UsageError when it cannot.
-  int bind(const std::string& host, int port) { return listener_.bind(host, port); }
+  int bind(const std::string& host, int port) { return loop_.bind(host, port); }
   /// Answers requests until stop(); returns at once when stop() came first.
-  void serve() { listener_.serve(); }
+  void serve() { loop_.serve(); }
   /// Ends serve() and returns once it has ended.
-  void stop() { listener_.stop(); }
+  void stop() { loop_.stop(); }
 
  private:
-  void add_routes();
-  bool authorized(const httplib::Request& request) const;
+  void route(HttpRequest& request, const HttpRespond& respond) const;
+  bool authorized(const HttpRequest& request) const;
 
   const RestHandler& handler_;
   HttpOptions options_;
-  HttpListener listener_;
+  HttpEventLoop loop_;
 };
 
 }  // namespace kiln::serving

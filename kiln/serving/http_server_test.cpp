@@ -1,65 +1,27 @@
 // `kiln serve`'s HTTP side on a real socket, over a fake servable: a client that stalls in the
 // middle of its body is answered with a 400 saying so once the read timeout passes, one that never
-// sends a request is dropped, and other clients are answered meanwhile.
+// sends a request is dropped, and other clients are answered meanwhile; what is not the API's is
+// refused in its words.
 
 #include "kiln/serving/http_server.h"
 
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <memory>
 #include <thread>
 
 #include "kiln/core/json.h"
 #include "tests/support/fake_servable.h"
+#include "tests/support/raw_connection.h"
 
 namespace kiln::serving {
 namespace {
 
 using ::testing::HasSubstr;
 
-// A raw TCP connection, to send what no HTTP client library sends: half a request.
-class RawConnection {
- public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~RawConnection() { close(fd_); }
-  bool connected() const { return connected_; }
-  void send_text(const std::string& text) {
-    ASSERT_EQ(send(fd_, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
-  }
-  // One whole response (headers and the body its Content-Length gives), or what came before the
-  // server closed the connection. Not to its end: the server keeps a connection open a while for
-  // the next request.
-  std::string read_response() {
-    std::string all;
-    char buffer[4096];
-    for (ssize_t n; !complete(all) && (n = recv(fd_, buffer, sizeof buffer, 0)) > 0;)
-      all.append(buffer, size_t(n));
-    return all;
-  }
-
- private:
-  static bool complete(const std::string& response) {
-    size_t headers_end = response.find("\r\n\r\n");
-    if (headers_end == std::string::npos) return false;
-    size_t length_at = response.find("Content-Length: ");
-    size_t length = length_at < headers_end ? std::stoul(response.substr(length_at + 16)) : 0;
-    return response.size() >= headers_end + 4 + length;
-  }
-  int fd_;
-  bool connected_ = false;
-};
+using testing::RawConnection;
 
 class ServingHttp : public ::testing::Test {
  protected:
@@ -125,6 +87,23 @@ TEST_F(ServingHttp, GarbageIsA400) {
   garbage.send_text("NOT HTTP AT ALL\r\n\r\n");
   EXPECT_THAT(garbage.read_response(), HasSubstr("HTTP/1.1 400"));
   expect_answered();
+}
+
+TEST_F(ServingHttp, WhatIsNotAnEndpointIsRefusedNamingTheEndpoints) {
+  start(10);
+  httplib::Client client("127.0.0.1", port_);
+  httplib::Result missing = client.Get("/v2/models");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_THAT(Json::parse(missing->body).at("error").get<std::string>(),
+              HasSubstr("no such endpoint: GET /v2/models; kiln serve answers /v1/models/..."));
+  httplib::Result posted = client.Post("/healthz", "{}", "application/json");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 405);
+  EXPECT_THAT(posted->body, HasSubstr("/healthz takes GET, not POST"));
+  httplib::Result healthy = client.Get("/healthz");
+  ASSERT_TRUE(healthy);
+  EXPECT_EQ(healthy->status, 200);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <future>
 
 #include "kiln/serving/responses.h"
 #include "kiln/serving/serving_error.h"
@@ -29,26 +30,56 @@ const char* api_name(RouteKind kind) {
 
 }  // namespace
 
-HttpReply RestHandler::handle(const std::string& method, const std::string& path,
-                              const std::string& body) const {
+RestHandler::~RestHandler() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return in_flight_ == 0; });
+}
+
+void RestHandler::handle_async(const std::string& method, const std::string& path,
+                               const std::string& body, ReplyDone done) const {
   auto start = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (draining_)
-      return {http_status(StatusCode::kUnavailable), error_body("the server is shutting down")};
+    if (draining_) {
+      done({http_status(StatusCode::kUnavailable), error_body("the server is shutting down"), {}});
+      return;
+    }
     ++in_flight_;
   }
+  Finish finish = [this, start, done = std::move(done)](const Route& route, HttpReply reply) {
+    finished(route, start, std::move(reply), done);
+  };
   Route route;  // stays without a model when the URL is none of the API's
-  HttpReply reply = answer(method, path, body, route);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--in_flight_ == 0) idle_.notify_all();
+  try {
+    route = parse_route(method, path);
+    if (route.kind == RouteKind::kPredict) return start_predict(route, body, finish);
+    finish(route, answer_now(route));
+  } catch (const ServingError& e) {
+    finish(route, {e.http_status(), error_body(e.what()), {}});
+  } catch (const std::exception& e) {
+    finish(route, {http_status(StatusCode::kInternal), error_body(e.what()), {}});
   }
+}
+
+HttpReply RestHandler::handle(const std::string& method, const std::string& path,
+                              const std::string& body) const {
+  std::promise<HttpReply> reply;
+  std::future<HttpReply> replied = reply.get_future();
+  handle_async(method, path, body,
+               [&reply](HttpReply answer) { reply.set_value(std::move(answer)); });
+  return replied.get();
+}
+
+void RestHandler::finished(const Route& route, std::chrono::steady_clock::time_point start,
+                           HttpReply reply, const ReplyDone& done) const {
+  // Counted before the client has its answer, so that it finds its request in the metrics.
   if (metrics_)
     metrics_->request(
         route.model, route.model.empty() ? "" : api_name(route.kind), reply.status,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return reply;
+  done(std::move(reply));
+  std::lock_guard<std::mutex> lock(mutex_);  // notified under the lock: ~RestHandler may follow
+  if (--in_flight_ == 0) idle_.notify_all();
 }
 
 std::string RestHandler::metrics_text() const {
@@ -67,34 +98,26 @@ int64_t RestHandler::in_flight() const {
   return in_flight_;
 }
 
-HttpReply RestHandler::answer(const std::string& method, const std::string& path,
-                              const std::string& body, Route& route) const {
-  try {
-    route = parse_route(method, path);
-    switch (route.kind) {
-      case RouteKind::kStatus:
-        return {200, model_status_response(table_.status_versions(route)).dump(1)};
-      case RouteKind::kMetadata: {
-        FoundVersion found = table_.find(route);
-        return {200,
-                model_metadata_response(route.model, found.version, found.servable->signatures())
-                    .dump(1)};
-      }
-      case RouteKind::kPredict:
-        return {200, predict(route, body)};
-      default:
-        throw ServingError(StatusCode::kUnimplemented,
-                           "kiln serves :predict; :classify and :regress need tf.Example "
-                           "signatures, which kiln exports do not have");
+HttpReply RestHandler::answer_now(const Route& route) const {
+  switch (route.kind) {
+    case RouteKind::kStatus:
+      return {200, model_status_response(table_.status_versions(route)).dump(1), {}};
+    case RouteKind::kMetadata: {
+      FoundVersion found = table_.find(route);
+      return {
+          200,
+          model_metadata_response(route.model, found.version, found.servable->signatures()).dump(1),
+          {}};
     }
-  } catch (const ServingError& e) {
-    return {e.http_status(), error_body(e.what())};
-  } catch (const std::exception& e) {
-    return {http_status(StatusCode::kInternal), error_body(e.what())};
+    default:
+      throw ServingError(StatusCode::kUnimplemented,
+                         "kiln serves :predict; :classify and :regress need tf.Example "
+                         "signatures, which kiln exports do not have");
   }
 }
 
-std::string RestHandler::predict(const Route& route, const std::string& body) const {
+void RestHandler::start_predict(const Route& route, const std::string& body,
+                                const Finish& finish) const {
   FoundVersion found = table_.find(route);
   const Signatures& signatures = found.servable->signatures();
   PredictRequest request = parse_predict_request(
@@ -111,8 +134,22 @@ std::string RestHandler::predict(const Route& route, const std::string& body) co
                          fmt::format("input {} has {} examples; this server takes at most {} in "
                                      "one request (--max-request-rows)",
                                      name, tensor.shape.front(), options_.max_rows));
-  return predict_response(found.servable->predict(request.signature_name, request.inputs),
-                          request.format);
+  Servable& servable = *found.servable;
+  servable.predict_async(request.signature_name, std::move(request.inputs),
+                         [route, format = request.format, finish, hold = std::move(found.servable)](
+                             HostTensors outputs, std::exception_ptr error) mutable {
+                           HttpReply reply;
+                           try {
+                             if (error) std::rethrow_exception(error);
+                             reply = {200, predict_response(outputs, format), {}};
+                           } catch (const ServingError& e) {
+                             reply = {e.http_status(), error_body(e.what()), {}};
+                           } catch (const std::exception& e) {
+                             reply = {http_status(StatusCode::kInternal), error_body(e.what()), {}};
+                           }
+                           reply.servable = std::move(hold);
+                           finish(route, std::move(reply));
+                         });
 }
 
 }  // namespace kiln::serving

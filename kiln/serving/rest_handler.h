@@ -2,12 +2,15 @@
 // TensorFlow Serving's REST API over a ModelTable, without the sockets (http_server.h carries it):
 // model status, model metadata and predict in row and columnar form. Every failure is a reply of
 // {"error": MESSAGE} with the HTTP status TensorFlow Serving gives it; nothing a client sends
-// makes handle() throw.
-// Thread-safety: handle() may be called from several threads at once.
+// makes handle() throw. A predict is answered when its servable has run it (on the batcher's
+// thread), so the server's event loop hands requests on without waiting for them.
+// Thread-safety: handle() and handle_async() may be called from several threads at once.
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -19,19 +22,31 @@ namespace kiln::serving {
 struct HttpReply {
   int status = 200;
   std::string body;
+  // The servable that answered, released with the reply by whoever sends it: a version retired
+  // while it ran must not be destroyed on its own batcher's thread, which its destructor joins.
+  std::shared_ptr<const void> servable;
 };
 
 struct RestOptions {
   int64_t max_rows = 1024;  // examples in one predict request
 };
 
+/// Told the reply to a request, once, on whichever thread finished it.
+using ReplyDone = std::function<void(HttpReply reply)>;
+
 class RestHandler {
  public:
   /// Counts every request into `metrics` when given.
   RestHandler(const ModelTable& table, RestOptions options, ServingMetrics* metrics = nullptr)
       : table_(table), options_(options), metrics_(metrics) {}
+  /// Waits until the requests in flight have been answered (the batchers run on).
+  ~RestHandler();
 
-  /// The reply to `method` `path` with `body`.
+  /// The reply to `method` `path` with `body`, given to `done`: at once for everything but a
+  /// predict, which is answered when its batch has run.
+  void handle_async(const std::string& method, const std::string& path, const std::string& body,
+                    ReplyDone done) const;
+  /// The same, waited for.
   HttpReply handle(const std::string& method, const std::string& path,
                    const std::string& body) const;
   /// Prometheus's text of the metrics ("" without them).
@@ -44,9 +59,11 @@ class RestHandler {
   int64_t in_flight() const;
 
  private:
-  HttpReply answer(const std::string& method, const std::string& path, const std::string& body,
-                   Route& route) const;
-  std::string predict(const Route& route, const std::string& body) const;
+  using Finish = std::function<void(const Route& route, HttpReply reply)>;
+  HttpReply answer_now(const Route& route) const;
+  void start_predict(const Route& route, const std::string& body, const Finish& finish) const;
+  void finished(const Route& route, std::chrono::steady_clock::time_point start, HttpReply reply,
+                const ReplyDone& done) const;
 
   const ModelTable& table_;
   RestOptions options_;

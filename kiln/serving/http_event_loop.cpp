@@ -1,0 +1,474 @@
+#include "kiln/serving/http_event_loop.h"
+
+#include <fmt/format.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/error.h"
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kListenerTag = 0, kWakeTag = 1;  // epoll's tags; connections count from 2
+constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
+// After an answer that closes the connection, what the client still sends is read and dropped
+// for this long before the close: closing with unread bytes would reset the connection, and the
+// client could lose the answer (a 413 sent while it is still sending its body).
+constexpr auto kLingerTime = std::chrono::seconds(2);
+constexpr size_t kReadChunk = 64 << 10;
+constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
+
+struct Connection {
+  explicit Connection(HttpLimits limits) : parser(limits) {}
+  int fd = -1;
+  uint64_t id = 0;
+  std::string in;  // received, not yet taken by a request
+  HttpRequestParser parser;
+  std::string out;  // to send, from `sent` on
+  size_t sent = 0;
+  bool with_handler = false;  // a request of this connection waits for its answer
+  bool keep_alive = true;     // of that request
+  bool close_after_write = false;
+  bool continued = false;  // 100 Continue sent for the request being read
+  bool lingering = false;  // answered and half-closed: dropping what still comes
+  Clock::time_point last_activity;
+  uint32_t events = 0;  // what epoll watches on it
+};
+
+// Answers from other threads, each naming its connection by id: by the time an answer comes its
+// connection may have gone and its descriptor been reused.
+class Answers {
+ public:
+  Answers() : wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    if (wake_fd_ < 0) throw Error(fmt::format("kiln serve: eventfd: {}", std::strerror(errno)));
+  }
+  ~Answers() { close(wake_fd_); }
+  Answers(const Answers&) = delete;
+  Answers& operator=(const Answers&) = delete;
+
+  int wake_fd() const { return wake_fd_; }
+  void set_loop_thread(std::thread::id loop) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    loop_thread_ = loop;
+  }
+  void push(uint64_t connection, HttpAnswer answer) {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_.emplace_back(connection, std::move(answer));
+      // The loop takes the queue after each round of events, so an answer given on its own
+      // thread needs no wake-up, and others one per round.
+      wake = std::this_thread::get_id() != loop_thread_ && !woken_;
+      woken_ = woken_ || wake;
+    }
+    if (wake) this->wake();
+  }
+  void wake() {
+    uint64_t one = 1;
+    ssize_t written = write(wake_fd_, &one, sizeof one);
+    (void)written;  // fails only when the counter is full: the loop is awake anyway
+  }
+  std::vector<std::pair<uint64_t, HttpAnswer>> take() {
+    uint64_t count = 0;
+    ssize_t got = read(wake_fd_, &count, sizeof count);  // clears the wake-up, if any
+    (void)got;
+    std::vector<std::pair<uint64_t, HttpAnswer>> taken;
+    std::lock_guard<std::mutex> lock(mutex_);
+    woken_ = false;
+    taken.swap(pending_);
+    return taken;
+  }
+
+ private:
+  int wake_fd_;
+  std::mutex mutex_;
+  std::thread::id loop_thread_;
+  bool woken_ = false;
+  std::vector<std::pair<uint64_t, HttpAnswer>> pending_;
+};
+
+bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
+
+}  // namespace
+
+struct HttpEventLoop::State {
+  State(HttpHandler handler, HttpLoopOptions options)
+      : handler(std::move(handler)), options(options) {}
+
+  HttpHandler handler;
+  HttpLoopOptions options;
+  int listen_fd = -1;
+  int epoll_fd = -1;
+  std::shared_ptr<Answers> answers = std::make_shared<Answers>();  // outlives the loop
+  std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
+  uint64_t next_id = 2;
+  bool listener_paused = false;
+  Clock::time_point last_scan;
+
+  std::atomic<bool> stop_asked{false};
+  std::mutex phase_mutex;
+  std::condition_variable ended;
+  enum class Phase { kIdle, kServing, kEnded } phase = Phase::kIdle;
+
+  void run();
+  void watch(int fd, uint64_t tag, uint32_t events, int operation);
+  void watch(Connection& connection, uint32_t events);
+  size_t connection_limit() const;
+  void accept_all();
+  void on_event(uint64_t id, uint32_t events);
+  bool read_from(Connection& connection);
+  bool process(Connection& connection);
+  void dispatch(Connection& connection, HttpRequest& request);
+  bool answer(Connection& connection, int status, std::string_view content_type,
+              std::string_view body, bool keep_alive);
+  bool flush(Connection& connection);
+  void close_connection(Connection& connection);
+  void deliver_answers();
+  void scan_timeouts(Clock::time_point now);
+};
+
+HttpEventLoop::HttpEventLoop(HttpHandler handler, HttpLoopOptions options)
+    : state_(std::make_unique<State>(std::move(handler), options)) {}
+
+HttpEventLoop::~HttpEventLoop() {
+  stop();
+  if (state_->listen_fd >= 0) close(state_->listen_fd);
+}
+
+int HttpEventLoop::bind(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  int fd = -1;
+  if (port >= 0 && port <= 65535 &&
+      getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) == 0) {
+    for (addrinfo* address = found; address && fd < 0; address = address->ai_next) {
+      fd = socket(address->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;
+      // A restarted server binds again at once, though the old one's connections linger in
+      // TIME_WAIT; never SO_REUSEPORT, with which a second server would share the port in silence.
+      int yes = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      if (::bind(fd, address->ai_addr, address->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
+        close(fd);
+        fd = -1;
+      }
+    }
+    freeaddrinfo(found);
+  }
+  if (fd < 0)
+    throw UsageError(
+        fmt::format("cannot listen on {}:{} (in use, or not an address of this "
+                    "machine); choose another with --port or --host",
+                    host, port));
+  sockaddr_storage bound{};
+  socklen_t length = sizeof bound;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
+  if (state_->listen_fd >= 0) close(state_->listen_fd);
+  state_->listen_fd = fd;
+  return ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+}
+
+void HttpEventLoop::serve() {
+  State& state = *state_;
+  {
+    std::lock_guard<std::mutex> lock(state.phase_mutex);
+    if (state.stop_asked) return;
+    state.phase = State::Phase::kServing;
+  }
+  try {
+    state.run();
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> lock(state.phase_mutex);
+      state.phase = State::Phase::kEnded;
+    }
+    state.ended.notify_all();
+    throw;
+  }
+  {
+    std::lock_guard<std::mutex> lock(state.phase_mutex);
+    state.phase = State::Phase::kEnded;
+  }
+  state.ended.notify_all();
+}
+
+void HttpEventLoop::stop() {
+  State& state = *state_;
+  state.stop_asked = true;
+  state.answers->wake();
+  std::unique_lock<std::mutex> lock(state.phase_mutex);
+  state.ended.wait(lock, [&] { return state.phase != State::Phase::kServing; });
+}
+
+void HttpEventLoop::State::run() {
+  if (listen_fd < 0) throw Error("kiln serve: serve() before bind()");
+  answers->set_loop_thread(std::this_thread::get_id());
+  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
+  watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_ADD);
+  watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
+  std::vector<epoll_event> events(256);
+  last_scan = Clock::now();
+  while (!stop_asked) {
+    int timeout_ms = connections.empty() ? -1 : static_cast<int>(kTimeoutScanPeriod.count());
+    int ready = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), timeout_ms);
+    if (ready < 0 && errno != EINTR)
+      throw Error(fmt::format("kiln serve: epoll_wait: {}", std::strerror(errno)));
+    for (int i = 0; i < ready; ++i) {
+      uint64_t tag = events[size_t(i)].data.u64;
+      if (tag == kListenerTag)
+        accept_all();
+      else if (tag != kWakeTag)
+        on_event(tag, events[size_t(i)].events);
+    }
+    deliver_answers();
+    Clock::time_point now = Clock::now();
+    if (now - last_scan >= kTimeoutScanPeriod) {
+      scan_timeouts(now);
+      last_scan = now;
+    }
+  }
+  deliver_answers();  // what is ready still goes out, as far as the sockets take it at once
+  for (auto& [id, connection] : connections) close(connection->fd);
+  connections.clear();
+  close(epoll_fd);
+  epoll_fd = -1;
+}
+
+void HttpEventLoop::State::watch(int fd, uint64_t tag, uint32_t events, int operation) {
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = tag;
+  if (epoll_ctl(epoll_fd, operation, fd, &event) != 0 && operation != EPOLL_CTL_DEL)
+    throw Error(fmt::format("kiln serve: epoll_ctl: {}", std::strerror(errno)));
+}
+
+void HttpEventLoop::State::watch(Connection& connection, uint32_t events) {
+  if (connection.events == events) return;
+  connection.events = events;
+  watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
+}
+
+size_t HttpEventLoop::State::connection_limit() const {
+  rlimit files{};
+  size_t limit = size_t(std::max(options.max_connections, 1));
+  // Descriptors for the model files, logs and the poller are kept back.
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+    limit = std::min(limit, size_t(files.rlim_cur > 64 ? files.rlim_cur - 64 : 1));
+  return limit;
+}
+
+void HttpEventLoop::State::accept_all() {
+  size_t limit = connection_limit();
+  while (true) {
+    if (connections.size() >= limit) {  // the rest wait in the listen queue until one closes
+      watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);
+      listener_paused = true;
+      return;
+    }
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);  // until a connection closes
+        listener_paused = true;
+      }
+      return;
+    }
+    // Answers go out at once: with Nagle's algorithm a small reply waits for the client's
+    // delayed ACK, 40 ms a request.
+    int yes = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    auto connection = std::make_unique<Connection>(options.limits);
+    connection->fd = fd;
+    connection->id = next_id++;
+    connection->events = EPOLLIN | EPOLLRDHUP;
+    connection->last_activity = Clock::now();
+    watch(fd, connection->id, connection->events, EPOLL_CTL_ADD);
+    connections.emplace(connection->id, std::move(connection));
+  }
+}
+
+void HttpEventLoop::State::on_event(uint64_t id, uint32_t events) {
+  auto found = connections.find(id);
+  if (found == connections.end()) return;
+  Connection& connection = *found->second;
+  if (events & EPOLLERR) return close_connection(connection);
+  if ((events & EPOLLOUT) && !flush(connection)) return;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+    if (!read_from(connection)) return;
+    process(connection);
+  }
+}
+
+// Reads what has come; false when the connection is closed.
+bool HttpEventLoop::State::read_from(Connection& connection) {
+  char buffer[kReadChunk];
+  for (size_t round = 0; round < kReadPerRound;) {
+    ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
+    if (got > 0) {
+      round += size_t(got);
+      connection.last_activity = Clock::now();
+      if (!connection.lingering) connection.in.append(buffer, size_t(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && would_block()) break;
+    close_connection(connection);  // the client hung up (or the connection failed)
+    return false;
+  }
+  // While a request is with the handler, what a client sends after it waits here; beyond a whole
+  // request's worth, the socket is not read until the answer is out.
+  size_t most = options.limits.max_header_bytes + options.limits.max_body_bytes;
+  if (connection.with_handler && connection.in.size() > most) watch(connection, 0);
+  return true;
+}
+
+// Takes the requests that have come whole, one at a time; false when the connection is closed.
+bool HttpEventLoop::State::process(Connection& connection) {
+  while (!connection.with_handler && !connection.lingering && connection.sent == 0 &&
+         connection.out.empty() && !connection.in.empty()) {
+    HttpRequestParser& parser = connection.parser;
+    HttpRequestParser::Status status = parser.parse(connection.in);
+    if (status == HttpRequestParser::Status::kFailed)
+      return answer(connection, parser.error_status(), "application/json",
+                    error_body(parser.error()), false);
+    if (status == HttpRequestParser::Status::kIncomplete) {
+      if (!parser.awaits_continue() || connection.continued) return true;
+      connection.continued = true;
+      connection.out.append(kHttpContinue);
+      return flush(connection);
+    }
+    HttpRequest request = std::move(parser.request());
+    connection.in.erase(0, parser.consumed());
+    parser.reset();
+    connection.continued = false;
+    dispatch(connection, request);
+  }
+  return true;
+}
+
+void HttpEventLoop::State::dispatch(Connection& connection, HttpRequest& request) {
+  connection.with_handler = true;
+  connection.keep_alive = request.keep_alive;
+  std::shared_ptr<Answers> to = answers;
+  uint64_t id = connection.id;
+  HttpRespond respond = [to, id](HttpAnswer answer) { to->push(id, std::move(answer)); };
+  try {
+    handler(request, respond);
+  } catch (const std::exception& e) {  // a handler's bug, answered rather than ending the server
+    respond({500, "application/json", error_body(e.what()), nullptr});
+  }
+}
+
+bool HttpEventLoop::State::answer(Connection& connection, int status, std::string_view content_type,
+                                  std::string_view body, bool keep_alive) {
+  connection.out.append(http_response(status, content_type, body, keep_alive));
+  connection.close_after_write = !keep_alive;
+  return flush(connection);
+}
+
+// Sends what is waiting; false when the connection is closed.
+bool HttpEventLoop::State::flush(Connection& connection) {
+  while (connection.sent < connection.out.size()) {
+    ssize_t sent = send(connection.fd, connection.out.data() + connection.sent,
+                        connection.out.size() - connection.sent, MSG_NOSIGNAL);
+    if (sent > 0) {
+      connection.sent += size_t(sent);
+      connection.last_activity = Clock::now();
+    } else if (sent < 0 && errno == EINTR) {
+      continue;
+    } else if (sent < 0 && would_block()) {
+      watch(connection, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+      return true;
+    } else {
+      close_connection(connection);
+      return false;
+    }
+  }
+  connection.out.clear();
+  connection.sent = 0;
+  if (connection.close_after_write && !connection.lingering) {
+    shutdown(connection.fd, SHUT_WR);
+    connection.lingering = true;
+    connection.last_activity = Clock::now();
+    connection.in.clear();
+  }
+  watch(connection, EPOLLIN | EPOLLRDHUP);
+  return true;
+}
+
+void HttpEventLoop::State::close_connection(Connection& connection) {
+  close(connection.fd);  // also takes it off epoll's list
+  connections.erase(connection.id);
+  if (listener_paused) {
+    watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_MOD);
+    listener_paused = false;
+  }
+}
+
+void HttpEventLoop::State::deliver_answers() {
+  for (auto taken = answers->take(); !taken.empty(); taken = answers->take()) {
+    for (auto& [id, answer] : taken) {
+      auto found = connections.find(id);
+      if (found == connections.end()) {  // its client has gone
+        answer.hold.reset();
+        continue;
+      }
+      Connection& connection = *found->second;
+      connection.with_handler = false;
+      bool keep_alive = connection.keep_alive && !stop_asked;
+      bool open =
+          this->answer(connection, answer.status, answer.content_type, answer.body, keep_alive);
+      answer.hold.reset();
+      if (open) process(connection);  // a request the client sent behind this one
+    }
+  }
+}
+
+void HttpEventLoop::State::scan_timeouts(Clock::time_point now) {
+  auto timeout = std::chrono::seconds(options.read_timeout_seconds);
+  std::vector<Connection*> late;
+  for (auto& [id, connection] : connections) {
+    bool waited =
+        now - connection->last_activity >= (connection->lingering ? kLingerTime : timeout);
+    if (waited && !connection->with_handler) late.push_back(connection.get());
+  }
+  for (Connection* connection : late) {
+    std::string reason = connection->lingering || connection->sent < connection->out.size()
+                             ? ""
+                             : connection->parser.stall_reason(options.read_timeout_seconds);
+    if (reason.empty())
+      close_connection(*connection);  // also one that never sent a request, or stopped reading
+    else
+      answer(*connection, 400, "application/json", error_body(reason), false);
+  }
+}
+
+}  // namespace kiln::serving

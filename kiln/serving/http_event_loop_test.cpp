@@ -1,0 +1,145 @@
+// The event loop on a real socket, with a handler that echoes requests or answers them later from
+// another thread: pipelined requests, `Expect: 100-continue`, chunked bodies, HTTP/1.0, late
+// answers, and answers to clients that have gone.
+
+#include "kiln/serving/http_event_loop.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tests/support/raw_connection.h"
+
+namespace kiln::serving {
+namespace {
+
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using testing::RawConnection;
+using ::testing::StartsWith;
+
+class EventLoop : public ::testing::Test {
+ protected:
+  ~EventLoop() override {
+    if (!loop_) return;
+    loop_->stop();
+    thread_.join();
+  }
+  // Serves with `handler`; by default each request is answered at once with what it was.
+  void start(HttpHandler handler = nullptr) {
+    if (!handler)
+      handler = [](HttpRequest& request, HttpRespond respond) {
+        respond({200, "text/plain", request.method + " " + request.path + " " + request.body, {}});
+      };
+    loop_ = std::make_unique<HttpEventLoop>(std::move(handler), HttpLoopOptions{});
+    port_ = loop_->bind("127.0.0.1", 0);
+    thread_ = std::thread([this] { loop_->serve(); });
+  }
+  // Serves with a handler that keeps each request's HttpRespond for the test to call.
+  void start_deferred() {
+    start([this](HttpRequest& request, HttpRespond respond) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      deferred_.push_back(std::move(respond));
+      arrived_.notify_all();
+    });
+  }
+  // The HttpRespond of the `n`th request (from 1), once it has come.
+  HttpRespond deferred(size_t n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    arrived_.wait(lock, [&] { return deferred_.size() >= n; });
+    return deferred_[n - 1];
+  }
+
+  std::unique_ptr<HttpEventLoop> loop_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::vector<HttpRespond> deferred_;
+};
+
+TEST_F(EventLoop, PipelinedRequestsAreAnsweredInTheirOrder) {
+  start();
+  RawConnection client(port_);
+  client.send_text(
+      "GET /first HTTP/1.1\r\n\r\nPOST /second HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
+  EXPECT_THAT(client.read_response(), EndsWith("GET /first "));
+  EXPECT_THAT(client.read_response(), EndsWith("POST /second hi"));
+}
+
+TEST_F(EventLoop, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
+  start();
+  RawConnection client(port_);
+  client.send_text("POST /p HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
+  std::string interim = client.read_response();
+  EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  client.send_text("body");
+  EXPECT_THAT(client.read_response(), EndsWith("POST /p body"));
+}
+
+TEST_F(EventLoop, AChunkedBodyArrivesWhole) {
+  start();
+  RawConnection client(port_);
+  client.send_text("POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+  client.send_text("4\r\ndefg\r\n0\r\n\r\n");
+  EXPECT_THAT(client.read_response(), EndsWith("POST /p abcdefg"));
+}
+
+TEST_F(EventLoop, AnHttp10RequestIsAnsweredAndItsConnectionClosed) {
+  start();
+  RawConnection client(port_);
+  client.send_text("GET /old HTTP/1.0\r\n\r\n");
+  std::string answer = client.read_response();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_TRUE(client.closed_by_server());
+}
+
+TEST_F(EventLoop, AMalformedRequestIsAnsweredWithItsReasonAndTheConnectionClosed) {
+  start();
+  RawConnection client(port_);
+  client.send_text("GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n");
+  std::string answer = client.read_response();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 501 Not Implemented\r\n"));
+  EXPECT_THAT(answer, HasSubstr(R"({"error":"Transfer-Encoding \"gzip\" is not supported)"));
+  EXPECT_TRUE(client.closed_by_server());
+}
+
+TEST_F(EventLoop, AnAnswerGivenLaterOnAnotherThreadReachesItsClient) {
+  start_deferred();
+  RawConnection first(port_), second(port_);
+  first.send_text("GET /1 HTTP/1.1\r\n\r\n");
+  HttpRespond respond_first = deferred(1);
+  second.send_text("GET /2 HTTP/1.1\r\n\r\n");  // served while the first waits
+  HttpRespond respond_second = deferred(2);
+  std::thread([&] { respond_second({200, "text/plain", "two", {}}); }).join();
+  EXPECT_THAT(second.read_response(), EndsWith("\r\n\r\ntwo"));
+  std::thread([&] { respond_first({201, "text/plain", "one", {}}); }).join();
+  std::string answer = first.read_response();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 201 "));
+  EXPECT_THAT(answer, EndsWith("\r\n\r\none"));
+}
+
+TEST_F(EventLoop, AnAnswerForAClientThatHasGoneIsDroppedAndOthersAreServed) {
+  start_deferred();
+  auto held = std::make_shared<int>(7);
+  {
+    RawConnection gone(port_);
+    gone.send_text("GET /1 HTTP/1.1\r\n\r\n");
+    deferred(1);
+  }
+  RawConnection next(port_);
+  next.send_text("GET /2 HTTP/1.1\r\n\r\n");
+  HttpRespond respond_next = deferred(2);
+  deferred(1)({200, "text/plain", "nobody reads this", held});
+  respond_next({200, "text/plain", "yours", {}});
+  EXPECT_THAT(next.read_response(), EndsWith("\r\n\r\nyours"));
+  EXPECT_EQ(held.use_count(), 1);  // what the dropped answer held has been let go
+}
+
+}  // namespace
+}  // namespace kiln::serving

@@ -1,0 +1,162 @@
+// HTTP/1.1 requests as they arrive: whole, byte by byte, pipelined, chunked; and every way a
+// request can be malformed, each with the status and reason it is answered with.
+
+#include "kiln/serving/http_request_parser.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kiln::serving {
+namespace {
+
+using ::testing::HasSubstr;
+using Status = HttpRequestParser::Status;
+
+HttpLimits small_limits() {
+  HttpLimits limits;
+  limits.max_header_bytes = 256;
+  limits.max_body_bytes = 100;
+  return limits;
+}
+
+// The parser after it has read `text` whole.
+HttpRequestParser parsed(const std::string& text, Status expected = Status::kComplete) {
+  HttpRequestParser parser(small_limits());
+  EXPECT_EQ(parser.parse(text), expected) << parser.error();
+  return parser;
+}
+
+TEST(HttpRequestParser, ReadsTheRequestLineHeadersAndBody) {
+  std::string text =
+      "POST /v1/models/a%20b:predict?x=1 HTTP/1.1\r\nHost: kiln\r\nContent-Type:  "
+      "application/json \r\nContent-Length: 4\r\n\r\n[1 ]";
+  HttpRequestParser parser = parsed(text);
+  HttpRequest& request = parser.request();
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.path, "/v1/models/a b:predict");
+  EXPECT_EQ(request.query, "x=1");
+  ASSERT_NE(request.header("content-type"), nullptr);
+  EXPECT_EQ(*request.header("content-type"), "application/json");
+  EXPECT_EQ(request.header("accept"), nullptr);
+  EXPECT_EQ(request.body, "[1 ]");
+  EXPECT_TRUE(request.keep_alive);
+  EXPECT_EQ(parser.consumed(), text.size());
+}
+
+TEST(HttpRequestParser, BytesArrivingOneAtATimeGiveTheSameRequest) {
+  std::string text =
+      "POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n"
+      "0\r\nTrailer: x\r\n\r\n";
+  HttpRequestParser parser(small_limits());
+  for (size_t end = 1; end < text.size(); ++end)
+    ASSERT_EQ(parser.parse(std::string_view(text).substr(0, end)), Status::kIncomplete) << end;
+  ASSERT_EQ(parser.parse(text), Status::kComplete);
+  EXPECT_EQ(parser.request().body, "abcde");
+  EXPECT_EQ(parser.consumed(), text.size());
+}
+
+TEST(HttpRequestParser, APipelinedRequestIsLeftForTheNextParse) {
+  std::string first = "GET /a HTTP/1.1\r\n\r\n", second = "GET /b HTTP/1.1\r\n\r\n";
+  std::string bytes = first + second;
+  HttpRequestParser parser(small_limits());
+  ASSERT_EQ(parser.parse(bytes), Status::kComplete);
+  EXPECT_EQ(parser.request().path, "/a");
+  EXPECT_EQ(parser.consumed(), first.size());
+  bytes.erase(0, parser.consumed());
+  parser.reset();
+  ASSERT_EQ(parser.parse(bytes), Status::kComplete);
+  EXPECT_EQ(parser.request().path, "/b");
+}
+
+TEST(HttpRequestParser, KeepAliveFollowsTheVersionAndConnectionHeader) {
+  EXPECT_FALSE(parsed("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n").request().keep_alive);
+  EXPECT_FALSE(parsed("GET / HTTP/1.0\r\n\r\n").request().keep_alive);
+  EXPECT_TRUE(parsed("GET / HTTP/1.0\r\nConnection: x, Keep-Alive\r\n\r\n").request().keep_alive);
+  EXPECT_EQ(parsed("GET / HTTP/1.0\r\n\r\n").request().minor_version, 0);
+}
+
+TEST(HttpRequestParser, AnAbsoluteTargetNamesItsPath) {
+  EXPECT_EQ(parsed("GET http://host:8501/v1/models/m HTTP/1.1\r\n\r\n").request().path,
+            "/v1/models/m");
+}
+
+TEST(HttpRequestParser, ExpectContinueIsAwaitedUntilTheBodyBegins) {
+  HttpRequestParser parser(small_limits());
+  std::string head = "POST /p HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n";
+  ASSERT_EQ(parser.parse(head), Status::kIncomplete);
+  EXPECT_TRUE(parser.headers_done());
+  EXPECT_TRUE(parser.awaits_continue());
+  ASSERT_EQ(parser.parse(head + "{"), Status::kIncomplete);
+  EXPECT_FALSE(parser.awaits_continue());
+  EXPECT_EQ(parser.parse(head + "{}"), Status::kComplete);
+}
+
+TEST(HttpRequestParser, AStalledBodyIsDescribedAndAStalledHeadIsNot) {
+  HttpRequestParser parser(small_limits());
+  parser.parse("POST /p HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc");
+  EXPECT_EQ(parser.stall_reason(3),
+            "the request body ended after 3 of the 10 bytes its Content-Length gives: the client "
+            "sent nothing for 3 s or closed the connection");
+  HttpRequestParser chunked(small_limits());
+  chunked.parse("POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n");
+  EXPECT_THAT(chunked.stall_reason(1), HasSubstr("the chunked request body stopped after 2 bytes"));
+  HttpRequestParser head(small_limits());
+  head.parse("POST /p HT");
+  EXPECT_EQ(head.stall_reason(1), "");
+}
+
+struct Malformed {
+  std::string text;
+  int status;
+  std::string reason;
+};
+
+TEST(HttpRequestParser, MalformedRequestsAreRefusedWithTheirStatusAndReason) {
+  std::string long_header = "GET / HTTP/1.1\r\nX: " + std::string(300, 'a') + "\r\n\r\n";
+  std::vector<Malformed> cases = {
+      {"NOT HTTP AT ALL\r\n\r\n", 400, "is not `METHOD TARGET HTTP/1.1`"},
+      {"GET /\r\n\r\n", 400, "is not `METHOD TARGET HTTP/1.1`"},
+      {"G(T / HTTP/1.1\r\n\r\n", 400, "is not `METHOD TARGET HTTP/1.1`"},
+      {"GET / HTTP/2.0\r\n\r\n", 505, "HTTP/2.0 is not served"},
+      {"GET relative HTTP/1.1\r\n\r\n", 400, "the request target is not a path"},
+      {"GET /a%2 HTTP/1.1\r\n\r\n", 400, "broken %-escape"},
+      {"GET / HTTP/1.1\r\nNo colon here\r\n\r\n", 400, "is not `Name: value`"},
+      {"GET / HTTP/1.1\r\nA: b\r\n  folded\r\n\r\n", 400, "folded over two lines"},
+      {"POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", 400, "\"1x\" is not a number"},
+      {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400,
+       "two different Content-Lengths"},
+      {"POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n", 413, "over 100 bytes"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", 400,
+       "both Transfer-Encoding and Content-Length"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "\"gzip\" is not supported"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "size in hex"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n", 413, "over 100 bytes"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n", 400,
+       "longer than its size"},
+      {long_header, 431, "over 256 bytes"},
+  };
+  for (const Malformed& bad : cases) {
+    HttpRequestParser parser = parsed(bad.text, Status::kFailed);
+    EXPECT_EQ(parser.error_status(), bad.status) << bad.text;
+    EXPECT_THAT(parser.error(), HasSubstr(bad.reason)) << bad.text;
+    EXPECT_EQ(parser.parse(bad.text + "more"), Status::kFailed);  // it stays failed
+  }
+}
+
+TEST(HttpRequestParser, AHeadThatNeverEndsIsRefusedOnceOverTheLimit) {
+  HttpRequestParser parser(small_limits());
+  EXPECT_EQ(parser.parse("GET / HTTP/1.1\r\nX: " + std::string(200, 'a')), Status::kIncomplete);
+  EXPECT_EQ(parser.parse("GET / HTTP/1.1\r\nX: " + std::string(300, 'a')), Status::kFailed);
+  EXPECT_EQ(parser.error_status(), 431);
+}
+
+TEST(HttpResponse, FramesTheBodyWithItsLengthAndSaysWhenItCloses) {
+  EXPECT_EQ(http_response(200, "application/json", "{}", true),
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+  EXPECT_EQ(http_response(413, "text/plain", "", false),
+            "HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n"
+            "Connection: close\r\n\r\n");
+}
+
+}  // namespace
+}  // namespace kiln::serving
