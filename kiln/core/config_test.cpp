@@ -176,5 +176,16 @@ TEST(ConfigText, DocumentMarkerStringsReadBackAsWritten) {
   }
 }
 
+// Found by fuzz_config: a key of more than 1024 characters was written as `key: value`, which
+// YAML does not allow (an implicit key is at most 1024 long), and did not read back.
+TEST(ConfigText, LongKeysReadBackAsWritten) {
+  for (const std::string& key :
+       {std::string(1100, 'k'), std::string(300, '\x01'), std::string(129, 'x') + ": y\n- z"}) {
+    Json tree = {{key, {{"inner", 1}}}, {"after", key}};
+    std::string text = to_yaml(tree);
+    EXPECT_EQ(parse_config_text(text, "round trip", false), tree) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kiln

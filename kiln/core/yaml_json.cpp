@@ -201,6 +201,9 @@ Json yaml_to_json(const YAML::Node& node, const std::string& origin, const YamlL
 
 namespace {
 
+// Escaped, a character can take six (\u0001): keys up to this long stay within YAML's 1024.
+constexpr size_t kLongestImplicitKey = 128;
+
 // Written plain at the start of a line, "---" or "..." would read back as a document's end or a
 // new (empty) document: such text is quoted, as a key or as a value.
 bool looks_like_document_marker(const std::string& text) {
@@ -215,6 +218,9 @@ void emit_yaml(YAML::Emitter& out, const Json& value) {
     out << YAML::BeginMap;
     for (const auto& [key, child] : value.items()) {
       out << YAML::Key;
+      // A key written plain or quoted ("implicit") may be at most 1024 characters long in YAML;
+      // a long one is written after "? ", with room for what quoting and escapes add.
+      if (key.size() > kLongestImplicitKey) out << YAML::LongKey;
       if (looks_like_document_marker(key)) out << YAML::DoubleQuoted;
       out << key << YAML::Value;
       emit_yaml(out, child);

@@ -4,7 +4,8 @@
 // points, which this interface names so that data-parallel training (issue #20) plugs in without
 // changing the loop:
 // - gradients: after backward and before clipping, once per optimizer step, every rank's
-//   gradients are replaced by their mean (reduce_gradients);
+//   gradients are replaced by their mean (reduce_gradients; begun during backward when the
+//   trainer says so first, prepare_gradient_reduction);
 // - decisions: anything that changes control flow (a NaN, a signal, a time limit, early stopping,
 //   a goal reached, a rewind) is agreed on by all ranks, so that none waits at a meeting point
 //   another rank will never reach (all_reduce with kMax: any rank's "yes" is everyone's);
@@ -32,8 +33,12 @@ class Context {
   virtual int rank() const { return 0; }
   virtual int world_size() const { return 1; }
 
+  /// Before the backward pass whose gradients reduce_gradients() takes next (an optimizer step's
+  /// last batch): a context may average each bucket of `parameters`' gradients while backward
+  /// is still computing the others.
+  virtual void prepare_gradient_reduction(const std::vector<torch::Tensor>& /*parameters*/) {}
   /// Replaces each gradient by its mean over the ranks (every rank passes the same parameters'
-  /// gradients in the same order).
+  /// gradients in the same order), or, after prepare_gradient_reduction(), finishes doing so.
   virtual void reduce_gradients(std::vector<torch::Tensor>& /*gradients*/) {}
   /// Element-wise reduction of `values` over the ranks, in place.
   virtual void all_reduce(std::vector<double>& /*values*/, ReduceOp /*op*/) {}

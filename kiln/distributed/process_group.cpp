@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "kiln/core/error.h"
+#include "kiln/distributed/overlapped_reduction.h"
 
 namespace kiln::distributed {
 namespace {
@@ -101,7 +102,24 @@ class ProcessGroupContext : public Context {
   int rank() const override { return job_.rank; }
   int world_size() const override { return job_.world_size; }
 
+  void prepare_gradient_reduction(const std::vector<torch::Tensor>& parameters) override {
+    if (!options_.overlap) return;
+    if (!overlapped_)
+      overlapped_ = std::make_unique<OverlappedReduction>(
+          options_.first_bucket_bytes, options_.bucket_bytes,
+          [this](torch::Tensor& flat) {
+            std::vector<torch::Tensor> tensors = {flat};
+            return collective("the all-reduce of gradients",
+                              [&] { return group_->allreduce(tensors); });
+          },
+          [this](const c10::intrusive_ptr<c10d::Work>& work) {
+            finish("the all-reduce of gradients", work);
+          });
+    overlapped_->arm(parameters);
+  }
+
   void reduce_gradients(std::vector<torch::Tensor>& gradients) override {
+    if (overlapped_ && overlapped_->armed()) return overlapped_->finish(job_.world_size);
     std::vector<Bucket> buckets = buckets_of(gradients, options_.bucket_bytes);
     for (Bucket& bucket : buckets) {
       std::vector<torch::Tensor> parts;
@@ -220,6 +238,7 @@ class ProcessGroupContext : public Context {
   Rendezvous job_;
   ProcessGroupOptions options_;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
+  std::unique_ptr<OverlappedReduction> overlapped_;  // made at the first step that asks for it
 };
 
 }  // namespace

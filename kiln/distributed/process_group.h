@@ -2,8 +2,8 @@
 // The context of one rank of a real job: LibTorch's c10d carries every byte. Rank 0 hosts a
 // TCPStore at MASTER_ADDR:MASTER_PORT where the ranks meet; a ProcessGroupGloo among them does
 // the collectives (on CPU tensors; CUDA gradients go through host memory). Gradients are
-// averaged in buckets of `bucket_bytes`, each bucket's all-reduce started before the first is
-// waited for.
+// averaged in buckets of `bucket_bytes` (the first `first_bucket_bytes`), each bucket's
+// all-reduce started as soon as backward has computed its gradients (overlapped_reduction.h).
 // Thread-safety: as Context: one training thread per rank, collectives in the same order on
 // every rank.
 
@@ -23,6 +23,10 @@ struct ProcessGroupOptions {
   // The network interface Gloo uses; "" takes GLOO_SOCKET_IFNAME, else the one that routes to
   // the master.
   std::string interface;
+  // Small, as PyTorch DDP's, so that the first all-reduce starts early in the backward pass.
+  int64_t first_bucket_bytes = 1 << 20;
+  // false: every bucket is exchanged after backward (prepare_gradient_reduction does nothing).
+  bool overlap = true;
 };
 
 /// Joins the job `job` describes: returns once every rank has. A kiln::Error naming the master's

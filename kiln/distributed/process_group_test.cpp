@@ -32,7 +32,7 @@ Rendezvous rank_of_two(int rank, int port) {
 template <typename Result>
 std::vector<Result> on_two_ranks(const std::function<Result(Context&)>& body,
                                  ProcessGroupOptions options = {std::chrono::seconds(20), 25 << 20,
-                                                                "lo"}) {
+                                                                "lo", 1 << 20, true}) {
   int port = free_port();
   auto run = [&](int rank) {
     std::shared_ptr<Context> context = join_process_group(rank_of_two(rank, port), options);
@@ -44,7 +44,7 @@ std::vector<Result> on_two_ranks(const std::function<Result(Context&)>& body,
 }
 
 TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypes) {
-  ProcessGroupOptions small_buckets{std::chrono::seconds(20), 16, "lo"};
+  ProcessGroupOptions small_buckets{std::chrono::seconds(20), 16, "lo", 16, true};
   auto results = on_two_ranks<std::vector<torch::Tensor>>(
       [](Context& context) {
         double r = context.rank();
@@ -61,6 +61,27 @@ TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypes) {
     EXPECT_EQ(gradients[2].scalar_type(), torch::kFloat64);
     EXPECT_DOUBLE_EQ(gradients[2].item<double>(), 4.5);
     EXPECT_TRUE(torch::allclose(gradients[3], torch::arange(4).to(torch::kFloat) * 0.5));
+  }
+}
+
+TEST(ProcessGroup, AveragesGradientsAsBackwardProducesThem) {
+  ProcessGroupOptions small_buckets{std::chrono::seconds(20), 16, "lo", 16, true};
+  auto results = on_two_ranks<std::vector<torch::Tensor>>(
+      [](Context& context) {
+        double r = context.rank();
+        torch::Tensor a = torch::full({3}, 1.0).requires_grad_(),
+                      b = torch::full({4}, 2.0).requires_grad_();
+        std::vector<torch::Tensor> parameters = {a, b};
+        context.prepare_gradient_reduction(parameters);
+        ((a.sum() * b).sum() * (1 + r)).backward();  // rank r: a's grad 8 (1 + r), b's 3 (1 + r)
+        std::vector<torch::Tensor> gradients = {a.grad(), b.grad()};
+        context.reduce_gradients(gradients);
+        return gradients;
+      },
+      small_buckets);
+  for (const std::vector<torch::Tensor>& gradients : results) {
+    EXPECT_TRUE(torch::equal(gradients[0], torch::full({3}, 12.0)));
+    EXPECT_TRUE(torch::equal(gradients[1], torch::full({4}, 4.5)));
   }
 }
 
@@ -104,7 +125,8 @@ TEST(ProcessGroup, ReducesGathersAndBroadcastsAsTheRanksBringThem) {
 TEST(ProcessGroup, ARankAloneAtTheRendezvousFailsNamingTheMaster) {
   int port = free_port();
   try {
-    join_process_group(rank_of_two(1, port), {std::chrono::seconds(1), 25 << 20, "lo"});
+    join_process_group(rank_of_two(1, port),
+                       {std::chrono::seconds(1), 25 << 20, "lo", 1 << 20, true});
     FAIL() << "joined a job with no rank 0";
 
   } catch (const Error& e) {
@@ -116,7 +138,7 @@ TEST(ProcessGroup, ARankAloneAtTheRendezvousFailsNamingTheMaster) {
 
 TEST(ProcessGroup, ACollectiveFailsWithAMessageWhenTheOtherRankHasGone) {
   int port = free_port();
-  ProcessGroupOptions options{std::chrono::seconds(5), 25 << 20, "lo"};
+  ProcessGroupOptions options{std::chrono::seconds(5), 25 << 20, "lo", 1 << 20, true};
   std::promise<void> gone;
   std::thread other([&] {
     std::shared_ptr<Context> context = join_process_group(rank_of_two(1, port), options);

@@ -117,6 +117,9 @@ void DistributedOptions::describe(Schema& s) {
       .check([](double t) { return t > 0; }, "above 0");
   s.field("bucket_mb", bucket_mb, "Megabytes of gradients all-reduced in one exchange.")
       .check([](double mb) { return mb > 0; }, "above 0");
+  s.field("overlap", overlap,
+          "Start each bucket's exchange as soon as backward has its gradients (true), or all of "
+          "them after backward (false).");
 }
 
 void RuntimeOptions::describe(Schema& s) {
@@ -191,7 +194,7 @@ const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys = {
       "train.max", "train.log_every", "train.validate_every", "data.workers", "data.prefetch",
       "data.eval_batch_size", "runtime.device", "runtime.threads", "runtime.distributed",
-      "runtime.distributed.timeout", "runtime.distributed.bucket_mb",
+      "runtime.distributed.timeout", "runtime.distributed.bucket_mb", "runtime.distributed.overlap",
       // What is logged, not what is computed.
       "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
       "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",

@@ -99,6 +99,7 @@ struct TrainOptions {
 struct DistributedOptions {
   double timeout = 300;   // seconds
   double bucket_mb = 25;  // gradients all-reduced together
+  bool overlap = true;    // each bucket's exchange starts while backward still runs
   void describe(Schema& s);
 };
 

@@ -18,6 +18,7 @@ std::shared_ptr<distributed::Context> join_job(const std::optional<distributed::
   distributed::ProcessGroupOptions group;
   group.timeout = std::chrono::milliseconds(int64_t(options.timeout * 1000));
   group.bucket_bytes = std::max<int64_t>(1, int64_t(options.bucket_mb * (1 << 20)));
+  group.overlap = options.overlap;
   return distributed::join_process_group(*job, group);
 }
 

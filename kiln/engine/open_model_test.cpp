@@ -36,8 +36,10 @@ std::string saved_checkpoint(const kiln::testing::TempDir& dir, models::Model** 
   model = models::build_model(config.model.network, {2, 5});
   if (built) *built = model.get();
   fs::create_directories(dir.file("run/checkpoints"));
-  CheckpointContents contents{7, model.get(), nullptr, Json::object(),
-                              to_yaml(resolved_config(config))};
+  CheckpointContents contents;
+  contents.step = 7;
+  contents.model = model.get();
+  contents.config_yaml = to_yaml(resolved_config(config));
   if (with_inputs)
     contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kUInt8, std::nullopt}});
   return save_checkpoint(dir.file("run/checkpoints"), contents);

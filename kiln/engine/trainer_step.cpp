@@ -40,6 +40,8 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
     loss = loss + group.penalty;
   }
   double forward_done = clock_();
+  // The step's last backward: the ranks average its gradients while it runs.
+  if (group.batches + 1 == group.size) parts_.context->prepare_gradient_reduction(trainable_);
   precision_.scale(loss).backward();
   double value = parts_.objective.last_loss();
   double backward_done = clock_();
