@@ -120,6 +120,9 @@ void DistributedOptions::describe(Schema& s) {
   s.field("overlap", overlap,
           "Start each bucket's exchange as soon as backward has its gradients (true), or all of "
           "them after backward (false).");
+  s.field("sync_batch_norm", sync_batch_norm,
+          "Normalize each batch norm's training batches by the statistics of the whole job's "
+          "batch instead of each rank's share (PyTorch's SyncBatchNorm).");
 }
 
 void RuntimeOptions::describe(Schema& s) {

@@ -97,9 +97,10 @@ struct TrainOptions {
 
 /// `runtime.distributed`: how the ranks of a job (docs/distributed.md) meet and talk.
 struct DistributedOptions {
-  double timeout = 300;   // seconds
-  double bucket_mb = 25;  // gradients all-reduced together
-  bool overlap = true;    // each bucket's exchange starts while backward still runs
+  double timeout = 300;          // seconds
+  double bucket_mb = 25;         // gradients all-reduced together
+  bool overlap = true;           // each bucket's exchange starts while backward still runs
+  bool sync_batch_norm = false;  // training batches normalized by the job's statistics
   void describe(Schema& s);
 };
 

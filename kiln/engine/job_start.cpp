@@ -8,6 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/distributed/process_group.h"
+#include "kiln/models/sync_batch_norm.h"
 
 namespace kiln::engine {
 
@@ -48,6 +49,21 @@ void check_same_job(distributed::Context& context, const std::string& config_yam
         "see the same files",
         all[0][1], fmt::join(counts, ", ")));
   }
+}
+
+int synchronize_batch_norms(torch::nn::Module& model,
+                            const std::shared_ptr<distributed::Context>& context) {
+  // One process sums its own: it then computes as the ranks of a job do (float64 statistics), so
+  // that a run's numbers do not depend on how many ranks ran it.
+  if (context->world_size() == 1)
+    return models::synchronize_batch_norms(model,
+                                           [](const torch::Tensor& values) { return values; });
+  return models::synchronize_batch_norms(model, [context](const torch::Tensor& values) {
+    torch::Tensor host = values.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+    std::vector<double> numbers(host.data_ptr<double>(), host.data_ptr<double>() + host.numel());
+    context->all_reduce(numbers, distributed::ReduceOp::kSum);
+    return torch::tensor(numbers, torch::kFloat64).view(values.sizes()).to(values.device());
+  });
 }
 
 void broadcast_weights(torch::nn::Module& model, distributed::Context& context) {

@@ -29,4 +29,10 @@ void check_same_job(distributed::Context& context, const std::string& config_yam
 /// Rank 0's parameters and buffers of `model` on every rank.
 void broadcast_weights(torch::nn::Module& model, distributed::Context& context);
 
+/// Every batch norm of `model` normalizes its training batches by the statistics of the whole
+/// job's batch (runtime.distributed.sync_batch_norm, models/sync_batch_norm.h); returns how many.
+/// A single process computes them the same way, by its own statistics.
+int synchronize_batch_norms(torch::nn::Module& model,
+                            const std::shared_ptr<distributed::Context>& context);
+
 }  // namespace kiln::engine

@@ -312,6 +312,9 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
     RunSession session(stages.front().config, runtime.device, rank, world);
     check_same_job(*request.context, config_yaml, session.experiment.dataset("train")->size());
     broadcast_weights(*session.model, *request.context);
+    if (stages.front().config.runtime.distributed.sync_batch_norm)
+      std::fprintf(out, "batch norm: %d layer(s) normalize by the statistics of all %d rank(s)\n",
+                   synchronize_batch_norms(*session.model, request.context), world);
     // Every stage's checks (a one-batch probe of the loss and metrics too) before any training.
     check_stages(session, stages);
     run.write_inputs(inputs_json(session.inputs, session.labels));

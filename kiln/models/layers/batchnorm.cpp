@@ -1,6 +1,8 @@
-// batchnorm: batch normalisation, 1-D or 2-D by the rank of its input.
+// batchnorm: batch normalisation, 1-D or 2-D by the rank of its input; torch's modules, which a
+// data-parallel job can synchronize across its ranks (sync_batch_norm.h).
 
 #include "kiln/models/layer.h"
+#include "kiln/models/sync_batch_norm.h"
 
 namespace kiln::models {
 namespace {
@@ -24,10 +26,10 @@ class BatchNorm : public Layer {
                shape_text(input));
     if (input.size() == 3) {
       auto options = torch::nn::BatchNorm2dOptions(input[0]).momentum(o_.momentum).eps(o_.eps);
-      return {torch::nn::AnyModule(torch::nn::BatchNorm2d(options)), input};
+      return {torch::nn::AnyModule(BatchNorm2d(options)), input};
     }
     auto options = torch::nn::BatchNorm1dOptions(input[0]).momentum(o_.momentum).eps(o_.eps);
-    return {torch::nn::AnyModule(torch::nn::BatchNorm1d(options)), input};
+    return {torch::nn::AnyModule(BatchNorm1d(options)), input};
   }
 
  private:

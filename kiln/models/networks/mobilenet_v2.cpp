@@ -8,6 +8,7 @@
 
 #include "kiln/models/model.h"
 #include "kiln/models/networks/conv_parts.h"
+#include "kiln/models/sync_batch_norm.h"
 
 namespace kiln::models {
 namespace {
@@ -36,8 +37,8 @@ int64_t divisible_by_8(double value) {
 // Convolution, batchnorm, relu6 (a LayerStack: plain Sequentials cannot nest).
 LayerStack conv_bn_relu6(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1,
                          int64_t groups = 1) {
-  return LayerStack(padded_conv(in, out, kernel, stride, false, groups),
-                    torch::nn::BatchNorm2d(out), torch::nn::ReLU6());
+  return LayerStack(padded_conv(in, out, kernel, stride, false, groups), BatchNorm2d(out),
+                    torch::nn::ReLU6());
 }
 
 class InvertedResidualImpl : public torch::nn::Module {
@@ -49,7 +50,7 @@ class InvertedResidualImpl : public torch::nn::Module {
     if (expansion != 1) conv->push_back(conv_bn_relu6(in, hidden, 1));
     conv->push_back(conv_bn_relu6(hidden, hidden, 3, stride, hidden));
     conv->push_back(padded_conv(hidden, out, 1));
-    conv->push_back(torch::nn::BatchNorm2d(out));
+    conv->push_back(BatchNorm2d(out));
     conv_ = register_module("conv", conv);
   }
 

@@ -11,6 +11,7 @@
 
 #include "kiln/models/model.h"
 #include "kiln/models/networks/conv_parts.h"
+#include "kiln/models/sync_batch_norm.h"
 
 namespace kiln::models {
 namespace {
@@ -45,20 +46,20 @@ class BlockImpl : public torch::nn::Module {
     int64_t out = planes * (bottleneck ? 4 : 1);
     if (bottleneck) {
       conv1_ = register_module("conv1", padded_conv(in, planes, 1));
-      bn1_ = register_module("bn1", torch::nn::BatchNorm2d(planes));
+      bn1_ = register_module("bn1", BatchNorm2d(planes));
       conv2_ = register_module("conv2", padded_conv(planes, planes, 3, stride));
-      bn2_ = register_module("bn2", torch::nn::BatchNorm2d(planes));
+      bn2_ = register_module("bn2", BatchNorm2d(planes));
       conv3_ = register_module("conv3", padded_conv(planes, out, 1));
-      bn3_ = register_module("bn3", torch::nn::BatchNorm2d(out));
+      bn3_ = register_module("bn3", BatchNorm2d(out));
     } else {
       conv1_ = register_module("conv1", padded_conv(in, planes, 3, stride));
-      bn1_ = register_module("bn1", torch::nn::BatchNorm2d(planes));
+      bn1_ = register_module("bn1", BatchNorm2d(planes));
       conv2_ = register_module("conv2", padded_conv(planes, planes, 3));
-      bn2_ = register_module("bn2", torch::nn::BatchNorm2d(planes));
+      bn2_ = register_module("bn2", BatchNorm2d(planes));
     }
     if (stride != 1 || in != out) {
-      downsample_ = register_module(
-          "downsample", LayerStack(padded_conv(in, out, 1, stride), torch::nn::BatchNorm2d(out)));
+      downsample_ = register_module("downsample",
+                                    LayerStack(padded_conv(in, out, 1, stride), BatchNorm2d(out)));
     }
   }
 
@@ -72,7 +73,7 @@ class BlockImpl : public torch::nn::Module {
  private:
   bool bottleneck_;
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr}, conv3_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr}, bn3_{nullptr};
+  BatchNorm2d bn1_{nullptr}, bn2_{nullptr}, bn3_{nullptr};
   LayerStack downsample_{nullptr};
 };
 TORCH_MODULE(Block);
@@ -107,7 +108,7 @@ class ResNet : public ConvClassifier {
     bool big_stem = f.imagenet && !o.small_input;
     conv1_ = register_module(
         "conv1", big_stem ? padded_conv(input[0], width, 7, 2) : padded_conv(input[0], width, 3));
-    bn1_ = register_module("bn1", torch::nn::BatchNorm2d(width));
+    bn1_ = register_module("bn1", BatchNorm2d(width));
     max_pool_ = big_stem;
     int64_t channels = width;
     for (size_t stage = 0; stage < f.blocks.size(); ++stage) {
@@ -134,7 +135,7 @@ class ResNet : public ConvClassifier {
  private:
   bool max_pool_ = false;
   torch::nn::Conv2d conv1_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr};
+  BatchNorm2d bn1_{nullptr};
   std::vector<LayerStack> stages_;
   torch::nn::Linear fc_{nullptr};
 };

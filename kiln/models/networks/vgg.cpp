@@ -6,6 +6,7 @@
 
 #include "kiln/models/model.h"
 #include "kiln/models/networks/conv_parts.h"
+#include "kiln/models/sync_batch_norm.h"
 
 namespace kiln::models {
 namespace {
@@ -57,7 +58,7 @@ class Vgg : public ConvClassifier {
         continue;
       }
       features_->push_back(padded_conv(channels, width, 3, 1, /*bias=*/true));
-      if (o.batchnorm) features_->push_back(torch::nn::BatchNorm2d(width));
+      if (o.batchnorm) features_->push_back(BatchNorm2d(width));
       features_->push_back(torch::nn::ReLU());
       channels = width;
     }

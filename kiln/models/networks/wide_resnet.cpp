@@ -7,6 +7,7 @@
 
 #include "kiln/models/model.h"
 #include "kiln/models/networks/conv_parts.h"
+#include "kiln/models/sync_batch_norm.h"
 
 namespace kiln::models {
 namespace {
@@ -29,9 +30,9 @@ struct WideResNetOptions {
 class WideBlockImpl : public torch::nn::Module {
  public:
   WideBlockImpl(int64_t in, int64_t out, int64_t stride, double dropout) : dropout_(dropout) {
-    bn1_ = register_module("bn1", torch::nn::BatchNorm2d(in));
+    bn1_ = register_module("bn1", BatchNorm2d(in));
     conv1_ = register_module("conv1", padded_conv(in, out, 3, stride));
-    bn2_ = register_module("bn2", torch::nn::BatchNorm2d(out));
+    bn2_ = register_module("bn2", BatchNorm2d(out));
     conv2_ = register_module("conv2", padded_conv(out, out, 3));
     if (in != out || stride != 1)
       shortcut_ = register_module("shortcut", padded_conv(in, out, 1, stride));
@@ -47,7 +48,7 @@ class WideBlockImpl : public torch::nn::Module {
 
  private:
   double dropout_;
-  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
+  BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr}, shortcut_{nullptr};
 };
 TORCH_MODULE(WideBlock);
@@ -67,7 +68,7 @@ class WideResNet : public ConvClassifier {
       }
       stages_.push_back(register_module(fmt::format("layer{}", stage + 1), layer));
     }
-    bn_ = register_module("bn", torch::nn::BatchNorm2d(channels));
+    bn_ = register_module("bn", BatchNorm2d(channels));
     fc_ = register_module("fc", torch::nn::Linear(channels, o.num_classes));
     init_like_torchvision(*this);
   }
@@ -81,7 +82,7 @@ class WideResNet : public ConvClassifier {
  private:
   torch::nn::Conv2d conv1_{nullptr};
   std::vector<LayerStack> stages_;
-  torch::nn::BatchNorm2d bn_{nullptr};
+  BatchNorm2d bn_{nullptr};
   torch::nn::Linear fc_{nullptr};
 };
 
