@@ -50,8 +50,9 @@ struct Connection {
   bool with_handler = false;  // a request of this connection waits for its answer
   bool keep_alive = true;     // of that request
   bool close_after_write = false;
-  bool continued = false;  // 100 Continue sent for the request being read
-  bool lingering = false;  // answered and half-closed: dropping what still comes
+  bool continued = false;    // 100 Continue sent for the request being read
+  bool lingering = false;    // answered and half-closed: dropping what still comes
+  bool sender_done = false;  // the client will send nothing more
   Clock::time_point last_activity;
   uint32_t events = 0;  // what epoll watches on it
 };
@@ -322,8 +323,11 @@ void HttpEventLoop::State::on_event(uint64_t id, uint32_t events) {
   if (events & EPOLLERR) return close_connection(connection);
   if ((events & EPOLLOUT) && !flush(connection)) return;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-    if (!read_from(connection)) return;
-    process(connection);
+    if (!read_from(connection) || !process(connection)) return;
+    // A client that has finished sending (`printf ... | nc -N`) still gets the answer to a
+    // request it sent whole; nothing else is left to do for it.
+    if (connection.sender_done && !connection.with_handler && connection.out.empty())
+      close_connection(connection);
   }
 }
 
@@ -334,14 +338,21 @@ bool HttpEventLoop::State::read_from(Connection& connection) {
     ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
     if (got > 0) {
       round += size_t(got);
+      if (connection.lingering) continue;  // dropped, and no reason to linger longer
       connection.last_activity = Clock::now();
-      if (!connection.lingering) connection.in.append(buffer, size_t(got));
+      connection.in.append(buffer, size_t(got));
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && would_block()) break;
-    close_connection(connection);  // the client hung up (or the connection failed)
-    return false;
+    if (got < 0 || connection.lingering) {  // the connection failed, or the close is complete
+      close_connection(connection);
+      return false;
+    }
+    // The client has shut its sending side: answer what it sent, then close.
+    connection.sender_done = true;
+    watch(connection, 0);
+    break;
   }
   // While a request is with the handler, what a client sends after it waits here; beyond a whole
   // request's worth, the socket is not read until the answer is out.
@@ -443,7 +454,7 @@ void HttpEventLoop::State::deliver_answers() {
       }
       Connection& connection = *found->second;
       connection.with_handler = false;
-      bool keep_alive = connection.keep_alive && !stop_asked;
+      bool keep_alive = connection.keep_alive && !stop_asked && !connection.sender_done;
       bool open =
           this->answer(connection, answer.status, answer.content_type, answer.body, keep_alive);
       answer.hold.reset();

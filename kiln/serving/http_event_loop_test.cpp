@@ -99,6 +99,19 @@ TEST_F(EventLoop, AnHttp10RequestIsAnsweredAndItsConnectionClosed) {
   EXPECT_TRUE(client.closed_by_server());
 }
 
+TEST_F(EventLoop, AClientThatHasStoppedSendingGetsTheAnswerToItsRequest) {
+  start_deferred();
+  RawConnection client(port_);
+  client.send_text("POST /p HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
+  client.finish_sending();
+  HttpRespond respond = deferred(1);
+  respond({200, "text/plain", "late", {}});
+  std::string answer = client.read_response();
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_THAT(answer, EndsWith("\r\n\r\nlate"));
+  EXPECT_TRUE(client.closed_by_server());
+}
+
 TEST_F(EventLoop, AMalformedRequestIsAnsweredWithItsReasonAndTheConnectionClosed) {
   start();
   RawConnection client(port_);

@@ -29,6 +29,8 @@ class RawConnection {
   void send_text(const std::string& text) {
     ASSERT_EQ(send(fd_, text.data(), text.size(), MSG_NOSIGNAL), static_cast<ssize_t>(text.size()));
   }
+  // Says the client will send nothing more (shuts its sending side), as `nc -N` does.
+  void finish_sending() { shutdown(fd_, SHUT_WR); }
   // One whole response (headers and the body its Content-Length gives), or what came before the
   // server closed the connection. Not to its end: the server keeps a connection open a while for
   // the next request.
