@@ -84,8 +84,11 @@ class StreamingDataset : public Dataset {
  public:
   Batch gather(const torch::Tensor& indices) const override;
   const StreamingDataset* as_streaming() const override { return this; }
-  /// Records each of `world` ranks reads per epoch (equal for all).
+  /// Records each of `world` ranks reads per epoch (equal for all: training).
   virtual int64_t examples_per_epoch(int64_t world) const = 0;
+  /// All the records rank `rank` of `world` holds (the ranks' shares differ by files or by one
+  /// record, and together are every record once: evaluation).
+  virtual int64_t examples_of_rank(int64_t rank, int64_t world) const = 0;
   /// The records of one epoch; the dataset fills in its buffer and cycle length.
   virtual std::unique_ptr<io::RecordStream> open(io::EpochPlan plan) const = 0;
   /// Decodes records into a batch.

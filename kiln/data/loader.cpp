@@ -111,7 +111,8 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset,
 
 int64_t Loader::examples_per_epoch() const {
   if (const StreamingDataset* streaming = dataset_->as_streaming())
-    return streaming->examples_per_epoch(options_.world);
+    return options_.equal_shards ? streaming->examples_per_epoch(options_.world)
+                                 : streaming->examples_of_rank(options_.rank, options_.world);
   return shard_size(dataset_->size(), options_.rank, options_.world, options_.equal_shards);
 }
 

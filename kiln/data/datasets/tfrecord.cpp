@@ -156,6 +156,9 @@ class StreamedExampleDataset : public StreamingDataset {
   int64_t examples_per_epoch(int64_t world) const override {
     return catalog_->records_per_rank(world);
   }
+  int64_t examples_of_rank(int64_t rank, int64_t world) const override {
+    return catalog_->records_for(rank, world);
+  }
   std::unique_ptr<io::RecordStream> open(io::EpochPlan plan) const override {
     plan.buffer = options_.shuffle_buffer;
     plan.cycle_length = options_.cycle_length;

@@ -221,6 +221,43 @@ TEST(TfRecordDataset, CacheNoneStreamsEveryRecordOncePerEpochReproducibly) {
   EXPECT_NE(epoch_targets(parallel), expected) << "epochs 1 and 2 streamed alike";
 }
 
+// Training shards of a stream are equal, so 3 ranks of 2 files of 4 and 3 records, or of 1 file of
+// 7, take what the fewest hold; evaluation's shards (equal_shards off) are every record once.
+TEST(TfRecordDataset, StreamedEvaluationShardsCoverEveryRecordOnce) {
+  testing::TempDir dir;
+  write_shard(dir, "two-0",
+              {numbered_example(0, false), numbered_example(1, false), numbered_example(2, false),
+               numbered_example(3, false)});
+  write_shard(dir, "two-1",
+              {numbered_example(4, false), numbered_example(5, false), numbered_example(6, false)});
+  std::vector<io::Example> seven;
+  for (int i = 0; i < 7; ++i) seven.push_back(numbered_example(i, false));
+  write_shard(dir, "one-0", seven);
+  for (const char* files : {"two-*", "one-*"}) {
+    auto dataset =
+        make_dataset(spec_yaml(dir.file(files), "{dtype: uint8, shape: [6]}", ", cache: none"));
+    int world = std::string(files) == "two-*" ? 2 : 3;
+    std::vector<int64_t> seen;
+    for (bool equal : {true, false}) {
+      seen.clear();
+      for (int rank = 0; rank < world; ++rank) {
+        LoaderOptions options{2, false, false, 1};
+        options.rank = rank;
+        options.world = world;
+        options.equal_shards = equal;
+        Loader loader(dataset, {}, options);
+        for (const auto& batch : epoch_targets(loader))
+          seen.insert(seen.end(), batch.begin(), batch.end());
+      }
+      std::sort(seen.begin(), seen.end());
+      if (equal) {
+        EXPECT_EQ(seen.size(), 6u) << files;  // 2 ranks x 3 records, or 3 x 2
+      }
+    }
+    EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6})) << files;
+  }
+}
+
 // A SequenceExample with context label `label` and a feature list `frames` of `length` steps,
 // step t holding [t, t + 0.5] (or `bad_step` holding three values).
 std::string sequence_record(int64_t label, int length, int bad_step = -1) {
