@@ -125,6 +125,7 @@ struct HttpEventLoop::State {
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
   uint64_t next_id = 2;
   bool listener_paused = false;
+  size_t max_connections = 0;  // options' limit kept under the descriptors, set as serving starts
   Clock::time_point last_scan;
 
   std::atomic<bool> stop_asked{false};
@@ -230,6 +231,7 @@ void HttpEventLoop::stop() {
 void HttpEventLoop::State::run() {
   if (listen_fd < 0) throw Error("kiln serve: serve() before bind()");
   answers->set_loop_thread(std::this_thread::get_id());
+  max_connections = connection_limit();  // once: not a system call per burst of accepts
   epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
   watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_ADD);
@@ -286,7 +288,7 @@ size_t HttpEventLoop::State::connection_limit() const {
 }
 
 void HttpEventLoop::State::accept_all() {
-  size_t limit = connection_limit();
+  size_t limit = max_connections;
   while (true) {
     if (connections.size() >= limit) {  // the rest wait in the listen queue until one closes
       watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);
