@@ -36,6 +36,9 @@ struct Batch {
   NamedTargets targets;
   /// Where row `row` came from; set by the loader (empty for a batch made by hand).
   std::function<ExampleOrigin(int64_t row)> origin;
+  /// Set while the tensors are still being copied to their device on another stream: makes the
+  /// calling thread's stream wait for the copy. The loader calls it as it hands the batch over.
+  std::function<void()> arrive{};
   int64_t size() const { return input.size(0); }
 };
 

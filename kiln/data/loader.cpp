@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <utility>
 
 #include "kiln/core/error.h"
 
@@ -32,7 +33,7 @@ Batch make_batch(const std::shared_ptr<const Dataset>& dataset,
                                                          order.begin() + first + count)](
                        int64_t row) { return dataset->locate(rows.at(static_cast<size_t>(row))); };
   apply_transforms(batch, transforms, options.seed, epoch, index);
-  return batch;
+  return options.deliver ? options.deliver(std::move(batch)) : batch;
 }
 
 // Cuts the records of a streaming epoch into batches, in order, for whichever worker asks: the
@@ -159,10 +160,10 @@ void Loader::seek_stream(LoaderPosition position, int64_t batches) {
       std::make_shared<StreamBatcher>(std::move(stream), options_.batch_size, position.batch);
   workers_->start(
       [dataset = dataset_, transforms = transforms_, batcher, seed = options_.seed,
-       epoch = position.epoch](int64_t index) {
+       deliver = options_.deliver, epoch = position.epoch](int64_t index) {
         Batch batch = dataset->as_streaming()->decode(batcher->take(index));
         apply_transforms(batch, transforms, seed, epoch, index);
-        return batch;
+        return deliver ? deliver(std::move(batch)) : batch;
       },
       position.batch, batches);
 }
@@ -170,7 +171,9 @@ void Loader::seek_stream(LoaderPosition position, int64_t batches) {
 std::optional<Batch> Loader::next() {
   untouched_ = false;
   std::optional<Batch> batch = workers_->next();
-  if (batch) position_.batch += 1;
+  if (!batch) return batch;
+  position_.batch += 1;
+  if (batch->arrive) std::exchange(batch->arrive, nullptr)();
   return batch;
 }
 

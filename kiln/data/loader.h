@@ -14,6 +14,7 @@
 // produced.
 // Thread-safety: one loader per consumer thread; its worker threads are its own.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -34,6 +35,9 @@ struct LoaderOptions {
   int64_t prefetch = 4;  // batches made ahead of the consumer
   int64_t rank = 0, world = 1;
   bool equal_shards = true;  // false: the first ranks take one of the remainder's examples each
+  /// Applied to each batch on the thread that made it, after the transforms (engine::device_feed:
+  /// the copy to the GPU); none: batches are handed over as made.
+  std::function<Batch(Batch)> deliver{};
 };
 
 class Loader {

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
@@ -304,6 +306,35 @@ TEST(Loader, AnErrorInAWorkerReachesTheConsumerAtItsBatch) {
   }
   loader.seek({0, 2});  // the loader is still usable
   EXPECT_THAT(to_vector(loader.next()->target), ElementsAre(8, 9, 10, 11));
+}
+
+// Each worker's delivery marks its batch; the consumer sees every batch delivered, and the
+// batch's `arrive` runs once, on the consumer's thread, before next() returns it.
+TEST(Loader, DeliversEachBatchOnItsWorkerAndArrivesItOnTheConsumer) {
+  LoaderOptions options;
+  options.batch_size = 4;
+  options.shuffle = false;
+  options.workers = 2;
+  auto arrivals = std::make_shared<std::vector<std::thread::id>>();
+  auto mutex = std::make_shared<std::mutex>();
+  options.deliver = [arrivals, mutex](Batch batch) {
+    batch.input = batch.input * 2;
+    batch.arrive = [arrivals, mutex] {
+      std::lock_guard<std::mutex> lock(*mutex);
+      arrivals->push_back(std::this_thread::get_id());
+    };
+    return batch;
+  };
+  Loader loader(numbered_dataset(10), {}, options);
+  int64_t batches = 0;
+  while (std::optional<Batch> batch = loader.next()) {
+    EXPECT_FALSE(batch->arrive) << "handed over with its arrival still to run";
+    EXPECT_TRUE(torch::equal(batch->input.select(1, 0).to(torch::kInt64), batch->target * 2));
+    ++batches;
+    EXPECT_EQ(arrivals->size(), static_cast<size_t>(batches));
+  }
+  EXPECT_EQ(batches, 3);
+  for (std::thread::id id : *arrivals) EXPECT_EQ(id, std::this_thread::get_id());
 }
 
 }  // namespace loader_test

@@ -5,13 +5,33 @@
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <cstdlib>
 
 #include "kiln/core/error.h"
+
+// Defined by the CMakeLists where LibTorch's Gloo process group cannot be compiled: a LibTorch
+// from pip ships ProcessGroupGloo.hpp without the Gloo headers it includes.
+#ifdef KILN_WITHOUT_GLOO
+
+namespace kiln::distributed {
+
+std::shared_ptr<Context> join_process_group(const Rendezvous& job, const ProcessGroupOptions&) {
+  throw Error(fmt::format(
+      "rank {} of {}: this kiln was built against a LibTorch without Gloo's headers (a pip "
+      "LibTorch ships none), so it cannot train on several processes; build it with them "
+      "(docs/gpu.md)",
+      job.rank, job.world_size));
+}
+
+}  // namespace kiln::distributed
+
+#else
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
 #include "kiln/distributed/overlapped_reduction.h"
 
 namespace kiln::distributed {
@@ -46,8 +66,8 @@ std::string local_address_towards(const std::string& host) {
   return address;
 }
 
-std::shared_ptr<::gloo::transport::Device> gloo_device(const Rendezvous& job,
-                                                       const ProcessGroupOptions& options) {
+std::shared_ptr< ::gloo::transport::Device> gloo_device(const Rendezvous& job,
+                                                        const ProcessGroupOptions& options) {
   std::string interface = options.interface;
   if (interface.empty())
     if (const char* named = std::getenv("GLOO_SOCKET_IFNAME")) interface = named;
@@ -152,7 +172,7 @@ class ProcessGroupContext : public Context {
     values.assign(reduced, reduced + values.size());
   }
 
-  std::vector<std::vector<double>> all_gather(const std::vector<double>& values) override {
+  std::vector<std::vector<double> > all_gather(const std::vector<double>& values) override {
     // The lengths first, then every rank's values padded to the longest.
     std::vector<int64_t> lengths = gather_lengths(int64_t(values.size()));
     int64_t longest = *std::max_element(lengths.begin(), lengths.end());
@@ -160,7 +180,7 @@ class ProcessGroupContext : public Context {
     if (!values.empty())
       mine.narrow(0, 0, int64_t(values.size())).copy_(torch::tensor(values, torch::kFloat64));
     std::vector<torch::Tensor> gathered = gather(mine);
-    std::vector<std::vector<double>> out;
+    std::vector<std::vector<double> > out;
     for (int r = 0; r < job_.world_size; ++r) {
       const double* data = gathered[size_t(r)].data_ptr<double>();
       out.emplace_back(data, data + lengths[size_t(r)]);
@@ -199,7 +219,7 @@ class ProcessGroupContext : public Context {
   }
 
   std::vector<torch::Tensor> gather(torch::Tensor mine) {
-    std::vector<std::vector<torch::Tensor>> outputs(1);
+    std::vector<std::vector<torch::Tensor> > outputs(1);
     for (int r = 0; r < job_.world_size; ++r) outputs[0].push_back(torch::empty_like(mine));
     std::vector<torch::Tensor> inputs = {mine};
     run("an all-gather", [&] { return group_->allgather(outputs, inputs); });
@@ -272,3 +292,5 @@ std::shared_ptr<Context> join_process_group(const Rendezvous& job,
 }
 
 }  // namespace kiln::distributed
+
+#endif  // KILN_WITHOUT_GLOO

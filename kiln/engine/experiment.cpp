@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "kiln/data/subset.h"
+#include "kiln/engine/device_feed.h"
 #include "kiln/engine/init_from.h"
 #include "kiln/optim/param_groups.h"
 
@@ -104,6 +105,8 @@ data::Loader Experiment::loader(const std::string& split) {
   options.seed = static_cast<uint64_t>(config_.seed);
   options.workers = d.workers;
   options.prefetch = d.prefetch;
+  options.deliver =
+      device_feed(device_, {config_.runtime.pin_memory, config_.runtime.channels_last});
   return data::Loader(dataset(split),
                       build_transforms(training ? d.transforms.train : d.transforms.eval), options);
 }
@@ -112,6 +115,7 @@ std::shared_ptr<models::Model> Experiment::build_model(const std::string& split)
   auto model = models::build_model(config_.model.network, dataset(split)->input_shape());
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
+  if (config_.runtime.channels_last) make_channels_last(*model);
   return model;
 }
 

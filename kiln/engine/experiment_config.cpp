@@ -129,6 +129,12 @@ void RuntimeOptions::describe(Schema& s) {
   s.field("device", device, "auto (CUDA when available), cpu or cuda.");
   s.field("threads", threads,
           "Intra-op CPU threads; auto = all cores, shared among the ranks on this machine.");
+  s.field("pin_memory", pin_memory,
+          "On CUDA, copy each batch to the GPU from page-locked memory on a side stream, "
+          "overlapping the steps before it (true), or with ordinary blocking copies (false).");
+  s.field("channels_last", channels_last,
+          "Store images and convolution kernels channels-last (NHWC), the layout the fastest "
+          "GPU convolutions read.");
   s.field("distributed", distributed, "Distributed training: timeouts and gradient buckets.");
 }
 
@@ -196,8 +202,9 @@ const std::vector<std::string>& schedulable_names() {
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys = {
       "train.max", "train.log_every", "train.validate_every", "data.workers", "data.prefetch",
-      "data.eval_batch_size", "runtime.device", "runtime.threads", "runtime.distributed",
-      "runtime.distributed.timeout", "runtime.distributed.bucket_mb", "runtime.distributed.overlap",
+      "data.eval_batch_size", "runtime.device", "runtime.threads", "runtime.pin_memory",
+      "runtime.distributed", "runtime.distributed.timeout", "runtime.distributed.bucket_mb",
+      "runtime.distributed.overlap",
       // What is logged, not what is computed.
       "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
       "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",

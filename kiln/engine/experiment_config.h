@@ -107,6 +107,8 @@ struct DistributedOptions {
 struct RuntimeOptions {
   DeviceChoice device = DeviceChoice::kAuto;
   AutoCount threads;
+  bool pin_memory = true;      // CUDA: batches copied from page-locked memory on a side stream
+  bool channels_last = false;  // images and convolution kernels stored NHWC
   DistributedOptions distributed;
   void describe(Schema& s);
 };

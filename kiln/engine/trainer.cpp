@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "kiln/core/peak_memory.h"
+#include "kiln/engine/cuda_memory.h"
 #include "kiln/engine/trainer_window.h"
 #include "kiln/optim/optimizer.h"
 
@@ -237,6 +238,8 @@ void Trainer::log_training(Window& window) {
   if (parts_.context->world_size() > 1) shares["communication"] = window.communication;
   add_time_shares(shares, elapsed, values);
   values["system/peak_rss_mb"] = peak_resident_mb();
+  if (std::optional<double> gpu = cuda_peak_allocated_mb(parts_.device))
+    values["system/cuda_peak_allocated_mb"] = *gpu;
   if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
   if (window.penalty_sum.defined())
     values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);
