@@ -10,7 +10,7 @@
 
 include(CMakePackageConfigHelpers)
 
-add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects>)
+add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects> $<TARGET_OBJECTS:kiln_tabular>)
 target_link_libraries(kiln_archive PUBLIC kiln_core kiln_tensorboard kiln_runs kiln_board
   kiln_serving ${TORCH_LIBRARIES}
   ${OpenMP_CXX_LIBRARIES})

@@ -44,6 +44,7 @@ void add_report_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_data_convert_command(CLI::App& data, Action& action);
 void add_data_bench_command(CLI::App& data, Action& action);
+void add_data_stats_command(CLI::App& data, Action& action);
 
 }  // namespace cli
 }  // namespace kiln

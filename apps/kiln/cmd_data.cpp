@@ -77,6 +77,7 @@ void add_data_command(CLI::App& app, Action& action) {
   add_inspect_command(*data, action);
   add_data_convert_command(*data, action);
   add_data_bench_command(*data, action);
+  add_data_stats_command(*data, action);
 }
 
 }  // namespace kiln::cli

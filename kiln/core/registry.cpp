@@ -104,6 +104,28 @@ void OptionTraits<ComponentList>::read(const Json& value, ComponentList& out,
   out.items = std::move(items);
 }
 
+void OptionTraits<ComponentMap>::read(const Json& value, ComponentMap& out,
+                                      const ReadContext& ctx) {
+  if (!value.is_object() && !value.is_null())
+    ctx.fail("expected a mapping of names to " + out.kind + "s, got " + show_value(value));
+  std::map<std::string, ComponentSpec> items;
+  if (value.is_object())
+    for (const auto& [name, spec] : value.items()) {
+      ReadContext at = ctx.child(name);
+      if (spec.is_null())
+        at.fail("expected " + a_kind(out.kind) + ": NAME or {type: NAME, ...}, got null");
+      ComponentSpec& item = items.emplace(name, ComponentSpec(out.kind)).first->second;
+      OptionTraits<ComponentSpec>::read(spec, item, at);
+    }
+  out.items = std::move(items);
+}
+
+Json OptionTraits<ComponentMap>::write(const ComponentMap& value) {
+  Json out = Json::object();
+  for (const auto& [name, item] : value.items) out[name] = item.spec;
+  return out;
+}
+
 Json OptionTraits<ComponentList>::write(const ComponentList& value) {
   Json list = Json::array();
   for (const auto& item : value.items) list.push_back(item.spec);

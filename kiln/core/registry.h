@@ -46,6 +46,13 @@ struct ComponentList {
   explicit ComponentList(std::string kind_name = "", std::vector<Json> initial = {});
 };
 
+/// Components of one kind by names the user chooses (`columns: {age: numeric, ...}`).
+struct ComponentMap {
+  std::string kind;
+  std::map<std::string, ComponentSpec> items;
+  explicit ComponentMap(std::string kind_name = "") : kind(std::move(kind_name)) {}
+};
+
 /// What `kiln list` shows of one registered component.
 struct ComponentDoc {
   std::string name, doc;
@@ -183,6 +190,15 @@ struct OptionTraits<ComponentList> {
   static void read(const Json& value, ComponentList& out, const ReadContext& ctx);
   static Json write(const ComponentList& value);
   static std::string type_name(const ComponentList& value) { return "list of " + value.kind; }
+};
+
+template <>
+struct OptionTraits<ComponentMap> {
+  static void read(const Json& value, ComponentMap& out, const ReadContext& ctx);
+  static Json write(const ComponentMap& value);
+  static std::string type_name(const ComponentMap& value) {
+    return "mapping of names to " + value.kind + "s";
+  }
 };
 
 }  // namespace kiln

@@ -16,6 +16,7 @@
 #include "kiln/core/registry.h"
 #include "kiln/io/image_input.h"
 #include "kiln/io/record_stream.h"
+#include "kiln/tabular/feature_columns.h"
 
 namespace kiln::data {
 
@@ -43,6 +44,7 @@ struct Batch {
 };
 
 class StreamingDataset;
+class TabularDataset;
 
 /// Records a dataset dropped as damaged or non-conforming (`on_corrupt: skip`), the same ones
 /// every epoch.
@@ -64,6 +66,9 @@ class Dataset {
   virtual torch::Dtype input_dtype() const = 0;
   /// Non-null when the dataset is read front to back every epoch instead of indexed.
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
+  /// Non-null when its inputs are records of named features that feature columns turn into
+  /// numbers (`input: [a, b, ...]`); gather() then gives no input (ColumnsDataset does).
+  virtual const TabularDataset* as_tabular() const { return nullptr; }
   virtual SkippedRecords skipped_records() const { return {}; }
   /// Where example `index` came from (see ExampleOrigin).
   virtual ExampleOrigin locate(int64_t index) const { return {{"", index, -1}, ""}; }
@@ -96,6 +101,21 @@ class StreamingDataset : public Dataset {
   virtual std::unique_ptr<io::RecordStream> open(io::EpochPlan plan) const = 0;
   /// Decodes records into a batch.
   virtual Batch decode(const std::vector<io::Record>& records) const = 0;
+};
+
+/// The records of a dataset whose inputs feature columns make (tfrecord and csv with a list of
+/// inputs).
+class TabularDataset {
+ public:
+  virtual ~TabularDataset() = default;
+  /// The names `input` lists: columns of `data.columns`, or features read as plain numbers.
+  virtual std::vector<std::string> input_names() const = 0;
+  /// Every record, in order: what the columns are fitted on.
+  virtual const tabular::TabularSource& records() const = 0;
+  /// The examples at `indices` with their targets and no input; `input(i, features, where)` runs
+  /// for the i-th of them, in order, on the calling thread.
+  virtual Batch gather_records(const torch::Tensor& indices,
+                               const tabular::RowVisitor& input) const = 0;
 };
 
 /// A dataset held as tensors whose first dimensions agree: inputs, targets and any named targets.

@@ -251,3 +251,25 @@ void RecordDecoder::decode_lists(const io::SequenceExample& record, const io::Re
 }
 
 }  // namespace kiln::data
+
+namespace kiln {
+
+void OptionTraits<data::InputNames>::read(const Json& value, data::InputNames& out,
+                                          const ReadContext& ctx) {
+  data::InputNames names;
+  names.listed = value.is_array();
+  for (const Json& name : names.listed ? value : Json::array({value})) {
+    if (!name.is_string() || name.get<std::string>().empty())
+      ctx.fail("expected a feature name or a list of them, got " + show_value(value));
+    names.names.push_back(name.get<std::string>());
+  }
+  if (names.names.empty()) ctx.fail("expected a feature name or a list of them, got []");
+  out = std::move(names);
+}
+
+Json OptionTraits<data::InputNames>::write(const data::InputNames& value) {
+  if (value.listed) return value.names;
+  return value.names.front();
+}
+
+}  // namespace kiln

@@ -40,6 +40,13 @@ inline EnumNameList<RecordKind> enum_names(RecordKind) {
   return {{RecordKind::kExample, "example"}, {RecordKind::kSequenceExample, "sequence_example"}};
 }
 
+/// A dataset's `input`: one feature's name (`input: image`), or a list of names that feature
+/// columns turn into one vector (`input: [a, b]`, even of one name; docs/tabular.md).
+struct InputNames {
+  std::vector<std::string> names;
+  bool listed = false;
+};
+
 struct FeatureSpec {
   FeatureDtype dtype = FeatureDtype::kFloat32;
   std::vector<int64_t> shape;
@@ -115,3 +122,14 @@ class RecordDecoder {
 };
 
 }  // namespace kiln::data
+
+namespace kiln {
+
+template <>
+struct OptionTraits<data::InputNames> {
+  static void read(const Json& value, data::InputNames& out, const ReadContext& ctx);
+  static Json write(const data::InputNames& value);
+  static std::string type_name(const data::InputNames&) { return "string | list of string"; }
+};
+
+}  // namespace kiln

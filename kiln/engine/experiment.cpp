@@ -1,12 +1,16 @@
 #include "kiln/engine/experiment.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <thread>
 
 #include <fmt/ranges.h>
 
+#include "kiln/data/columns_dataset.h"
 #include "kiln/data/subset.h"
 #include "kiln/engine/device_feed.h"
 #include "kiln/engine/init_from.h"
+#include "kiln/engine/run_dir.h"
 #include "kiln/optim/param_groups.h"
 
 namespace kiln::engine {
@@ -21,8 +25,13 @@ Transforms eval_transforms(const ExperimentConfig& config) {
   return build_transforms(config.data.transforms.eval);
 }
 
-Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world)
-    : config_(std::move(config)), device_(device), rank_(rank), world_(world) {}
+Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world,
+                       ColumnFitting fitting)
+    : config_(std::move(config)),
+      device_(device),
+      rank_(rank),
+      world_(world),
+      fitting_(std::move(fitting)) {}
 
 std::vector<std::string> Experiment::splits() const {
   std::vector<std::string> out = {"train"};
@@ -59,6 +68,13 @@ void Experiment::carve_validation_split() {
                       "data.val, or use cache: records");
   auto [kept, carved] = data::carve_indices(whole->size(), config_.data.val_fraction,
                                             static_cast<uint64_t>(config_.seed));
+  if (const data::TabularDataset* tabular = whole->as_tabular()) {
+    torch::Tensor rows = kept.contiguous();
+    auto training_rows = std::make_shared<data::RowsOf>(
+        tabular->records(),
+        std::vector<int64_t>(rows.data_ptr<int64_t>(), rows.data_ptr<int64_t>() + rows.numel()));
+    whole = with_columns(whole, "train", training_rows);
+  }
   datasets_["train"] = std::make_shared<data::SubsetDataset>(whole, kept);
   datasets_["val"] = std::make_shared<data::SubsetDataset>(whole, carved);
 }
@@ -67,12 +83,65 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
   bool carved = config_.data.val_fraction > 0 && (split == "train" || split == "val");
   if (carved && !datasets_.count(split)) carve_validation_split();
   auto& slot = datasets_[split];
-  if (!slot) slot = data::dataset_registry().create(split_spec(split));
+  if (!slot) {
+    std::shared_ptr<const data::Dataset> made = data::dataset_registry().create(split_spec(split));
+    const data::TabularDataset* tabular = made->as_tabular();
+    std::shared_ptr<const tabular::TabularSource> records;
+    if (split == "train" && tabular) records = {made, &tabular->records()};
+    slot = with_columns(made, split, records);
+  }
   if (split == "train" && !took_training_range_) {
     slot = data::take_range(slot, config_.data.skip, config_.data.take, "data");
     took_training_range_ = true;
   }
   return slot;
+}
+
+ColumnFitting saved_columns(const std::string& run_path) {
+  std::string path = run_path + "/preprocessing.json";
+  ColumnFitting fitting;
+  if (std::filesystem::exists(path))
+    fitting.saved = RunDirectory::open(run_path).read_json("preprocessing.json");
+  return fitting;
+}
+
+std::shared_ptr<const data::Dataset> Experiment::with_columns(
+    std::shared_ptr<const data::Dataset> made, const std::string& split,
+    std::shared_ptr<const tabular::TabularSource> fit_on) {
+  const data::TabularDataset* tabular = made->as_tabular();
+  if (!tabular) {
+    if (split == "train" && !config_.data.columns.items.empty())
+      throw ConfigError("data.columns", "",
+                        "feature columns need a list of inputs: give data.train a list, e.g. "
+                        "input: [" +
+                            config_.data.columns.items.begin()->first + ", ...]");
+    return made;
+  }
+  if (!columns_ && split != "train") dataset("train");
+  if (!columns_) {
+    if (!fit_on)
+      throw ConfigError("data.train.input", "",
+                        "data." + split + " reads feature columns; so must data.train");
+    auto columns = std::make_shared<tabular::FeatureColumns>(
+        config_.data.columns, tabular->input_names(), "data.train.input", "data.columns");
+    auto fit = [&] {
+      if (fitting_.saved.is_null() && columns->needs_fitting())
+        columns->fit(*fit_on, int64_t(std::max(1u, std::thread::hardware_concurrency())));
+      return fitting_.saved.is_null() ? columns->preprocessing() : fitting_.saved;
+    };
+    Json fitted = fitting_.share ? fitting_.share(fit) : fit();
+    columns->restore(fitted);
+    columns_ = std::move(columns);
+    training_records_ = std::move(fit_on);
+  }
+  return std::make_shared<data::ColumnsDataset>(std::move(made), columns_);
+}
+
+Json Experiment::preprocessing() const { return columns_ ? columns_->preprocessing() : Json(); }
+
+std::shared_ptr<const tabular::TabularSource> Experiment::training_records() {
+  dataset("train");
+  return training_records_;
 }
 
 int64_t Experiment::job_batch() const {

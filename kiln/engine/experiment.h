@@ -4,6 +4,7 @@
 // parts to the trainer and evaluator.
 // Thread-safety: built and used on one thread.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,18 @@ Transforms build_transforms(const ComponentList& list);
 /// The transforms the config applies to examples outside training (validation, test, serving).
 Transforms eval_transforms(const ExperimentConfig& config);
 
+/// Where fitted feature columns (data.columns) come from: a run's preprocessing.json (`saved`:
+/// resume, eval, export), or the training split. In a job, `share(fit)` runs fit() on rank 0 and
+/// returns its preprocessing.json on every rank; without it each process fits for itself.
+struct ColumnFitting {
+  Json saved;
+  std::function<Json(const std::function<Json()>& fit)> share;
+};
+
+/// The columns a run fitted (its preprocessing.json), for commands that read a run; nothing to
+/// reuse when it has none.
+ColumnFitting saved_columns(const std::string& run_path);
+
 class Experiment {
  public:
   /// Builds on `device` (Runtime::of(config).device); the runtime is the command's to apply.
@@ -35,7 +48,8 @@ class Experiment {
   /// batches of data.batch_size / world examples (data.batch_size each with
   /// data.batch_per_rank), evaluation over every example once between the ranks; a batch that
   /// does not split evenly is a ConfigError at data.batch_size when a loader is made.
-  Experiment(ExperimentConfig config, torch::Device device, int64_t rank = 0, int64_t world = 1);
+  Experiment(ExperimentConfig config, torch::Device device, int64_t rank = 0, int64_t world = 1,
+             ColumnFitting fitting = {});
 
   const ExperimentConfig& config() const { return config_; }
   /// Switches to a later train cycle's config (stages.h), keeping the datasets already made and
@@ -70,18 +84,32 @@ class Experiment {
   /// The splits this config defines: train, then val and test when it has them.
   std::vector<std::string> splits() const;
   bool has_split(const std::string& split) const;
+  /// The fitted feature columns as preprocessing.json; null when the inputs take none (or no
+  /// dataset was made yet).
+  Json preprocessing() const;
+  /// The records of the training split (the part data.val_fraction keeps) when its inputs are
+  /// tabular, what the columns are fitted on; null otherwise. Makes the training split.
+  std::shared_ptr<const tabular::TabularSource> training_records();
 
  private:
   const ComponentSpec& split_spec(const std::string& split) const;
   int64_t batch_per_rank() const;
   /// Train and val as two parts of data.train (data.val_fraction).
   void carve_validation_split();
+  /// `made` itself, or, when its inputs are tabular, `made` read through the feature columns
+  /// (fitted on `fit_on`, the training split's records, the first time).
+  std::shared_ptr<const data::Dataset> with_columns(
+      std::shared_ptr<const data::Dataset> made, const std::string& split,
+      std::shared_ptr<const tabular::TabularSource> fit_on);
 
   ExperimentConfig config_;
   torch::Device device_;
   std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
   int64_t rank_, world_;
   bool took_training_range_ = false;  // data.skip and data.take applied to datasets_["train"]
+  ColumnFitting fitting_;
+  std::shared_ptr<const tabular::FeatureColumns> columns_;  // made with the training split
+  std::shared_ptr<const tabular::TabularSource> training_records_;
 };
 
 }  // namespace kiln::engine

@@ -16,6 +16,9 @@ void DataOptions::describe(Schema& s) {
   s.field("train", train, "The training dataset.").require();
   s.field("val", val, "Dataset for validation during training (optional).");
   s.field("test", test, "Dataset for `kiln eval --split test` (optional).");
+  s.field("columns", columns,
+          "Feature columns by name: how the names a dataset's `input: [...]` lists become "
+          "numbers, fitted on the training split (docs/tabular.md).");
   s.field("val_fraction", val_fraction,
           "Carve this fraction of data.train out, by a seeded draw, as the validation split "
           "(for datasets that have none; data.val must then be unset).")

@@ -42,6 +42,7 @@ struct DataOptions {
   int64_t skip = 0;
   int64_t take = 0;
   TransformLists transforms;
+  ComponentMap columns{"column"};
   void describe(Schema& s);
 };
 

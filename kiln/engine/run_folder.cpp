@@ -75,6 +75,10 @@ void RunFolder::write_inputs(const Json& inputs) const {
   if (writes()) directory_.write_json("inputs.json", inputs);
 }
 
+void RunFolder::write_preprocessing(const Json& preprocessing) const {
+  if (writes()) directory_.write_json("preprocessing.json", preprocessing);
+}
+
 MetricSink& RunFolder::metrics() {
   if (!writes()) return nothing_;
   if (!csv_) {

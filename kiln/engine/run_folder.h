@@ -49,6 +49,8 @@ class RunFolder {
   void write_trace(const Json& trace) const;
   /// What the model takes (open_model.h), beside the config.
   void write_inputs(const Json& inputs) const;
+  /// preprocessing.json: the fitted feature columns (tabular inputs).
+  void write_preprocessing(const Json& preprocessing) const;
 
   /// Where checkpoints are read from, rank 0's.
   std::string checkpoints() const { return directory_.checkpoints(); }

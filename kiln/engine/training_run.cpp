@@ -265,6 +265,18 @@ RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& 
   return made;
 }
 
+// Feature columns: a resumed run reuses what it fitted; a new one fits on rank 0, which gives the
+// result to the other ranks.
+ColumnFitting column_fitting(const RunDirectory& run, bool resuming,
+                             std::shared_ptr<distributed::Context> context) {
+  ColumnFitting fitting = resuming ? saved_columns(run.path()) : ColumnFitting{};
+  fitting.share = [context](const std::function<Json()>& fit) {
+    if (context->world_size() == 1) return fit();
+    return Json::parse(context->broadcast(context->rank() == 0 ? fit().dump() : ""));
+  };
+  return fitting;
+}
+
 }  // namespace
 
 TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
@@ -309,7 +321,10 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
   run.write_record(record);
   TrainOutcome outcome{run.path(), 0};
   try {
-    RunSession session(stages.front().config, runtime.device, rank, world);
+    RunSession session(stages.front().config, runtime.device, rank, world,
+                       column_fitting(run.directory(), resuming, request.context));
+    if (!resuming && !session.experiment.preprocessing().is_null())
+      run.write_preprocessing(session.experiment.preprocessing());
     check_same_job(*request.context, config_yaml, session.experiment.dataset("train")->size());
     broadcast_weights(*session.model, *request.context);
     if (stages.front().config.runtime.distributed.sync_batch_norm)
@@ -343,7 +358,7 @@ RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkp
   Runtime runtime = Runtime::of(parse_experiment(load_config({run.file("config.yaml")}, {})));
   runtime.apply();
   OpenedModel opened = open_model(run.path(), checkpoint, runtime.device);
-  Experiment experiment(opened.config, runtime.device);
+  Experiment experiment(opened.config, runtime.device, 0, 1, saved_columns(run.path()));
   data::Loader loader = experiment.loader(split);
   Objective objective = experiment.build_objective(*opened.model);
   objective.check_targets(loader.dataset().target_names(), split);

@@ -15,8 +15,8 @@ std::vector<ModelInput> seed_then_inputs(Experiment& experiment) {
 }  // namespace
 
 RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank,
-                       int64_t world)
-    : experiment(first_stage, device, rank, world),
+                       int64_t world, ColumnFitting fitting)
+    : experiment(first_stage, device, rank, world, std::move(fitting)),
       inputs(seed_then_inputs(experiment)),
       labels(experiment.dataset("train")->class_names()),
       model(experiment.build_model("train")),

@@ -32,7 +32,7 @@ struct RunSession {
   /// it. The model's initial weights come from the config's seed, whatever was drawn before.
   /// In a distributed job, rank `rank` of `world` (the Experiment's share of the data).
   RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank = 0,
-             int64_t world = 1);
+             int64_t world = 1, ColumnFitting fitting = {});
 };
 
 struct StageSession {

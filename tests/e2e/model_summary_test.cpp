@@ -18,13 +18,15 @@ using ::testing::HasSubstr;
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 
 // Runs in a folder holding data/fashion_mnist/train-*.tfrecord.gz (from the test images), where
-// cnn_tfrecord.yaml looks for them.
+// cnn_tfrecord.yaml looks for them, beside a link to the shared test data, where the penguin
+// example looks for its file (../shared/testdata).
 TEST(ModelSummary, PrintsTheTableForEveryExampleConfig) {
   testing::TempDir dir;
+  std::filesystem::create_directory_symlink(std::string(KILN_TESTDATA) + "/..", dir.file("shared"));
   std::string images = "/usr/share/datasets/fashion-mnist/t10k-";
   auto convert = testing::run_command(
       kiln("data convert idx --images " + images + "images-idx3-ubyte.gz --labels " + images +
-           "labels-idx1-ubyte.gz --out " + dir.file("data/fashion_mnist/train") +
+           "labels-idx1-ubyte.gz --out " + dir.file("work/data/fashion_mnist/train") +
            " --compression gzip"));
   ASSERT_EQ(convert.exit_code, 0) << convert.err;
   int configs = 0;
@@ -32,7 +34,7 @@ TEST(ModelSummary, PrintsTheTableForEveryExampleConfig) {
            std::string(KILN_SOURCE_DIR) + "/configs/examples")) {
     if (entry.path().extension() != ".yaml") continue;
     SCOPED_TRACE(entry.path().string());
-    auto result = testing::run_command("cd " + dir.file("") + " && " +
+    auto result = testing::run_command("cd " + dir.file("work") + " && " +
                                        kiln("model summary " + entry.path().string()));
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_THAT(result.out, HasSubstr("path"));

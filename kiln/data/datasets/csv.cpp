@@ -1,4 +1,5 @@
-// csv: a table of numbers, one example per row, or sliding windows over a time series.
+// csv: a table of numbers, one example per row, or sliding windows over a time series; with a list
+// of inputs, rows of named features (strings allowed) that feature columns turn into numbers.
 
 #include <set>
 
@@ -18,6 +19,7 @@ struct CsvOptions {
   std::string file;
   std::string delimiter = ",";
   std::vector<std::string> features;
+  std::vector<std::string> input;
   std::string target;
   CsvTargetType target_type = CsvTargetType::kClass;
   Json fill_missing = nullptr;
@@ -27,7 +29,11 @@ struct CsvOptions {
     s.field("file", file, "CSV file with a header row (gzipped or not).").require();
     s.field("delimiter", delimiter, "The one-character cell delimiter.")
         .check([](const std::string& d) { return d.size() == 1; }, "of one character");
-    s.field("features", features, "Input columns, in order; empty: every column but the target.");
+    s.field("features", features,
+            "Numeric input columns, in order; empty: every column but the target.");
+    s.field("input", input,
+            "Instead of features: feature columns (data.columns) and numeric columns, by name, "
+            "concatenated into one vector; any column may hold strings (docs/tabular.md).");
     s.field("target", target, "The column to predict.").require();
     s.field("target_type", target_type,
             "class (int64 indices; text labels are numbered in sorted order) or float.");
@@ -121,6 +127,71 @@ std::pair<torch::Tensor, torch::Tensor> load(const CsvOptions& o) {
   return windows(o, x, y);
 }
 
+// A cell as a feature: an integer, else a number, else a string; none when empty (a missing
+// value, as TFX writes it).
+std::optional<io::Feature> cell_feature(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  int64_t whole = 0;
+  double number = 0;
+  if (io::parse_int64(cell, whole)) return io::int64_feature({whole});
+  if (io::parse_double(cell, number)) return io::float_feature({float(number)});
+  return io::bytes_feature({cell});
+}
+
+// Rows as named features for feature columns (`input: [...]`).
+class CsvRecords : public Dataset, public TabularDataset, public tabular::TabularSource {
+ public:
+  explicit CsvRecords(const CsvOptions& o)
+      : table_(io::read_csv(o.file, o.delimiter[0])), options_(o) {
+    KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+    KILN_CHECK(o.features.empty() && o.window == 0,
+               "{}: input (feature columns) goes without features and window", o.file);
+    target_column_ = table_.column(o.target);
+    targets_ = target_vector(o, table_, target_column_);
+  }
+
+  int64_t size() const override { return int64_t(table_.rows.size()); }
+  Batch gather(const torch::Tensor&) const override {
+    throw InternalError("csv rows are read through their feature columns (ColumnsDataset)");
+  }
+  std::vector<int64_t> input_shape() const override { return {}; }
+  torch::Dtype input_dtype() const override { return torch::kFloat32; }
+  const TabularDataset* as_tabular() const override { return this; }
+  ExampleOrigin locate(int64_t index) const override {
+    return {{table_.name, index, table_.row_offsets[size_t(index)]}, options_.target};
+  }
+
+  std::vector<std::string> input_names() const override { return options_.input; }
+  const tabular::TabularSource& records() const override { return *this; }
+  Batch gather_records(const torch::Tensor& indices,
+                       const tabular::RowVisitor& input) const override {
+    auto index = indices.accessor<int64_t, 1>();
+    for (int64_t i = 0; i < indices.size(0); ++i) visit_row(index[i], i, input);
+    return {torch::Tensor(), targets_.index_select(0, indices), {}, {}};
+  }
+
+  int64_t rows() const override { return size(); }
+  void visit(int64_t begin, int64_t end, const tabular::RowVisitor& visit) const override {
+    for (int64_t r = begin; r < end; ++r) visit_row(r, r, visit);
+  }
+
+ private:
+  void visit_row(int64_t r, int64_t as, const tabular::RowVisitor& visit) const {
+    const std::vector<std::string>& cells = table_.rows[size_t(r)];
+    io::Features features;
+    for (size_t c = 0; c < cells.size(); ++c)
+      if (c != target_column_)
+        if (std::optional<io::Feature> feature = cell_feature(cells[c]))
+          features.emplace(table_.header[c], std::move(*feature));
+    visit(as, features, {table_.name, r, table_.row_offsets[size_t(r)]});
+  }
+
+  io::CsvTable table_;
+  CsvOptions options_;
+  size_t target_column_ = 0;
+  torch::Tensor targets_;
+};
+
 class CsvDataset : public TensorDataset {
  public:
   explicit CsvDataset(const CsvOptions& o) : CsvDataset(load(o)) {}
@@ -130,9 +201,27 @@ class CsvDataset : public TensorDataset {
       : TensorDataset(std::move(data.first), std::move(data.second)) {}
 };
 
+// The dataset the options ask for: numeric columns as tensors, or rows for feature columns.
+class Csv : public Dataset {
+ public:
+  explicit Csv(const CsvOptions& o)
+      : impl_(o.input.empty() ? std::shared_ptr<Dataset>(std::make_shared<CsvDataset>(o))
+                              : std::make_shared<CsvRecords>(o)) {}
+  int64_t size() const override { return impl_->size(); }
+  Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
+  std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
+  torch::Dtype input_dtype() const override { return impl_->input_dtype(); }
+  const TabularDataset* as_tabular() const override { return impl_->as_tabular(); }
+  ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
+
+ private:
+  std::shared_ptr<Dataset> impl_;
+};
+
 }  // namespace
 
-KILN_REGISTER(dataset_registry, "csv", CsvDataset, CsvOptions,
-              "Numeric CSV columns: one example per row, or windows over a time series.");
+KILN_REGISTER(dataset_registry, "csv", Csv, CsvOptions,
+              "CSV rows: numeric columns, windows over a time series, or named features (strings "
+              "too) for feature columns.");
 
 }  // namespace kiln::data

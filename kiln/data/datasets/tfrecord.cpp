@@ -9,6 +9,7 @@
 
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
+#include "kiln/data/tabular_records.h"
 #include "kiln/io/record_store.h"
 
 namespace kiln::data {
@@ -44,7 +45,7 @@ struct TfRecordOptions {
   std::map<std::string, FeatureSpec> sequence_features;
   int64_t steps = 0;
   double pad = 0;
-  std::string input = "image";
+  InputNames input{{"image"}, false};
   std::string target = "label";
   std::vector<std::string> targets;
   OnCorrupt on_corrupt = OnCorrupt::kFail;
@@ -66,7 +67,9 @@ struct TfRecordOptions {
             "padded.")
         .min(0);
     s.field("pad", pad, "The value of padding steps.");
-    s.field("input", input, "The feature the model reads.");
+    s.field("input", input,
+            "The feature the model reads, or a list of feature columns (data.columns) and "
+            "numeric features, concatenated into one vector (docs/tabular.md).");
     s.field("target", target, "The feature the loss compares against.");
     s.field("targets", targets,
             "More features delivered as targets by name, for the heads of a multi_head model "
@@ -102,7 +105,7 @@ Batch decode_batch(const RecordDecoder& decoder, int64_t count, RecordAt record,
     auto [bytes, at] = record(row);
     decoder.decode(bytes, at, row, rows);
   }
-  Batch batch{rows.at(o.input), rows.at(o.target), {}, {}};
+  Batch batch{rows.at(o.input.names[0]), rows.at(o.target), {}, {}};
   for (const std::string& name : o.targets) batch.targets[name] = rows.at(name);
   return batch;
 }
@@ -115,10 +118,10 @@ class EncodedExampleDataset : public Dataset {
 
   int64_t size() const override { return records_.size(); }
   std::vector<int64_t> input_shape() const override {
-    return decoder_.delivered_shape(options_.input);
+    return decoder_.delivered_shape(options_.input.names[0]);
   }
   torch::Dtype input_dtype() const override {
-    return decoder_.allocate(0).at(options_.input).scalar_type();
+    return decoder_.allocate(0).at(options_.input.names[0]).scalar_type();
   }
 
   Batch gather(const torch::Tensor& indices) const override {
@@ -148,10 +151,10 @@ class StreamedExampleDataset : public StreamingDataset {
 
   int64_t size() const override { return catalog_->size(); }
   std::vector<int64_t> input_shape() const override {
-    return decoder_.delivered_shape(options_.input);
+    return decoder_.delivered_shape(options_.input.names[0]);
   }
   torch::Dtype input_dtype() const override {
-    return decoder_.allocate(0).at(options_.input).scalar_type();
+    return decoder_.allocate(0).at(options_.input.names[0]).scalar_type();
   }
   int64_t examples_per_epoch(int64_t world) const override {
     return catalog_->records_per_rank(world);
@@ -190,9 +193,17 @@ struct OpenedRecords {
   std::optional<io::ImageInput> image;
 };
 
+OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions store);
+
 OpenedRecords open_tfrecord(const TfRecordOptions& o) {
+  bool skip = o.on_corrupt == OnCorrupt::kSkip;
+  // kiln/io keeps its own representation of compression and takes it by name (auto included).
+  io::RecordStoreOptions store{o.files, enum_name(o.compression), skip, o.limit};
+  // Checks the features' specs before anything is read, whatever reads them.
   RecordDecoder decoder({o.kind, o.features, o.sequence_features, o.steps, o.pad}, "");
-  std::vector<std::pair<std::string, std::string>> used{{"input", o.input}, {"target", o.target}};
+  if (o.input.listed) return open_tabular(o, store);
+  std::vector<std::pair<std::string, std::string>> used{{"input", o.input.names[0]},
+                                                        {"target", o.target}};
   for (size_t i = 0; i < o.targets.size(); ++i)
     used.emplace_back(index_path("targets", i), o.targets[i]);
   // Paths relative to the dataset: the registry puts them under its own (data.train.input).
@@ -200,9 +211,6 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
     if (!decoder.declares(key))
       throw ConfigError(path, "",
                         "tfrecord dataset: \"" + key + "\" is not among the declared features");
-  bool skip = o.on_corrupt == OnCorrupt::kSkip;
-  // kiln/io keeps its own representation of compression and takes it by name (auto included).
-  io::RecordStoreOptions store{o.files, enum_name(o.compression), skip, o.limit};
   // With on_corrupt: skip, records that do not decode are dropped now, so that every batch is
   // full and the dataset's size is known.
   auto check = [&](std::string_view bytes, const io::RecordLocation& at) {
@@ -214,15 +222,49 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
     io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
     SkippedRecords skipped{catalog.skipped(), catalog.first_problem(), catalog.skipped_bytes()};
     return {std::make_shared<StreamedExampleDataset>(std::move(catalog), decoder, o), skipped,
-            decoder.image_input(o.input)};
+            decoder.image_input(o.input.names[0])};
   }
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
   auto encoded = std::make_shared<EncodedExampleDataset>(std::move(records), decoder, o);
-  if (o.cache == RecordCache::kRecords) return {encoded, skipped, decoder.image_input(o.input)};
+  if (o.cache == RecordCache::kRecords)
+    return {encoded, skipped, decoder.image_input(o.input.names[0])};
   Batch all = encoded->gather(torch::arange(encoded->size(), torch::kInt64));
   return {std::make_shared<TensorDataset>(all.input, all.target, all.targets), skipped,
-          decoder.image_input(o.input)};
+          decoder.image_input(o.input.names[0])};
+}
+
+OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions store) {
+  if (o.kind != RecordKind::kExample)
+    throw ConfigError("input", "", "a list of inputs reads tf.Example records (kind: example)");
+  if (o.cache == RecordCache::kNone)
+    throw ConfigError("cache", "",
+                      "a list of inputs (feature columns) reads cache: records or decoded; "
+                      "streaming (none) is not supported for them yet");
+  std::map<std::string, FeatureSpec> target_specs;
+  std::vector<std::pair<std::string, std::string>> used{{"target", o.target}};
+  for (size_t i = 0; i < o.targets.size(); ++i)
+    used.emplace_back(index_path("targets", i), o.targets[i]);
+  for (const auto& [path, key] : used) {
+    if (!o.features.count(key))
+      throw ConfigError(path, "",
+                        "tfrecord dataset: \"" + key + "\" is not among the declared features");
+    target_specs[key] = o.features.at(key);
+  }
+  FeatureDecoder targets(target_specs, "");
+  // With on_corrupt: skip, a record that does not parse or whose targets do not decode is
+  // dropped now (the columns' checks of the inputs come later, with their statistics).
+  auto check = [&](std::string_view bytes, const io::RecordLocation& at) {
+    if (store.skip_corrupt) {
+      auto row = targets.allocate(1);
+      targets.decode(io::parse_example(bytes, at), at, 0, row);
+    }
+  };
+  io::RecordStore records = io::RecordStore::read(store, check);
+  SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
+  return {std::make_shared<TabularRecords>(std::move(records), std::move(targets),
+                                           TabularRecordNames{o.input.names, o.target, o.targets}),
+          skipped, std::nullopt};
 }
 
 class TfRecordDataset : public Dataset {
@@ -236,6 +278,7 @@ class TfRecordDataset : public Dataset {
   std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }
   torch::Dtype input_dtype() const override { return impl_->input_dtype(); }
   const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
+  const TabularDataset* as_tabular() const override { return impl_->as_tabular(); }
   SkippedRecords skipped_records() const override { return skipped_; }
   std::vector<std::string> target_names() const override { return names_; }
   ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }

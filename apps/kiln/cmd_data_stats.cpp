@@ -1,0 +1,91 @@
+// kiln data stats CONFIG... [--set K=V]... [--top N] [--json]: every feature of a tabular
+// training split (records read through feature columns): type, records that have it, missing,
+// min/max/mean/std of its numbers, its most frequent values; and the columns' fitted widths.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "apps/kiln/cli.h"
+#include "kiln/core/config.h"
+#include "kiln/engine/experiment.h"
+#include "kiln/engine/runtime.h"
+#include "kiln/tabular/feature_statistics.h"
+
+namespace kiln::cli {
+namespace {
+
+struct StatsArgs {
+  ConfigArgs config;
+  int64_t top = 5;
+  bool json = false;
+};
+
+std::string number_text(const Json& value) {
+  return value.is_null() ? "" : fmt::format("{:.6g}", value.get<double>());
+}
+
+std::string top_text(const Json& row) {
+  if (!row.contains("top")) return "";
+  std::string text = fmt::format("{} distinct:", row["distinct"].get<int64_t>());
+  for (const Json& v : row["top"])
+    text += fmt::format(" {} ({})", v["value"].get<std::string>(), v["count"].get<int64_t>());
+  return text;
+}
+
+void print_table(const Json& stats) {
+  std::printf("%lld training records\n\n", static_cast<long long>(stats["records"].get<int64_t>()));
+  std::printf("%-24s %-11s %8s %8s %11s %11s %11s %11s  %s\n", "feature", "type", "records",
+              "missing", "min", "max", "mean", "std", "top values");
+  for (const auto& [name, row] : stats["features"].items())
+    std::printf("%-24s %-11s %8lld %8lld %11s %11s %11s %11s  %s\n", name.c_str(),
+                row["type"].get<std::string>().c_str(),
+                static_cast<long long>(row["records"].get<int64_t>()),
+                static_cast<long long>(row["missing"].get<int64_t>()),
+                number_text(row.value("min", Json())).c_str(),
+                number_text(row.value("max", Json())).c_str(),
+                number_text(row.value("mean", Json())).c_str(),
+                number_text(row.value("std", Json())).c_str(), top_text(row).c_str());
+}
+
+int run_stats(const StatsArgs& args) {
+  engine::ExperimentConfig config =
+      engine::parse_experiment(load_config(args.config.files, args.config.overrides));
+  engine::Runtime runtime = engine::Runtime::of(config);
+  runtime.apply();
+  engine::Experiment experiment(std::move(config), runtime.device);
+  auto records = experiment.training_records();
+  if (!records)
+    throw UsageError(
+        "data stats reads tabular training data: a tfrecord or csv dataset with a list of "
+        "inputs (docs/tabular.md)");
+  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  Json stats = tabular::feature_table_json(tabular::describe_features(*records, threads), args.top);
+  stats["preprocessing"] = experiment.preprocessing();
+  if (args.json) {
+    std::printf("%s\n", stats.dump().c_str());
+    return 0;
+  }
+  print_table(stats);
+  std::printf("\ninput: %lld numbers from %zu columns\n",
+              static_cast<long long>(stats["preprocessing"]["width"].get<int64_t>()),
+              stats["preprocessing"]["columns"].size());
+  return 0;
+}
+
+}  // namespace
+
+void add_data_stats_command(CLI::App& data, Action& action) {
+  auto* stats = data.add_subcommand(
+      "stats", "Describe the features of a tabular training split (docs/tabular.md)");
+  auto args = std::make_shared<StatsArgs>();
+  args->config.add_to(*stats);
+  stats->add_option("--top", args->top, "Most frequent values shown per feature")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  stats->add_flag("--json", args->json, "Print exactly one JSON object");
+  stats->callback([&action, args] { action = [args] { return run_stats(*args); }; });
+}
+
+}  // namespace kiln::cli

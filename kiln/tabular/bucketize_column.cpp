@@ -1,0 +1,158 @@
+// bucketize: a number as the bucket it falls in, between explicit boundaries or the training
+// split's quantiles; one-hot (tf.feature_column.bucketized_column) or the bucket's index.
+
+#include <algorithm>
+#include <cmath>
+
+#include "kiln/core/error.h"
+#include "kiln/tabular/feature_column.h"
+
+namespace kiln::tabular {
+namespace {
+
+enum class BucketOutput { kOneHot, kIndex };
+EnumNameList<BucketOutput> enum_names(BucketOutput) {
+  return {{BucketOutput::kOneHot, "one_hot"}, {BucketOutput::kIndex, "index"}};
+}
+
+struct BucketizeOptions {
+  std::string feature;
+  std::vector<double> boundaries;
+  int64_t quantiles = 0;
+  std::optional<double> missing;
+  BucketOutput output = BucketOutput::kOneHot;
+  void describe(Schema& s) {
+    s.field("feature", feature,
+            "The feature read (one number per example); \"\": the column's name.");
+    s.field("boundaries", boundaries,
+            "Increasing bucket edges: [b0, b1] makes (-inf, b0), [b0, b1), [b1, inf).")
+        .check(
+            [](const std::vector<double>& b) {
+              return std::is_sorted(b.begin(), b.end()) &&
+                     std::adjacent_find(b.begin(), b.end()) == b.end();
+            },
+            "strictly increasing");
+    s.field("quantiles", quantiles,
+            "N: N buckets of about equal counts, edges at the training split's quantiles (as "
+            "numpy.quantile; equal edges merged). 0: use boundaries.")
+        .min(0);
+    s.field("missing", missing, "The value of a record without the feature; null: an error.");
+    s.field("output", output, "one_hot (a 1 at the bucket) or index (the bucket's number).");
+  }
+};
+
+// numpy.quantile's default (linear) of sorted `values` at q.
+double quantile(const std::vector<double>& sorted, double q) {
+  double position = q * double(sorted.size() - 1);
+  size_t low = static_cast<size_t>(std::floor(position));
+  size_t high = std::min(low + 1, sorted.size() - 1);
+  return sorted[low] + (sorted[high] - sorted[low]) * (position - double(low));
+}
+
+class BucketizeColumn;
+
+struct BucketValues : ColumnStatistics {
+  explicit BucketValues(const BucketizeColumn& c) : column(c) {}
+  void add(const io::Features& example, const io::RecordLocation& where) override;
+  void merge(ColumnStatistics& other) override {
+    auto& more = static_cast<BucketValues&>(other).values;
+    values.insert(values.end(), more.begin(), more.end());
+  }
+  const BucketizeColumn& column;
+  std::vector<double> values;
+};
+
+class BucketizeColumn : public FeatureColumn {
+ public:
+  BucketizeColumn(const BucketizeOptions& o, const std::string& name)
+      : o_(o), feature_(o.feature.empty() ? name : o.feature), boundaries_(o.boundaries) {
+    if ((o.quantiles > 0) == !o.boundaries.empty())
+      throw ConfigError("quantiles", "", "give either boundaries or quantiles (N >= 2), not both");
+    if (o.quantiles == 1)
+      throw ConfigError("quantiles", "", "one quantile bucket is no split; give N >= 2");
+  }
+
+  std::vector<std::string> features() const override { return {feature_}; }
+  int64_t width() const override {
+    return o_.output == BucketOutput::kIndex ? 1 : int64_t(boundaries_.size()) + 1;
+  }
+
+  std::unique_ptr<ColumnStatistics> statistics() const override {
+    if (o_.quantiles == 0) return nullptr;
+    return std::make_unique<BucketValues>(*this);
+  }
+
+  void fit(ColumnStatistics& gathered) override {
+    std::vector<double>& values = static_cast<BucketValues&>(gathered).values;
+    if (values.empty())
+      throw Error("no training example has \"" + feature_ + "\" to take quantiles of");
+    std::sort(values.begin(), values.end());
+    boundaries_.clear();
+    for (int64_t i = 1; i < o_.quantiles; ++i) {
+      double edge = quantile(values, double(i) / double(o_.quantiles));
+      if (boundaries_.empty() || edge > boundaries_.back()) boundaries_.push_back(edge);
+    }
+  }
+
+  Json fitted() const override {
+    if (o_.quantiles == 0) return nullptr;
+    return {{"boundaries", boundaries_}};
+  }
+
+  void restore(const Json& fitted, const std::string& path) override {
+    if (o_.quantiles == 0) return;
+    if (!fitted.is_object() || !fitted.contains("boundaries") || !fitted["boundaries"].is_array())
+      throw ConfigError(path, "", "expected \"boundaries\": a list of numbers");
+    boundaries_ = fitted["boundaries"].get<std::vector<double>>();
+  }
+
+  // The feature's one value, or none when the record lacks it.
+  std::optional<double> value(const io::Features& example, const io::RecordLocation& where) const {
+    const io::Feature* feature = find_feature(example, feature_);
+    if (!feature) return std::nullopt;
+    if (feature->size() != 1 || feature->kind == io::Feature::Kind::kBytes)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\": bucketize reads one number, got " +
+                          std::to_string(feature->size()) + " values of " +
+                          io::feature_kind_name(feature->kind));
+    return feature->kind == io::Feature::Kind::kFloat ? double(feature->floats[0])
+                                                      : double(feature->ints[0]);
+  }
+
+  void write(const io::Features& example, const io::RecordLocation& where,
+             float* out) const override {
+    std::optional<double> x = value(example, where);
+    if (!x) x = o_.missing;
+    if (!x)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\" is missing; give the column missing: VALUE");
+    if (std::isnan(*x))
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\" is NaN, which falls in no bucket");
+    // The number of edges at or below x: a value on an edge goes to the bucket above it.
+    auto bucket =
+        std::upper_bound(boundaries_.begin(), boundaries_.end(), *x) - boundaries_.begin();
+    if (o_.output == BucketOutput::kIndex) {
+      out[0] = float(bucket);
+      return;
+    }
+    std::fill(out, out + width(), 0.0f);
+    out[bucket] = 1.0f;
+  }
+
+ private:
+  BucketizeOptions o_;
+  std::string feature_;
+  std::vector<double> boundaries_;
+};
+
+void BucketValues::add(const io::Features& example, const io::RecordLocation& where) {
+  if (std::optional<double> x = column.value(example, where)) values.push_back(*x);
+}
+
+}  // namespace
+
+KILN_REGISTER(column_registry, "bucketize", BucketizeColumn, BucketizeOptions,
+              "A number as its bucket, between given boundaries or the training quantiles.");
+
+}  // namespace kiln::tabular

@@ -1,0 +1,189 @@
+// categorical: strings or integers looked up in a vocabulary (given, read from a file, or the
+// training split's most frequent values) with OOV buckets for the rest, or hashed into buckets;
+// delivered one-hot, multi-hot (lists of values) or as the index (for an embedding).
+
+#include <algorithm>
+#include <fstream>
+#include <unordered_map>
+
+#include "kiln/core/error.h"
+#include "kiln/tabular/feature_column.h"
+
+namespace kiln::tabular {
+namespace {
+
+enum class CategoryOutput { kOneHot, kMultiHot, kIndex };
+EnumNameList<CategoryOutput> enum_names(CategoryOutput) {
+  return {{CategoryOutput::kOneHot, "one_hot"},
+          {CategoryOutput::kMultiHot, "multi_hot"},
+          {CategoryOutput::kIndex, "index"}};
+}
+
+struct CategoricalOptions {
+  std::string feature;
+  std::vector<std::string> vocabulary;
+  std::string vocabulary_file;
+  int64_t min_count = 1;
+  int64_t max_tokens = 0;
+  int64_t num_oov_buckets = 1;
+  int64_t hash_buckets = 0;
+  CategoryOutput output = CategoryOutput::kOneHot;
+  void describe(Schema& s) {
+    s.field("feature", feature,
+            "The feature read (bytes_list or int64_list); \"\": the column's name.");
+    s.field("vocabulary", vocabulary,
+            "The categories, in index order; empty: see vocabulary_file.");
+    s.field("vocabulary_file", vocabulary_file,
+            "A text file of one category per line, in index order; \"\" (and no vocabulary): "
+            "the training split's values, most frequent first, ties in byte order.");
+    s.field("min_count", min_count, "A computed vocabulary keeps values seen at least this often.")
+        .min(1);
+    s.field("max_tokens", max_tokens, "A computed vocabulary keeps at most this many (0: all).")
+        .min(0);
+    s.field("num_oov_buckets", num_oov_buckets,
+            "Buckets after the vocabulary for values it lacks, by hash (0: such a value is all "
+            "zeros); each counted as unseen.")
+        .min(0);
+    s.field("hash_buckets", hash_buckets, "N > 0: no vocabulary; a value goes to hash(value) % N.")
+        .min(0);
+    s.field("output", output,
+            "one_hot (one value per example), multi_hot (a 1 for each value of a list) or index "
+            "(the value's number, for an embedding layer).");
+  }
+};
+
+std::vector<std::string> read_vocabulary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError("vocabulary_file", "", "cannot read " + path);
+  std::vector<std::string> words;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) words.push_back(line);
+  }
+  if (words.empty()) throw ConfigError("vocabulary_file", "", path + " holds no category");
+  return words;
+}
+
+struct CategoryCounts : ColumnStatistics {
+  CategoryCounts(std::string f) : feature(std::move(f)) {}
+  void add(const io::Features& example, const io::RecordLocation& where) override {
+    if (const io::Feature* values = find_feature(example, feature))
+      for (auto& value : category_values(*values, feature, where)) counts[value] += 1;
+  }
+  void merge(ColumnStatistics& other) override {
+    for (const auto& [value, count] : static_cast<CategoryCounts&>(other).counts)
+      counts[value] += count;
+  }
+  std::string feature;
+  std::unordered_map<std::string, int64_t> counts;
+};
+
+class CategoricalColumn : public FeatureColumn {
+ public:
+  CategoricalColumn(const CategoricalOptions& o, const std::string& name)
+      : o_(o), feature_(o.feature.empty() ? name : o.feature) {
+    int given = !o.vocabulary.empty() + !o.vocabulary_file.empty() + (o.hash_buckets > 0);
+    if (given > 1)
+      throw ConfigError("hash_buckets", "",
+                        "give one of vocabulary, vocabulary_file and hash_buckets (none: the "
+                        "vocabulary is computed on the training split)");
+    if (!o.vocabulary_file.empty()) use(read_vocabulary(o.vocabulary_file));
+    if (!o.vocabulary.empty()) use(o.vocabulary);
+  }
+
+  std::vector<std::string> features() const override { return {feature_}; }
+  int64_t width() const override {
+    if (o_.output == CategoryOutput::kIndex) return 1;
+    return o_.hash_buckets > 0 ? o_.hash_buckets : int64_t(words_.size()) + o_.num_oov_buckets;
+  }
+
+  std::unique_ptr<ColumnStatistics> statistics() const override {
+    if (!computed()) return nullptr;
+    return std::make_unique<CategoryCounts>(feature_);
+  }
+
+  void fit(ColumnStatistics& gathered) override {
+    const auto& counts = static_cast<CategoryCounts&>(gathered).counts;
+    std::vector<std::pair<std::string, int64_t>> kept;
+    for (const auto& entry : counts)
+      if (entry.second >= o_.min_count) kept.push_back(entry);
+    std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    if (o_.max_tokens > 0 && int64_t(kept.size()) > o_.max_tokens)
+      kept.resize(size_t(o_.max_tokens));
+    if (kept.empty())
+      throw Error("no value of \"" + feature_ + "\" is seen " + std::to_string(o_.min_count) +
+                  " times in the training split; lower min_count");
+    std::vector<std::string> words;
+    for (auto& entry : kept) words.push_back(entry.first);
+    use(std::move(words));
+  }
+
+  Json fitted() const override {
+    if (o_.hash_buckets > 0) return nullptr;
+    return {{"vocabulary", words_}};
+  }
+
+  void restore(const Json& fitted, const std::string& path) override {
+    if (o_.hash_buckets > 0) return;
+    if (!fitted.is_object() || !fitted.contains("vocabulary") || !fitted["vocabulary"].is_array())
+      throw ConfigError(path, "", "expected \"vocabulary\": a list of strings");
+    use(fitted["vocabulary"].get<std::vector<std::string>>());
+  }
+
+  void write(const io::Features& example, const io::RecordLocation& where,
+             float* out) const override {
+    const io::Feature* feature = find_feature(example, feature_);
+    std::vector<std::string> values;
+    if (feature) values = category_values(*feature, feature_, where);
+    if (o_.output != CategoryOutput::kMultiHot && values.size() > 1)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\" has " + std::to_string(values.size()) +
+                          " values; give the column output: multi_hot for lists");
+    if (o_.output == CategoryOutput::kIndex) {
+      if (values.empty())
+        throw DataError(where.file, where.record, where.offset,
+                        "feature \"" + feature_ + "\" is missing; an index needs a value");
+      int64_t id = index_of(values[0]);
+      out[0] = float(id);
+      return;
+    }
+    std::fill(out, out + width(), 0.0f);
+    for (const std::string& value : values)
+      if (int64_t id = index_of(value); id >= 0) out[id] = 1.0f;
+  }
+
+ private:
+  bool computed() const {
+    return o_.hash_buckets == 0 && o_.vocabulary.empty() && o_.vocabulary_file.empty();
+  }
+
+  void use(std::vector<std::string> words) {
+    words_ = std::move(words);
+    ids_.clear();
+    for (size_t i = 0; i < words_.size(); ++i) ids_.emplace(words_[i], int64_t(i));
+  }
+
+  // The value's position in the output; -1 for an unseen value without OOV buckets.
+  int64_t index_of(const std::string& value) const {
+    if (o_.hash_buckets > 0) return int64_t(stable_hash(value) % uint64_t(o_.hash_buckets));
+    if (auto found = ids_.find(value); found != ids_.end()) return found->second;
+    count_unseen();
+    if (o_.num_oov_buckets == 0) return -1;
+    return int64_t(words_.size()) + int64_t(stable_hash(value) % uint64_t(o_.num_oov_buckets));
+  }
+
+  CategoricalOptions o_;
+  std::string feature_;
+  std::vector<std::string> words_;
+  std::unordered_map<std::string, int64_t> ids_;
+};
+
+}  // namespace
+
+KILN_REGISTER(column_registry, "categorical", CategoricalColumn, CategoricalOptions,
+              "Strings or integers by vocabulary (given or computed) or hash: one-hot, "
+              "multi-hot or index.");
+
+}  // namespace kiln::tabular

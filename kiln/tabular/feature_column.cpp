@@ -1,0 +1,47 @@
+#include "kiln/tabular/feature_column.h"
+
+#include <cmath>
+
+#include "kiln/core/error.h"
+
+namespace kiln::tabular {
+
+ColumnRegistry& column_registry() {
+  static ColumnRegistry registry("column",
+                                 "Feature columns: how raw features become the model's input");
+  return registry;
+}
+
+const io::Feature* find_feature(const io::Features& example, const std::string& name) {
+  auto found = example.find(name);
+  if (found == example.end() || found->second.size() == 0) return nullptr;
+  return &found->second;
+}
+
+std::vector<std::string> category_values(const io::Feature& feature, const std::string& name,
+                                         const io::RecordLocation& where) {
+  if (feature.kind == io::Feature::Kind::kBytes) return feature.bytes;
+  std::vector<std::string> values;
+  for (int64_t value : feature.ints) values.push_back(std::to_string(value));
+  // A whole number read as a float (a CSV cell "7" of a column that also holds "7.5") is the
+  // category "7"; a fraction is no category.
+  for (float value : feature.floats) {
+    if (value != std::trunc(value) || std::abs(value) > 1e15f)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + name + "\": the number " + std::to_string(value) +
+                          " cannot be a category; bucketize it, or make it a numeric column");
+    values.push_back(std::to_string(static_cast<int64_t>(value)));
+  }
+  return values;
+}
+
+uint64_t stable_hash(const std::string& text) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a's offset basis and prime
+  for (unsigned char byte : text) {
+    hash ^= byte;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+}  // namespace kiln::tabular

@@ -1,0 +1,79 @@
+#pragma once
+// Feature columns (`data.columns`): how the raw features of a record (a tf.Example, a CSV row)
+// become numbers in a model's input row, as tf.feature_column and Keras preprocessing layers
+// turn them: numbers normalized, values bucketized, categories looked up or hashed, features
+// crossed. A column that needs the training data (means, quantiles, a vocabulary) is fitted once,
+// from statistics gathered in one pass over the training split; what it fitted is stored in
+// the run's preprocessing.json and restored from there (resume, eval, export, serving), so
+// training and serving write the same inputs.
+// Thread-safety: after fit() or restore(), write() is const and runs on any number of threads;
+// a ColumnStatistics belongs to one thread until it is merged.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/json.h"
+#include "kiln/core/registry.h"
+#include "kiln/io/example.h"
+
+namespace kiln::tabular {
+
+/// What a column gathers from the training split, one accumulator per thread of the pass.
+class ColumnStatistics {
+ public:
+  virtual ~ColumnStatistics() = default;
+  virtual void add(const io::Features& example, const io::RecordLocation& where) = 0;
+  /// Adds what `other` (made by the same column) gathered.
+  virtual void merge(ColumnStatistics& other) = 0;
+};
+
+class FeatureColumn {
+ public:
+  virtual ~FeatureColumn() = default;
+  /// The features the column reads.
+  virtual std::vector<std::string> features() const = 0;
+  /// How many numbers it writes per example (known once fitted or restored).
+  virtual int64_t width() const = 0;
+  /// A fresh accumulator for the fitting pass; none when the column needs no data.
+  virtual std::unique_ptr<ColumnStatistics> statistics() const { return nullptr; }
+  /// Fits from the merged statistics of the training split.
+  virtual void fit(ColumnStatistics& /*statistics*/) {}
+  /// What fit() learned, as stored in preprocessing.json (null for a column with nothing to fit).
+  virtual Json fitted() const { return nullptr; }
+  /// Takes back what fitted() returned; throws ConfigError at `path` when it does not fit.
+  virtual void restore(const Json& /*fitted*/, const std::string& /*path*/) {}
+  /// Writes width() numbers for one example into `out`; a value it cannot use is a DataError
+  /// naming `where` and the feature.
+  virtual void write(const io::Features& example, const io::RecordLocation& where,
+                     float* out) const = 0;
+  /// Examples whose category the vocabulary did not have (they went to an OOV bucket).
+  int64_t unseen() const { return unseen_.load(); }
+
+ protected:
+  void count_unseen() const { unseen_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  mutable std::atomic<int64_t> unseen_{0};
+};
+
+/// Columns are built from their spec and their name (the feature they read by default).
+using ColumnRegistry = Registry<FeatureColumn, const std::string&>;
+ColumnRegistry& column_registry();
+
+/// The feature of `example` called `name`, or null when the record lacks it or it holds no value
+/// (TensorFlow's writers leave an empty cell so).
+const io::Feature* find_feature(const io::Features& example, const std::string& name);
+
+/// A feature's values as category strings: bytes as they are, integers in decimal (also whole
+/// numbers in a float_list); a fraction is a DataError (bucketize it first).
+std::vector<std::string> category_values(const io::Feature& feature, const std::string& name,
+                                         const io::RecordLocation& where);
+
+/// The 64-bit FNV-1a hash of `text`'s bytes: what hash buckets, OOV buckets and crosses use.
+/// Stable across machines and releases (docs/tabular.md).
+uint64_t stable_hash(const std::string& text);
+
+}  // namespace kiln::tabular

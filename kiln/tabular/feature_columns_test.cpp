@@ -1,0 +1,262 @@
+#include "kiln/tabular/feature_columns.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/error.h"
+
+namespace kiln::tabular {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::FloatNear;
+using ::testing::HasSubstr;
+
+// Rows of features held in memory, each "at" record `row` of rows.tfrecord.
+class Rows : public TabularSource {
+ public:
+  explicit Rows(std::vector<io::Features> rows) : rows_(std::move(rows)) {}
+  int64_t rows() const override { return int64_t(rows_.size()); }
+  void visit(int64_t begin, int64_t end, const RowVisitor& visit) const override {
+    for (int64_t r = begin; r < end; ++r) visit(r, rows_[size_t(r)], {"rows.tfrecord", r, 16 * r});
+  }
+  const io::Features& operator[](size_t r) const { return rows_[r]; }
+
+ private:
+  std::vector<io::Features> rows_;
+};
+
+ComponentMap columns(const Json& specs) {
+  ComponentMap map("column");
+  OptionTraits<ComponentMap>::read(specs, map, ReadContext{"data.columns", nullptr});
+  return map;
+}
+
+FeatureColumns fitted(const Json& specs, std::vector<std::string> input, const Rows& rows,
+                      int64_t threads = 1) {
+  FeatureColumns made(columns(specs), input, "data.train.input", "data.columns");
+  made.fit(rows, threads);
+  return made;
+}
+
+std::vector<float> row_of(const FeatureColumns& columns, const io::Features& features) {
+  std::vector<float> row(size_t(columns.width()), -99.0f);
+  columns.write(features, {"x.tfrecord", 7, 70}, row.data());
+  return row;
+}
+
+io::Features number(const std::string& name, float value) {
+  return {{name, io::float_feature({value})}};
+}
+
+Rows numbers(const std::string& name, std::vector<float> values) {
+  std::vector<io::Features> rows;
+  for (float v : values) rows.push_back(number(name, v));
+  return Rows(rows);
+}
+
+TEST(NumericColumn, ZscoreUsesTheTrainingMeanAndPopulationStd) {
+  Rows rows = numbers("x", {1, 2, 3, 4});
+  FeatureColumns c = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows);
+  EXPECT_THAT(row_of(c, number("x", 1)), ElementsAre(FloatNear(-1.3416408f, 1e-6f)));
+  EXPECT_THAT(row_of(c, number("x", 2.5f)), ElementsAre(FloatNear(0, 1e-6f)));
+}
+
+TEST(NumericColumn, MinmaxAfterClipAndLog) {
+  Rows rows = numbers("x", {0, 3, 1000});
+  FeatureColumns c = fitted(
+      {{"x", {{"type", "numeric"}, {"normalize", "minmax"}, {"log", true}, {"clip", {0, 15}}}}},
+      {"x"}, rows);
+  // log1p(clip(x)) spans [0, log 16]; 3 -> log 4, half of it.
+  EXPECT_THAT(row_of(c, number("x", 3)), ElementsAre(FloatNear(0.5f, 1e-6f)));
+  EXPECT_THAT(row_of(c, number("x", 1e6f)), ElementsAre(FloatNear(1.0f, 1e-6f)));
+}
+
+TEST(NumericColumn, AConstantFeatureIsShiftedNotDividedByZero) {
+  Rows rows = numbers("x", {5, 5});
+  FeatureColumns c = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows);
+  EXPECT_THAT(row_of(c, number("x", 6)), ElementsAre(1.0f));
+}
+
+TEST(NumericColumn, MissingValuesFollowThePolicy) {
+  Rows rows = numbers("x", {2, 4});
+  FeatureColumns mean = fitted({{"x", {{"type", "numeric"}, {"missing", "mean"}}}}, {"x"}, rows);
+  EXPECT_THAT(row_of(mean, {}), ElementsAre(3.0f));
+  FeatureColumns value =
+      fitted({{"x", {{"type", "numeric"}, {"missing", "value"}, {"value", -1}}}}, {"x"}, rows);
+  EXPECT_THAT(row_of(value, {{"x", io::Feature{}}}), ElementsAre(-1.0f));
+  FeatureColumns fail = fitted({{"x", "numeric"}}, {"x"}, rows);
+  try {
+    row_of(fail, {});
+    FAIL() << "a missing feature with missing: fail was accepted";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("x.tfrecord"));
+    EXPECT_THAT(e.what(), HasSubstr("feature \"x\" is missing"));
+    EXPECT_THAT(e.what(), HasSubstr("missing: mean"));
+  }
+}
+
+TEST(NumericColumn, AStringOrAWrongCountIsADataErrorNamingTheFeature) {
+  FeatureColumns c = fitted({}, {"x"}, numbers("x", {1}));
+  EXPECT_THAT(
+      [&] {
+        row_of(c, {{"x", io::bytes_feature({"7"})}});
+      },
+      testing::ThrowsMessage<DataError>(HasSubstr("make it a categorical column")));
+  EXPECT_THAT(
+      [&] {
+        row_of(c, {{"x", io::float_feature({1, 2})}});
+      },
+      testing::ThrowsMessage<DataError>(HasSubstr("has 2 values; the column's shape is 1")));
+}
+
+TEST(BucketizeColumn, AValueOnAnEdgeGoesToTheBucketAbove) {
+  FeatureColumns c =
+      fitted({{"x", {{"type", "bucketize"}, {"boundaries", {0, 10}}}}}, {"x"}, numbers("x", {1}));
+  EXPECT_THAT(row_of(c, number("x", -5)), ElementsAre(1, 0, 0));
+  EXPECT_THAT(row_of(c, number("x", 0)), ElementsAre(0, 1, 0));
+  EXPECT_THAT(row_of(c, number("x", 10)), ElementsAre(0, 0, 1));
+}
+
+TEST(BucketizeColumn, QuantileEdgesAreNumpysLinearQuantiles) {
+  Rows rows = numbers("x", {10, 9, 8, 7, 6, 5, 4, 3, 2, 1});
+  FeatureColumns c =
+      fitted({{"x", {{"type", "bucketize"}, {"quantiles", 4}, {"output", "index"}}}}, {"x"}, rows);
+  // numpy.quantile(range(1, 11), [.25, .5, .75]) = [3.25, 5.5, 7.75]
+  EXPECT_EQ(c.preprocessing()["columns"][0]["fitted"]["boundaries"], Json({3.25, 5.5, 7.75}));
+  EXPECT_THAT(row_of(c, number("x", 5.5f)), ElementsAre(2));
+}
+
+io::Features category(const std::string& name, std::vector<std::string> values) {
+  return {{name, io::bytes_feature(std::move(values))}};
+}
+
+TEST(CategoricalColumn, ComputedVocabularyIsByCountThenByteOrder) {
+  Rows rows({category("c", {"b"}), category("c", {"a"}), category("c", {"z"}), category("c", {"z"}),
+             category("c", {"q"})});
+  FeatureColumns c =
+      fitted({{"c", {{"type", "categorical"}, {"num_oov_buckets", 2}}}}, {"c"}, rows);
+  EXPECT_EQ(c.preprocessing()["columns"][0]["fitted"]["vocabulary"], Json({"z", "a", "b", "q"}));
+  EXPECT_THAT(row_of(c, category("c", {"a"})), ElementsAre(0, 1, 0, 0, 0, 0));
+  // Unseen: the vocabulary's size plus FNV-1a("zebra") % 2 = 4 + 1.
+  EXPECT_THAT(row_of(c, category("c", {"zebra"})), ElementsAre(0, 0, 0, 0, 0, 1));
+  EXPECT_EQ(c.unseen(), (std::map<std::string, int64_t>{{"c", 1}}));
+  EXPECT_THAT(row_of(c, {}), ElementsAre(0, 0, 0, 0, 0, 0));
+}
+
+TEST(CategoricalColumn, MinCountAndMaxTokensTrimTheVocabulary) {
+  Rows rows({category("c", {"a", "a", "b", "c", "c", "c"})});
+  FeatureColumns c = fitted({{"c",
+                              {{"type", "categorical"},
+                               {"min_count", 2},
+                               {"max_tokens", 1},
+                               {"output", "multi_hot"},
+                               {"num_oov_buckets", 0}}}},
+                            {"c"}, rows);
+  EXPECT_EQ(c.width(), 1);
+  EXPECT_THAT(row_of(c, category("c", {"c", "b"})), ElementsAre(1));
+}
+
+TEST(CategoricalColumn, IntegersAreCategoriesAndListsNeedMultiHot) {
+  Rows rows({{{"n", io::int64_feature({3})}}, {{"n", io::int64_feature({5})}}});
+  FeatureColumns c = fitted({{"n", {{"type", "categorical"}, {"output", "index"}}}}, {"n"}, rows);
+  EXPECT_THAT(row_of(c, {{"n", io::int64_feature({5})}}), ElementsAre(1));
+  EXPECT_THAT(
+      [&] {
+        row_of(c, {{"n", io::int64_feature({3, 5})}});
+      },
+      testing::ThrowsMessage<DataError>(HasSubstr("output: multi_hot")));
+  // A whole number read as a float is that integer; a fraction is no category.
+  EXPECT_THAT(row_of(c, {{"n", io::float_feature({5})}}), ElementsAre(1));
+  EXPECT_THAT(
+      [&] {
+        row_of(c, {{"n", io::float_feature({3.5f})}});
+      },
+      testing::ThrowsMessage<DataError>(HasSubstr("cannot be a category")));
+}
+
+TEST(CategoricalColumn, HashBucketsNeedNoFitting) {
+  FeatureColumns c(columns({{"c", {{"type", "categorical"}, {"hash_buckets", 3}}}}), {"c"}, "input",
+                   "data.columns");
+  EXPECT_FALSE(c.needs_fitting());
+  // FNV-1a("Dream") % 3 = 0
+  EXPECT_THAT(row_of(c, category("c", {"Dream"})), ElementsAre(1, 0, 0));
+}
+
+TEST(CrossedColumn, HashesTensorFlowsJoinedKey) {
+  FeatureColumns c(
+      columns({{"x", {{"type", "crossed"}, {"features", {"a", "b"}}, {"hash_buckets", 16}}}}),
+      {"x"}, "input", "data.columns");
+  io::Features features = {{"a", io::bytes_feature({"Gentoo"})},
+                           {"b", io::bytes_feature({"Biscoe"})}};
+  std::vector<float> row = row_of(c, features);
+  std::vector<float> expected(16, 0.0f);
+  expected[12] = 1;  // FNV-1a("Gentoo_X_Biscoe") % 16
+  EXPECT_THAT(row, ElementsAreArray(expected));
+  EXPECT_THAT(row_of(c, {{"a", io::bytes_feature({"Gentoo"})}}),
+              ElementsAreArray(std::vector<float>(16, 0.0f)));
+}
+
+TEST(StableHash, IsFnv1a64) {
+  EXPECT_EQ(stable_hash(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(stable_hash("a"), 0xaf63dc4c8601ec8cull);
+}
+
+TEST(FeatureColumns, WriteTheInputsOrderAndPlainFeaturesAsNumbers) {
+  Rows rows({{{"a", io::float_feature({2})}, {"c", io::bytes_feature({"u"})}}});
+  FeatureColumns c = fitted({{"c", "categorical"}}, {"c", "a"}, rows);
+  EXPECT_EQ(c.width(), 3);
+  EXPECT_THAT(c.names(), ElementsAre("c", "a"));
+  EXPECT_THAT(row_of(c, rows[0]), ElementsAre(1, 0, 2));
+  EXPECT_THAT(c.features(), ElementsAre("a", "c"));
+}
+
+TEST(FeatureColumns, ADeclaredColumnMissingFromTheInputIsAConfigError) {
+  EXPECT_THAT(
+      [] {
+        FeatureColumns(columns({{"b", "numeric"}}), {"a"}, "data.train.input", "data.columns");
+      },
+      testing::ThrowsMessage<ConfigError>(HasSubstr("data.columns.b")));
+  EXPECT_THAT(
+      [] {
+        FeatureColumns(columns({}), {"a", "a"}, "data.train.input", "data.columns");
+      },
+      testing::ThrowsMessage<ConfigError>(HasSubstr("data.train.input[1]")));
+}
+
+TEST(FeatureColumns, ParallelFittingEqualsOneThread) {
+  std::vector<io::Features> many;
+  for (int i = 0; i < 40000; ++i)
+    many.push_back({{"x", io::float_feature({float(i % 97) * 0.37f})},
+                    {"c", io::bytes_feature({std::to_string(i % 13)})}});
+  Rows rows(many);
+  Json specs = {{"x", {{"type", "numeric"}, {"normalize", "zscore"}}},
+                {"q", {{"type", "bucketize"}, {"feature", "x"}, {"quantiles", 5}}},
+                {"c", "categorical"}};
+  Json one = fitted(specs, {"x", "q", "c"}, rows, 1).preprocessing();
+  Json four = fitted(specs, {"x", "q", "c"}, rows, 4).preprocessing();
+  EXPECT_EQ(one, four);
+}
+
+TEST(FeatureColumns, PreprocessingRebuildsTheSameColumns) {
+  Rows rows({category("c", {"x"}), category("c", {"y"}), category("c", {"y"})});
+  FeatureColumns c = fitted({{"c", "categorical"}}, {"c"}, rows);
+  auto again = FeatureColumns::from_preprocessing(c.preprocessing());
+  EXPECT_EQ(again->width(), c.width());
+  for (const char* value : {"x", "y", "new"})
+    EXPECT_EQ(row_of(*again, category("c", {value})), row_of(c, category("c", {value})));
+}
+
+TEST(FeatureColumns, RestoringAfterTheColumnChangedIsAConfigError) {
+  Rows rows = numbers("x", {1, 2});
+  Json saved =
+      fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows).preprocessing();
+  FeatureColumns changed(columns({{"x", {{"type", "numeric"}, {"normalize", "minmax"}}}}), {"x"},
+                         "input", "data.columns");
+  EXPECT_THAT([&] { changed.restore(saved); },
+              testing::ThrowsMessage<ConfigError>(HasSubstr("start a new run")));
+}
+
+}  // namespace
+}  // namespace kiln::tabular

@@ -1,0 +1,53 @@
+#include "kiln/tabular/feature_statistics.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln::tabular {
+namespace {
+
+class Rows : public TabularSource {
+ public:
+  explicit Rows(std::vector<io::Features> rows) : rows_(std::move(rows)) {}
+  int64_t rows() const override { return int64_t(rows_.size()); }
+  void visit(int64_t begin, int64_t end, const RowVisitor& visit) const override {
+    for (int64_t r = begin; r < end; ++r) visit(r, rows_[size_t(r)], {"t", r, -1});
+  }
+
+ private:
+  std::vector<io::Features> rows_;
+};
+
+TEST(FeatureStatistics, CountsMissingNumbersAndTopValues) {
+  Rows rows({{{"x", io::float_feature({1})}, {"c", io::bytes_feature({"b"})}},
+             {{"x", io::float_feature({3})}, {"c", io::bytes_feature({"a"})}},
+             {{"c", io::bytes_feature({"b"})}, {"n", io::int64_feature({4, 6})}}});
+  Json stats = feature_table_json(describe_features(rows, 2), 1);
+  EXPECT_EQ(stats["records"], 3);
+  const Json& x = stats["features"]["x"];
+  EXPECT_EQ(x["type"], "float_list");
+  EXPECT_EQ(x["records"], 2);
+  EXPECT_EQ(x["missing"], 1);
+  EXPECT_EQ(x["min"], 1.0);
+  EXPECT_EQ(x["max"], 3.0);
+  EXPECT_EQ(x["mean"], 2.0);
+  EXPECT_EQ(x["std"], 1.0);  // the population's, as the columns normalize by
+  EXPECT_FALSE(x.contains("top"));
+  const Json& c = stats["features"]["c"];
+  EXPECT_EQ(c["distinct"], 2);
+  EXPECT_EQ(c["top"], Json::parse(R"([{"value": "b", "count": 2}])"));
+  EXPECT_EQ(stats["features"]["n"]["values"], 2);
+  EXPECT_EQ(stats["features"]["n"]["mean"], 5.0);
+}
+
+TEST(FeatureStatistics, PartsMergeToTheSameTableWhateverTheThreads) {
+  std::vector<io::Features> many;
+  for (int i = 0; i < 50000; ++i)
+    many.push_back(
+        {{"x", io::float_feature({float(i % 101) / 7.0f})}, {"k", io::int64_feature({i % 17})}});
+  Rows rows(many);
+  EXPECT_EQ(feature_table_json(describe_features(rows, 1), 3),
+            feature_table_json(describe_features(rows, 3), 3));
+}
+
+}  // namespace
+}  // namespace kiln::tabular

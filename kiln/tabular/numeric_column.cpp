@@ -1,0 +1,221 @@
+// numeric: numbers as they are or normalized (z-score or min-max, per element), optionally
+// clipped and log-scaled first, with a policy for records that lack the feature.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kiln/core/error.h"
+#include "kiln/tabular/feature_column.h"
+
+namespace kiln::tabular {
+namespace {
+
+enum class Normalize { kNone, kZscore, kMinmax };
+EnumNameList<Normalize> enum_names(Normalize) {
+  return {
+      {Normalize::kNone, "none"}, {Normalize::kZscore, "zscore"}, {Normalize::kMinmax, "minmax"}};
+}
+
+enum class Missing { kFail, kMean, kValue };
+EnumNameList<Missing> enum_names(Missing) {
+  return {{Missing::kFail, "fail"}, {Missing::kMean, "mean"}, {Missing::kValue, "value"}};
+}
+
+struct NumericOptions {
+  std::string feature;
+  int64_t shape = 1;
+  Normalize normalize = Normalize::kNone;
+  bool log = false;
+  std::vector<double> clip;
+  Missing missing = Missing::kFail;
+  double value = 0;
+  void describe(Schema& s) {
+    s.field("feature", feature, "The feature read; \"\": the column's own name.");
+    s.field("shape", shape, "Values per example.").min(1);
+    s.field("normalize", normalize,
+            "none, zscore ((x - mean) / std over the training split) or minmax ((x - min) / "
+            "(max - min)); per element, after clip and log.");
+    s.field("log", log, "Take log(1 + x) first (counts, prices); x must be > -1.");
+    s.field("clip", clip, "[low, high]: values outside are moved to the nearest bound, first.")
+        .check(
+            [](const std::vector<double>& c) {
+              return c.empty() || (c.size() == 2 && c[0] <= c[1]);
+            },
+            "[low, high] with low <= high");
+    s.field("missing", missing,
+            "A record without the feature: fail, mean (the training split's mean) or value.");
+    s.field("value", value, "The value of a missing feature with missing: value.");
+  }
+};
+
+// Count, mean and sum of squared deviations (Chan et al.'s parallel form), minimum and maximum
+// of one element, and the mean of its raw values (missing: mean fills with it).
+struct Moments {
+  double count = 0, mean = 0, m2 = 0, raw_sum = 0;
+  double low = std::numeric_limits<double>::infinity();
+  double high = -std::numeric_limits<double>::infinity();
+
+  void add(double raw, double value) {
+    count += 1;
+    double delta = value - mean;
+    mean += delta / count;
+    m2 += delta * (value - mean);
+    raw_sum += raw;
+    low = std::min(low, value);
+    high = std::max(high, value);
+  }
+  void merge(const Moments& other) {
+    if (other.count == 0) return;
+    double total = count + other.count, delta = other.mean - mean;
+    mean += delta * other.count / total;
+    m2 += other.m2 + delta * delta * count * other.count / total;
+    count = total;
+    raw_sum += other.raw_sum;
+    low = std::min(low, other.low);
+    high = std::max(high, other.high);
+  }
+};
+
+class NumericColumn;
+
+class NumericStatistics : public ColumnStatistics {
+ public:
+  explicit NumericStatistics(const NumericColumn& column);
+  void add(const io::Features& example, const io::RecordLocation& where) override;
+  void merge(ColumnStatistics& other) override {
+    auto& more = static_cast<NumericStatistics&>(other).elements;
+    for (size_t i = 0; i < elements.size(); ++i) elements[i].merge(more[i]);
+  }
+  std::vector<Moments> elements;
+
+ private:
+  const NumericColumn& column_;
+};
+
+class NumericColumn : public FeatureColumn {
+ public:
+  NumericColumn(const NumericOptions& o, const std::string& name)
+      : o_(o), feature_(o.feature.empty() ? name : o.feature) {}
+
+  std::vector<std::string> features() const override { return {feature_}; }
+  int64_t width() const override { return o_.shape; }
+
+  std::unique_ptr<ColumnStatistics> statistics() const override {
+    if (o_.normalize == Normalize::kNone && o_.missing != Missing::kMean) return nullptr;
+    return std::make_unique<NumericStatistics>(*this);
+  }
+
+  void fit(ColumnStatistics& gathered) override {
+    const auto& elements = static_cast<NumericStatistics&>(gathered).elements;
+    fitted_ = Fitted{};
+    for (const Moments& m : elements) {
+      if (m.count == 0)
+        throw Error("no training example has \"" + feature_ +
+                    "\", so it cannot be normalized or filled with its mean");
+      fitted_.shift.push_back(o_.normalize == Normalize::kMinmax ? m.low : m.mean);
+      double spread =
+          o_.normalize == Normalize::kMinmax ? m.high - m.low : std::sqrt(m.m2 / m.count);
+      // A constant feature: scikit-learn's scalers divide by 1 then, not by 0.
+      fitted_.scale.push_back(o_.normalize == Normalize::kNone || spread == 0 ? 1.0 : spread);
+      fitted_.fill.push_back(m.raw_sum / m.count);
+    }
+    if (o_.normalize == Normalize::kNone)
+      std::fill(fitted_.shift.begin(), fitted_.shift.end(), 0.0);
+  }
+
+  Json fitted() const override {
+    if (fitted_.shift.empty()) return nullptr;
+    return {{"shift", fitted_.shift}, {"scale", fitted_.scale}, {"fill", fitted_.fill}};
+  }
+
+  void restore(const Json& fitted, const std::string& path) override {
+    if (!statistics()) return;
+    auto numbers = [&](const char* key) {
+      if (!fitted.is_object() || !fitted.contains(key) || !fitted[key].is_array() ||
+          fitted[key].size() != static_cast<size_t>(o_.shape))
+        throw ConfigError(path, "",
+                          std::string("expected \"") + key + "\": a list of " +
+                              std::to_string(o_.shape) + " numbers");
+      return fitted[key].get<std::vector<double>>();
+    };
+    fitted_ = Fitted{numbers("shift"), numbers("scale"), numbers("fill")};
+  }
+
+  // Clip, then log: the value the statistics and the normalization see.
+  double prepared(double x, const io::RecordLocation& where) const {
+    if (!o_.clip.empty()) x = std::clamp(x, o_.clip[0], o_.clip[1]);
+    if (!o_.log) return x;
+    if (!(x > -1))
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\": log(1 + x) of " + std::to_string(x) +
+                          " is not defined; clip it first (clip: [0, ...])");
+    return std::log1p(x);
+  }
+
+  // The feature's raw values, or none when the record lacks it.
+  std::vector<double> raw_values(const io::Features& example,
+                                 const io::RecordLocation& where) const {
+    const io::Feature* feature = find_feature(example, feature_);
+    if (!feature) return {};
+    if (feature->kind == io::Feature::Kind::kBytes)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\" holds the string \"" +
+                          feature->bytes[0].substr(0, 40) +
+                          "\"; a numeric column reads numbers: make it a categorical column");
+    std::vector<double> values(feature->floats.begin(), feature->floats.end());
+    for (int64_t v : feature->ints) values.push_back(double(v));
+    if (static_cast<int64_t>(values.size()) != o_.shape)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\" has " + std::to_string(values.size()) +
+                          " values; the column's shape is " + std::to_string(o_.shape));
+    return values;
+  }
+
+  void write(const io::Features& example, const io::RecordLocation& where,
+             float* out) const override {
+    std::vector<double> values = raw_values(example, where);
+    if (values.empty()) values = missing_values(example, where);
+    for (int64_t i = 0; i < o_.shape; ++i) {
+      double x = prepared(values[size_t(i)], where);
+      if (!fitted_.shift.empty()) x = (x - fitted_.shift[size_t(i)]) / fitted_.scale[size_t(i)];
+      out[i] = static_cast<float>(x);
+    }
+  }
+
+ private:
+  struct Fitted {
+    std::vector<double> shift, scale, fill;
+  };
+
+  std::vector<double> missing_values(const io::Features& example,
+                                     const io::RecordLocation& where) const {
+    if (o_.missing == Missing::kValue) return std::vector<double>(size_t(o_.shape), o_.value);
+    if (o_.missing == Missing::kMean) return fitted_.fill;
+    std::string present;
+    for (const auto& [name, feature] : example) present += (present.empty() ? "" : ", ") + name;
+    throw DataError(where.file, where.record, where.offset,
+                    "feature \"" + feature_ + "\" is missing (the record has: " + present +
+                        "); give the column missing: mean or missing: value");
+  }
+
+  NumericOptions o_;
+  std::string feature_;
+  Fitted fitted_;
+};
+
+NumericStatistics::NumericStatistics(const NumericColumn& column)
+    : elements(size_t(column.width())), column_(column) {}
+
+void NumericStatistics::add(const io::Features& example, const io::RecordLocation& where) {
+  std::vector<double> values = column_.raw_values(example, where);
+  for (size_t i = 0; i < values.size(); ++i)
+    elements[i].add(values[i], column_.prepared(values[i], where));
+}
+
+}  // namespace
+
+KILN_REGISTER(column_registry, "numeric", NumericColumn, NumericOptions,
+              "Numbers as they are, or normalized (zscore, minmax), clipped and log-scaled.");
+
+}  // namespace kiln::tabular
