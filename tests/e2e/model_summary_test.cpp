@@ -18,8 +18,8 @@ using ::testing::HasSubstr;
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 
 // Runs in a folder holding data/fashion_mnist/train-*.tfrecord.gz (from the test images), where
-// cnn_tfrecord.yaml looks for them, beside a link to the shared test data, where the penguin
-// example looks for its file (../shared/testdata).
+// cnn_tfrecord.yaml looks for them, and data/shapes/ (its generator's), beside a link to the
+// shared test data, where the penguin example looks for its file (../shared/testdata).
 TEST(ModelSummary, PrintsTheTableForEveryExampleConfig) {
   testing::TempDir dir;
   std::filesystem::create_directory_symlink(std::string(KILN_TESTDATA) + "/..", dir.file("shared"));
@@ -29,6 +29,9 @@ TEST(ModelSummary, PrintsTheTableForEveryExampleConfig) {
            "labels-idx1-ubyte.gz --out " + dir.file("work/data/fashion_mnist/train") +
            " --compression gzip"));
   ASSERT_EQ(convert.exit_code, 0) << convert.err;
+  auto shapes = testing::run_command("cd " + dir.file("work") + " && /usr/bin/python3 " +
+                                     KILN_SOURCE_DIR + "/configs/examples/shapes/make_shapes.py");
+  ASSERT_EQ(shapes.exit_code, 0) << shapes.err;
   int configs = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(
            std::string(KILN_SOURCE_DIR) + "/configs/examples")) {
