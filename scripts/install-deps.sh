@@ -24,7 +24,7 @@ packages=(
   # real data
   dataset-fashion-mnist
   # peer for the benchmarks and golden-value generators (never linked)
-  python3-torch python3-sklearn python3-torchvision python3-numpy
+  python3-torch python3-sklearn python3-torchvision python3-numpy python3-pandas
   # the serving benchmark: its Python peer (Flask under gunicorn) and the load generator
   python3-flask gunicorn wrk curl
 )

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -36,10 +37,10 @@ class CsvScanner {
 
  private:
   std::string read_cell(int64_t row_offset) {
-    std::string cell;
     if (position_ < text_.size() && text_[position_] == '"') return read_quoted(row_offset);
-    while (position_ < text_.size() && !ends_cell(text_[position_])) cell += text_[position_++];
-    return cell;
+    size_t start = position_;
+    while (position_ < text_.size() && !ends_cell(text_[position_])) ++position_;
+    return std::string(text_.substr(start, position_ - start));
   }
 
   std::string read_quoted(int64_t row_offset) {
@@ -93,14 +94,17 @@ CsvTable parse_csv(std::string_view text, const std::string& name, char delimite
   if (!scanner.next_row(table.header, offset))
     throw DataError(name, -1, 0, "the file is empty; a CSV file starts with a header row");
   std::vector<std::string> cells;
+  cells.reserve(table.header.size());
   while (scanner.next_row(cells, offset)) {
     if (cells.size() == 1 && cells[0].empty()) continue;  // a blank line
     if (cells.size() != table.header.size())
       throw DataError(
           name, static_cast<int64_t>(table.rows.size()), offset,
           fmt::format("the row has {} cells, the header {}", cells.size(), table.header.size()));
-    table.rows.push_back(cells);
+    table.rows.push_back(std::move(cells));
     table.row_offsets.push_back(offset);
+    cells = {};
+    cells.reserve(table.header.size());
   }
   return table;
 }
@@ -111,8 +115,12 @@ CsvTable read_csv(const std::string& path, char delimiter) {
   return parse_csv(bytes, path, delimiter);
 }
 
-bool parse_int64(std::string_view cell, int64_t& out) {
-  if (cell.empty() || cell.size() > 20) return false;
+namespace {
+
+// strtoll/strtod's reading, for what std::from_chars does not take: a leading '+', and numbers
+// past the type's range (strtod reads 1e400 as infinity).
+bool parse_int64_slowly(std::string_view cell, int64_t& out) {
+  if (cell.size() > 20) return false;
   std::string text(cell);
   char* end = nullptr;
   errno = 0;
@@ -123,14 +131,34 @@ bool parse_int64(std::string_view cell, int64_t& out) {
   return true;
 }
 
-bool parse_double(std::string_view cell, double& out) {
-  if (cell.empty()) return false;
+bool parse_double_slowly(std::string_view cell, double& out) {
   std::string text(cell);
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || std::isspace(uint8_t(text[0]))) return false;
   out = value;
   return true;
+}
+
+}  // namespace
+
+// std::from_chars first: it neither copies the cell nor consults the locale, several times
+// faster than strtod on the numbers of a large CSV file.
+bool parse_int64(std::string_view cell, int64_t& out) {
+  if (cell.empty()) return false;
+  const char* end = cell.data() + cell.size();
+  auto [stop, problem] = std::from_chars(cell.data(), end, out);
+  if (problem == std::errc() && stop == end) return true;
+  return cell[0] == '+' && parse_int64_slowly(cell, out);
+}
+
+bool parse_double(std::string_view cell, double& out) {
+  if (cell.empty()) return false;
+  const char* end = cell.data() + cell.size();
+  auto [stop, problem] = std::from_chars(cell.data(), end, out);
+  if (problem == std::errc() && stop == end) return true;
+  if (problem == std::errc::invalid_argument && cell[0] != '+') return false;
+  return parse_double_slowly(cell, out);
 }
 
 CsvType infer_column_type(const CsvTable& table, size_t index) {

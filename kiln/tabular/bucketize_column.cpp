@@ -101,9 +101,11 @@ class BucketizeColumn : public FeatureColumn {
 
   void restore(const Json& fitted, const std::string& path) override {
     if (o_.quantiles == 0) return;
-    if (!fitted.is_object() || !fitted.contains("boundaries") || !fitted["boundaries"].is_array())
-      throw ConfigError(path, "", "expected \"boundaries\": a list of numbers");
-    boundaries_ = fitted["boundaries"].get<std::vector<double>>();
+    std::vector<double> edges = fitted_numbers(fitted, "boundaries", path);
+    if (!std::is_sorted(edges.begin(), edges.end()) ||
+        std::adjacent_find(edges.begin(), edges.end()) != edges.end())
+      throw ConfigError(path, "", "\"boundaries\" must increase strictly");
+    boundaries_ = std::move(edges);
   }
 
   // The feature's one value, or none when the record lacks it.

@@ -127,9 +127,7 @@ class CategoricalColumn : public FeatureColumn {
 
   void restore(const Json& fitted, const std::string& path) override {
     if (o_.hash_buckets > 0) return;
-    if (!fitted.is_object() || !fitted.contains("vocabulary") || !fitted["vocabulary"].is_array())
-      throw ConfigError(path, "", "expected \"vocabulary\": a list of strings");
-    use(fitted["vocabulary"].get<std::vector<std::string>>());
+    use(fitted_strings(fitted, "vocabulary", path));
   }
 
   void write(const io::Features& example, const io::RecordLocation& where,

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "kiln/core/error.h"
 
 namespace kiln::tabular {
@@ -33,6 +35,42 @@ std::vector<std::string> category_values(const io::Feature& feature, const std::
     values.push_back(std::to_string(static_cast<int64_t>(value)));
   }
   return values;
+}
+
+namespace {
+
+const Json& fitted_list(const Json& fitted, const char* key, const std::string& path,
+                        const char* of) {
+  if (!fitted.is_object() || !fitted.contains(key) || !fitted[key].is_array())
+    throw ConfigError(path, "", std::string("expected \"") + key + "\": a list of " + of);
+  return fitted[key];
+}
+
+}  // namespace
+
+std::vector<double> fitted_numbers(const Json& fitted, const char* key, const std::string& path,
+                                   int64_t count) {
+  std::vector<double> numbers;
+  for (const Json& value : fitted_list(fitted, key, path, "numbers")) {
+    if (!value.is_number())
+      throw ConfigError(path, "", std::string("\"") + key + "\" holds " + value.dump());
+    numbers.push_back(value.get<double>());
+  }
+  if (count >= 0 && int64_t(numbers.size()) != count)
+    throw ConfigError(path, "",
+                      fmt::format("\"{}\" holds {} numbers, not {}", key, numbers.size(), count));
+  return numbers;
+}
+
+std::vector<std::string> fitted_strings(const Json& fitted, const char* key,
+                                        const std::string& path) {
+  std::vector<std::string> strings;
+  for (const Json& value : fitted_list(fitted, key, path, "strings")) {
+    if (!value.is_string())
+      throw ConfigError(path, "", std::string("\"") + key + "\" holds " + value.dump());
+    strings.push_back(value.get<std::string>());
+  }
+  return strings;
 }
 
 uint64_t stable_hash(const std::string& text) {

@@ -72,6 +72,13 @@ const io::Feature* find_feature(const io::Features& example, const std::string& 
 std::vector<std::string> category_values(const io::Feature& feature, const std::string& name,
                                          const io::RecordLocation& where);
 
+/// `fitted[key]` as restore() reads it from preprocessing.json: a list of numbers (of `count`,
+/// when count >= 0) or of strings; anything else is a ConfigError at `path`.
+std::vector<double> fitted_numbers(const Json& fitted, const char* key, const std::string& path,
+                                   int64_t count = -1);
+std::vector<std::string> fitted_strings(const Json& fitted, const char* key,
+                                        const std::string& path);
+
 /// The 64-bit FNV-1a hash of `text`'s bytes: what hash buckets, OOV buckets and crosses use.
 /// Stable across machines and releases (docs/tabular.md).
 uint64_t stable_hash(const std::string& text);

@@ -14,6 +14,20 @@ namespace {
 
 constexpr const char* kFormat = "kiln.preprocessing";
 
+// preprocessing.json comes from disk (a run, an export): a malformed one is a ConfigError naming
+// what is wrong, never a JSON library exception.
+[[noreturn]] void malformed(const std::string& problem) {
+  throw ConfigError("preprocessing.json", "", problem);
+}
+
+std::string column_name(const Json& column, size_t index) {
+  if (!column.is_object() || !column.contains("name") || !column["name"].is_string())
+    malformed("columns[" + std::to_string(index) + "] has no \"name\" string");
+  if (!column.contains("spec"))
+    malformed("column \"" + column["name"].get<std::string>() + "\" has no \"spec\"");
+  return column["name"].get<std::string>();
+}
+
 // The statistics each column gathers in one part of the pass (null: it needs none).
 using PartStatistics = std::vector<std::unique_ptr<ColumnStatistics>>;
 
@@ -51,11 +65,13 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
                       std::string("not a kiln preprocessing file (\"format\": \"") + kFormat +
                           "\" with \"columns\")");
   std::unique_ptr<FeatureColumns> made(new FeatureColumns());
-  for (const Json& column : preprocessing["columns"]) {
+  const Json& columns = preprocessing["columns"];
+  for (size_t i = 0; i < columns.size(); ++i) {
+    std::string name = column_name(columns[i], i);
     ComponentSpec spec("column");
-    spec.path = "preprocessing.json:" + column.value("name", std::string("?"));
-    spec.spec = column_registry().resolve(column.at("spec"), ReadContext{spec.path, nullptr});
-    made->add(column.at("name").get<std::string>(), std::move(spec));
+    spec.path = "preprocessing.json:" + name;
+    spec.spec = column_registry().resolve(columns[i]["spec"], ReadContext{spec.path, nullptr});
+    made->add(name, std::move(spec));
   }
   made->restore(preprocessing);
   return made;
@@ -114,10 +130,13 @@ Json FeatureColumns::preprocessing() const {
 }
 
 void FeatureColumns::restore(const Json& preprocessing) {
-  const Json& columns = preprocessing.at("columns");
+  if (!preprocessing.is_object() || !preprocessing.contains("columns") ||
+      !preprocessing["columns"].is_array())
+    malformed("expected an object with a \"columns\" list");
+  const Json& columns = preprocessing["columns"];
   auto names_there = [&] {
     std::vector<std::string> names;
-    for (const Json& column : columns) names.push_back(column.value("name", std::string("?")));
+    for (size_t i = 0; i < columns.size(); ++i) names.push_back(column_name(columns[i], i));
     return names;
   };
   if (names_there() != names_)
@@ -126,11 +145,13 @@ void FeatureColumns::restore(const Json& preprocessing) {
                                   fmt::join(names_there(), ", "), fmt::join(names_, ", ")));
   for (size_t c = 0; c < columns_.size(); ++c) {
     std::string path = "preprocessing.json:" + names_[c];
-    if (columns[c].at("spec") != specs_[c].spec)
+    // Both resolved (every option filled in), so that a file written by hand compares too.
+    Json theirs = column_registry().resolve(columns[c]["spec"], ReadContext{path, nullptr});
+    if (theirs != specs_[c].spec)
       throw ConfigError(specs_[c].path, "",
                         "the column differs from the one the run was fitted with (" +
-                            columns[c].at("spec").dump() + "); start a new run to change it");
-    columns_[c]->restore(columns[c].at("fitted"), path);
+                            theirs.dump() + "); start a new run to change it");
+    columns_[c]->restore(columns[c].value("fitted", Json()), path);
   }
   measure();
 }

@@ -258,5 +258,32 @@ TEST(FeatureColumns, RestoringAfterTheColumnChangedIsAConfigError) {
               testing::ThrowsMessage<ConfigError>(HasSubstr("start a new run")));
 }
 
+TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
+  auto problem_of = [](const std::string& text) {
+    try {
+      FeatureColumns::from_preprocessing(Json::parse(text));
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(problem_of(R"({"columns": []})"), HasSubstr("not a kiln preprocessing file"));
+  std::string head = R"({"format": "kiln.preprocessing", "columns": [)";
+  EXPECT_THAT(problem_of(head + R"({"spec": "numeric"}]})"), HasSubstr("no \"name\""));
+  EXPECT_THAT(problem_of(head + R"({"name": "x"}]})"), HasSubstr("has no \"spec\""));
+  std::string zscore = R"({"name": "x", "spec": {"type": "numeric", "normalize": "zscore"}, )";
+  EXPECT_THAT(problem_of(head + zscore + R"("fitted": {"shift": ["a"]}}]})"),
+              HasSubstr("\"shift\" holds \"a\""));
+  EXPECT_THAT(
+      problem_of(head + zscore + R"("fitted": {"shift": [0], "scale": [0], "fill": [0]}}]})"),
+      HasSubstr("a column divides by it"));
+  EXPECT_THAT(problem_of(head + R"({"name": "b", "spec": {"type": "bucketize", "quantiles": 2},)" +
+                         R"( "fitted": {"boundaries": [2, 1]}}]})"),
+              HasSubstr("must increase strictly"));
+  EXPECT_EQ(
+      problem_of(head + R"({"name": "h", "spec": {"type": "categorical", "hash_buckets": 3}}]})"),
+      "accepted");
+}
+
 }  // namespace
 }  // namespace kiln::tabular

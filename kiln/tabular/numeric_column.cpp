@@ -131,15 +131,12 @@ class NumericColumn : public FeatureColumn {
 
   void restore(const Json& fitted, const std::string& path) override {
     if (!statistics()) return;
-    auto numbers = [&](const char* key) {
-      if (!fitted.is_object() || !fitted.contains(key) || !fitted[key].is_array() ||
-          fitted[key].size() != static_cast<size_t>(o_.shape))
-        throw ConfigError(path, "",
-                          std::string("expected \"") + key + "\": a list of " +
-                              std::to_string(o_.shape) + " numbers");
-      return fitted[key].get<std::vector<double>>();
-    };
+    auto numbers = [&](const char* key) { return fitted_numbers(fitted, key, path, o_.shape); };
     fitted_ = Fitted{numbers("shift"), numbers("scale"), numbers("fill")};
+    for (double scale : fitted_.scale)
+      if (!std::isfinite(scale) || scale == 0)
+        throw ConfigError(path, "",
+                          "\"scale\" holds " + std::to_string(scale) + "; a column divides by it");
   }
 
   // Clip, then log: the value the statistics and the normalization see.

@@ -1,7 +1,7 @@
 // csv: a table of numbers, one example per row, or sliding windows over a time series; with a list
 // of inputs, rows of named features (strings allowed) that feature columns turn into numbers.
 
-#include <set>
+#include <map>
 
 #include "kiln/data/dataset.h"
 #include "kiln/io/csv.h"
@@ -90,20 +90,25 @@ torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size
   auto rows = static_cast<int64_t>(table.rows.size());
   if (o.target_type == CsvTargetType::kFloat) {
     torch::Tensor out = torch::empty({rows, 1});
-    for (int64_t r = 0; r < rows; ++r) out[r][0] = number_at(table, size_t(r), column, nullptr);
+    auto values = out.accessor<float, 2>();
+    for (int64_t r = 0; r < rows; ++r)
+      values[r][0] = float(number_at(table, size_t(r), column, nullptr));
     return out;
   }
   bool numbered = io::infer_column_type(table, column) == io::CsvType::kInt64;
-  std::set<std::string> labels;
-  for (const auto& row : table.rows) labels.insert(row[column]);
+  std::map<std::string, int64_t> labels;
+  for (const auto& row : table.rows) labels.emplace(row[column], 0);
+  int64_t next = 0;
+  for (auto& [label, index] : labels) index = next++;  // text labels in sorted order
   torch::Tensor out = torch::empty({rows}, torch::kInt64);
+  auto classes = out.accessor<int64_t, 1>();
   for (int64_t r = 0; r < rows; ++r) {
     const std::string& cell = table.rows[size_t(r)][column];
     if (cell.empty()) cell_error(table, size_t(r), column, "empty class label");
-    int64_t index = std::distance(labels.begin(), labels.find(cell));
+    int64_t index = labels.at(cell);
     if (numbered && (!io::parse_int64(cell, index) || index < 0))
       cell_error(table, size_t(r), column, "class \"" + cell + "\" is not an index >= 0");
-    out[r] = index;
+    classes[r] = index;
   }
   return out;
 }
@@ -127,15 +132,24 @@ std::pair<torch::Tensor, torch::Tensor> load(const CsvOptions& o) {
   return windows(o, x, y);
 }
 
-// A cell as a feature: an integer, else a number, else a string; none when empty (a missing
-// value, as TFX writes it).
-std::optional<io::Feature> cell_feature(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  int64_t whole = 0;
+// A cell as a feature value: an integer, else a number, else a string; none when empty (a missing
+// value, as TFX writes it). Parsed once, when the file is read.
+struct Cell {
+  io::Feature::Kind kind = io::Feature::Kind::kNone;
   double number = 0;
-  if (io::parse_int64(cell, whole)) return io::int64_feature({whole});
-  if (io::parse_double(cell, number)) return io::float_feature({float(number)});
-  return io::bytes_feature({cell});
+  int64_t integer = 0;
+};
+
+Cell parse_cell(const std::string& text) {
+  Cell cell;
+  if (text.empty()) return cell;
+  if (io::parse_int64(text, cell.integer))
+    cell.kind = io::Feature::Kind::kInt64;
+  else if (io::parse_double(text, cell.number))
+    cell.kind = io::Feature::Kind::kFloat;
+  else
+    cell.kind = io::Feature::Kind::kBytes;
+  return cell;
 }
 
 // Rows as named features for feature columns (`input: [...]`).
@@ -148,6 +162,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
                "{}: input (feature columns) goes without features and window", o.file);
     target_column_ = table_.column(o.target);
     targets_ = target_vector(o, table_, target_column_);
+    parse_cells();
   }
 
   int64_t size() const override { return int64_t(table_.rows.size()); }
@@ -166,30 +181,62 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   Batch gather_records(const torch::Tensor& indices,
                        const tabular::RowVisitor& input) const override {
     auto index = indices.accessor<int64_t, 1>();
-    for (int64_t i = 0; i < indices.size(0); ++i) visit_row(index[i], i, input);
+    Row row = fresh_row();
+    for (int64_t i = 0; i < indices.size(0); ++i) visit_row(index[i], i, row, input);
     return {torch::Tensor(), targets_.index_select(0, indices), {}, {}};
   }
 
   int64_t rows() const override { return size(); }
   void visit(int64_t begin, int64_t end, const tabular::RowVisitor& visit) const override {
-    for (int64_t r = begin; r < end; ++r) visit_row(r, r, visit);
+    Row row = fresh_row();
+    for (int64_t r = begin; r < end; ++r) visit_row(r, r, row, visit);
   }
 
  private:
-  void visit_row(int64_t r, int64_t as, const tabular::RowVisitor& visit) const {
-    const std::vector<std::string>& cells = table_.rows[size_t(r)];
+  // One record's features, reused from row to row: every column but the target, each emptied
+  // (missing) or refilled in place, so that a pass allocates nothing per row for numbers.
+  struct Row {
     io::Features features;
-    for (size_t c = 0; c < cells.size(); ++c)
-      if (c != target_column_)
-        if (std::optional<io::Feature> feature = cell_feature(cells[c]))
-          features.emplace(table_.header[c], std::move(*feature));
-    visit(as, features, {table_.name, r, table_.row_offsets[size_t(r)]});
+    std::vector<io::Feature*> slots;  // by column; null for the target
+  };
+
+  Row fresh_row() const {
+    Row row;
+    for (size_t c = 0; c < table_.header.size(); ++c)
+      row.slots.push_back(c == target_column_ ? nullptr : &row.features[table_.header[c]]);
+    return row;
+  }
+
+  void parse_cells() {
+    size_t columns = table_.header.size();
+    cells_.resize(table_.rows.size() * columns);
+    for (size_t r = 0; r < table_.rows.size(); ++r)
+      for (size_t c = 0; c < columns; ++c) cells_[r * columns + c] = parse_cell(table_.rows[r][c]);
+  }
+
+  void visit_row(int64_t r, int64_t as, Row& row, const tabular::RowVisitor& visit) const {
+    size_t columns = table_.header.size();
+    for (size_t c = 0; c < columns; ++c) {
+      io::Feature* feature = row.slots[c];
+      if (!feature) continue;
+      const Cell& cell = cells_[size_t(r) * columns + c];
+      feature->kind = cell.kind;
+      feature->floats.clear();
+      feature->ints.clear();
+      feature->bytes.clear();
+      if (cell.kind == io::Feature::Kind::kFloat) feature->floats.push_back(float(cell.number));
+      if (cell.kind == io::Feature::Kind::kInt64) feature->ints.push_back(cell.integer);
+      if (cell.kind == io::Feature::Kind::kBytes)
+        feature->bytes.push_back(table_.rows[size_t(r)][c]);
+    }
+    visit(as, row.features, {table_.name, r, table_.row_offsets[size_t(r)]});
   }
 
   io::CsvTable table_;
   CsvOptions options_;
   size_t target_column_ = 0;
   torch::Tensor targets_;
+  std::vector<Cell> cells_;  // row by row, every column
 };
 
 class CsvDataset : public TensorDataset {
