@@ -134,6 +134,12 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
     columns_ = std::move(columns);
     training_records_ = std::move(fit_on);
   }
+  if (tabular->input_names() != columns_->names())
+    throw ConfigError(
+        "data." + split + ".input", "",
+        fmt::format("[{}] differs from data.train's input [{}]: every split feeds "
+                    "the model the same columns",
+                    fmt::join(tabular->input_names(), ", "), fmt::join(columns_->names(), ", ")));
   return std::make_shared<data::ColumnsDataset>(std::move(made), columns_);
 }
 

@@ -173,3 +173,21 @@ TEST(Tabular, DataStatsOfImagesSaysItReadsTabularData) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+TEST(Tabular, AValidationSplitWithOtherInputsIsAConfigError) {
+  testing::TempDir dir;
+  std::string train = dir.write("train.csv", "color,size,shape,label\nred,1,circle,in\n");
+  std::string text = shapes_config(train, train);
+  text.replace(text.find("input: [color, size, shape], target: label}\n  columns"), 27,
+               "input: [color, shape, size]");
+  auto result = testing::run_command(kiln("train " + dir.write("c.yaml", text) + " --quiet"));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("data.val.input"));
+  EXPECT_THAT(result.err, HasSubstr("differs from data.train's input"));
+}
+
+}  // namespace
+}  // namespace kiln
