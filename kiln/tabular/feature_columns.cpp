@@ -59,8 +59,9 @@ FeatureColumns::FeatureColumns(const ComponentMap& declared, const std::vector<s
 }
 
 std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& preprocessing) {
-  if (!preprocessing.is_object() || preprocessing.value("format", "") != kFormat ||
-      !preprocessing.contains("columns") || !preprocessing["columns"].is_array())
+  if (!preprocessing.is_object() || !preprocessing.contains("format") ||
+      preprocessing["format"] != kFormat || !preprocessing.contains("columns") ||
+      !preprocessing["columns"].is_array())
     throw ConfigError("preprocessing.json", "",
                       std::string("not a kiln preprocessing file (\"format\": \"") + kFormat +
                           "\" with \"columns\")");

@@ -268,6 +268,8 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
     return std::string("accepted");
   };
   EXPECT_THAT(problem_of(R"({"columns": []})"), HasSubstr("not a kiln preprocessing file"));
+  EXPECT_THAT(problem_of(R"({"format": 1, "columns": []})"),
+              HasSubstr("not a kiln preprocessing file"));
   std::string head = R"({"format": "kiln.preprocessing", "columns": [)";
   EXPECT_THAT(problem_of(head + R"({"spec": "numeric"}]})"), HasSubstr("no \"name\""));
   EXPECT_THAT(problem_of(head + R"({"name": "x"}]})"), HasSubstr("has no \"spec\""));

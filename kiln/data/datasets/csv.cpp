@@ -158,8 +158,10 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   explicit CsvRecords(const CsvOptions& o)
       : table_(io::read_csv(o.file, o.delimiter[0])), options_(o) {
     KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
-    KILN_CHECK(o.features.empty() && o.window == 0,
-               "{}: input (feature columns) goes without features and window", o.file);
+    if (!o.features.empty() || o.window != 0)
+      throw ConfigError("input", "",
+                        "input (feature columns) replaces features and window: give one or the "
+                        "other");
     target_column_ = table_.column(o.target);
     targets_ = target_vector(o, table_, target_column_);
     parse_cells();

@@ -77,5 +77,27 @@ TEST(CsvDataset, BadCellsNameFileRowOffsetAndColumn) {
   EXPECT_THROW(csv_dataset(file, "target: y, delimiter: ';;'"), ConfigError);
 }
 
+TEST(CsvDataset, RowsForFeatureColumnsAreTabularAndTakeNoNumericOptions) {
+  testing::TempDir dir;
+  std::string file = dir.write("t.csv", "color,size,label\nred,1.5,0\n,2,1\n");
+  auto rows = csv_dataset(file, "target: label, input: [color, size]");
+  ASSERT_NE(rows->as_tabular(), nullptr);
+  EXPECT_THAT(rows->as_tabular()->input_names(), ElementsAre("color", "size"));
+  std::vector<std::string> seen;
+  Batch targets = rows->as_tabular()->gather_records(
+      torch::tensor({1, 0}, torch::kInt64),
+      [&](int64_t, const io::Features& features, const io::RecordLocation& where) {
+        // An empty cell is a feature without values (missing, as TensorFlow writes one); "2"
+        // an integer, "1.5" a number.
+        seen.push_back(std::to_string(where.record) + ":" +
+                       std::to_string(features.at("color").size()) +
+                       io::feature_kind_name(features.at("size").kind));
+      });
+  EXPECT_THAT(seen, ElementsAre("1:0int64_list", "0:1float_list"));
+  EXPECT_TRUE(torch::equal(targets.target, torch::tensor({1, 0}, torch::kInt64)));
+  EXPECT_THAT([&] { csv_dataset(file, "target: label, input: [size], features: [size]"); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("replaces features and window")));
+}
+
 }  // namespace csv_test
 }  // namespace kiln::data
