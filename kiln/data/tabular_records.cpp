@@ -20,9 +20,10 @@ Batch TabularRecords::gather_records(const torch::Tensor& indices,
                                      const tabular::RowVisitor& input) const {
   auto index = indices.accessor<int64_t, 1>();
   auto rows = targets_.allocate(indices.size(0));
+  io::Example example;
   for (int64_t i = 0; i < indices.size(0); ++i) {
     io::RecordLocation where = records_.location(index[i]);
-    io::Example example = io::parse_example(records_.bytes(index[i]), where);
+    io::parse_example_into(records_.bytes(index[i]), example, where);
     targets_.decode(example, where, i, rows);
     input(i, example.features, where);
   }
@@ -32,9 +33,11 @@ Batch TabularRecords::gather_records(const torch::Tensor& indices,
 }
 
 void TabularRecords::visit(int64_t begin, int64_t end, const tabular::RowVisitor& visit) const {
+  io::Example example;  // reused: a pass allocates little per record
   for (int64_t r = begin; r < end; ++r) {
     io::RecordLocation where = records_.location(r);
-    visit(r, io::parse_example(records_.bytes(r), where).features, where);
+    io::parse_example_into(records_.bytes(r), example, where);
+    visit(r, example.features, where);
   }
 }
 

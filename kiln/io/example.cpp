@@ -95,15 +95,28 @@ void for_each_message(WireReader reader, std::initializer_list<uint32_t> fields,
   }
 }
 
-Feature read_feature(WireReader reader) {
-  Feature feature;
+// Reads into `feature`, emptied first; its lists keep their memory for the values.
+void read_feature_into(WireReader reader, Feature& feature) {
+  feature.kind = Feature::Kind::kNone;
+  feature.bytes.clear();
+  feature.floats.clear();
+  feature.ints.clear();
   for_each_message(reader, {kBytesList, kFloatList, kInt64List}, "Feature",
                    [&feature](uint32_t field, WireReader list) {
                      // A oneof: a different kind replaces the value, the same kind merges.
-                     if (feature.kind != kind_of_field(field))
-                       feature = Feature{kind_of_field(field), {}, {}, {}};
+                     if (feature.kind != kind_of_field(field)) {
+                       feature.bytes.clear();
+                       feature.floats.clear();
+                       feature.ints.clear();
+                       feature.kind = kind_of_field(field);
+                     }
                      read_list(list, feature);
                    });
+}
+
+Feature read_feature(WireReader reader) {
+  Feature feature;
+  read_feature_into(reader, feature);
   return feature;
 }
 
@@ -163,6 +176,23 @@ Example parse_example(std::string_view bytes, const RecordLocation& where) {
     for_each_message(reader, {kExampleFeatures}, "Example",
                      [&example](uint32_t, WireReader f) { read_features(f, example.features); });
     return example;
+  });
+}
+
+void parse_example_into(std::string_view bytes, Example& example, const RecordLocation& where) {
+  for (auto& [name, feature] : example.features) {
+    feature.kind = Feature::Kind::kNone;
+    feature.bytes.clear();
+    feature.floats.clear();
+    feature.ints.clear();
+  }
+  parse_with_location(bytes, where, "tf.Example", [&example](WireReader reader) {
+    for_each_message(reader, {kExampleFeatures}, "Example", [&example](uint32_t, WireReader f) {
+      read_map(f, "Features", [&example](const std::string& key, WireReader value) {
+        read_feature_into(value, example.features[key]);
+      });
+    });
+    return 0;
   });
 }
 

@@ -51,6 +51,10 @@ struct RecordLocation {
 
 /// Decodes a serialized Example; throws DataError naming `where` and the byte offset.
 Example parse_example(std::string_view bytes, const RecordLocation& where = {});
+/// Decodes a serialized Example into `example`, reusing its memory from the record before: the
+/// features this record lacks stay in the map without values (kNone, empty), as a missing value
+/// reads. For passes over many records (feature columns).
+void parse_example_into(std::string_view bytes, Example& example, const RecordLocation& where = {});
 /// Decodes a serialized SequenceExample; throws DataError naming `where` and the byte offset.
 SequenceExample parse_sequence_example(std::string_view bytes, const RecordLocation& where = {});
 

@@ -164,3 +164,24 @@ TEST(ExampleErrors, NoTruncationOrFlippedByteCrashes) {
 
 }  // namespace
 }  // namespace kiln::io
+
+namespace kiln::io {
+namespace {
+
+// A pass over many records reuses one Example: each record's values replace the last one's, and
+// a feature the record lacks is left without values, as a missing one reads.
+TEST(Example, ParsingIntoAnExampleReplacesTheRecordBefore) {
+  Example first, second, reused;
+  first.features = {{"a", int64_feature({1})}, {"b", bytes_feature({"x"})}};
+  second.features = {{"a", float_feature({2, 3})}};
+  parse_example_into(encode_example(first), reused);
+  EXPECT_EQ(reused.features.at("a"), int64_feature({1}));
+  parse_example_into(encode_example(second), reused);
+  EXPECT_EQ(reused.features.at("a"), float_feature({2, 3}));
+  EXPECT_EQ(reused.features.at("b").kind, Feature::Kind::kNone);
+  EXPECT_EQ(reused.features.at("b").size(), 0u);
+  EXPECT_THROW(parse_example_into("\x0a\x05", reused, {"f.tfrecord", 3, 30}), DataError);
+}
+
+}  // namespace
+}  // namespace kiln::io
