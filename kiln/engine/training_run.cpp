@@ -323,8 +323,8 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
   try {
     RunSession session(stages.front().config, runtime.device, rank, world,
                        column_fitting(run.directory(), resuming, request.context));
-    if (!resuming && !session.experiment.preprocessing().is_null())
-      run.write_preprocessing(session.experiment.preprocessing());
+    Json preprocessing = session.experiment.preprocessing();
+    if (!resuming && !preprocessing.is_null()) run.write_preprocessing(preprocessing);
     check_same_job(*request.context, config_yaml, session.experiment.dataset("train")->size());
     broadcast_weights(*session.model, *request.context);
     if (stages.front().config.runtime.distributed.sync_batch_norm)

@@ -97,17 +97,12 @@ void for_each_message(WireReader reader, std::initializer_list<uint32_t> fields,
 
 // Reads into `feature`, emptied first; its lists keep their memory for the values.
 void read_feature_into(WireReader reader, Feature& feature) {
-  feature.kind = Feature::Kind::kNone;
-  feature.bytes.clear();
-  feature.floats.clear();
-  feature.ints.clear();
+  clear_values(feature);
   for_each_message(reader, {kBytesList, kFloatList, kInt64List}, "Feature",
                    [&feature](uint32_t field, WireReader list) {
                      // A oneof: a different kind replaces the value, the same kind merges.
                      if (feature.kind != kind_of_field(field)) {
-                       feature.bytes.clear();
-                       feature.floats.clear();
-                       feature.ints.clear();
+                       clear_values(feature);
                        feature.kind = kind_of_field(field);
                      }
                      read_list(list, feature);
@@ -170,6 +165,13 @@ auto parse_with_location(std::string_view bytes, const RecordLocation& where, co
 
 }  // namespace
 
+void clear_values(Feature& feature) {
+  feature.kind = Feature::Kind::kNone;
+  feature.bytes.clear();
+  feature.floats.clear();
+  feature.ints.clear();
+}
+
 Example parse_example(std::string_view bytes, const RecordLocation& where) {
   return parse_with_location(bytes, where, "tf.Example", [](WireReader reader) {
     Example example;
@@ -180,12 +182,7 @@ Example parse_example(std::string_view bytes, const RecordLocation& where) {
 }
 
 void parse_example_into(std::string_view bytes, Example& example, const RecordLocation& where) {
-  for (auto& [name, feature] : example.features) {
-    feature.kind = Feature::Kind::kNone;
-    feature.bytes.clear();
-    feature.floats.clear();
-    feature.ints.clear();
-  }
+  for (auto& [name, feature] : example.features) clear_values(feature);
   parse_with_location(bytes, where, "tf.Example", [&example](WireReader reader) {
     for_each_message(reader, {kExampleFeatures}, "Example", [&example](uint32_t, WireReader f) {
       read_map(f, "Features", [&example](const std::string& key, WireReader value) {

@@ -51,6 +51,8 @@ struct RecordLocation {
 
 /// Decodes a serialized Example; throws DataError naming `where` and the byte offset.
 Example parse_example(std::string_view bytes, const RecordLocation& where = {});
+/// Empties `feature` (kNone, no values), keeping its lists' memory for the next values.
+void clear_values(Feature& feature);
 /// Decodes a serialized Example into `example`, reusing its memory from the record before: the
 /// features this record lacks stay in the map without values (kNone, empty), as a missing value
 /// reads. For passes over many records (feature columns).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/core/error.h"
+#include "tests/support/tabular_rows.h"
 
 namespace kiln::tabular {
 namespace {
@@ -13,19 +14,7 @@ using ::testing::ElementsAreArray;
 using ::testing::FloatNear;
 using ::testing::HasSubstr;
 
-// Rows of features held in memory, each "at" record `row` of rows.tfrecord.
-class Rows : public TabularSource {
- public:
-  explicit Rows(std::vector<io::Features> rows) : rows_(std::move(rows)) {}
-  int64_t rows() const override { return int64_t(rows_.size()); }
-  void visit(int64_t begin, int64_t end, const RowVisitor& visit) const override {
-    for (int64_t r = begin; r < end; ++r) visit(r, rows_[size_t(r)], {"rows.tfrecord", r, 16 * r});
-  }
-  const io::Features& operator[](size_t r) const { return rows_[r]; }
-
- private:
-  std::vector<io::Features> rows_;
-};
+using Rows = kiln::testing::TabularRows;
 
 ComponentMap columns(const Json& specs) {
   ComponentMap map("column");
@@ -103,12 +92,12 @@ TEST(NumericColumn, AStringOrAWrongCountIsADataErrorNamingTheFeature) {
       [&] {
         row_of(c, {{"x", io::bytes_feature({"7"})}});
       },
-      testing::ThrowsMessage<DataError>(HasSubstr("make it a categorical column")));
+      ::testing::ThrowsMessage<DataError>(HasSubstr("make it a categorical column")));
   EXPECT_THAT(
       [&] {
         row_of(c, {{"x", io::float_feature({1, 2})}});
       },
-      testing::ThrowsMessage<DataError>(HasSubstr("has 2 values; the column's shape is 1")));
+      ::testing::ThrowsMessage<DataError>(HasSubstr("has 2 values; the column's shape is 1")));
 }
 
 TEST(BucketizeColumn, AValueOnAnEdgeGoesToTheBucketAbove) {
@@ -166,14 +155,14 @@ TEST(CategoricalColumn, IntegersAreCategoriesAndListsNeedMultiHot) {
       [&] {
         row_of(c, {{"n", io::int64_feature({3, 5})}});
       },
-      testing::ThrowsMessage<DataError>(HasSubstr("output: multi_hot")));
+      ::testing::ThrowsMessage<DataError>(HasSubstr("output: multi_hot")));
   // A whole number read as a float is that integer; a fraction is no category.
   EXPECT_THAT(row_of(c, {{"n", io::float_feature({5})}}), ElementsAre(1));
   EXPECT_THAT(
       [&] {
         row_of(c, {{"n", io::float_feature({3.5f})}});
       },
-      testing::ThrowsMessage<DataError>(HasSubstr("cannot be a category")));
+      ::testing::ThrowsMessage<DataError>(HasSubstr("cannot be a category")));
 }
 
 TEST(CategoricalColumn, HashBucketsNeedNoFitting) {
@@ -217,12 +206,12 @@ TEST(FeatureColumns, ADeclaredColumnMissingFromTheInputIsAConfigError) {
       [] {
         FeatureColumns(columns({{"b", "numeric"}}), {"a"}, "data.train.input", "data.columns");
       },
-      testing::ThrowsMessage<ConfigError>(HasSubstr("data.columns.b")));
+      ::testing::ThrowsMessage<ConfigError>(HasSubstr("data.columns.b")));
   EXPECT_THAT(
       [] {
         FeatureColumns(columns({}), {"a", "a"}, "data.train.input", "data.columns");
       },
-      testing::ThrowsMessage<ConfigError>(HasSubstr("data.train.input[1]")));
+      ::testing::ThrowsMessage<ConfigError>(HasSubstr("data.train.input[1]")));
 }
 
 TEST(FeatureColumns, ParallelFittingEqualsOneThread) {
@@ -255,7 +244,7 @@ TEST(FeatureColumns, RestoringAfterTheColumnChangedIsAConfigError) {
   FeatureColumns changed(columns({{"x", {{"type", "numeric"}, {"normalize", "minmax"}}}}), {"x"},
                          "input", "data.columns");
   EXPECT_THAT([&] { changed.restore(saved); },
-              testing::ThrowsMessage<ConfigError>(HasSubstr("start a new run")));
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("start a new run")));
 }
 
 TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {

@@ -2,20 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/tabular_rows.h"
+
 namespace kiln::tabular {
 namespace {
 
-class Rows : public TabularSource {
- public:
-  explicit Rows(std::vector<io::Features> rows) : rows_(std::move(rows)) {}
-  int64_t rows() const override { return int64_t(rows_.size()); }
-  void visit(int64_t begin, int64_t end, const RowVisitor& visit) const override {
-    for (int64_t r = begin; r < end; ++r) visit(r, rows_[size_t(r)], {"t", r, -1});
-  }
-
- private:
-  std::vector<io::Features> rows_;
-};
+using Rows = kiln::testing::TabularRows;
 
 TEST(FeatureStatistics, CountsMissingNumbersAndTopValues) {
   Rows rows({{{"x", io::float_feature({1})}, {"c", io::bytes_feature({"b"})}},

@@ -102,7 +102,7 @@ class NumericColumn : public FeatureColumn {
   int64_t width() const override { return o_.shape; }
 
   std::unique_ptr<ColumnStatistics> statistics() const override {
-    if (o_.normalize == Normalize::kNone && o_.missing != Missing::kMean) return nullptr;
+    if (!learns()) return nullptr;
     return std::make_unique<NumericStatistics>(*this);
   }
 
@@ -130,7 +130,7 @@ class NumericColumn : public FeatureColumn {
   }
 
   void restore(const Json& fitted, const std::string& path) override {
-    if (!statistics()) return;
+    if (!learns()) return;
     auto numbers = [&](const char* key) { return fitted_numbers(fitted, key, path, o_.shape); };
     fitted_ = Fitted{numbers("shift"), numbers("scale"), numbers("fill")};
     for (double scale : fitted_.scale)
@@ -184,6 +184,9 @@ class NumericColumn : public FeatureColumn {
   struct Fitted {
     std::vector<double> shift, scale, fill;
   };
+
+  // Whether the training split decides anything: a mean and spread, or the fill of a missing value.
+  bool learns() const { return o_.normalize != Normalize::kNone || o_.missing == Missing::kMean; }
 
   std::vector<double> missing_values(const io::Features& example,
                                      const io::RecordLocation& where) const {

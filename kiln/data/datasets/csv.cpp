@@ -222,10 +222,8 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
       io::Feature* feature = row.slots[c];
       if (!feature) continue;
       const Cell& cell = cells_[size_t(r) * columns + c];
+      io::clear_values(*feature);
       feature->kind = cell.kind;
-      feature->floats.clear();
-      feature->ints.clear();
-      feature->bytes.clear();
       if (cell.kind == io::Feature::Kind::kFloat) feature->floats.push_back(float(cell.number));
       if (cell.kind == io::Feature::Kind::kInt64) feature->ints.push_back(cell.integer);
       if (cell.kind == io::Feature::Kind::kBytes)
