@@ -22,6 +22,7 @@ class ColumnsDataset : public Dataset {
   ExampleOrigin locate(int64_t index) const override { return records_->locate(index); }
   std::vector<std::string> target_names() const override { return records_->target_names(); }
   std::vector<std::string> class_names() const override { return records_->class_names(); }
+  tabular::InputLayout input_layout() const override { return columns_->layout(); }
 
  private:
   std::shared_ptr<const Dataset> records_;

@@ -67,7 +67,8 @@ class Dataset {
   /// Non-null when the dataset is read front to back every epoch instead of indexed.
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
   /// Non-null when its inputs are records of named features that feature columns turn into
-  /// numbers (`input: [a, b, ...]`); gather() then gives no input (ColumnsDataset does).
+  /// numbers (`input: [a, b, ...]`, `inputs: {...}`); gather() then gives no input
+  /// (ColumnsDataset does).
   virtual const TabularDataset* as_tabular() const { return nullptr; }
   virtual SkippedRecords skipped_records() const { return {}; }
   /// Where example `index` came from (see ExampleOrigin).
@@ -80,6 +81,9 @@ class Dataset {
   /// How an encoded image (PNG, JPEG) becomes one input, when the inputs are images the dataset
   /// decoded or could have: servers and `kiln predict` take image files through it.
   virtual std::optional<io::ImageInput> image_input() const { return std::nullopt; }
+  /// Where the named parts and category indices of tabular inputs sit in the input row; empty
+  /// for other data.
+  virtual tabular::InputLayout input_layout() const { return {}; }
 };
 
 /// The image input of datasets that deliver images as [C, H, W] floats in [0, 1] (IDX, image
@@ -108,8 +112,9 @@ class StreamingDataset : public Dataset {
 class TabularDataset {
  public:
   virtual ~TabularDataset() = default;
-  /// The names `input` lists: columns of `data.columns`, or features read as plain numbers.
-  virtual std::vector<std::string> input_names() const = 0;
+  /// The columns `input` (or `inputs`, in groups) lists: columns of `data.columns`, or features
+  /// read as plain numbers.
+  virtual tabular::InputGroups input_groups() const = 0;
   /// Every record, in order: what the columns are fitted on.
   virtual const tabular::TabularSource& records() const = 0;
   /// The examples at `indices` with their targets and no input; `input(i, features, where)` runs

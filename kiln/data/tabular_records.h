@@ -14,7 +14,7 @@
 namespace kiln::data {
 
 struct TabularRecordNames {
-  std::vector<std::string> input;  // columns or plain features
+  tabular::InputGroups input;  // columns or plain features
   std::string target;
   std::vector<std::string> targets;  // named targets (multi_head)
 };
@@ -33,7 +33,7 @@ class TabularRecords : public Dataset, public TabularDataset, public tabular::Ta
   ExampleOrigin locate(int64_t index) const override;
   std::vector<std::string> target_names() const override { return names_.targets; }
 
-  std::vector<std::string> input_names() const override { return names_.input; }
+  tabular::InputGroups input_groups() const override { return names_.input; }
   const tabular::TabularSource& records() const override { return *this; }
   Batch gather_records(const torch::Tensor& indices,
                        const tabular::RowVisitor& input) const override;

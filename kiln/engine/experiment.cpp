@@ -97,6 +97,20 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
   return slot;
 }
 
+namespace {
+
+// Where a split's feature columns are listed: data.SPLIT.input, or .inputs for named parts.
+std::string input_key(const std::string& split, const tabular::InputGroups& groups) {
+  return "data." + split + (groups.named ? ".inputs" : ".input");
+}
+
+std::string groups_text(const tabular::InputGroups& groups) {
+  if (!groups.named) return "[" + fmt::format("{}", fmt::join(groups.columns(), ", ")) + "]";
+  return show_value(groups.json());
+}
+
+}  // namespace
+
 ColumnFitting saved_columns(const std::string& run_path) {
   std::string path = run_path + "/preprocessing.json";
   ColumnFitting fitting;
@@ -123,7 +137,8 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
       throw ConfigError("data.train.input", "",
                         "data." + split + " reads feature columns; so must data.train");
     auto columns = std::make_shared<tabular::FeatureColumns>(
-        config_.data.columns, tabular->input_names(), "data.train.input", "data.columns");
+        config_.data.columns, tabular->input_groups(), input_key("train", tabular->input_groups()),
+        "data.columns");
     auto fit = [&] {
       if (fitting_.saved.is_null() && columns->needs_fitting())
         columns->fit(*fit_on, int64_t(std::max(1u, std::thread::hardware_concurrency())));
@@ -134,12 +149,14 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
     columns_ = std::move(columns);
     training_records_ = std::move(fit_on);
   }
-  if (tabular->input_names() != columns_->names())
+  tabular::InputGroups groups = tabular->input_groups();
+  if (groups != columns_->groups())
     throw ConfigError(
-        "data." + split + ".input", "",
-        fmt::format("[{}] differs from data.train's input [{}]: every split feeds "
+        input_key(split, groups), "",
+        fmt::format("{} differs from data.train's {} {}: every split feeds "
                     "the model the same columns",
-                    fmt::join(tabular->input_names(), ", "), fmt::join(columns_->names(), ", ")));
+                    groups_text(groups), columns_->groups().named ? "inputs" : "input",
+                    groups_text(columns_->groups())));
   return std::make_shared<data::ColumnsDataset>(std::move(made), columns_);
 }
 
@@ -187,7 +204,9 @@ data::Loader Experiment::loader(const std::string& split) {
 }
 
 std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
-  auto model = models::build_model(config_.model.network, dataset(split)->input_shape());
+  auto data = dataset(split);
+  auto model =
+      models::build_model(config_.model.network, {data->input_shape(), data->input_layout()});
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
   if (config_.runtime.channels_last) make_channels_last(*model);

@@ -46,6 +46,14 @@ ModelInput parse_input(const Json& item, const std::string& file) {
     if (input.image->shape() != input.shape)
       return fail("the image's channels, height and width do not make the input's shape");
   }
+  if (item.contains("layout")) {
+    if (input.shape.size() != 1) return fail("a layout describes a row: a shape of one size");
+    try {
+      input.layout = tabular::parse_layout(item["layout"], input.shape[0], file);
+    } catch (const ConfigError& e) {
+      return fail(e.problem());
+    }
+  }
   return input;
 }
 
@@ -69,7 +77,8 @@ Json saved_inputs_json(const std::string& checkpoint, const std::string& run, st
 }  // namespace
 
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
-  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), dataset.image_input()}};
+  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), dataset.image_input(),
+                     dataset.input_layout()}};
 }
 
 Json inputs_json(const std::vector<ModelInput>& inputs, const std::vector<std::string>& labels) {
@@ -78,6 +87,7 @@ Json inputs_json(const std::vector<ModelInput>& inputs, const std::vector<std::s
     Json item = {
         {"name", input.name}, {"shape", input.shape}, {"dtype", data::dtype_name(input.dtype)}};
     if (input.image) item["image"] = io::image_input_json(*input.image);
+    if (!input.layout.empty()) item["layout"] = tabular::layout_json(input.layout);
     list.push_back(item);
   }
   Json json = {{"inputs", list}};
@@ -129,7 +139,8 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     Experiment experiment(opened.config, device);
     opened.inputs = model_inputs(*experiment.dataset("train"));
   }
-  opened.model = models::build_model(opened.config.model.network, opened.inputs.front().shape);
+  opened.model = models::build_model(opened.config.model.network,
+                                     {opened.inputs.front().shape, opened.inputs.front().layout});
   opened.model->to(device);
   opened.weights = load_evaluation_weights(opened.checkpoint, *opened.model);
   opened.model->eval();

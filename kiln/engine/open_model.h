@@ -25,12 +25,14 @@ struct ModelInput {
   std::vector<int64_t> shape;  // of one example, without the batch dimension
   torch::Dtype dtype = torch::kFloat32;
   std::optional<io::ImageInput> image;  // how an encoded image becomes it, for image data
+  tabular::InputLayout layout{};        // its named parts and indices, for tabular data
 };
 
 /// What a model built over `dataset` takes.
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset);
-/// inputs.json: {"inputs": [{"name": ..., "shape": [...], "dtype": "float32"}]}, and the class
-/// names of the training data's targets as "labels" when it has them.
+/// inputs.json: {"inputs": [{"name": ..., "shape": [...], "dtype": "float32"}]}, with "layout"
+/// for tabular inputs, and the class names of the training data's targets as "labels" when it
+/// has them.
 Json inputs_json(const std::vector<ModelInput>& inputs,
                  const std::vector<std::string>& labels = {});
 /// Reads inputs.json's contents; a DataError naming `file` when they do not fit.

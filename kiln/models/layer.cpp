@@ -45,10 +45,13 @@ LayerList make_layer_list(const std::vector<Json>& layers, const std::string& pa
 
 BuiltStack build_stack(const LayerList& layers, const Shape& input, const BuildScope& scope) {
   BuiltStack stack{LayerStack(), input};
+  BuildScope after_first = scope;
+  after_first.row_parts = nullptr;  // the first layer alone receives the row
   for (const auto& spec : layers.items) {
     BuiltLayer built;
     try {
-      built = layer_registry().create(spec)->build_in(stack.output, scope);
+      bool first = stack.modules->is_empty();
+      built = layer_registry().create(spec)->build_in(stack.output, first ? scope : after_first);
     } catch (const ConfigError&) {
       throw;  // from a layer nested in this one: its path is already the precise one
     } catch (const Error& e) {

@@ -15,6 +15,7 @@
 
 #include "kiln/core/registry.h"
 #include "kiln/models/observe.h"
+#include "kiln/tabular/input_layout.h"
 
 namespace kiln::models {
 
@@ -38,11 +39,13 @@ struct LayerList : ComponentList {
 };
 
 /// What layers holding other layers need while building: the model's named blocks
-/// (`blocks: {NAME: [layers]}`) and the blocks being expanded, outermost first, to catch a block
-/// that contains itself.
+/// (`blocks: {NAME: [layers]}`), the blocks being expanded, outermost first, to catch a block
+/// that contains itself, and the named parts of the model's input row (`inputs: {wide: [...]}`),
+/// which only a layer that receives the row itself sees: a graph's nodes take them by name.
 struct BuildScope {
   const std::map<std::string, LayerList>* blocks = nullptr;
   std::vector<std::string> expanding;
+  const tabular::InputLayout* row_parts = nullptr;
 };
 
 class Layer {

@@ -69,7 +69,7 @@ void unfreeze(Model& model) {
   model.train(model.is_training());
 }
 
-std::shared_ptr<Model> build_model(const ComponentSpec& spec, const Shape& input) {
+std::shared_ptr<Model> build_model(const ComponentSpec& spec, const Inputs& input) {
   return std::shared_ptr<Model>(model_registry().create(spec, input).release());
 }
 

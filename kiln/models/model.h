@@ -7,6 +7,7 @@
 
 #include "kiln/core/registry.h"
 #include "kiln/models/layer.h"
+#include "kiln/tabular/input_layout.h"
 
 namespace kiln::models {
 
@@ -64,10 +65,21 @@ void freeze(Model& model, const std::vector<std::string>& paths, const std::stri
 /// later train cycle (stage) then freezes what its own config says.
 void unfreeze(Model& model);
 
-using ModelRegistry = Registry<Model, const Shape&>;
+/// What a model is built for: the shape of one example and, for tabular data, where the named
+/// parts and category indices of its input row sit (`inputs: {wide: [...], deep: [...]}`). It
+/// converts to the shape, so a model that needs only that takes `const Shape&`.
+struct Inputs {
+  Shape shape;
+  tabular::InputLayout layout;
+  Inputs(Shape s = {}, tabular::InputLayout l = {}) : shape(std::move(s)), layout(std::move(l)) {}
+  Inputs(std::initializer_list<int64_t> dims) : shape(dims) {}
+  operator const Shape&() const { return shape; }
+};
+
+using ModelRegistry = Registry<Model, const Inputs&>;
 ModelRegistry& model_registry();
 
-/// Builds the model a resolved spec names, for examples of shape `input`.
-std::shared_ptr<Model> build_model(const ComponentSpec& spec, const Shape& input);
+/// Builds the model a resolved spec names, for examples of shape `input.shape`.
+std::shared_ptr<Model> build_model(const ComponentSpec& spec, const Inputs& input);
 
 }  // namespace kiln::models

@@ -28,6 +28,7 @@ struct CategoricalOptions {
   int64_t num_oov_buckets = 1;
   int64_t hash_buckets = 0;
   CategoryOutput output = CategoryOutput::kOneHot;
+  int64_t embedding_dim = 0;
   void describe(Schema& s) {
     s.field("feature", feature,
             "The feature read (bytes_list or int64_list); \"\": the column's name.");
@@ -49,6 +50,10 @@ struct CategoricalOptions {
     s.field("output", output,
             "one_hot (one value per example), multi_hot (a 1 for each value of a list) or index "
             "(the value's number, for an embedding layer).");
+    s.field("embedding_dim", embedding_dim,
+            "With output: index, the width of the embedding the dnn and wide_deep models look "
+            "the index up in (0: none; such a model then refuses the column).")
+        .min(0);
   }
 };
 
@@ -87,15 +92,18 @@ class CategoricalColumn : public FeatureColumn {
       throw ConfigError("hash_buckets", "",
                         "give one of vocabulary, vocabulary_file and hash_buckets (none: the "
                         "vocabulary is computed on the training split)");
+    if (o.embedding_dim > 0 && o.output != CategoryOutput::kIndex)
+      throw ConfigError("embedding_dim", "", "an embedding looks up an index: give output: index");
     if (!o.vocabulary_file.empty()) use(read_vocabulary(o.vocabulary_file));
     if (!o.vocabulary.empty()) use(o.vocabulary);
   }
 
   std::vector<std::string> features() const override { return {feature_}; }
-  int64_t width() const override {
-    if (o_.output == CategoryOutput::kIndex) return 1;
-    return o_.hash_buckets > 0 ? o_.hash_buckets : int64_t(words_.size()) + o_.num_oov_buckets;
+  int64_t width() const override { return o_.output == CategoryOutput::kIndex ? 1 : buckets(); }
+  int64_t cardinality() const override {
+    return o_.output == CategoryOutput::kIndex ? buckets() : 0;
   }
+  int64_t embedding_dim() const override { return o_.embedding_dim; }
 
   std::unique_ptr<ColumnStatistics> statistics() const override {
     if (!computed()) return nullptr;
@@ -153,6 +161,10 @@ class CategoricalColumn : public FeatureColumn {
   }
 
  private:
+  int64_t buckets() const {
+    return o_.hash_buckets > 0 ? o_.hash_buckets : int64_t(words_.size()) + o_.num_oov_buckets;
+  }
+
   bool computed() const {
     return o_.hash_buckets == 0 && o_.vocabulary.empty() && o_.vocabulary_file.empty();
   }

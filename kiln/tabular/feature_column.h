@@ -37,6 +37,11 @@ class FeatureColumn {
   virtual std::vector<std::string> features() const = 0;
   /// How many numbers it writes per example (known once fitted or restored).
   virtual int64_t width() const = 0;
+  /// Non-zero when it writes a category's index (one number) for a model to embed: how many
+  /// indices there are (known once fitted or restored).
+  virtual int64_t cardinality() const { return 0; }
+  /// The width of the embedding its index asks for; 0 when it gave none.
+  virtual int64_t embedding_dim() const { return 0; }
   /// A fresh accumulator for the fitting pass; none when the column needs no data.
   virtual std::unique_ptr<ColumnStatistics> statistics() const { return nullptr; }
   /// Fits from the merged statistics of the training split.

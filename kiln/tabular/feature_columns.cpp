@@ -28,27 +28,68 @@ std::string column_name(const Json& column, size_t index) {
   return column["name"].get<std::string>();
 }
 
+// The groups preprocessing.json stores under "inputs" (written since named inputs exist); one
+// unnamed group of every column when it has none.
+InputGroups saved_groups(const Json& preprocessing, const std::vector<std::string>& columns) {
+  if (!preprocessing.contains("inputs") || preprocessing["inputs"].is_null())
+    return InputGroups(columns);
+  InputGroups groups;
+  try {
+    OptionTraits<InputGroups>::read(preprocessing["inputs"], groups,
+                                    ReadContext{"preprocessing.json:inputs", nullptr});
+  } catch (const ConfigError& e) {
+    malformed(e.problem());
+  }
+  return groups;
+}
+
 // The statistics each column gathers in one part of the pass (null: it needs none).
 using PartStatistics = std::vector<std::unique_ptr<ColumnStatistics>>;
 
 }  // namespace
 
-FeatureColumns::FeatureColumns(const ComponentMap& declared, const std::vector<std::string>& input,
-                               const std::string& input_path, const std::string& declared_path) {
-  std::set<std::string> listed;
-  for (size_t i = 0; i < input.size(); ++i) {
-    const std::string& name = input[i];
-    if (!listed.insert(name).second)
-      throw ConfigError(index_path(input_path, i), "", "\"" + name + "\" is listed twice");
-    auto found = declared.items.find(name);
-    if (found != declared.items.end()) {
-      add(name, found->second);
-      continue;
+InputGroups::InputGroups(std::vector<std::string> columns) {
+  groups.emplace_back("input", std::move(columns));
+}
+
+std::vector<std::string> InputGroups::columns() const {
+  std::vector<std::string> all;
+  for (const auto& group : groups) all.insert(all.end(), group.second.begin(), group.second.end());
+  return all;
+}
+
+Json InputGroups::json() const {
+  if (!named) return nullptr;
+  Json parts = Json::object();
+  for (const auto& [name, columns] : groups) parts[name] = columns;
+  return parts;
+}
+
+FeatureColumns::FeatureColumns(const ComponentMap& declared, const InputGroups& input,
+                               const std::string& input_path, const std::string& declared_path)
+    : groups_(input) {
+  std::map<std::string, std::string> listed;  // column -> where
+  for (const auto& [group, columns] : input.groups) {
+    std::string group_path = input.named ? child_path(input_path, group) : input_path;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string& name = columns[i];
+      std::string path = index_path(group_path, i);
+      if (auto [first, fresh] = listed.emplace(name, path); !fresh)
+        throw ConfigError(path, "",
+                          "\"" + name + "\" is listed twice (first at " + first->second +
+                              "); to use a feature twice, declare a second column reading it "
+                              "(feature: " +
+                              name + ")");
+      auto found = declared.items.find(name);
+      if (found != declared.items.end()) {
+        add(name, found->second);
+        continue;
+      }
+      ComponentSpec plain("column");
+      plain.path = path;
+      plain.spec = column_registry().resolve(Json("numeric"), ReadContext{plain.path, nullptr});
+      add(name, std::move(plain));
     }
-    ComponentSpec plain("column");
-    plain.path = index_path(input_path, i);
-    plain.spec = column_registry().resolve(Json("numeric"), ReadContext{plain.path, nullptr});
-    add(name, std::move(plain));
   }
   for (const auto& [name, spec] : declared.items)
     if (!listed.count(name))
@@ -67,13 +108,16 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
                           "\" with \"columns\")");
   std::unique_ptr<FeatureColumns> made(new FeatureColumns());
   const Json& columns = preprocessing["columns"];
+  std::vector<std::string> names;
   for (size_t i = 0; i < columns.size(); ++i) {
     std::string name = column_name(columns[i], i);
     ComponentSpec spec("column");
     spec.path = "preprocessing.json:" + name;
     spec.spec = column_registry().resolve(columns[i]["spec"], ReadContext{spec.path, nullptr});
     made->add(name, std::move(spec));
+    names.push_back(name);
   }
+  made->groups_ = saved_groups(preprocessing, names);
   made->restore(preprocessing);
   return made;
 }
@@ -127,7 +171,9 @@ Json FeatureColumns::preprocessing() const {
                        {"spec", specs_[c].spec},
                        {"fitted", columns_[c]->fitted()},
                        {"width", columns_[c]->width()}});
-  return {{"format", kFormat}, {"version", 1}, {"columns", columns}, {"width", width_}};
+  Json made = {{"format", kFormat}, {"version", 1}, {"columns", columns}, {"width", width_}};
+  if (groups_.named) made["inputs"] = groups_.json();
+  return made;
 }
 
 void FeatureColumns::restore(const Json& preprocessing) {
@@ -144,6 +190,10 @@ void FeatureColumns::restore(const Json& preprocessing) {
     throw ConfigError("preprocessing.json", "",
                       fmt::format("its columns [{}] are not the input's [{}]",
                                   fmt::join(names_there(), ", "), fmt::join(names_, ", ")));
+  if (saved_groups(preprocessing, names_) != groups_)
+    throw ConfigError("preprocessing.json", "",
+                      "its inputs " + show_value(saved_groups(preprocessing, names_).json()) +
+                          " are not the config's " + show_value(groups_.json()));
   for (size_t c = 0; c < columns_.size(); ++c) {
     std::string path = "preprocessing.json:" + names_[c];
     // Both resolved (every option filled in), so that a file written by hand compares too.
@@ -155,6 +205,23 @@ void FeatureColumns::restore(const Json& preprocessing) {
     columns_[c]->restore(columns[c].value("fitted", Json()), path);
   }
   measure();
+}
+
+InputLayout FeatureColumns::layout() const {
+  InputLayout layout;
+  int64_t position = 0;
+  size_t c = 0;
+  for (const auto& [group, columns] : groups_.groups) {
+    InputPart part{group, position, 0};
+    for (size_t i = 0; i < columns.size(); ++i, ++c) {
+      if (int64_t cardinality = columns_[c]->cardinality())
+        layout.indices.push_back({names_[c], position, cardinality, columns_[c]->embedding_dim()});
+      position += columns_[c]->width();
+    }
+    part.width = position - part.offset;
+    if (groups_.named) layout.parts.push_back(std::move(part));
+  }
+  return layout;
 }
 
 std::vector<std::string> FeatureColumns::features() const {
@@ -180,3 +247,30 @@ std::map<std::string, int64_t> FeatureColumns::unseen() const {
 }
 
 }  // namespace kiln::tabular
+
+namespace kiln {
+
+void OptionTraits<tabular::InputGroups>::read(const Json& value, tabular::InputGroups& out,
+                                              const ReadContext& ctx) {
+  const char* expected =
+      "expected a mapping of input names to lists of columns, e.g. "
+      "{wide: [a, a_x_b], deep: [b, c]}";
+  if (!value.is_object()) ctx.fail(std::string(expected) + ", got " + show_value(value));
+  tabular::InputGroups groups;
+  groups.named = !value.empty();
+  for (const auto& [name, columns] : value.items()) {
+    ReadContext at = ctx.child(name);
+    if (!columns.is_array() || columns.empty())
+      at.fail("expected a non-empty list of columns, got " + show_value(columns));
+    std::vector<std::string> names;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (!columns[i].is_string() || columns[i].get<std::string>().empty())
+        at.at(i).fail("expected a column name, got " + show_value(columns[i]));
+      names.push_back(columns[i].get<std::string>());
+    }
+    groups.groups.emplace_back(name, std::move(names));
+  }
+  out = std::move(groups);
+}
+
+}  // namespace kiln

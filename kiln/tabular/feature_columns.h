@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/tabular/feature_column.h"
+#include "kiln/tabular/input_layout.h"
 
 namespace kiln::tabular {
 
@@ -27,13 +28,35 @@ class TabularSource {
   virtual void visit(int64_t begin, int64_t end, const RowVisitor& visit) const = 0;
 };
 
+/// The columns of a model's input in row order, in groups: `inputs: {wide: [a], deep: [b, c]}`
+/// makes two named parts of the row; `input: [a, b]` one group called "input" (`named` false).
+struct InputGroups {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  bool named = false;
+
+  InputGroups() = default;
+  /// `input: [...]`: one unnamed group of `columns`.
+  InputGroups(std::vector<std::string> columns);
+  InputGroups(std::initializer_list<std::string> columns)
+      : InputGroups(std::vector<std::string>(columns)) {}
+  bool empty() const { return groups.empty(); }
+  /// Every column, in row order.
+  std::vector<std::string> columns() const;
+  /// {"wide": [...], "deep": [...]}; null when not named.
+  Json json() const;
+  bool operator==(const InputGroups& other) const {
+    return groups == other.groups && named == other.named;
+  }
+  bool operator!=(const InputGroups& other) const { return !(*this == other); }
+};
+
 class FeatureColumns {
  public:
   /// `input` names the columns in order: each one of `declared` (`data.columns`) or, when none is
   /// declared under its name, a feature read as a plain `numeric` column. `input_path` is where
   /// `input` was given; `declared_path` where the columns were. A declared column that `input`
   /// does not list is a ConfigError.
-  FeatureColumns(const ComponentMap& declared, const std::vector<std::string>& input,
+  FeatureColumns(const ComponentMap& declared, const InputGroups& input,
                  const std::string& input_path, const std::string& declared_path);
   /// Built from a preprocessing.json alone (what an export ships), fitted as it says.
   static std::unique_ptr<FeatureColumns> from_preprocessing(const Json& preprocessing);
@@ -52,6 +75,10 @@ class FeatureColumns {
 
   int64_t width() const { return width_; }
   const std::vector<std::string>& names() const { return names_; }
+  const InputGroups& groups() const { return groups_; }
+  /// Where each named group's columns and each index sit in the row (known once fitted or
+  /// restored); `input: [...]` names no part.
+  InputLayout layout() const;
   /// Every feature the columns read.
   std::vector<std::string> features() const;
   /// Writes the input row of one record: width() numbers.
@@ -64,6 +91,7 @@ class FeatureColumns {
   void add(const std::string& name, ComponentSpec spec);
   void measure();
 
+  InputGroups groups_;
   std::vector<std::string> names_;
   std::vector<ComponentSpec> specs_;
   std::vector<std::unique_ptr<FeatureColumn>> columns_;
@@ -71,3 +99,19 @@ class FeatureColumns {
 };
 
 }  // namespace kiln::tabular
+
+namespace kiln {
+
+/// `inputs: {NAME: [columns...], ...}`: a mapping of part names to non-empty lists of columns.
+template <>
+struct OptionTraits<tabular::InputGroups> {
+  static void read(const Json& value, tabular::InputGroups& out, const ReadContext& ctx);
+  static Json write(const tabular::InputGroups& value) {
+    return value.empty() ? Json::object() : value.json();
+  }
+  static std::string type_name(const tabular::InputGroups&) {
+    return "mapping of names to lists of columns";
+  }
+};
+
+}  // namespace kiln

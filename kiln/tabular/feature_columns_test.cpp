@@ -9,6 +9,7 @@
 namespace kiln::tabular {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::FloatNear;
@@ -173,6 +174,26 @@ TEST(CategoricalColumn, HashBucketsNeedNoFitting) {
   EXPECT_THAT(row_of(c, category("c", {"Dream"})), ElementsAre(1, 0, 0));
 }
 
+TEST(CategoricalColumn, AnIndexCountsItsBucketsAndAsksForItsEmbedding) {
+  Json index = {{"type", "categorical"},
+                {"vocabulary", {"a", "b"}},
+                {"num_oov_buckets", 2},
+                {"output", "index"},
+                {"embedding_dim", 4}};
+  FeatureColumns c(columns({{"c", index}}), {"c"}, "input", "data.columns");
+  EXPECT_EQ(layout_json(c.layout())["indices"],
+            Json::parse(R"([{"column": "c", "position": 0, "cardinality": 4,
+                             "embedding_dim": 4}])"));
+  EXPECT_THAT(row_of(c, category("c", {"b"})), ElementsAre(1));
+  index["output"] = "one_hot";
+  EXPECT_THAT(
+      [&] {
+        FeatureColumns(columns({{"c", index}}), {"c"}, "input", "data.columns");
+      },
+      ::testing::ThrowsMessage<ConfigError>(
+          AllOf(HasSubstr("data.columns.c.embedding_dim"), HasSubstr("output: index"))));
+}
+
 TEST(CrossedColumn, HashesTensorFlowsJoinedKey) {
   FeatureColumns c(
       columns({{"x", {{"type", "crossed"}, {"features", {"a", "b"}}, {"hash_buckets", 16}}}}),
@@ -212,6 +233,78 @@ TEST(FeatureColumns, ADeclaredColumnMissingFromTheInputIsAConfigError) {
         FeatureColumns(columns({}), {"a", "a"}, "data.train.input", "data.columns");
       },
       ::testing::ThrowsMessage<ConfigError>(HasSubstr("data.train.input[1]")));
+}
+
+InputGroups wide_and_deep(std::vector<std::string> wide, std::vector<std::string> deep) {
+  InputGroups groups;
+  groups.named = true;
+  groups.groups = {{"wide", std::move(wide)}, {"deep", std::move(deep)}};
+  return groups;
+}
+
+// c one-hot in the wide part; x and c's index (embedded in 3) in the deep part.
+const Json kWideDeepColumns = {
+    {"c", "categorical"},
+    {"c_index",
+     {{"type", "categorical"}, {"feature", "c"}, {"output", "index"}, {"embedding_dim", 3}}}};
+
+TEST(FeatureColumns, NamedInputsAreConsecutivePartsOfTheRowWithTheirIndices) {
+  Rows rows({{{"c", io::bytes_feature({"u"})}, {"x", io::float_feature({1})}},
+             {{"c", io::bytes_feature({"v"})}, {"x", io::float_feature({2})}},
+             {{"c", io::bytes_feature({"v"})}, {"x", io::float_feature({3})}}});
+  FeatureColumns c(columns(kWideDeepColumns), wide_and_deep({"c"}, {"x", "c_index"}),
+                   "data.train.inputs", "data.columns");
+  c.fit(rows, 1);
+  // The vocabulary is [v, u] and one OOV bucket: the wide part is 3 wide, the deep one 2.
+  EXPECT_EQ(layout_json(c.layout()),
+            Json::parse(R"({"parts": [{"name": "wide", "offset": 0, "width": 3},
+                                      {"name": "deep", "offset": 3, "width": 2}],
+                            "indices": [{"column": "c_index", "position": 4, "cardinality": 3,
+                                         "embedding_dim": 3}]})"));
+  EXPECT_THAT(row_of(c, rows[0]), ElementsAre(0, 1, 0, 1, 1));
+  auto again = FeatureColumns::from_preprocessing(c.preprocessing());
+  EXPECT_EQ(layout_json(again->layout()), layout_json(c.layout()));
+  EXPECT_EQ(again->groups(), c.groups());
+}
+
+TEST(FeatureColumns, AColumnInTwoInputsIsAConfigErrorNamingBoth) {
+  EXPECT_THAT(
+      [] {
+        FeatureColumns(columns(Json::object()), wide_and_deep({"a"}, {"b", "a"}),
+                       "data.train.inputs", "data.columns");
+      },
+      ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.train.inputs.deep[1]"),
+                                                  HasSubstr("data.train.inputs.wide[0]"),
+                                                  HasSubstr("feature: a"))));
+}
+
+TEST(FeatureColumns, RestoringOtherInputsIsAConfigError) {
+  Rows rows = numbers("x", {1, 2});
+  Json saved = fitted(Json::object(), {"x"}, rows).preprocessing();
+  InputGroups wide_x;
+  wide_x.named = true;
+  wide_x.groups = {{"wide", {"x"}}};
+  FeatureColumns named(columns(Json::object()), wide_x, "data.train.inputs", "data.columns");
+  EXPECT_THAT([&] { named.restore(saved); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("are not the config's")));
+}
+
+TEST(InputGroups, AreAMappingOfNamesToListsOfColumns) {
+  auto problem_of = [](const Json& value) {
+    InputGroups groups;
+    try {
+      OptionTraits<InputGroups>::read(value, groups, ReadContext{"data.train.inputs", nullptr});
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(problem_of(Json::array({"a"})), HasSubstr("expected a mapping of input names"));
+  EXPECT_THAT(problem_of({{"wide", Json::array()}}),
+              AllOf(HasSubstr("data.train.inputs.wide"), HasSubstr("non-empty list")));
+  EXPECT_THAT(problem_of({{"wide", {"a", 3}}}),
+              AllOf(HasSubstr("data.train.inputs.wide[1]"), HasSubstr("a column name")));
+  EXPECT_EQ(problem_of({{"wide", {"a"}}, {"deep", {"b"}}}), "accepted");
 }
 
 TEST(FeatureColumns, ParallelFittingEqualsOneThread) {

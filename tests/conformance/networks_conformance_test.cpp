@@ -15,9 +15,15 @@ namespace networks_conformance_test {
 
 struct NetworkExample {
   std::string config;
-  Shape input;
+  Inputs input;
   std::vector<std::string> outputs;  // names, main first
 };
+
+// A tabular row of six: wide = [number, number, index of 4], deep = [number, number, index of 5
+// embedded in 2].
+tabular::InputLayout wide_and_deep() {
+  return {{{"wide", 0, 3}, {"deep", 3, 3}}, {{"a", 2, 4, 0}, {"b", 5, 5, 2}}};
+}
 
 const std::map<std::string, NetworkExample>& examples() {
   static const std::map<std::string, NetworkExample> table = {
@@ -25,7 +31,12 @@ const std::map<std::string, NetworkExample>& examples() {
        {"{type: autoencoder, kind: conv, channels: [4, 8], code: 5}",
         {1, 16},
         {"reconstruction", "embedding"}}},
+      {"dnn",
+       {"{type: dnn, num_classes: 3, input: deep, hidden: [4]}",
+        {{6}, wide_and_deep()},
+        {"logits"}}},
       {"lenet5", {"lenet5", {1, 28, 28}, {"logits"}}},
+      {"linear", {"{type: linear, num_classes: 3}", {{6}, wide_and_deep()}, {"logits"}}},
       {"mlp", {"{type: mlp, num_classes: 3, hidden: [8], batchnorm: true}", {2, 3}, {"logits"}}},
       {"mobilenet_v2",
        {"{type: mobilenet_v2, width: 0.25, small_input: true}", {1, 28, 28}, {"logits"}}},
@@ -47,6 +58,8 @@ const std::map<std::string, NetworkExample>& examples() {
       {"tfdoc_cnn", {"{type: tfdoc_cnn, channels: [4, 8], dense: 16}", {1, 28, 28}, {"logits"}}},
       {"vgg",
        {"{type: vgg, depth: 11, batchnorm: true, hidden: 32, pool: 1}", {3, 32, 32}, {"logits"}}},
+      {"wide_deep",
+       {"{type: wide_deep, num_classes: 2, hidden: [4, 3]}", {{6}, wide_and_deep()}, {"logits"}}},
       {"wide_resnet",
        {"{type: wide_resnet, depth: 10, widen: 1, dropout: 0.3}", {3, 8, 8}, {"logits"}}},
   };
@@ -65,7 +78,7 @@ TEST_P(NetworkExamples, BuildsRunsAndPassesGradients) {
   torch::manual_seed(1);  // the same weights and inputs every run: no dead-relu flakes
   SCOPED_TRACE(example.config);
   auto model = build_model(read_spec("model", example.config), example.input);
-  Shape batch = example.input;
+  Shape batch = example.input.shape;
   batch.insert(batch.begin(), 2);
   torch::Tensor input = GetParam() == "rnn_classifier" ? torch::randint(20, batch).to(torch::kFloat)
                                                        : torch::rand(batch);

@@ -191,3 +191,66 @@ TEST(Tabular, AValidationSplitWithOtherInputsIsAConfigError) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// The shapes through named inputs: a wide part of one-hot categories and their cross, a deep
+// part of the size and the color embedded.
+std::string wide_deep_config(const std::string& train, const std::string& val) {
+  std::string inputs =
+      "inputs: {wide: [color, shape, color_x_shape], deep: [size, color_index]}, target: label}\n";
+  return "version: 1\nname: shapes_wide_deep\nseed: 1\ndata:\n"
+         "  train: {type: csv, file: " +
+         train + ", " + inputs + "  val: {type: csv, file: " + val + ", " + inputs +
+         "  columns:\n"
+         "    color: categorical\n"
+         "    shape: categorical\n"
+         "    color_x_shape: {type: crossed, features: [color, shape], hash_buckets: 16}\n"
+         "    size: {type: numeric, normalize: zscore}\n"
+         "    color_index: {type: categorical, feature: color, output: index, embedding_dim: 2}\n"
+         "  batch_size: 32\n"
+         "model: {type: wide_deep, num_classes: 2, hidden: [16]}\n"
+         "loss: cross_entropy\nmetrics: [accuracy]\n"
+         "optimizer: {type: adam, lr: 0.01}\n"
+         "train: {max: 15 epochs, monitor: val/accuracy, mode: max}\nruntime: {threads: 1}\n";
+}
+
+TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
+  testing::TempDir dir;
+  std::string config =
+      dir.write("shapes.yaml", wide_deep_config(dir.write("train.csv", shapes_csv(2000, 7)),
+                                                dir.write("val.csv", shapes_csv(400, 8))));
+  auto trained =
+      testing::run_command(kiln("train " + config + " --quiet --runs-root " + dir.path()));
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  std::string run = run_folder(trained.out);
+  EXPECT_GE(last_val_accuracy(run), 0.95);
+  Json preprocessing = read_json(run + "/preprocessing.json");
+  EXPECT_EQ(preprocessing["inputs"]["deep"], Json::array({"size", "color_index"}));
+  // wide: 4 colors + 1 OOV, 3 shapes + 1 OOV, 16 buckets; deep: the size and one index.
+  Json layout = read_json(run + "/inputs.json")["inputs"][0]["layout"];
+  EXPECT_EQ(layout["parts"][1], Json({{"name", "deep"}, {"offset", 25}, {"width", 2}}));
+  EXPECT_EQ(layout["indices"][0]["cardinality"], 5);
+  auto evaluated = testing::run_command(kiln("eval " + run + " --split val"));
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  std::ostringstream logged;
+  logged.precision(4);
+  logged << std::fixed << last_val_accuracy(run);
+  EXPECT_THAT(evaluated.out, HasSubstr("val/accuracy         " + logged.str()));
+}
+
+TEST(Tabular, AWideAndDeepModelOverOneVectorSaysToNameTheInputs) {
+  testing::TempDir dir;
+  std::string train = dir.write("train.csv", "color,size,shape,label\nred,1,circle,in\n");
+  std::string text = shapes_config(train, train);
+  text.replace(text.find("model: "), text.find("\nloss:") - text.find("model: "),
+               "model: {type: wide_deep, num_classes: 2}");
+  auto result = testing::run_command(kiln("train " + dir.write("c.yaml", text) + " --quiet"));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("model.wide"));
+  EXPECT_THAT(result.err, HasSubstr("inputs: {wide: [columns...], ...}"));
+}
+
+}  // namespace
+}  // namespace kiln

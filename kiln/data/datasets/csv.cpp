@@ -20,6 +20,7 @@ struct CsvOptions {
   std::string delimiter = ",";
   std::vector<std::string> features;
   std::vector<std::string> input;
+  tabular::InputGroups inputs;
   std::string target;
   CsvTargetType target_type = CsvTargetType::kClass;
   Json fill_missing = nullptr;
@@ -34,6 +35,9 @@ struct CsvOptions {
     s.field("input", input,
             "Instead of features: feature columns (data.columns) and numeric columns, by name, "
             "concatenated into one vector; any column may hold strings (docs/tabular.md).");
+    s.field("inputs", inputs,
+            "Instead of input: named parts of the input vector, each a list of columns "
+            "({wide: [...], deep: [...]}), for models that read several inputs (wide_deep).");
     s.field("target", target, "The column to predict.").require();
     s.field("target_type", target_type,
             "class (int64 indices; text labels are numbered in sorted order) or float.");
@@ -158,10 +162,14 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   explicit CsvRecords(const CsvOptions& o)
       : table_(io::read_csv(o.file, o.delimiter[0])), options_(o) {
     KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+    const char* key = o.inputs.empty() ? "input" : "inputs";
     if (!o.features.empty() || o.window != 0)
-      throw ConfigError("input", "",
-                        "input (feature columns) replaces features and window: give one or the "
-                        "other");
+      throw ConfigError(key, "",
+                        std::string(key) +
+                            " (feature columns) replaces features and window: give one or the "
+                            "other");
+    if (!o.input.empty() && !o.inputs.empty())
+      throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
     target_column_ = table_.column(o.target);
     targets_ = target_vector(o, table_, target_column_);
     parse_cells();
@@ -178,7 +186,9 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     return {{table_.name, index, table_.row_offsets[size_t(index)]}, options_.target};
   }
 
-  std::vector<std::string> input_names() const override { return options_.input; }
+  tabular::InputGroups input_groups() const override {
+    return options_.inputs.empty() ? tabular::InputGroups(options_.input) : options_.inputs;
+  }
   const tabular::TabularSource& records() const override { return *this; }
   Batch gather_records(const torch::Tensor& indices,
                        const tabular::RowVisitor& input) const override {
@@ -252,8 +262,9 @@ class CsvDataset : public TensorDataset {
 class Csv : public Dataset {
  public:
   explicit Csv(const CsvOptions& o)
-      : impl_(o.input.empty() ? std::shared_ptr<Dataset>(std::make_shared<CsvDataset>(o))
-                              : std::make_shared<CsvRecords>(o)) {}
+      : impl_(o.input.empty() && o.inputs.empty()
+                  ? std::shared_ptr<Dataset>(std::make_shared<CsvDataset>(o))
+                  : std::make_shared<CsvRecords>(o)) {}
   int64_t size() const override { return impl_->size(); }
   Batch gather(const torch::Tensor& indices) const override { return impl_->gather(indices); }
   std::vector<int64_t> input_shape() const override { return impl_->input_shape(); }

@@ -10,6 +10,7 @@
 namespace kiln::data {
 namespace csv_test {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -82,7 +83,7 @@ TEST(CsvDataset, RowsForFeatureColumnsAreTabularAndTakeNoNumericOptions) {
   std::string file = dir.write("t.csv", "color,size,label\nred,1.5,0\n,2,1\n");
   auto rows = csv_dataset(file, "target: label, input: [color, size]");
   ASSERT_NE(rows->as_tabular(), nullptr);
-  EXPECT_THAT(rows->as_tabular()->input_names(), ElementsAre("color", "size"));
+  EXPECT_THAT(rows->as_tabular()->input_groups().columns(), ElementsAre("color", "size"));
   std::vector<std::string> seen;
   Batch targets = rows->as_tabular()->gather_records(
       torch::tensor({1, 0}, torch::kInt64),
@@ -97,6 +98,22 @@ TEST(CsvDataset, RowsForFeatureColumnsAreTabularAndTakeNoNumericOptions) {
   EXPECT_TRUE(torch::equal(targets.target, torch::tensor({1, 0}, torch::kInt64)));
   EXPECT_THAT([&] { csv_dataset(file, "target: label, input: [size], features: [size]"); },
               ::testing::ThrowsMessage<ConfigError>(HasSubstr("replaces features and window")));
+}
+
+TEST(CsvDataset, NamedInputsAreGroupsOfColumnsInsteadOfInput) {
+  testing::TempDir dir;
+  std::string file = dir.write("t.csv", "color,size,label\nred,1.5,0\n");
+  auto rows = csv_dataset(file, "target: label, inputs: {wide: [color], deep: [size]}");
+  ASSERT_NE(rows->as_tabular(), nullptr);
+  tabular::InputGroups groups = rows->as_tabular()->input_groups();
+  EXPECT_TRUE(groups.named);
+  EXPECT_THAT(groups.columns(), ElementsAre("color", "size"));
+  EXPECT_THAT([&] { csv_dataset(file, "target: label, input: [size], inputs: {a: [color]}"); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  AllOf(HasSubstr("data.train.inputs"), HasSubstr("not both"))));
+  EXPECT_THAT([&] { csv_dataset(file, "target: label, inputs: {a: color}"); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  AllOf(HasSubstr("data.train.inputs.a"), HasSubstr("non-empty list"))));
 }
 
 }  // namespace csv_test

@@ -46,6 +46,7 @@ struct TfRecordOptions {
   int64_t steps = 0;
   double pad = 0;
   InputNames input{{"image"}, false};
+  tabular::InputGroups inputs;
   std::string target = "label";
   std::vector<std::string> targets;
   OnCorrupt on_corrupt = OnCorrupt::kFail;
@@ -70,6 +71,9 @@ struct TfRecordOptions {
     s.field("input", input,
             "The feature the model reads, or a list of feature columns (data.columns) and "
             "numeric features, concatenated into one vector (docs/tabular.md).");
+    s.field("inputs", inputs,
+            "Instead of input: named parts of the input vector, each a list of columns "
+            "({wide: [...], deep: [...]}), for models that read several inputs (wide_deep).");
     s.field("target", target, "The feature the loss compares against.");
     s.field("targets", targets,
             "More features delivered as targets by name, for the heads of a multi_head model "
@@ -193,6 +197,10 @@ struct OpenedRecords {
   std::optional<io::ImageInput> image;
 };
 
+tabular::InputGroups input_groups(const TfRecordOptions& o) {
+  return o.inputs.empty() ? tabular::InputGroups(o.input.names) : o.inputs;
+}
+
 OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions store);
 
 OpenedRecords open_tfrecord(const TfRecordOptions& o) {
@@ -201,7 +209,7 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
   io::RecordStoreOptions store{o.files, enum_name(o.compression), skip, o.limit};
   // Checks the features' specs before anything is read, whatever reads them.
   RecordDecoder decoder({o.kind, o.features, o.sequence_features, o.steps, o.pad}, "");
-  if (o.input.listed) return open_tabular(o, store);
+  if (o.input.listed || !o.inputs.empty()) return open_tabular(o, store);
   std::vector<std::pair<std::string, std::string>> used{{"input", o.input.names[0]},
                                                         {"target", o.target}};
   for (size_t i = 0; i < o.targets.size(); ++i)
@@ -235,11 +243,14 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
 }
 
 OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions store) {
+  const char* key = o.inputs.empty() ? "input" : "inputs";
+  if (o.input.listed && !o.inputs.empty())
+    throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
   if (o.kind != RecordKind::kExample)
-    throw ConfigError("input", "", "a list of inputs reads tf.Example records (kind: example)");
+    throw ConfigError(key, "", "feature columns read tf.Example records (kind: example)");
   if (o.cache == RecordCache::kNone)
     throw ConfigError("cache", "",
-                      "a list of inputs (feature columns) reads cache: records or decoded; "
+                      "feature columns (input: [...] or inputs) read cache: records or decoded; "
                       "streaming (none) is not supported for them yet");
   std::map<std::string, FeatureSpec> target_specs;
   std::vector<std::pair<std::string, std::string>> used{{"target", o.target}};
@@ -262,9 +273,10 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
   };
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
-  return {std::make_shared<TabularRecords>(std::move(records), std::move(targets),
-                                           TabularRecordNames{o.input.names, o.target, o.targets}),
-          skipped, std::nullopt};
+  return {
+      std::make_shared<TabularRecords>(std::move(records), std::move(targets),
+                                       TabularRecordNames{input_groups(o), o.target, o.targets}),
+      skipped, std::nullopt};
 }
 
 class TfRecordDataset : public Dataset {

@@ -20,6 +20,7 @@
 namespace kiln::data {
 namespace tfrecord_test {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -386,6 +387,30 @@ TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
       EXPECT_THAT(e.what(), HasSubstr("neither \"input\" nor \"target\""));
     }
   }
+}
+
+TEST(TfRecordDataset, NamedInputsMakeFeatureColumnRecords) {
+  testing::TempDir dir;
+  std::string file = write_shard(dir, "t.tfrecord.gz", {numbered_example(0, false)});
+  std::string spec = "{type: tfrecord, files: " + file + ", features: {label: {dtype: int64}}, ";
+  auto dataset = make_dataset(spec + "inputs: {wide: [image], deep: [x]}}");
+  ASSERT_NE(dataset->as_tabular(), nullptr);
+  EXPECT_TRUE(dataset->as_tabular()->input_groups().named);
+  EXPECT_THAT(dataset->as_tabular()->input_groups().columns(), ElementsAre("image", "x"));
+  auto problem_of = [&](const std::string& extra) {
+    try {
+      make_dataset(spec + extra + "}");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(problem_of("input: [x], inputs: {a: [image]}"),
+              AllOf(HasSubstr("data.train.inputs"), HasSubstr("not both")));
+  EXPECT_THAT(problem_of("inputs: {a: [image]}, cache: none"),
+              AllOf(HasSubstr("data.train.cache"), HasSubstr("records or decoded")));
+  EXPECT_THAT(problem_of("inputs: {a: [image]}, kind: sequence_example"),
+              AllOf(HasSubstr("data.train.inputs"), HasSubstr("kind: example")));
 }
 
 }  // namespace tfrecord_test

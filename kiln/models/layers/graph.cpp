@@ -1,6 +1,7 @@
 // graph: branches inside a model. Named nodes each take one or more earlier nodes (or `input`),
 // merge them by `add` or `concat` (along channels), and apply their own layers; the output node's
-// value leaves the graph.
+// value leaves the graph. As a model's first layer over tabular data with named inputs
+// (`inputs: {wide: [...], deep: [...]}`), its nodes also take each named part of the row.
 //
 //   {type: graph, nodes: [{name: a, layers: [...]}, {name: b, inputs: [input], layers: [...]},
 //                         {name: out, inputs: [a, b], merge: concat}]}
@@ -33,7 +34,8 @@ struct GraphNodeOptions {
   void describe(Schema& s) {
     s.field("name", name, "How later nodes and `output` refer to this node.").require();
     s.field("inputs", inputs,
-            "Earlier nodes (or `input`) this node takes; empty for the node before it.");
+            "Earlier nodes (or `input`, or a named input of tabular data) this node takes; empty "
+            "for the node before it.");
     s.field("merge", merge, "How several inputs combine: add, or concat along channels.");
     s.field("layers", layers, "Layers applied after the merge; none passes it through.");
   }
@@ -60,13 +62,17 @@ struct GraphNode {
 
 class GraphImpl : public torch::nn::Module {
  public:
-  GraphImpl(std::vector<GraphNode> nodes, const std::vector<std::string>& names, size_t output)
-      : nodes_(std::move(nodes)), output_(output) {
-    for (size_t i = 0; i < nodes_.size(); ++i) register_module(names[i], nodes_[i].layers);
+  /// `parts` are the named parts of the row, values 1.. after the input; the nodes follow.
+  GraphImpl(std::vector<GraphNode> nodes, const std::vector<std::string>& node_names,
+            std::vector<tabular::InputPart> parts, size_t output)
+      : nodes_(std::move(nodes)), parts_(std::move(parts)), output_(output) {
+    for (size_t i = 0; i < nodes_.size(); ++i) register_module(node_names[i], nodes_[i].layers);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
     std::vector<torch::Tensor> values{x};
+    for (const auto& part : parts_)
+      values.push_back(x.flatten(1).narrow(1, part.offset, part.width));
     for (auto& node : nodes_) {
       torch::Tensor merged = values[node.inputs[0]];
       if (node.concat) {
@@ -83,6 +89,7 @@ class GraphImpl : public torch::nn::Module {
 
  private:
   std::vector<GraphNode> nodes_;
+  std::vector<tabular::InputPart> parts_;
   size_t output_;
 };
 
@@ -95,11 +102,18 @@ class Graph : public Layer {
   BuiltLayer build_in(const Shape& input, const BuildScope& scope) const override {
     std::vector<std::string> names{kInput};
     std::vector<Shape> shapes{input};
+    std::vector<tabular::InputPart> parts;
+    if (scope.row_parts) parts = scope.row_parts->parts;
+    for (const auto& part : parts) {
+      names.push_back(part.name);
+      shapes.push_back({part.width});
+    }
+    size_t first_node = names.size();
     std::vector<GraphNode> nodes;
     for (const auto& o : options_.nodes) {
       check_name(o.name, names);
       GraphNode node;
-      node.inputs = input_indices(o, names);
+      node.inputs = input_indices(o, names, first_node);
       node.concat = o.merge == GraphMerge::kConcat;
       Shape merged = merged_shape(o, node.inputs, shapes);
       BuiltStack stack = build_stack(o.layers, merged, scope);
@@ -108,10 +122,10 @@ class Graph : public Layer {
       shapes.push_back(stack.output);
       nodes.push_back(std::move(node));
     }
-    size_t output = output_index(names);
-    check_all_used(nodes, names, output);
-    names.erase(names.begin());
-    auto module = std::make_shared<GraphImpl>(std::move(nodes), names, output);
+    size_t output = output_index(names, first_node);
+    check_all_used(nodes, names, first_node, output);
+    names.erase(names.begin(), names.begin() + std::ptrdiff_t(first_node));
+    auto module = std::make_shared<GraphImpl>(std::move(nodes), names, parts, output);
     return {torch::nn::AnyModule(module), shapes[output]};
   }
 
@@ -121,12 +135,14 @@ class Graph : public Layer {
                "graph node name \"{}\" must be non-empty and without dots", name);
     KILN_CHECK(std::find(taken.begin(), taken.end(), name) == taken.end(),
                "graph node name \"{}\" is taken{}", name,
-               name == kInput ? " by the graph's input" : " by an earlier node");
+               name == kInput ? " by the graph's input" : " by an earlier node or named input");
   }
 
+  // A node that names none takes the node before it; the first node, the graph's input.
   static std::vector<size_t> input_indices(const GraphNodeOptions& o,
-                                           const std::vector<std::string>& earlier) {
-    if (o.inputs.empty()) return {earlier.size() - 1};
+                                           const std::vector<std::string>& earlier,
+                                           size_t first_node) {
+    if (o.inputs.empty()) return {earlier.size() == first_node ? 0 : earlier.size() - 1};
     std::vector<size_t> indices;
     for (const auto& name : o.inputs) {
       auto found = std::find(earlier.begin(), earlier.end(), name);
@@ -160,23 +176,25 @@ class Graph : public Layer {
     return merged;
   }
 
-  size_t output_index(const std::vector<std::string>& names) const {
+  size_t output_index(const std::vector<std::string>& names, size_t first_node) const {
     if (options_.output.empty()) return names.size() - 1;
-    auto found = std::find(names.begin() + 1, names.end(), options_.output);
+    auto nodes = names.begin() + std::ptrdiff_t(first_node);
+    auto found = std::find(nodes, names.end(), options_.output);
     KILN_CHECK(found != names.end(), "graph output \"{}\" is not a node; {}", options_.output,
-               suggestion_text(options_.output, {names.begin() + 1, names.end()}));
+               suggestion_text(options_.output, {nodes, names.end()}));
     return size_t(found - names.begin());
   }
 
   // A node the output does not depend on would hold weights that never learn.
   static void check_all_used(const std::vector<GraphNode>& nodes,
-                             const std::vector<std::string>& names, size_t output) {
+                             const std::vector<std::string>& names, size_t first_node,
+                             size_t output) {
     std::set<size_t> needed{output};
-    for (size_t i = output; i > 0; --i)
+    for (size_t i = output; i >= first_node; --i)
       if (needed.count(i))
-        for (size_t input : nodes[i - 1].inputs) needed.insert(input);
+        for (size_t input : nodes[i - first_node].inputs) needed.insert(input);
     std::vector<std::string> unused;
-    for (size_t i = 1; i < names.size(); ++i)
+    for (size_t i = first_node; i < names.size(); ++i)
       if (!needed.count(i)) unused.push_back(names[i]);
     KILN_CHECK(unused.empty(), "graph nodes {} do not lead to the output \"{}\"",
                fmt::join(unused, ", "), names[output]);

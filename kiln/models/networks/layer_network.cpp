@@ -17,4 +17,16 @@ Json layer(const std::string& type, Json options) {
   return options;
 }
 
+std::vector<Json> perceptron_layers(const PerceptronLayers& shape, int64_t out) {
+  std::vector<Json> layers;
+  for (int64_t width : shape.hidden) {
+    layers.push_back(layer("linear", {{"out", width}}));
+    if (shape.batchnorm) layers.push_back("batchnorm");
+    layers.push_back(enum_name(shape.activation));
+    if (shape.dropout > 0) layers.push_back(layer("dropout", {{"p", shape.dropout}}));
+  }
+  layers.push_back(layer("linear", {{"out", out}}));
+  return layers;
+}
+
 }  // namespace kiln::models

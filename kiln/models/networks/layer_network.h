@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "kiln/models/activation.h"
 #include "kiln/models/model.h"
 
 namespace kiln::models {
@@ -30,5 +31,17 @@ class LayerNetwork : public Model {
 
 /// `{"type": type, key: value, ...}`, for writing layer lists briefly.
 Json layer(const std::string& type, Json options = Json::object());
+
+/// The hidden layers of a multi-layer perceptron (mlp, dnn, wide_deep's deep part).
+struct PerceptronLayers {
+  std::vector<int64_t> hidden;
+  Activation activation = Activation::kRelu;
+  double dropout = 0.0;
+  bool batchnorm = false;
+};
+
+/// Each hidden width as a linear layer, then batchnorm (if asked), the activation and dropout
+/// (if p > 0); then a linear layer of `out`.
+std::vector<Json> perceptron_layers(const PerceptronLayers& shape, int64_t out);
 
 }  // namespace kiln::models

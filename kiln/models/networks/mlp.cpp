@@ -1,7 +1,6 @@
 // mlp: a multi-layer perceptron over flattened inputs: hidden linear layers with an activation
 // (and optional batchnorm and dropout), then an output layer.
 
-#include "kiln/models/activation.h"
 #include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
@@ -27,13 +26,9 @@ struct MlpOptions {
 
 std::vector<Json> mlp_layers(const MlpOptions& o) {
   std::vector<Json> layers{"flatten"};
-  for (int64_t width : o.hidden) {
-    layers.push_back(layer("linear", {{"out", width}}));
-    if (o.batchnorm) layers.push_back("batchnorm");
-    layers.push_back(enum_name(o.activation));
-    if (o.dropout > 0) layers.push_back(layer("dropout", {{"p", o.dropout}}));
-  }
-  layers.push_back(layer("linear", {{"out", o.num_classes}}));
+  for (Json& layer :
+       perceptron_layers({o.hidden, o.activation, o.dropout, o.batchnorm}, o.num_classes))
+    layers.push_back(std::move(layer));
   return layers;
 }
 

@@ -66,10 +66,12 @@ struct MultiHeadOptions {
 
 class MultiHead : public Model {
  public:
-  MultiHead(const MultiHeadOptions& options, const Shape& input) {
+  MultiHead(const MultiHeadOptions& options, const Inputs& input) {
     BuildScope scope;
     scope.blocks = &options.blocks;
+    scope.row_parts = &input.layout;
     BuiltStack backbone = build_stack(options.backbone, input, scope);
+    if (!backbone.modules->is_empty()) scope.row_parts = nullptr;  // the heads get features
     backbone_ = register_module("backbone", backbone.modules);
     auto heads = std::make_shared<torch::nn::Module>();
     for (const HeadOptions& head : options.heads) {

@@ -19,17 +19,19 @@ struct SequentialOptions {
   }
 };
 
-// The blocks are only looked up while building.
-BuildScope with_blocks(const std::map<std::string, LayerList>& blocks) {
+// The blocks and the input's named parts are only looked up while building.
+BuildScope sequential_scope(const std::map<std::string, LayerList>& blocks, const Inputs& input) {
   BuildScope scope;
   scope.blocks = &blocks;
+  scope.row_parts = &input.layout;
   return scope;
 }
 
 class Sequential : public LayerNetwork {
  public:
-  Sequential(const SequentialOptions& options, const Shape& input)
-      : LayerNetwork(build_stack(options.layers, input, with_blocks(options.blocks)), "output") {}
+  Sequential(const SequentialOptions& options, const Inputs& input)
+      : LayerNetwork(build_stack(options.layers, input, sequential_scope(options.blocks, input)),
+                     "output") {}
 };
 
 }  // namespace

@@ -1,0 +1,96 @@
+#include "kiln/models/networks/row_features.h"
+
+#include <set>
+
+#include "kiln/core/error.h"
+
+namespace kiln::models {
+
+RowPart row_part(const Inputs& input, const std::string& name, const std::string& option) {
+  const tabular::InputLayout& layout = input.layout;
+  int64_t begin = 0, end = element_count(input.shape);
+  if (!name.empty()) {
+    const tabular::InputPart* part = layout.find(name);
+    if (!part && layout.parts.empty())
+      throw ConfigError(option, "",
+                        "the data has no named inputs: give the training split inputs: {" + name +
+                            ": [columns...], ...}, or set " + option + ": \"\" for the whole row");
+    if (!part)
+      throw ConfigError(option, "",
+                        "the data has no input \"" + name + "\"; it has: " + layout.names());
+    begin = part->offset;
+    end = part->offset + part->width;
+  }
+  RowPart part{name, {}, {}};
+  std::set<int64_t> indexed;
+  for (const tabular::InputIndex& index : layout.indices)
+    if (index.position >= begin && index.position < end) {
+      part.indices.push_back(index);
+      indexed.insert(index.position);
+    }
+  for (int64_t position = begin; position < end; ++position)
+    if (!indexed.count(position)) part.numbers.push_back(position);
+  return part;
+}
+
+RowFeaturesImpl::RowFeaturesImpl(const RowPart& part,
+                                 const std::function<int64_t(const tabular::InputIndex&)>& width)
+    : part_(part), width_(number_count()) {
+  number_positions_ =
+      register_buffer("number_positions", torch::tensor(part.numbers, torch::kLong));
+  for (size_t i = 0; i < part.indices.size(); ++i) {
+    int64_t dim = width(part.indices[i]);
+    embeddings_.push_back(register_module("embedding" + std::to_string(i),
+                                          torch::nn::Embedding(part.indices[i].cardinality, dim)));
+    width_ += dim;
+  }
+}
+
+torch::Tensor RowFeaturesImpl::numbers(const torch::Tensor& row) const {
+  return row.flatten(1).index_select(1, number_positions_);
+}
+
+std::vector<torch::Tensor> RowFeaturesImpl::embedded(const torch::Tensor& row) {
+  torch::Tensor flat = row.flatten(1);
+  std::vector<torch::Tensor> out;
+  for (size_t i = 0; i < embeddings_.size(); ++i) {
+    const tabular::InputIndex& index = part_.indices[i];
+    torch::Tensor ids = flat.select(1, index.position).round().to(torch::kLong);
+    torch::Tensor known = ids.ge(0).logical_and(ids.lt(index.cardinality));
+    torch::Tensor looked_up = embeddings_[i]->forward(ids.clamp(0, index.cardinality - 1));
+    out.push_back(looked_up * known.unsqueeze(1).to(looked_up.scalar_type()));
+  }
+  return out;
+}
+
+torch::Tensor RowFeaturesImpl::forward(const torch::Tensor& row) {
+  std::vector<torch::Tensor> parts = embedded(row);
+  parts.insert(parts.begin(), numbers(row));
+  return torch::cat(parts, 1);
+}
+
+RowLinearImpl::RowLinearImpl(const RowPart& part, int64_t out) {
+  features_ = register_module("features",
+                              RowFeatures(part, [out](const tabular::InputIndex&) { return out; }));
+  if (features_->number_count() > 0)
+    numbers_ = register_module(
+        "numbers",
+        torch::nn::Linear(torch::nn::LinearOptions(features_->number_count(), out).bias(false)));
+  bias_ = register_parameter("bias", torch::zeros({out}));
+}
+
+torch::Tensor RowLinearImpl::forward(const torch::Tensor& row) {
+  torch::Tensor sum = bias_.expand({row.size(0), bias_.size(0)});
+  if (numbers_) sum = sum + numbers_->forward(features_->numbers(row));
+  for (const torch::Tensor& weights : features_->embedded(row)) sum = sum + weights;
+  return sum;
+}
+
+int64_t embedding_width(const tabular::InputIndex& index, const std::string& option) {
+  if (index.embedding_dim > 0) return index.embedding_dim;
+  throw ConfigError(option, "",
+                    "column \"" + index.column + "\" gives a category's index, which a deep " +
+                        "model embeds: give data.columns." + index.column + " an embedding_dim");
+}
+
+}  // namespace kiln::models
