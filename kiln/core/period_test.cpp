@@ -231,8 +231,8 @@ TEST(OptionalPeriod, NullAndZeroMeanNoneAndAPeriodRoundTrips) {
 // converted (1e308 hours: infinite seconds, saved as "inf s"), a step count past int64 (undefined
 // conversion), and text after a NUL byte.
 TEST(Period, RefusesAmountsPastTwoToThe53AndTextAfterANul) {
-  for (const std::string text : std::vector<std::string>{"1e308 h", "1e300 steps", "1e17 samples",
-                                                         std::string("1 epoch\0junk", 12)}) {
+  for (const std::string& text : std::vector<std::string>{"1e308 h", "1e300 steps", "1e17 samples",
+                                                          std::string("1 epoch\0junk", 12)}) {
     EXPECT_THROW(Period::parse(text), Error) << text;
   }
   EXPECT_EQ(Period::parse("9007199254740992 steps").in_steps(10, 32), 9007199254740992);

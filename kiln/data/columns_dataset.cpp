@@ -1,13 +1,19 @@
 #include "kiln/data/columns_dataset.h"
 
+#include <algorithm>
+
 #include "kiln/core/error.h"
+#include "kiln/data/subset.h"
 
 namespace kiln::data {
 
 ColumnsDataset::ColumnsDataset(std::shared_ptr<const Dataset> records,
-                               std::shared_ptr<const tabular::FeatureColumns> columns)
+                               std::shared_ptr<const tabular::FeatureColumns> columns,
+                               int64_t threads)
     : records_(std::move(records)), columns_(std::move(columns)) {
-  KILN_ASSERT(records_->as_tabular() != nullptr);
+  const TabularDataset* tabular = records_->as_tabular();
+  KILN_ASSERT(tabular != nullptr);
+  if (tabular->skips_corrupt()) refused_ = columns_->refused(tabular->records(), threads);
 }
 
 Batch ColumnsDataset::gather(const torch::Tensor& indices) const {
@@ -22,12 +28,27 @@ Batch ColumnsDataset::gather(const torch::Tensor& indices) const {
   return batch;
 }
 
-void RowsOf::visit(int64_t begin, int64_t end, const tabular::RowVisitor& visit) const {
-  for (int64_t i = begin; i < end; ++i)
-    source_.visit(rows_[size_t(i)], rows_[size_t(i)] + 1,
-                  [&](int64_t, const io::Features& features, const io::RecordLocation& where) {
-                    visit(i, features, where);
-                  });
+SkippedRecords ColumnsDataset::skipped_records() const {
+  SkippedRecords skipped = records_->skipped_records();
+  if (skipped.count == 0) skipped.first_problem = refused_.first_problem;
+  skipped.count += static_cast<int64_t>(refused_.rows.size());
+  return skipped;
+}
+
+std::shared_ptr<const Dataset> without_refused(std::shared_ptr<const Dataset> dataset) {
+  auto columns = std::dynamic_pointer_cast<const ColumnsDataset>(dataset);
+  if (!columns || columns->refused_rows().empty()) return dataset;
+  torch::Tensor all = torch::arange(dataset->size(), torch::kInt64);
+  return std::make_shared<SubsetDataset>(dataset, indices_but(all, columns->refused_rows()));
+}
+
+torch::Tensor indices_but(const torch::Tensor& indices, const std::vector<int64_t>& refused) {
+  std::vector<int64_t> kept;
+  torch::Tensor contiguous = indices.contiguous();
+  const int64_t* index = contiguous.data_ptr<int64_t>();
+  for (int64_t i = 0; i < contiguous.numel(); ++i)
+    if (!std::binary_search(refused.begin(), refused.end(), index[i])) kept.push_back(index[i]);
+  return torch::tensor(kept, torch::kInt64);
 }
 
 }  // namespace kiln::data

@@ -11,14 +11,19 @@ namespace kiln::data {
 
 class ColumnsDataset : public Dataset {
  public:
-  /// `records` must be tabular (as_tabular() non-null); `columns` fitted.
+  /// `records` must be tabular (as_tabular() non-null); `columns` fitted. When the records skip
+  /// corrupt ones (on_corrupt: skip), the rows the columns refuse are found now, on `threads`.
   ColumnsDataset(std::shared_ptr<const Dataset> records,
-                 std::shared_ptr<const tabular::FeatureColumns> columns);
+                 std::shared_ptr<const tabular::FeatureColumns> columns, int64_t threads = 1);
   int64_t size() const override { return records_->size(); }
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override { return {columns_->width()}; }
   torch::Dtype input_dtype() const override { return torch::kFloat32; }
-  SkippedRecords skipped_records() const override { return records_->skipped_records(); }
+  /// The records' own skipped ones and the rows the columns refused.
+  SkippedRecords skipped_records() const override;
+  /// The rows the columns refused (on_corrupt: skip), in order: gather() must not be given them
+  /// (without_refused() leaves them out).
+  const std::vector<int64_t>& refused_rows() const { return refused_.rows; }
   ExampleOrigin locate(int64_t index) const override { return records_->locate(index); }
   std::vector<std::string> target_names() const override { return records_->target_names(); }
   std::vector<std::string> class_names() const override { return records_->class_names(); }
@@ -27,20 +32,12 @@ class ColumnsDataset : public Dataset {
  private:
   std::shared_ptr<const Dataset> records_;
   std::shared_ptr<const tabular::FeatureColumns> columns_;
+  tabular::RefusedRows refused_;
 };
 
-/// The rows `rows` (in that order) of `source`: fitting on the training part of a split that
-/// data.val_fraction carved.
-class RowsOf : public tabular::TabularSource {
- public:
-  RowsOf(const tabular::TabularSource& source, std::vector<int64_t> rows)
-      : source_(source), rows_(std::move(rows)) {}
-  int64_t rows() const override { return static_cast<int64_t>(rows_.size()); }
-  void visit(int64_t begin, int64_t end, const tabular::RowVisitor& visit) const override;
-
- private:
-  const tabular::TabularSource& source_;
-  std::vector<int64_t> rows_;
-};
+/// `dataset` less the rows its feature columns refused, when it is a ColumnsDataset that has any.
+std::shared_ptr<const Dataset> without_refused(std::shared_ptr<const Dataset> dataset);
+/// `indices` (1-D int64) less `refused` (sorted).
+torch::Tensor indices_but(const torch::Tensor& indices, const std::vector<int64_t>& refused);
 
 }  // namespace kiln::data

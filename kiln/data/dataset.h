@@ -46,6 +46,12 @@ struct Batch {
 class StreamingDataset;
 class TabularDataset;
 
+/// What a dataset does with a damaged or non-conforming record (`on_corrupt`).
+enum class OnCorrupt { kFail, kSkip };
+inline EnumNameList<OnCorrupt> enum_names(OnCorrupt) {
+  return {{OnCorrupt::kFail, "fail"}, {OnCorrupt::kSkip, "skip"}};
+}
+
 /// Records a dataset dropped as damaged or non-conforming (`on_corrupt: skip`), the same ones
 /// every epoch.
 struct SkippedRecords {
@@ -117,6 +123,8 @@ class TabularDataset {
   virtual tabular::InputGroups input_groups() const = 0;
   /// Every record, in order: what the columns are fitted on.
   virtual const tabular::TabularSource& records() const = 0;
+  /// Whether rows the columns refuse are dropped (on_corrupt: skip) rather than errors.
+  virtual bool skips_corrupt() const { return false; }
   /// The examples at `indices` with their targets and no input; `input(i, features, where)` runs
   /// for the i-th of them, in order, on the calling thread.
   virtual Batch gather_records(const torch::Tensor& indices,

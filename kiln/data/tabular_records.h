@@ -17,6 +17,7 @@ struct TabularRecordNames {
   tabular::InputGroups input;  // columns or plain features
   std::string target;
   std::vector<std::string> targets;  // named targets (multi_head)
+  bool skip_corrupt = false;         // on_corrupt: skip
 };
 
 class TabularRecords : public Dataset, public TabularDataset, public tabular::TabularSource {
@@ -35,6 +36,7 @@ class TabularRecords : public Dataset, public TabularDataset, public tabular::Ta
 
   tabular::InputGroups input_groups() const override { return names_.input; }
   const tabular::TabularSource& records() const override { return *this; }
+  bool skips_corrupt() const override { return names_.skip_corrupt; }
   Batch gather_records(const torch::Tensor& indices,
                        const tabular::RowVisitor& input) const override;
 

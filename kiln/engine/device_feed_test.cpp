@@ -6,8 +6,10 @@ namespace kiln::engine {
 namespace {
 
 data::Batch image_batch() {
-  return {torch::arange(2 * 3 * 4 * 5, torch::kFloat32).reshape({2, 3, 4, 5}),
-          torch::tensor({1, 0}, torch::kInt64)};
+  data::Batch batch;
+  batch.input = torch::arange(2 * 3 * 4 * 5, torch::kFloat32).reshape({2, 3, 4, 5});
+  batch.target = torch::tensor({1, 0}, torch::kInt64);
+  return batch;
 }
 
 TEST(DeviceFeed, LeavesCpuBatchesAsTheyAreMade) { EXPECT_FALSE(device_feed(torch::kCPU, {})); }

@@ -70,10 +70,15 @@ void Experiment::carve_validation_split() {
                                             static_cast<uint64_t>(config_.seed));
   if (const data::TabularDataset* tabular = whole->as_tabular()) {
     torch::Tensor rows = kept.contiguous();
-    auto training_rows = std::make_shared<data::RowsOf>(
+    auto training_rows = std::make_shared<tabular::RowsOf>(
         tabular->records(),
         std::vector<int64_t>(rows.data_ptr<int64_t>(), rows.data_ptr<int64_t>() + rows.numel()));
     whole = with_columns(whole, "train", training_rows);
+    // Rows the columns refused (on_corrupt: skip) leave both parts.
+    if (auto columns = std::dynamic_pointer_cast<const data::ColumnsDataset>(whole)) {
+      kept = data::indices_but(kept, columns->refused_rows());
+      carved = data::indices_but(carved, columns->refused_rows());
+    }
   }
   datasets_["train"] = std::make_shared<data::SubsetDataset>(whole, kept);
   datasets_["val"] = std::make_shared<data::SubsetDataset>(whole, carved);
@@ -88,7 +93,7 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
     const data::TabularDataset* tabular = made->as_tabular();
     std::shared_ptr<const tabular::TabularSource> records;
     if (split == "train" && tabular) records = {made, &tabular->records()};
-    slot = with_columns(made, split, records);
+    slot = data::without_refused(with_columns(made, split, records));
   }
   if (split == "train" && !took_training_range_) {
     slot = data::take_range(slot, config_.data.skip, config_.data.take, "data");
@@ -103,6 +108,9 @@ namespace {
 std::string input_key(const std::string& split, const tabular::InputGroups& groups) {
   return "data." + split + (groups.named ? ".inputs" : ".input");
 }
+
+// The passes over tabular records (fitting, checking) run on every core.
+int64_t pass_threads() { return int64_t(std::max(1u, std::thread::hardware_concurrency())); }
 
 std::string groups_text(const tabular::InputGroups& groups) {
   if (!groups.named) return "[" + fmt::format("{}", fmt::join(groups.columns(), ", ")) + "]";
@@ -141,7 +149,7 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
         "data.columns");
     auto fit = [&] {
       if (fitting_.saved.is_null() && columns->needs_fitting())
-        columns->fit(*fit_on, int64_t(std::max(1u, std::thread::hardware_concurrency())));
+        columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());
       return fitting_.saved.is_null() ? columns->preprocessing() : fitting_.saved;
     };
     Json fitted = fitting_.share ? fitting_.share(fit) : fit();
@@ -157,7 +165,7 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
                     "the model the same columns",
                     groups_text(groups), columns_->groups().named ? "inputs" : "input",
                     groups_text(columns_->groups())));
-  return std::make_shared<data::ColumnsDataset>(std::move(made), columns_);
+  return std::make_shared<data::ColumnsDataset>(std::move(made), columns_, pass_threads());
 }
 
 Json Experiment::preprocessing() const { return columns_ ? columns_->preprocessing() : Json(); }

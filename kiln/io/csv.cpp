@@ -86,33 +86,40 @@ size_t CsvTable::column(const std::string& column_name) const {
   throw Error(fmt::format("{} has no column \"{}\"; its columns: {}", name, column_name, known));
 }
 
-CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter) {
+CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter,
+                   bool skip_bad_rows) {
   if (text.size() >= 3 && text.substr(0, 3) == "\xef\xbb\xbf") text.remove_prefix(3);  // BOM
-  CsvTable table{name, {}, {}, {}};
+  CsvTable table{name, {}, {}, {}, {}, 0, ""};
   CsvScanner scanner(text, name, delimiter);
   int64_t offset = 0;
   if (!scanner.next_row(table.header, offset))
     throw DataError(name, -1, 0, "the file is empty; a CSV file starts with a header row");
   std::vector<std::string> cells;
   cells.reserve(table.header.size());
-  while (scanner.next_row(cells, offset)) {
+  for (int64_t row = 0; scanner.next_row(cells, offset);) {
     if (cells.size() == 1 && cells[0].empty()) continue;  // a blank line
-    if (cells.size() != table.header.size())
-      throw DataError(
-          name, static_cast<int64_t>(table.rows.size()), offset,
+    if (cells.size() != table.header.size()) {
+      DataError wrong(
+          name, row, offset,
           fmt::format("the row has {} cells, the header {}", cells.size(), table.header.size()));
-    table.rows.push_back(std::move(cells));
-    table.row_offsets.push_back(offset);
+      if (!skip_bad_rows) throw wrong;
+      if (table.skipped_rows++ == 0) table.first_skipped = wrong.what();
+    } else {
+      table.rows.push_back(std::move(cells));
+      table.row_offsets.push_back(offset);
+      table.row_numbers.push_back(row);
+    }
+    ++row;
     cells = {};
     cells.reserve(table.header.size());
   }
   return table;
 }
 
-CsvTable read_csv(const std::string& path, char delimiter) {
+CsvTable read_csv(const std::string& path, char delimiter, bool skip_bad_rows) {
   std::string bytes = read_file_bytes(path);
   if (is_gzip(bytes)) bytes = gunzip(bytes, path);
-  return parse_csv(bytes, path, delimiter);
+  return parse_csv(bytes, path, delimiter, skip_bad_rows);
 }
 
 namespace {

@@ -16,16 +16,21 @@ struct CsvTable {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::vector<int64_t> row_offsets;  // byte offset where each row starts
+  std::vector<int64_t> row_numbers;  // each row's number in the file (0 = first data row)
+  int64_t skipped_rows = 0;          // rows of the wrong width left out (skip_bad_rows)
+  std::string first_skipped;         // the first of them, as the error would have said
 
   /// Index of a header column; throws Error listing the columns when absent.
   size_t column(const std::string& column_name) const;
 };
 
-/// Parses CSV text; every row must have as many cells as the header. Throws DataError naming
-/// `name`, the row (0 = first data row) and the byte offset.
-CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter = ',');
+/// Parses CSV text; every row must have as many cells as the header, or with `skip_bad_rows` is
+/// left out and counted. Throws DataError naming `name`, the row (0 = first data row) and the
+/// byte offset.
+CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter = ',',
+                   bool skip_bad_rows = false);
 /// Reads and parses a CSV file (gzipped or not).
-CsvTable read_csv(const std::string& path, char delimiter = ',');
+CsvTable read_csv(const std::string& path, char delimiter = ',', bool skip_bad_rows = false);
 
 enum class CsvType { kInt64, kFloat, kText };
 

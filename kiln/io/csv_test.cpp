@@ -43,6 +43,17 @@ TEST(Csv, ARaggedRowNamesTheFileRowAndOffset) {
   }
 }
 
+TEST(Csv, SkippingRaggedRowsCountsThemAndKeepsTheFilesRowNumbers) {
+  CsvTable t = parse_csv("a,b\n1,2\n3\n4,5,6\n7,8\n", "r.csv", ',', true);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_THAT(t.rows[1], ElementsAre("7", "8"));
+  EXPECT_THAT(t.row_numbers, ElementsAre(0, 3));
+  EXPECT_THAT(t.row_offsets, ElementsAre(4, 16));
+  EXPECT_EQ(t.skipped_rows, 2);
+  EXPECT_THAT(t.first_skipped, HasSubstr("r.csv, record 1, byte offset 8"));
+  EXPECT_THAT(t.first_skipped, HasSubstr("the row has 1 cells, the header 2"));
+}
+
 TEST(Csv, BrokenQuotesAndEmptyFilesAreDataErrors) {
   EXPECT_THROW(parse_csv("a\n\"never closed\n", "u.csv"), DataError);
   EXPECT_THROW(parse_csv("a,b\n\"x\"y,2\n", "t.csv"), DataError);

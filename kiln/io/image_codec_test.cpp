@@ -71,7 +71,9 @@ TEST(ImageCodec, JpegDecodesToTheChannelsAskedFor) {
     ASSERT_EQ(back.channels, channels);
     ASSERT_EQ(back.pixels.size(), size_t(16 * 8 * channels));
     EXPECT_NEAR(back.pixels[0], 90, 3);
-    if (channels == 2 || channels == 4) EXPECT_EQ(back.pixels[channels - 1], 255);  // opaque
+    if (channels == 2 || channels == 4) {
+      EXPECT_EQ(back.pixels[channels - 1], 255);  // opaque
+    }
   }
   try {
     decode_image(jpeg.substr(0, jpeg.size() * 2 / 3), 0, "cut.jpg");

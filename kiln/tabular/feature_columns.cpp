@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "kiln/core/config_path.h"
@@ -138,23 +139,98 @@ bool FeatureColumns::needs_fitting() const {
                      [](const auto& column) { return column->statistics() != nullptr; });
 }
 
-void FeatureColumns::fit(const TabularSource& train, int64_t threads) {
-  std::vector<PartStatistics> gathered = gather_parts<PartStatistics>(
+void RowsOf::visit(int64_t begin, int64_t end, const RowVisitor& visit) const {
+  for (int64_t i = begin; i < end; ++i)
+    source_.visit(rows_[size_t(i)], rows_[size_t(i)] + 1,
+                  [&](int64_t, const io::Features& features, const io::RecordLocation& where) {
+                    visit(i, features, where);
+                  });
+}
+
+void RefusedRows::add(int64_t row, const std::string& problem) {
+  if (rows.empty()) first_problem = problem;
+  rows.push_back(row);
+}
+
+void RefusedRows::merge(const RefusedRows& later) {
+  if (rows.empty()) first_problem = later.first_problem;
+  rows.insert(rows.end(), later.rows.begin(), later.rows.end());
+}
+
+namespace {
+
+// One part of the fitting pass: what its rows gave each column, and the rows refused.
+struct PartFit {
+  PartStatistics statistics;
+  RefusedRows refused;
+};
+
+// The rows [0, count) but `refused` (in order).
+std::vector<int64_t> rows_but(int64_t count, const std::vector<int64_t>& refused) {
+  std::vector<int64_t> kept;
+  size_t next = 0;
+  for (int64_t row = 0; row < count; ++row) {
+    if (next < refused.size() && refused[next] == row) {
+      ++next;
+      continue;
+    }
+    kept.push_back(row);
+  }
+  return kept;
+}
+
+}  // namespace
+
+void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_refused) {
+  if (!skip_refused) return fit_rows(train, threads, nullptr);
+  RefusedRows refused;
+  fit_rows(train, threads, &refused);
+  // A row refused only when written (a missing feature with missing: fail) still reached the
+  // other columns' statistics: fit again without it. What write() refuses does not depend on
+  // what was fitted, so this settles at once; the bound is a guard.
+  for (int round = 0; round < 3; ++round) {
+    std::vector<int64_t> written = this->refused(train, threads).rows;
+    if (std::includes(refused.rows.begin(), refused.rows.end(), written.begin(), written.end()))
+      return;
+    std::vector<int64_t> both;
+    std::set_union(refused.rows.begin(), refused.rows.end(), written.begin(), written.end(),
+                   std::back_inserter(both));
+    refused.rows = std::move(both);
+    fit_rows(RowsOf(train, rows_but(train.rows(), refused.rows)), threads, nullptr);
+  }
+}
+
+void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, RefusedRows* refused) {
+  std::vector<PartFit> gathered = gather_parts<PartFit>(
       train, threads,
       [&] {
-        PartStatistics part;
-        for (const auto& column : columns_) part.push_back(column->statistics());
+        PartFit part;
+        for (const auto& column : columns_) part.statistics.push_back(column->statistics());
         return part;
       },
-      [](PartStatistics& part, const io::Features& features, const io::RecordLocation& where) {
-        for (auto& statistics : part)
-          if (statistics) statistics->add(features, where);
+      [&](PartFit& part, int64_t row, const io::Features& features,
+          const io::RecordLocation& where) {
+        try {
+          for (auto& statistics : part.statistics)
+            if (statistics) statistics->add(features, where);
+        } catch (const DataError& e) {
+          if (!refused) throw;
+          part.refused.add(row, e.what());
+        }
       });
+  if (refused) {
+    for (const PartFit& part : gathered) refused->merge(part.refused);
+    // A refused row may have reached some columns' statistics before the one that refused it:
+    // gather again without those rows.
+    if (!refused->rows.empty())
+      return fit_rows(RowsOf(train, rows_but(train.rows(), refused->rows)), threads, nullptr);
+  }
   for (size_t c = 0; c < columns_.size(); ++c) {
-    if (!gathered[0][c]) continue;
-    for (size_t p = 1; p < gathered.size(); ++p) gathered[0][c]->merge(*gathered[p][c]);
+    if (!gathered[0].statistics[c]) continue;
+    for (size_t p = 1; p < gathered.size(); ++p)
+      gathered[0].statistics[c]->merge(*gathered[p].statistics[c]);
     try {
-      columns_[c]->fit(*gathered[0][c]);
+      columns_[c]->fit(*gathered[0].statistics[c]);
     } catch (const ConfigError&) {
       throw;
     } catch (const Error& e) {
@@ -162,6 +238,29 @@ void FeatureColumns::fit(const TabularSource& train, int64_t threads) {
     }
   }
   measure();
+}
+
+RefusedRows FeatureColumns::refused(const TabularSource& source, int64_t threads) const {
+  struct PartCheck {
+    RefusedRows refused;
+    std::vector<float> row;
+  };
+  std::vector<PartCheck> parts = gather_parts<PartCheck>(
+      source, threads,
+      [&] {
+        return PartCheck{{}, std::vector<float>(size_t(width_))};
+      },
+      [&](PartCheck& part, int64_t row, const io::Features& features,
+          const io::RecordLocation& where) {
+        try {
+          write(features, where, part.row.data());
+        } catch (const DataError& e) {
+          part.refused.add(row, e.what());
+        }
+      });
+  RefusedRows refused;
+  for (const PartCheck& part : parts) refused.merge(part.refused);
+  return refused;
 }
 
 Json FeatureColumns::preprocessing() const {

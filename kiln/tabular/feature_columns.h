@@ -28,6 +28,31 @@ class TabularSource {
   virtual void visit(int64_t begin, int64_t end, const RowVisitor& visit) const = 0;
 };
 
+/// The rows `rows` (in that order) of `source`: fitting on part of a split (the training part of
+/// one that data.val_fraction carved, the rows on_corrupt: skip keeps).
+class RowsOf : public TabularSource {
+ public:
+  RowsOf(const TabularSource& source, std::vector<int64_t> rows)
+      : source_(source), rows_(std::move(rows)) {}
+  int64_t rows() const override { return static_cast<int64_t>(rows_.size()); }
+  void visit(int64_t begin, int64_t end, const RowVisitor& visit) const override;
+
+ private:
+  const TabularSource& source_;
+  std::vector<int64_t> rows_;
+};
+
+/// Rows whose features a column refuses (a DataError: a string in a numeric column, a missing
+/// feature with missing: fail, ...), as the source numbers them, in order: what on_corrupt: skip
+/// drops.
+struct RefusedRows {
+  std::vector<int64_t> rows;
+  std::string first_problem;
+  void add(int64_t row, const std::string& problem);
+  /// Appends `later`'s rows (all after these).
+  void merge(const RefusedRows& later);
+};
+
 /// The columns of a model's input in row order, in groups: `inputs: {wide: [a], deep: [b, c]}`
 /// makes two named parts of the row; `input: [a, b]` one group called "input" (`named` false).
 struct InputGroups {
@@ -65,8 +90,11 @@ class FeatureColumns {
   bool needs_fitting() const;
   /// Gathers what the columns need from every row of `train`, in parts of a fixed number of rows
   /// on up to `threads` threads (merged in order, so the result does not depend on the threads),
-  /// and fits them.
-  void fit(const TabularSource& train, int64_t threads);
+  /// and fits them. A row a column refuses is a DataError, or with `skip_refused` left out of
+  /// the statistics (on_corrupt: skip).
+  void fit(const TabularSource& train, int64_t threads, bool skip_refused = false);
+  /// The rows of `source` that write() refuses, found on up to `threads` threads.
+  RefusedRows refused(const TabularSource& source, int64_t threads) const;
   /// preprocessing.json: the input's names, each column's resolved spec, what it fitted, its width.
   Json preprocessing() const;
   /// Takes back what preprocessing() wrote for the same columns; a ConfigError when the columns
@@ -90,6 +118,9 @@ class FeatureColumns {
   FeatureColumns() = default;
   void add(const std::string& name, ComponentSpec spec);
   void measure();
+  /// fit() over `train`: with `refused`, rows a column's statistics refuse are added to it and
+  /// the statistics gathered again without them.
+  void fit_rows(const TabularSource& train, int64_t threads, RefusedRows* refused);
 
   InputGroups groups_;
   std::vector<std::string> names_;

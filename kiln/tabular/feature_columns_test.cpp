@@ -307,6 +307,23 @@ TEST(InputGroups, AreAMappingOfNamesToListsOfColumns) {
   EXPECT_EQ(problem_of({{"wide", {"a"}}, {"deep", {"b"}}}), "accepted");
 }
 
+TEST(FeatureColumns, SkippingRefusedRowsLeavesThemOutOfTheStatistics) {
+  // Row 1's x is a string, row 3 lacks y (missing: fail): without them the mean of x is 2.
+  Rows rows({{{"x", io::float_feature({1})}, {"y", io::float_feature({0})}},
+             {{"x", io::bytes_feature({"big"})}, {"y", io::float_feature({0})}},
+             {{"x", io::float_feature({3})}, {"y", io::float_feature({0})}},
+             {{"x", io::float_feature({100})}}});
+  Json specs = {{"x", {{"type", "numeric"}, {"normalize", "zscore"}}},
+                {"y", {{"type", "numeric"}, {"missing", "fail"}}}};
+  EXPECT_THROW(fitted(specs, {"x", "y"}, rows), DataError);
+  FeatureColumns c(columns(specs), {"x", "y"}, "input", "data.columns");
+  c.fit(rows, 2, true);
+  EXPECT_EQ(c.preprocessing()["columns"][0]["fitted"]["shift"], Json::array({2.0}));
+  RefusedRows refused = c.refused(rows, 2);
+  EXPECT_THAT(refused.rows, ElementsAre(1, 3));
+  EXPECT_THAT(refused.first_problem, HasSubstr("feature \"x\" holds the string \"big\""));
+}
+
 TEST(FeatureColumns, ParallelFittingEqualsOneThread) {
   std::vector<io::Features> many;
   for (int i = 0; i < 40000; ++i)

@@ -62,7 +62,7 @@ void merge(FeatureSummary& into, const FeatureSummary& from) {
 FeatureTable describe_features(const TabularSource& source, int64_t threads) {
   std::vector<FeatureTable> parts = gather_parts<FeatureTable>(
       source, threads, [] { return FeatureTable{}; },
-      [](FeatureTable& part, const io::Features& features, const io::RecordLocation&) {
+      [](FeatureTable& part, int64_t, const io::Features& features, const io::RecordLocation&) {
         part.records += 1;
         for (const auto& [name, feature] : features)
           if (feature.size() > 0) add_feature(part.features[name], feature);

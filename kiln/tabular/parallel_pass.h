@@ -16,8 +16,9 @@ namespace kiln::tabular {
 
 constexpr int64_t kPassPartRows = 16384;
 
-/// The accumulators of the parts, in order: `make()` for each, `add(acc, features, where)` for
-/// each of its records. The first part's error is rethrown (the one a single pass meets first).
+/// The accumulators of the parts, in order: `make()` for each, `add(acc, row, features, where)`
+/// for each of its records (`row` as the source numbers it). The first part's error is rethrown
+/// (the one a single pass meets first).
 template <class Accumulator, class Make, class Add>
 std::vector<Accumulator> gather_parts(const TabularSource& source, int64_t threads, Make make,
                                       Add add) {
@@ -30,9 +31,8 @@ std::vector<Accumulator> gather_parts(const TabularSource& source, int64_t threa
     for (int64_t p = next++; p < parts; p = next++) try {
         Accumulator part = make();
         source.visit(p * kPassPartRows, std::min(rows, (p + 1) * kPassPartRows),
-                     [&](int64_t, const io::Features& features, const io::RecordLocation& where) {
-                       add(part, features, where);
-                     });
+                     [&](int64_t row, const io::Features& features,
+                         const io::RecordLocation& where) { add(part, row, features, where); });
         gathered[size_t(p)] = std::move(part);
       } catch (...) {
         failures[size_t(p)] = std::current_exception();

@@ -81,6 +81,12 @@ std::string shapes_csv(int rows, uint32_t seed) {
   return text;
 }
 
+// What the shapes configs share after their data and model.
+const std::string kShapesTraining =
+    "loss: cross_entropy\nmetrics: [accuracy]\n"
+    "optimizer: {type: adam, lr: 0.01}\n"
+    "train: {max: 15 epochs, monitor: val/accuracy, mode: max}\nruntime: {threads: 1}\n";
+
 std::string shapes_config(const std::string& train, const std::string& val) {
   return "version: 1\nname: shapes\nseed: 1\ndata:\n"
          "  train: {type: csv, file: " +
@@ -95,10 +101,8 @@ std::string shapes_config(const std::string& train, const std::string& val) {
          "    size: {type: numeric, normalize: zscore}\n"
          "  batch_size: 32\n"
          "model: {type: sequential, layers: [{type: linear, out: 32}, relu, {type: linear, out: "
-         "2}]}\n"
-         "loss: cross_entropy\nmetrics: [accuracy]\n"
-         "optimizer: {type: adam, lr: 0.01}\n"
-         "train: {max: 15 epochs, monitor: val/accuracy, mode: max}\nruntime: {threads: 1}\n";
+         "2}]}\n" +
+         kShapesTraining;
 }
 
 TEST(Tabular, ACsvWithStringCategoriesTrains) {
@@ -210,10 +214,8 @@ std::string wide_deep_config(const std::string& train, const std::string& val) {
          "    size: {type: numeric, normalize: zscore}\n"
          "    color_index: {type: categorical, feature: color, output: index, embedding_dim: 2}\n"
          "  batch_size: 32\n"
-         "model: {type: wide_deep, num_classes: 2, hidden: [16]}\n"
-         "loss: cross_entropy\nmetrics: [accuracy]\n"
-         "optimizer: {type: adam, lr: 0.01}\n"
-         "train: {max: 15 epochs, monitor: val/accuracy, mode: max}\nruntime: {threads: 1}\n";
+         "model: {type: wide_deep, num_classes: 2, hidden: [16]}\n" +
+         kShapesTraining;
 }
 
 TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
@@ -250,6 +252,37 @@ TEST(Tabular, AWideAndDeepModelOverOneVectorSaysToNameTheInputs) {
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_THAT(result.err, HasSubstr("model.wide"));
   EXPECT_THAT(result.err, HasSubstr("inputs: {wide: [columns...], ...}"));
+}
+
+}  // namespace
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+TEST(Tabular, OnCorruptSkipDropsTheRowsTheFileOrTheColumnsRefuseAndCountsThem) {
+  testing::TempDir dir;
+  // Three bad rows among good ones: a string for the size, a row of two cells, an empty label.
+  std::string bad = "red,big,circle,in\nblue,3\ngreen,2,square,\n";
+  std::string train = dir.write("train.csv", shapes_csv(1000, 7) + bad);
+  std::string text = shapes_config(train, dir.write("val.csv", shapes_csv(200, 8) + bad));
+  for (size_t at = text.find("target: label}"); at != std::string::npos;
+       at = text.find("target: label}", at + 1))
+    text.insert(at + 13, ", on_corrupt: skip");
+  auto trained = testing::run_command(
+      kiln("train " + dir.write("c.yaml", text) + " --quiet --runs-root " + dir.path()));
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  std::string run = run_folder(trained.out);
+  std::ifstream metrics(run + "/metrics.csv");
+  std::stringstream logged;
+  logged << metrics.rdbuf();
+  EXPECT_THAT(logged.str(), HasSubstr(",train,skipped_records,3,"));
+  EXPECT_GE(last_val_accuracy(run), 0.9);
+  // The same file without skip stops at the first bad row, naming it.
+  text = shapes_config(train, train);
+  auto stopped = testing::run_command(kiln("train " + dir.write("d.yaml", text) + " --quiet"));
+  EXPECT_EQ(stopped.exit_code, 1) << stopped.err;
+  EXPECT_THAT(stopped.err, HasSubstr(train + ", record 1001"));
 }
 
 }  // namespace

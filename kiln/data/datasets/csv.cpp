@@ -26,6 +26,7 @@ struct CsvOptions {
   Json fill_missing = nullptr;
   int64_t window = 0;
   int64_t horizon = 1;
+  OnCorrupt on_corrupt = OnCorrupt::kFail;
   void describe(Schema& s) {
     s.field("file", file, "CSV file with a header row (gzipped or not).").require();
     s.field("delimiter", delimiter, "The one-character cell delimiter.")
@@ -48,6 +49,10 @@ struct CsvOptions {
             "(a time series), the target taken `horizon` rows after the window.")
         .min(0);
     s.field("horizon", horizon, "With a window: how many rows ahead the target is.").min(1);
+    s.field("on_corrupt", on_corrupt,
+            "With input or inputs (feature columns): fail stops at a row of the wrong width, an "
+            "empty or unreadable target, or a cell a column refuses; skip drops the row, counts "
+            "and reports it.");
   }
 };
 
@@ -127,6 +132,15 @@ std::pair<torch::Tensor, torch::Tensor> windows(const CsvOptions& o, torch::Tens
   return {inputs, y.slice(0, o.window + o.horizon - 1, o.window + o.horizon - 1 + count)};
 }
 
+// Numeric columns read into one tensor, where a bad row stops the reading.
+const CsvOptions& checked_for_numbers(const CsvOptions& o) {
+  if (o.on_corrupt == OnCorrupt::kSkip)
+    throw ConfigError("on_corrupt", "",
+                      "skip reads the rows through feature columns: give input (or inputs) "
+                      "instead of features");
+  return o;
+}
+
 std::pair<torch::Tensor, torch::Tensor> load(const CsvOptions& o) {
   io::CsvTable table = io::read_csv(o.file, o.delimiter[0]);
   KILN_CHECK(!table.rows.empty(), "{}: the file has a header but no rows", o.file);
@@ -160,8 +174,8 @@ Cell parse_cell(const std::string& text) {
 class CsvRecords : public Dataset, public TabularDataset, public tabular::TabularSource {
  public:
   explicit CsvRecords(const CsvOptions& o)
-      : table_(io::read_csv(o.file, o.delimiter[0])), options_(o) {
-    KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+      : table_(io::read_csv(o.file, o.delimiter[0], o.on_corrupt == OnCorrupt::kSkip)),
+        options_(o) {
     const char* key = o.inputs.empty() ? "input" : "inputs";
     if (!o.features.empty() || o.window != 0)
       throw ConfigError(key, "",
@@ -171,6 +185,8 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     if (!o.input.empty() && !o.inputs.empty())
       throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
     target_column_ = table_.column(o.target);
+    if (o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
+    KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
     targets_ = target_vector(o, table_, target_column_);
     parse_cells();
   }
@@ -183,8 +199,13 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   torch::Dtype input_dtype() const override { return torch::kFloat32; }
   const TabularDataset* as_tabular() const override { return this; }
   ExampleOrigin locate(int64_t index) const override {
-    return {{table_.name, index, table_.row_offsets[size_t(index)]}, options_.target};
+    return {{table_.name, table_.row_numbers[size_t(index)], table_.row_offsets[size_t(index)]},
+            options_.target};
   }
+  SkippedRecords skipped_records() const override {
+    return {table_.skipped_rows, table_.first_skipped, 0};
+  }
+  bool skips_corrupt() const override { return options_.on_corrupt == OnCorrupt::kSkip; }
 
   tabular::InputGroups input_groups() const override {
     return options_.inputs.empty() ? tabular::InputGroups(options_.input) : options_.inputs;
@@ -239,7 +260,33 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
       if (cell.kind == io::Feature::Kind::kBytes)
         feature->bytes.push_back(table_.rows[size_t(r)][c]);
     }
-    visit(as, row.features, {table_.name, r, table_.row_offsets[size_t(r)]});
+    visit(as, row.features,
+          {table_.name, table_.row_numbers[size_t(r)], table_.row_offsets[size_t(r)]});
+  }
+
+  // With on_corrupt: skip, rows whose target is empty, or not a number for a float target, are
+  // dropped as rows of the wrong width are.
+  void drop_unreadable_targets() {
+    io::CsvTable kept{table_.name,         table_.header,       {}, {}, {},
+                      table_.skipped_rows, table_.first_skipped};
+    for (size_t r = 0; r < table_.rows.size(); ++r) {
+      const std::string& cell = table_.rows[r][target_column_];
+      double number = 0;
+      bool readable = !cell.empty() && (options_.target_type == CsvTargetType::kClass ||
+                                        io::parse_double(cell, number));
+      if (!readable) {
+        if (kept.skipped_rows++ == 0)
+          kept.first_skipped =
+              DataError(table_.name, table_.row_numbers[r], table_.row_offsets[r],
+                        "column \"" + options_.target + "\": unreadable target \"" + cell + "\"")
+                  .what();
+        continue;
+      }
+      kept.rows.push_back(std::move(table_.rows[r]));
+      kept.row_offsets.push_back(table_.row_offsets[r]);
+      kept.row_numbers.push_back(table_.row_numbers[r]);
+    }
+    table_ = std::move(kept);
   }
 
   io::CsvTable table_;
@@ -251,7 +298,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
 
 class CsvDataset : public TensorDataset {
  public:
-  explicit CsvDataset(const CsvOptions& o) : CsvDataset(load(o)) {}
+  explicit CsvDataset(const CsvOptions& o) : CsvDataset(load(checked_for_numbers(o))) {}
 
  private:
   explicit CsvDataset(std::pair<torch::Tensor, torch::Tensor> data)
@@ -271,6 +318,7 @@ class Csv : public Dataset {
   torch::Dtype input_dtype() const override { return impl_->input_dtype(); }
   const TabularDataset* as_tabular() const override { return impl_->as_tabular(); }
   ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
+  SkippedRecords skipped_records() const override { return impl_->skipped_records(); }
 
  private:
   std::shared_ptr<Dataset> impl_;

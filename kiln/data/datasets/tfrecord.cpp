@@ -25,11 +25,6 @@ EnumNameList<RecordCompression> enum_names(RecordCompression) {
           {RecordCompression::kZlib, "zlib"}};
 }
 
-enum class OnCorrupt { kFail, kSkip };
-EnumNameList<OnCorrupt> enum_names(OnCorrupt) {
-  return {{OnCorrupt::kFail, "fail"}, {OnCorrupt::kSkip, "skip"}};
-}
-
 enum class RecordCache { kRecords, kDecoded, kNone };
 EnumNameList<RecordCache> enum_names(RecordCache) {
   return {{RecordCache::kRecords, "records"},
@@ -273,10 +268,10 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
   };
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
-  return {
-      std::make_shared<TabularRecords>(std::move(records), std::move(targets),
-                                       TabularRecordNames{input_groups(o), o.target, o.targets}),
-      skipped, std::nullopt};
+  return {std::make_shared<TabularRecords>(
+              std::move(records), std::move(targets),
+              TabularRecordNames{input_groups(o), o.target, o.targets, store.skip_corrupt}),
+          skipped, std::nullopt};
 }
 
 class TfRecordDataset : public Dataset {

@@ -86,11 +86,27 @@ torch::Tensor RowLinearImpl::forward(const torch::Tensor& row) {
   return sum;
 }
 
-int64_t embedding_width(const tabular::InputIndex& index, const std::string& option) {
-  if (index.embedding_dim > 0) return index.embedding_dim;
-  throw ConfigError(option, "",
-                    "column \"" + index.column + "\" gives a category's index, which a deep " +
-                        "model embeds: give data.columns." + index.column + " an embedding_dim");
+RowPerceptronImpl::RowPerceptronImpl(const RowPart& part, const PerceptronLayers& layers,
+                                     int64_t out, const std::string& option) {
+  features_ = register_module("features", RowFeatures(part, [&](const auto& index) {
+                                if (index.embedding_dim > 0) return index.embedding_dim;
+                                throw ConfigError(option, "",
+                                                  "column \"" + index.column +
+                                                      "\" gives a category's index, which a deep "
+                                                      "model embeds: give data.columns." +
+                                                      index.column + " an embedding_dim");
+                              }));
+  LayerList list = make_layer_list(perceptron_layers(layers, out), "model");
+  layers_ =
+      register_module("layers", build_stack(list, {features_->width()}, BuildScope{}).modules);
+}
+
+void describe_perceptron(Schema& s, PerceptronLayers& layers) {
+  s.field("hidden", layers.hidden, "Widths of the hidden layers, in order.").each_min(1);
+  s.field("activation", layers.activation, "After each hidden layer.");
+  s.field("dropout", layers.dropout, "Dropout after each hidden activation; 0 for none.")
+      .in_range(0, 1);
+  s.field("batchnorm", layers.batchnorm, "Batch normalisation before each hidden activation.");
 }
 
 }  // namespace kiln::models

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/models/model.h"
+#include "kiln/models/networks/layer_network.h"
 
 namespace kiln::models {
 
@@ -61,8 +62,23 @@ class RowLinearImpl : public torch::nn::Module {
 };
 TORCH_MODULE(RowLinear);
 
-/// The embedding width an index asks of a deep model: its column's embedding_dim; none is a
-/// ConfigError at `option` saying where to give one.
-int64_t embedding_width(const tabular::InputIndex& index, const std::string& option);
+/// A feed-forward network over a part (tf.estimator's DNNClassifier, wide_deep's deep part): its
+/// numbers and each index's embedding of the column's embedding_dim, concatenated, through the
+/// hidden layers to `out`. An index without embedding_dim is a ConfigError at `option`.
+class RowPerceptronImpl : public torch::nn::Module {
+ public:
+  RowPerceptronImpl(const RowPart& part, const PerceptronLayers& layers, int64_t out,
+                    const std::string& option);
+  torch::Tensor forward(const torch::Tensor& row) { return layers_->forward(features_(row)); }
+
+ private:
+  RowFeatures features_{nullptr};
+  LayerStack layers_{nullptr};
+};
+TORCH_MODULE(RowPerceptron);
+
+/// A feed-forward part's options, as dnn and wide_deep take them: hidden, activation, dropout,
+/// batchnorm.
+void describe_perceptron(Schema& s, PerceptronLayers& layers);
 
 }  // namespace kiln::models

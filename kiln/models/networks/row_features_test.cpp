@@ -61,16 +61,12 @@ TEST(WideDeep, SumsTheLinearAndTheDeepLogits) {
   auto model = build("{type: wide_deep, num_classes: 2, hidden: [4]}", wide_and_deep());
   auto wide = build("{type: linear, num_classes: 2, input: wide}", wide_and_deep());
   auto deep = build("{type: dnn, num_classes: 2, input: deep, hidden: [4]}", wide_and_deep());
-  // Give the parts the combined model's weights, then compare.
+  // Give the parts the combined model's weights (linear.* is its wide.*; deep.* the same), then
+  // compare.
   torch::NoGradGuard no_grad;
   for (const auto& p : wide->named_parameters(true))
     p.value().copy_(parameter(*model, "wide." + p.key().substr(std::string("linear.").size())));
-  for (const auto& p : deep->named_parameters(true)) {
-    std::string name = p.key();
-    name = name.rfind("features.", 0) == 0 ? "deep_features." + name.substr(9)
-                                           : "deep." + name.substr(std::string("layers.").size());
-    p.value().copy_(parameter(*model, name));
-  }
+  for (const auto& p : deep->named_parameters(true)) p.value().copy_(parameter(*model, p.key()));
   torch::Tensor rows = torch::tensor({{0.5f, -1.f, 1.f, 2.f, 3.f}, {0.f, 0.f, 0.f, 0.f, 1.f}});
   EXPECT_TRUE(torch::allclose(model->forward(rows), wide->forward(rows) + deep->forward(rows)));
   EXPECT_EQ(model->output_shape(), (Shape{2}));
@@ -79,8 +75,8 @@ TEST(WideDeep, SumsTheLinearAndTheDeepLogits) {
 TEST(Dnn, EmbedsEachIndexAfterTheNumbers) {
   auto model = build("{type: dnn, num_classes: 1, input: deep, hidden: [3]}", wide_and_deep(2));
   // One number and a 2-wide embedding feed the first hidden layer.
-  EXPECT_EQ(parameter(*model, "layers.0.weight").sizes().vec(), (std::vector<int64_t>{3, 3}));
-  EXPECT_EQ(parameter(*model, "features.embedding0.weight").sizes().vec(),
+  EXPECT_EQ(parameter(*model, "deep.layers.0.weight").sizes().vec(), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(parameter(*model, "deep.features.embedding0.weight").sizes().vec(),
             (std::vector<int64_t>{4, 2}));
 }
 

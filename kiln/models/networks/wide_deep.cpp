@@ -3,7 +3,6 @@
 // the deep input (numbers and embedded categories, generalising), their logits summed. One
 // optimizer trains both parts (the estimator gives each its own).
 
-#include "kiln/models/networks/layer_network.h"
 #include "kiln/models/networks/row_features.h"
 
 namespace kiln::models {
@@ -13,10 +12,7 @@ struct WideDeepOptions {
   int64_t num_classes = 1;
   std::string wide = "wide";
   std::string deep = "deep";
-  std::vector<int64_t> hidden{128, 64};
-  Activation activation = Activation::kRelu;
-  double dropout = 0.0;
-  bool batchnorm = false;
+  PerceptronLayers layers{{128, 64}};
   void describe(Schema& s) {
     s.field("num_classes", num_classes,
             "Outputs: classes for a classifier, targets for a regression.")
@@ -24,37 +20,26 @@ struct WideDeepOptions {
         .require();
     s.field("wide", wide, "The named input of the linear part (data inputs: {...}).");
     s.field("deep", deep, "The named input of the feed-forward part.");
-    s.field("hidden", hidden, "Widths of the deep part's hidden layers, in order.").each_min(1);
-    s.field("activation", activation, "After each hidden layer.");
-    s.field("dropout", dropout, "Dropout after each hidden activation; 0 for none.").in_range(0, 1);
-    s.field("batchnorm", batchnorm, "Batch normalisation before each hidden activation.");
+    describe_perceptron(s, layers);
   }
 };
 
 class WideDeep : public Model {
  public:
-  WideDeep(const WideDeepOptions& o, const Inputs& input) : out_(o.num_classes) {
-    wide_ = register_module("wide", RowLinear(row_part(input, o.wide, "wide"), o.num_classes));
-    features_ = register_module("deep_features",
-                                RowFeatures(row_part(input, o.deep, "deep"), [](const auto& index) {
-                                  return embedding_width(index, "deep");
-                                }));
-    auto layers = make_layer_list(
-        perceptron_layers({o.hidden, o.activation, o.dropout, o.batchnorm}, o.num_classes),
-        "model");
-    deep_ =
-        register_module("deep", build_stack(layers, {features_->width()}, BuildScope{}).modules);
-  }
+  WideDeep(const WideDeepOptions& o, const Inputs& input)
+      : wide_(register_module("wide", RowLinear(row_part(input, o.wide, "wide"), o.num_classes))),
+        deep_(register_module("deep", RowPerceptron(row_part(input, o.deep, "deep"), o.layers,
+                                                    o.num_classes, "deep"))),
+        out_(o.num_classes) {}
   torch::Tensor forward(const torch::Tensor& input) override {
-    return wide_->forward(input) + deep_->forward(features_->forward(input));
+    return wide_->forward(input) + deep_->forward(input);
   }
   Shape output_shape() const override { return {out_}; }
   std::string output_name() const override { return "logits"; }
 
  private:
-  RowLinear wide_{nullptr};
-  RowFeatures features_{nullptr};
-  LayerStack deep_{nullptr};
+  RowLinear wide_;
+  RowPerceptron deep_;
   int64_t out_;
 };
 
