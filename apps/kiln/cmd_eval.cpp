@@ -23,6 +23,9 @@ int run_eval(const EvalArgs& args) {
   std::fprintf(stderr, "%s: %lld examples in %.2f s, %.0f examples/s\n", args.split.c_str(),
                static_cast<long long>(evaluation.examples), evaluation.seconds,
                evaluation.examples / std::max(evaluation.seconds, 1e-9));
+  if (!evaluation.unseen.empty())
+    std::fprintf(stderr, "%s: values in no vocabulary went to OOV buckets: %s\n",
+                 args.split.c_str(), data::unseen_text(evaluation.unseen).c_str());
   if (args.json) {
     Json out = Json::object();
     for (const auto& [tag, value] : values) out[tag] = value;

@@ -14,6 +14,17 @@ ColumnsDataset::ColumnsDataset(std::shared_ptr<const Dataset> records,
   const TabularDataset* tabular = records_->as_tabular();
   KILN_ASSERT(tabular != nullptr);
   if (tabular->skips_corrupt()) refused_ = columns_->refused(tabular->records(), threads);
+  unseen_before_ = columns_->unseen();
+}
+
+std::map<std::string, int64_t> ColumnsDataset::unseen_categories() const {
+  std::map<std::string, int64_t> counts;
+  for (const auto& [column, count] : columns_->unseen()) {
+    auto before = unseen_before_.find(column);
+    int64_t since = count - (before == unseen_before_.end() ? 0 : before->second);
+    if (since > 0) counts[column] = since;
+  }
+  return counts;
 }
 
 Batch ColumnsDataset::gather(const torch::Tensor& indices) const {

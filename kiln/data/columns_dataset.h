@@ -28,11 +28,14 @@ class ColumnsDataset : public Dataset {
   std::vector<std::string> target_names() const override { return records_->target_names(); }
   std::vector<std::string> class_names() const override { return records_->class_names(); }
   tabular::InputLayout input_layout() const override { return columns_->layout(); }
+  /// Counted since the rows were checked (the check writes every row once).
+  std::map<std::string, int64_t> unseen_categories() const override;
 
  private:
   std::shared_ptr<const Dataset> records_;
   std::shared_ptr<const tabular::FeatureColumns> columns_;
   tabular::RefusedRows refused_;
+  std::map<std::string, int64_t> unseen_before_;  // the columns' counts before any gather
 };
 
 /// `dataset` less the rows its feature columns refused, when it is a ColumnsDataset that has any.

@@ -45,4 +45,11 @@ DatasetRegistry& dataset_registry() {
   return registry;
 }
 
+std::string unseen_text(const std::map<std::string, int64_t>& unseen) {
+  std::string text;
+  for (const auto& [column, count] : unseen)
+    text += (text.empty() ? "" : ", ") + column + " " + std::to_string(count);
+  return text;
+}
+
 }  // namespace kiln::data

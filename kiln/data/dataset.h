@@ -90,7 +90,13 @@ class Dataset {
   /// Where the named parts and category indices of tabular inputs sit in the input row; empty
   /// for other data.
   virtual tabular::InputLayout input_layout() const { return {}; }
+  /// Values its feature columns found in no vocabulary (they went to OOV buckets), by column,
+  /// since the dataset was made.
+  virtual std::map<std::string, int64_t> unseen_categories() const { return {}; }
 };
+
+/// "color 12, shape 1": unseen_categories() for messages.
+std::string unseen_text(const std::map<std::string, int64_t>& unseen);
 
 /// The image input of datasets that deliver images as [C, H, W] floats in [0, 1] (IDX, image
 /// folders): `shape` is one example's.

@@ -21,6 +21,9 @@ class SubsetDataset : public Dataset {
   torch::Dtype input_dtype() const override { return base_->input_dtype(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
   tabular::InputLayout input_layout() const override { return base_->input_layout(); }
+  std::map<std::string, int64_t> unseen_categories() const override {
+    return base_->unseen_categories();
+  }
   std::vector<std::string> target_names() const override { return base_->target_names(); }
   std::vector<std::string> class_names() const override { return base_->class_names(); }
   ExampleOrigin locate(int64_t index) const override {

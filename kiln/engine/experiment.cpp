@@ -165,7 +165,10 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
                     "the model the same columns",
                     groups_text(groups), columns_->groups().named ? "inputs" : "input",
                     groups_text(columns_->groups())));
-  return std::make_shared<data::ColumnsDataset>(std::move(made), columns_, pass_threads());
+  // Each split counts the values its vocabularies lack on a copy of its own.
+  std::shared_ptr<const tabular::FeatureColumns> columns = columns_;
+  if (split != "train") columns = tabular::FeatureColumns::from_preprocessing(preprocessing());
+  return std::make_shared<data::ColumnsDataset>(std::move(made), columns, pass_threads());
 }
 
 Json Experiment::preprocessing() const { return columns_ ? columns_->preprocessing() : Json(); }

@@ -280,6 +280,7 @@ void Trainer::load_scheduler_state(const Json& state, const std::string& file) {
 }
 
 void Trainer::report_skipped(int64_t epoch) {
+  report_unseen(epoch);
   data::SkippedRecords skipped = parts_.train.dataset().skipped_records();
   if (skipped.count == 0) return;
   record({{"train/skipped_records", double(skipped.count)},
@@ -291,6 +292,19 @@ void Trainer::report_skipped(int64_t epoch) {
       fmt::format("epoch {}: skipped {} corrupt training records{} (on_corrupt: skip); "
                   "the first: {}",
                   epoch + 1, skipped.count, bytes, skipped.first_problem));
+}
+
+void Trainer::report_unseen(int64_t epoch) {
+  std::map<std::string, int64_t> unseen = parts_.train.dataset().unseen_categories();
+  int64_t total = 0;
+  for (const auto& entry : unseen) total += entry.second;
+  if (total == reported_unseen_) return;
+  reported_unseen_ = total;
+  record({{"train/unseen_categories", double(total)}});
+  console_.line(
+      fmt::format("epoch {}: {} training values so far were in no vocabulary ({}); they "
+                  "went to OOV buckets",
+                  epoch + 1, total, data::unseen_text(unseen)));
 }
 
 const NamedTensors* Trainer::evaluation_weights() const {

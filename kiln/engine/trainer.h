@@ -120,8 +120,10 @@ class Trainer : private TrainerView {
   std::optional<std::string> reached_stop_at() const;
   void log_training(Window& window);
   void validate();
-  /// At the end of an epoch: how many damaged records the training data dropped.
+  /// At the end of an epoch: how many damaged records the training data dropped, and how many of
+  /// its values no vocabulary had.
   void report_skipped(int64_t epoch);
+  void report_unseen(int64_t epoch);
   TrainState capture_state() const;
   void load_scheduler_state(const Json& state, const std::string& file);
   /// Progress within the current stage, which train.max and the schedule measure.
@@ -157,6 +159,7 @@ class Trainer : private TrainerView {
   double lr_multiplier_ = 1.0;            // halved by each NaN rewind
   int64_t rewinds_ = 0;
   int64_t skipped_in_a_row_ = 0, skipped_steps_ = 0;
+  int64_t reported_unseen_ = 0;  // values of the training data no vocabulary had, so far
   std::optional<optim::ScheduledHyperParameters> hyper_parameters_;
   Progress progress_;
   bool validated_ = false;   // a validation ran after the last step

@@ -6,6 +6,7 @@
 // Thread-safety: one run per process.
 
 #include <atomic>
+#include <map>
 #include <string>
 
 #include "kiln/core/config.h"
@@ -48,6 +49,7 @@ struct RunEvaluation {
   MetricValues values;
   int64_t examples = 0;  // evaluated
   double seconds = 0;    // the evaluation itself: no start-up, no data loading before it
+  std::map<std::string, int64_t> unseen;  // values no vocabulary had, by column (tabular data)
 };
 
 /// `kiln eval`: the metrics of a run's checkpoint on a split, timed by `clock`. The model is opened

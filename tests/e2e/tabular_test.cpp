@@ -260,12 +260,14 @@ TEST(Tabular, AWideAndDeepModelOverOneVectorSaysToNameTheInputs) {
 namespace kiln {
 namespace {
 
-TEST(Tabular, OnCorruptSkipDropsTheRowsTheFileOrTheColumnsRefuseAndCountsThem) {
+TEST(Tabular, OnCorruptSkipDropsAndCountsBadRowsAndEvalCountsUnseenCategories) {
   testing::TempDir dir;
   // Three bad rows among good ones: a string for the size, a row of two cells, an empty label.
   std::string bad = "red,big,circle,in\nblue,3\ngreen,2,square,\n";
   std::string train = dir.write("train.csv", shapes_csv(1000, 7) + bad);
-  std::string text = shapes_config(train, dir.write("val.csv", shapes_csv(200, 8) + bad));
+  // The validation data also has a color the training data lacks.
+  std::string text = shapes_config(
+      train, dir.write("val.csv", shapes_csv(200, 8) + bad + "purple,3,circle,out\n"));
   for (size_t at = text.find("target: label}"); at != std::string::npos;
        at = text.find("target: label}", at + 1))
     text.insert(at + 13, ", on_corrupt: skip");
@@ -278,6 +280,10 @@ TEST(Tabular, OnCorruptSkipDropsTheRowsTheFileOrTheColumnsRefuseAndCountsThem) {
   logged << metrics.rdbuf();
   EXPECT_THAT(logged.str(), HasSubstr(",train,skipped_records,3,"));
   EXPECT_GE(last_val_accuracy(run), 0.9);
+  auto evaluated = testing::run_command(kiln("eval " + run + " --split val"));
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  EXPECT_THAT(evaluated.err,
+              HasSubstr("val: values in no vocabulary went to OOV buckets: color 1"));
   // The same file without skip stops at the first bad row, naming it.
   text = shapes_config(train, train);
   auto stopped = testing::run_command(kiln("train " + dir.write("d.yaml", text) + " --quiet"));
