@@ -82,6 +82,9 @@ ExportedVersion export_model(const ExportRequest& request) {
     files.write(staging + "/model.safetensors", serialize_weights(*opened.model));
     files.write(staging + "/model.yaml",
                 to_yaml(model_yaml(opened, name, exported.checkpoint, signatures)));
+    // The fitted feature columns go with the model: serving writes its inputs as training did.
+    if (!opened.preprocessing.is_null())
+      files.write(staging + "/preprocessing.json", opened.preprocessing.dump(2) + "\n");
     files.sync_directory(staging);
     exported.version = serving::publish_version(exported.base, staging);
   } catch (...) {

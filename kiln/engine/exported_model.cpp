@@ -113,6 +113,8 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->labels_ = label_list(yaml, file);
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
   loaded->reader_ = yaml.value("reader", Json());
+  if (fs::exists(directory + "/preprocessing.json"))
+    loaded->preprocessing_ = read_preprocessing(directory + "/preprocessing.json");
   if (!loaded->reader_.is_null() &&
       (!loaded->reader_.is_object() || !loaded->reader_.value("type", Json()).is_string()))
     refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
@@ -175,6 +177,7 @@ std::shared_ptr<ExportedModel> ExportedModel::from_opened(const OpenedModel& ope
   made->inputs_ = opened.inputs;
   made->labels_ = opened.labels;
   made->reader_ = evaluation_data_spec(opened.config);
+  made->preprocessing_ = opened.preprocessing;
   made->model_ = opened.model;
   made->transforms_ = eval_transforms(opened.config);
   made->embedding_.emplace(*made->model_, opened.config.tensorboard.projector.layer,

@@ -52,6 +52,8 @@ class ExportedModel {
   /// The dataset spec of the data the model was evaluated on (data.test, else data.val, else
   /// data.train), how `kiln predict` reads files of that kind; null when unknown.
   const Json& reader() const { return reader_; }
+  /// Its preprocessing.json (the feature columns training fitted); null for other data.
+  const Json& preprocessing() const { return preprocessing_; }
 
   /// The signature `name`, or null.
   const serving::Signature* signature(const std::string& name) const;
@@ -84,6 +86,7 @@ class ExportedModel {
   std::vector<ModelInput> inputs_;
   std::vector<std::string> labels_;
   Json reader_;
+  Json preprocessing_;
   serving::Signatures signatures_;
   std::shared_ptr<models::Model> model_;             // a kiln export's; or
   std::shared_ptr<torch::jit::Module> torchscript_;  // a TorchScript folder's

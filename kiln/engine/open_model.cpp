@@ -74,7 +74,36 @@ Json saved_inputs_json(const std::string& checkpoint, const std::string& run, st
   return nullptr;
 }
 
+// The preprocessing.json of the run `checkpoint` belongs to (kept in the run folder, two levels
+// above its checkpoints); null when the run has none.
+Json saved_preprocessing(const std::string& checkpoint, const std::string& run) {
+  std::string owner = run.empty() ? fs::path(checkpoint).parent_path().parent_path().string() : run;
+  for (const std::string& dir : {checkpoint, owner}) {
+    std::string file = dir + "/preprocessing.json";
+    if (!dir.empty() && fs::exists(file)) return read_preprocessing(file);
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+Json read_preprocessing(const std::string& file) {
+  std::string text = read_text_file(file);
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
+  } catch (const Json::exception& e) {
+    throw DataError(file, -1, -1, e.what());
+  }
+  try {
+    tabular::FeatureColumns::from_preprocessing(json);
+  } catch (const ConfigError& e) {
+    throw DataError(file, -1, -1, e.problem());
+  }
+  return json;
+}
 
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
   return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), dataset.image_input(),
@@ -144,6 +173,7 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
   opened.model->to(device);
   opened.weights = load_evaluation_weights(opened.checkpoint, *opened.model);
   opened.model->eval();
+  opened.preprocessing = saved_preprocessing(opened.checkpoint, run);
   return opened;
 }
 

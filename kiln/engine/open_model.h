@@ -47,7 +47,13 @@ struct OpenedModel {
   std::vector<std::string> labels;  // the classes' names, when the training data had them
   std::string checkpoint;           // the directory the weights came from
   std::string weights;  // the file: ema.safetensors when the run kept an EMA, else the model's
+  /// The run's preprocessing.json (its fitted feature columns); null for other data.
+  Json preprocessing;
 };
+
+/// preprocessing.json read from `file` and checked to rebuild its feature columns; a DataError
+/// naming the file when it does not.
+Json read_preprocessing(const std::string& file);
 
 /// Opens `path`, a run folder (its checkpoint `which`: last, best or a path) or a checkpoint
 /// directory: builds the model its config describes for the inputs it saved and loads the

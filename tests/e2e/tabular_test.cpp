@@ -240,6 +240,17 @@ TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
   logged.precision(4);
   logged << std::fixed << last_val_accuracy(run);
   EXPECT_THAT(evaluated.out, HasSubstr("val/accuracy         " + logged.str()));
+  // The export carries the fitted columns; a damaged copy is refused, naming it.
+  auto exported = testing::run_command(kiln("export " + run + " --to " + dir.file("export")));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::string version = dir.file("export/shapes_wide_deep/1");
+  EXPECT_EQ(read_json(version + "/preprocessing.json"), preprocessing);
+  std::ofstream(version + "/preprocessing.json") << R"({"format": "kiln.preprocessing"})";
+  auto refused = testing::run_command(
+      kiln("predict " + version + " --input " + dir.write("row.jsonl", "[0]\n")));
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr(version + "/preprocessing.json"));
+  EXPECT_THAT(refused.err, HasSubstr("not a kiln preprocessing file"));
 }
 
 TEST(Tabular, AWideAndDeepModelOverOneVectorSaysToNameTheInputs) {
