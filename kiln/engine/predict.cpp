@@ -85,7 +85,8 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
         fmt::format("the model has no signature \"{}\"; it has {}", options.signature, known));
   }
   auto start = std::chrono::steady_clock::now();
-  PredictInputs read = read_predict_inputs(options.input, model->inputs().front(), model->reader());
+  PredictInputs read = read_predict_inputs(options.input, model->inputs().front(), model->reader(),
+                                           model->preprocessing());
   const torch::Tensor& inputs = read.examples;
   bool files = !read.files.empty();
   std::FILE* out = options.output.empty() ? stdout : std::fopen(options.output.c_str(), "w");

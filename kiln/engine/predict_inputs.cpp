@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "kiln/core/error.h"
+#include "kiln/data/columns_dataset.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/idx_tensors.h"
 #include "kiln/engine/exported_servable.h"
@@ -104,9 +105,39 @@ Json reader_of(const Json& reader, const std::string& type, const std::string& p
   return reader;
 }
 
+// The records of a tabular dataset written into input rows by the columns the run fitted: the
+// rows its training wrote for the same records.
+torch::Tensor tabular_rows(const std::string& path, std::shared_ptr<data::Dataset> records,
+                           const ModelInput& input, const Json& preprocessing) {
+  if (preprocessing.is_null())
+    throw UsageError(path +
+                     ": the model reads feature columns, but its run or export has no "
+                     "preprocessing.json to write them with");
+  std::shared_ptr<const tabular::FeatureColumns> columns =
+      tabular::FeatureColumns::from_preprocessing(preprocessing);
+  if (std::vector<int64_t>{columns->width()} != input.shape)
+    throw DataError(path, -1, -1,
+                    fmt::format("its feature columns write rows of {}; the model takes [{}]",
+                                columns->width(), fmt::join(input.shape, ", ")));
+  data::ColumnsDataset rows(std::move(records), std::move(columns));
+  if (rows.size() == 0) throw DataError(path, -1, -1, "holds no records");
+  return rows.gather(torch::arange(rows.size(), torch::kInt64)).input;
+}
+
+// The dataset `spec` names, for `path`; a spec that no longer builds is a UsageError.
+std::shared_ptr<data::Dataset> dataset_for(const std::string& path, const Json& spec) {
+  try {
+    return data::dataset_registry().create(ComponentSpec("dataset", spec));
+  } catch (const ConfigError& e) {
+    throw UsageError(fmt::format("{}: the model's {} spec does not read it: {}", path,
+                                 spec.value("type", ""), e.what()));
+  }
+}
+
 // TFRecord files read as the model's tfrecord dataset read its own: the same features, input
 // and layout; the target features default to 0, as records to predict may have no label.
-torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Json spec) {
+torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Json spec,
+                            const Json& preprocessing) {
   spec["files"] = Json::array({path});
   spec["cache"] = "records";
   spec.erase("limit");
@@ -120,13 +151,8 @@ torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Js
       if (spec.contains(list) && spec[list].contains(name) && spec[list][name].is_object() &&
           spec[list][name].value("default", Json()).is_null())
         spec[list][name]["default"] = 0;
-  std::shared_ptr<data::Dataset> dataset;
-  try {
-    dataset = data::dataset_registry().create(ComponentSpec("dataset", spec));
-  } catch (const ConfigError& e) {  // the saved spec no longer builds
-    throw UsageError(
-        fmt::format("{}: the model's tfrecord spec does not read it: {}", path, e.what()));
-  }
+  std::shared_ptr<data::Dataset> dataset = dataset_for(path, spec);
+  if (dataset->as_tabular()) return tabular_rows(path, dataset, input, preprocessing);
   if (dataset->size() == 0) throw DataError(path, -1, -1, "holds no records");
   std::vector<int64_t> example = dataset->input_shape();
   if (example != input.shape)
@@ -136,9 +162,21 @@ torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Js
   return dataset->gather(torch::arange(dataset->size(), torch::kInt64)).input.to(input.dtype);
 }
 
+// CSV rows through the model's feature columns, read by its csv dataset; a file without the
+// target column is read with targets of 0.
+torch::Tensor read_csv_records(const std::string& path, const ModelInput& input, Json spec,
+                               const Json& preprocessing) {
+  spec["file"] = path;
+  spec["target_default"] = 0;
+  return tabular_rows(path, dataset_for(path, spec), input, preprocessing);
+}
+
 // CSV rows as the model's csv dataset read its own: its feature columns by name (all but the
 // target when it named none), empty cells as its fill_missing says. Windows of rows are not read.
-torch::Tensor read_csv_rows(const std::string& path, const ModelInput& input, const Json& spec) {
+torch::Tensor read_csv_rows(const std::string& path, const ModelInput& input, const Json& spec,
+                            const Json& preprocessing) {
+  auto given = [&](const char* key) { return spec.contains(key) && !spec[key].empty(); };
+  if (given("input") || given("inputs")) return read_csv_records(path, input, spec, preprocessing);
   if (spec.value("window", 0) != 0)
     throw UsageError(path +
                      ": the model reads windows of CSV rows (a time series); give its "
@@ -186,7 +224,7 @@ bool is_csv(const std::string& path) {
 }  // namespace
 
 PredictInputs read_predict_inputs(const std::string& path, const ModelInput& input,
-                                  const Json& reader) {
+                                  const Json& reader, const Json& preprocessing) {
   if (ends_with(path, ".jsonl") || ends_with(path, ".json"))
     return {read_json_lines(path, input), {}};
   if (fs::is_directory(path) || io::is_image_file(path)) {
@@ -195,8 +233,9 @@ PredictInputs read_predict_inputs(const std::string& path, const ModelInput& inp
   }
   try {
     if (path.find(".tfrecord") != std::string::npos)
-      return {read_tfrecord(path, input, reader_of(reader, "tfrecord", path)), {}};
-    if (is_csv(path)) return {read_csv_rows(path, input, reader_of(reader, "csv", path)), {}};
+      return {read_tfrecord(path, input, reader_of(reader, "tfrecord", path), preprocessing), {}};
+    if (is_csv(path))
+      return {read_csv_rows(path, input, reader_of(reader, "csv", path), preprocessing), {}};
   } catch (const Json::exception& e) {  // a damaged model.yaml: a key of the wrong type
     throw UsageError(
         fmt::format("{}: the model's `reader` spec cannot read it: {}", path, e.what()));

@@ -5,7 +5,9 @@
 // feature spec of the `tfrecord` dataset the model was trained on, and CSV files (`.csv`, or
 // `.csv.gz`) whose columns are picked by the names of the `csv` dataset it was trained on.
 // Neither of the last two needs the label: a record without its target feature, or a table
-// without the target column, is read as well.
+// without the target column, is read as well. For a model trained through feature columns
+// (docs/tabular.md) the records are written into input rows by the columns its run fitted
+// (preprocessing.json), as training wrote them.
 // Thread-safety: functions of their arguments.
 
 #include <string>
@@ -22,10 +24,11 @@ struct PredictInputs {
 };
 
 /// The examples of `path` for `input`. `reader` is the dataset spec the model was trained (or
-/// evaluated) on, `{type: tfrecord, ...}` or `{type: csv, ...}`, null when unknown. Throws
-/// DataError naming the file (and line, record or row) for malformed examples, UsageError for a
-/// kind of file the model cannot read.
+/// evaluated) on, `{type: tfrecord, ...}` or `{type: csv, ...}`, null when unknown;
+/// `preprocessing` its fitted feature columns, null when it has none. Throws DataError naming the
+/// file (and line, record or row) for malformed examples, UsageError for a kind of file the model
+/// cannot read.
 PredictInputs read_predict_inputs(const std::string& path, const ModelInput& input,
-                                  const Json& reader);
+                                  const Json& reader, const Json& preprocessing = nullptr);
 
 }  // namespace kiln::engine

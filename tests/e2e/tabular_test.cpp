@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -63,6 +64,11 @@ TEST(Tabular, ThePenguinExampleReachesNinetyFivePercentAndKeepsItsColumns) {
   logged.precision(4);
   logged << std::fixed << last_val_accuracy(run);
   EXPECT_THAT(evaluated.out, HasSubstr("val/accuracy         " + logged.str()));
+  // kiln predict reads TFX's records through the run's columns: an answer per penguin.
+  auto predicted = testing::run_command(
+      kiln("predict " + run + " --input " + testdata("tfx_penguin_train.tfrecord.gz")));
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_EQ(std::count(predicted.out.begin(), predicted.out.end(), '\n'), 234);
 }
 
 // Points with a color, a shape and a size; "in" when red or blue and larger than 5, or square.
@@ -245,6 +251,15 @@ TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   std::string version = dir.file("export/shapes_wide_deep/1");
   EXPECT_EQ(read_json(version + "/preprocessing.json"), preprocessing);
+  // kiln predict reads the CSV through them: one answer per row.
+  auto predicted =
+      testing::run_command(kiln("predict " + version + " --input " + dir.file("val.csv") +
+                                " --output " + dir.file("predictions.jsonl")));
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  std::ifstream answers(dir.file("predictions.jsonl"));
+  int lines = 0;
+  for (std::string line; std::getline(answers, line);) lines += !line.empty();
+  EXPECT_EQ(lines, 400);
   std::ofstream(version + "/preprocessing.json") << R"({"format": "kiln.preprocessing"})";
   auto refused = testing::run_command(
       kiln("predict " + version + " --input " + dir.write("row.jsonl", "[0]\n")));

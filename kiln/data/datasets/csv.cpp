@@ -1,6 +1,7 @@
 // csv: a table of numbers, one example per row, or sliding windows over a time series; with a list
 // of inputs, rows of named features (strings allowed) that feature columns turn into numbers.
 
+#include <algorithm>
 #include <map>
 
 #include "kiln/data/dataset.h"
@@ -27,6 +28,7 @@ struct CsvOptions {
   int64_t window = 0;
   int64_t horizon = 1;
   OnCorrupt on_corrupt = OnCorrupt::kFail;
+  Json target_default = nullptr;
   void describe(Schema& s) {
     s.field("file", file, "CSV file with a header row (gzipped or not).").require();
     s.field("delimiter", delimiter, "The one-character cell delimiter.")
@@ -53,6 +55,10 @@ struct CsvOptions {
             "With input or inputs (feature columns): fail stops at a row of the wrong width, an "
             "empty or unreadable target, or a cell a column refuses; skip drops the row, counts "
             "and reports it.");
+    s.field("target_default", target_default,
+            "With input or inputs: the target of every row of a file without the target "
+            "column (kiln predict reads unlabelled files so); null: such a file is an error.")
+        .check([](const Json& v) { return v.is_null() || v.is_number(); }, "null or a number");
   }
 };
 
@@ -184,11 +190,25 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
                             "other");
     if (!o.input.empty() && !o.inputs.empty())
       throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
-    target_column_ = table_.column(o.target);
-    if (o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
-    KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
-    targets_ = target_vector(o, table_, target_column_);
+    if (unlabelled(o)) {
+      target_column_ = table_.header.size();  // none: every column is a feature
+      KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+      targets_ = o.target_type == CsvTargetType::kClass
+                     ? torch::full({size()}, o.target_default.get<int64_t>(), torch::kInt64)
+                     : torch::full({size(), 1}, o.target_default.get<double>());
+    } else {
+      target_column_ = table_.column(o.target);
+      if (o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
+      KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+      targets_ = target_vector(o, table_, target_column_);
+    }
     parse_cells();
+  }
+
+  // A file without the target column, read with target_default.
+  bool unlabelled(const CsvOptions& o) const {
+    return !o.target_default.is_null() &&
+           std::find(table_.header.begin(), table_.header.end(), o.target) == table_.header.end();
   }
 
   int64_t size() const override { return int64_t(table_.rows.size()); }

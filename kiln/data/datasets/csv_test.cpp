@@ -111,6 +111,16 @@ TEST(CsvDataset, NamedInputsAreGroupsOfColumnsInsteadOfInput) {
   EXPECT_THAT([&] { csv_dataset(file, "target: label, input: [size], inputs: {a: [color]}"); },
               ::testing::ThrowsMessage<ConfigError>(
                   AllOf(HasSubstr("data.train.inputs"), HasSubstr("not both"))));
+  // A file without its target column reads with target_default, when given.
+  auto unlabelled = csv_dataset(file, "target: nope, input: [color], target_default: 1");
+  Batch defaulted = unlabelled->as_tabular()->gather_records(
+      torch::tensor({0}, torch::kInt64),
+      [](int64_t, const io::Features&, const io::RecordLocation&) {});
+  EXPECT_EQ(defaulted.target.item<int64_t>(), 1);
+  EXPECT_THROW(csv_dataset(file, "target: nope, input: [color]"), Error);
+  EXPECT_THAT([&] { csv_dataset(file, "target: label, input: [color], target_default: x"); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  AllOf(HasSubstr("data.train.target_default"), HasSubstr("null or a number"))));
   EXPECT_THAT([&] { csv_dataset(file, "target: label, inputs: {a: color}"); },
               ::testing::ThrowsMessage<ConfigError>(
                   AllOf(HasSubstr("data.train.inputs.a"), HasSubstr("non-empty list"))));
