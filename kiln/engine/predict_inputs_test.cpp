@@ -49,9 +49,10 @@ TEST(PredictInputs, TabularFilesGiveTheRowsTrainingGave) {
   EXPECT_TRUE(torch::equal(labelled, trained));
   // The same rows without their label column.
   std::string unlabelled = dir.write(
-      "rows.csv", "color,size,shape\nred,1.5,circle\nblue,7,square\ngreen,3,triangle\npurple,9.25,circle\n");
-  EXPECT_TRUE(
-      torch::equal(read_predict_inputs(unlabelled, input, reader, preprocessing).examples, trained));
+      "rows.csv",
+      "color,size,shape\nred,1.5,circle\nblue,7,square\ngreen,3,triangle\npurple,9.25,circle\n");
+  EXPECT_TRUE(torch::equal(read_predict_inputs(unlabelled, input, reader, preprocessing).examples,
+                           trained));
   // Without the fitted columns there is nothing to write the rows with.
   EXPECT_THAT([&] { read_predict_inputs(train, input, reader, nullptr); },
               ::testing::ThrowsMessage<UsageError>(HasSubstr("no preprocessing.json")));

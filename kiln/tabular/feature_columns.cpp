@@ -41,6 +41,8 @@ InputGroups saved_groups(const Json& preprocessing, const std::vector<std::strin
   } catch (const ConfigError& e) {
     malformed(e.problem());
   }
+  if (groups.columns() != columns)
+    malformed("its \"inputs\" do not list its columns, in their order");
   return groups;
 }
 
@@ -165,18 +167,21 @@ struct PartFit {
   RefusedRows refused;
 };
 
-// The rows [0, count) but `refused` (in order).
-std::vector<int64_t> rows_but(int64_t count, const std::vector<int64_t>& refused) {
+// The rows of `source` but those `refused`, in order; an error when none is left.
+RowsOf rows_but(const TabularSource& source, const RefusedRows& refused) {
   std::vector<int64_t> kept;
   size_t next = 0;
-  for (int64_t row = 0; row < count; ++row) {
-    if (next < refused.size() && refused[next] == row) {
+  for (int64_t row = 0; row < source.rows(); ++row) {
+    if (next < refused.rows.size() && refused.rows[next] == row) {
       ++next;
       continue;
     }
     kept.push_back(row);
   }
-  return kept;
+  if (kept.empty())
+    throw Error("the feature columns refused every training record; the first: " +
+                refused.first_problem);
+  return RowsOf(source, std::move(kept));
 }
 
 }  // namespace
@@ -189,18 +194,21 @@ void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_
   // other columns' statistics: fit again without it. What write() refuses does not depend on
   // what was fitted, so this settles at once; the bound is a guard.
   for (int round = 0; round < 3; ++round) {
-    std::vector<int64_t> written = this->refused(train, threads).rows;
-    if (std::includes(refused.rows.begin(), refused.rows.end(), written.begin(), written.end()))
+    RefusedRows written = this->refused(train, threads);
+    if (std::includes(refused.rows.begin(), refused.rows.end(), written.rows.begin(),
+                      written.rows.end()))
       return;
     std::vector<int64_t> both;
-    std::set_union(refused.rows.begin(), refused.rows.end(), written.begin(), written.end(),
-                   std::back_inserter(both));
+    std::set_union(refused.rows.begin(), refused.rows.end(), written.rows.begin(),
+                   written.rows.end(), std::back_inserter(both));
+    if (refused.rows.empty()) refused.first_problem = written.first_problem;
     refused.rows = std::move(both);
-    fit_rows(RowsOf(train, rows_but(train.rows(), refused.rows)), threads, nullptr);
+    fit_rows(rows_but(train, refused), threads, nullptr);
   }
 }
 
 void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, RefusedRows* refused) {
+  if (train.rows() == 0) throw Error("no training record to fit the feature columns on");
   std::vector<PartFit> gathered = gather_parts<PartFit>(
       train, threads,
       [&] {
@@ -222,8 +230,7 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
     for (const PartFit& part : gathered) refused->merge(part.refused);
     // A refused row may have reached some columns' statistics before the one that refused it:
     // gather again without those rows.
-    if (!refused->rows.empty())
-      return fit_rows(RowsOf(train, rows_but(train.rows(), refused->rows)), threads, nullptr);
+    if (!refused->rows.empty()) return fit_rows(rows_but(train, *refused), threads, nullptr);
   }
   for (size_t c = 0; c < columns_.size(); ++c) {
     if (!gathered[0].statistics[c]) continue;

@@ -265,6 +265,10 @@ TEST(FeatureColumns, NamedInputsAreConsecutivePartsOfTheRowWithTheirIndices) {
   auto again = FeatureColumns::from_preprocessing(c.preprocessing());
   EXPECT_EQ(layout_json(again->layout()), layout_json(c.layout()));
   EXPECT_EQ(again->groups(), c.groups());
+  Json other = c.preprocessing();
+  other["inputs"]["deep"] = Json::array({"x", "c_index", "c"});
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(other); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("do not list its columns")));
 }
 
 TEST(FeatureColumns, AColumnInTwoInputsIsAConfigErrorNamingBoth) {
@@ -322,6 +326,11 @@ TEST(FeatureColumns, SkippingRefusedRowsLeavesThemOutOfTheStatistics) {
   RefusedRows refused = c.refused(rows, 2);
   EXPECT_THAT(refused.rows, ElementsAre(1, 3));
   EXPECT_THAT(refused.first_problem, HasSubstr("feature \"x\" holds the string \"big\""));
+  // Nothing left to fit on is an error saying why.
+  Rows all_bad({{{"x", io::bytes_feature({"big"})}, {"y", io::float_feature({0})}}});
+  FeatureColumns none(columns(specs), {"x", "y"}, "input", "data.columns");
+  EXPECT_THAT([&] { none.fit(all_bad, 1, true); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("refused every training record")));
 }
 
 TEST(FeatureColumns, ParallelFittingEqualsOneThread) {

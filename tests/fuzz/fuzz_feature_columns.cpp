@@ -47,7 +47,9 @@ class OneRecord : public kiln::tabular::TabularSource {
   const kiln::io::Features& features_;
 };
 
-void fit_on(const kiln::io::Features& features) {
+// Columns of every kind, fitted on the record alone (`skip`: as on_corrupt: skip fits them, a
+// refused record left out).
+void fit_on(const kiln::io::Features& features, bool skip) {
   kiln::ComponentMap declared("column");
   kiln::OptionTraits<kiln::ComponentMap>::read(Json::parse(R"({
       "n": {"type": "numeric", "feature": "flipper_length_mm", "normalize": "minmax"},
@@ -56,7 +58,8 @@ void fit_on(const kiln::io::Features& features) {
                                                declared, {"data.columns", nullptr});
   kiln::tabular::FeatureColumns columns(declared, {"n", "q", "v"}, "input", "data.columns");
   OneRecord record(features);
-  columns.fit(record, 1);
+  columns.fit(record, 1, skip);
+  if (skip && !columns.refused(record, 1).rows.empty()) return;
   std::vector<float> row(size_t(columns.width()));
   columns.write(features, {"fuzz.tfrecord", 0, 0}, row.data());
 }
@@ -82,9 +85,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
   } catch (const kiln::Error&) {
   }
-  try {
-    fit_on(example.features);
-  } catch (const kiln::Error&) {
-  }
+  for (bool skip : {false, true}) try {
+      fit_on(example.features, skip);
+    } catch (const kiln::Error&) {
+    }
   return 0;
 }
