@@ -111,13 +111,18 @@ std::string shapes_config(const std::string& train, const std::string& val) {
          kShapesTraining;
 }
 
+// `kiln train` of the config `text`, written into `dir` with a training and a validation file
+// of shapes; the runs are kept in `dir`.
+testing::CommandResult train_shapes(const testing::TempDir& dir,
+                                    std::string (*config)(const std::string&, const std::string&)) {
+  std::string file = dir.write("shapes.yaml", config(dir.write("train.csv", shapes_csv(2000, 7)),
+                                                     dir.write("val.csv", shapes_csv(400, 8))));
+  return testing::run_command(kiln("train " + file + " --quiet --runs-root " + dir.path()));
+}
+
 TEST(Tabular, ACsvWithStringCategoriesTrains) {
   testing::TempDir dir;
-  std::string config =
-      dir.write("shapes.yaml", shapes_config(dir.write("train.csv", shapes_csv(2000, 7)),
-                                             dir.write("val.csv", shapes_csv(400, 8))));
-  auto trained =
-      testing::run_command(kiln("train " + config + " --quiet --runs-root " + dir.path()));
+  auto trained = train_shapes(dir, shapes_config);
   ASSERT_EQ(trained.exit_code, 0) << trained.err;
   EXPECT_GE(last_val_accuracy(run_folder(trained.out)), 0.95);
   // The vocabularies: most frequent first.
@@ -226,11 +231,7 @@ std::string wide_deep_config(const std::string& train, const std::string& val) {
 
 TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
   testing::TempDir dir;
-  std::string config =
-      dir.write("shapes.yaml", wide_deep_config(dir.write("train.csv", shapes_csv(2000, 7)),
-                                                dir.write("val.csv", shapes_csv(400, 8))));
-  auto trained =
-      testing::run_command(kiln("train " + config + " --quiet --runs-root " + dir.path()));
+  auto trained = train_shapes(dir, wide_deep_config);
   ASSERT_EQ(trained.exit_code, 0) << trained.err;
   std::string run = run_folder(trained.out);
   EXPECT_GE(last_val_accuracy(run), 0.95);
