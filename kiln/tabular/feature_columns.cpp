@@ -46,6 +46,22 @@ InputGroups saved_groups(const Json& preprocessing, const std::vector<std::strin
   return groups;
 }
 
+// A column's spec with the vocabulary it fitted in place of the vocabulary_file it was read from:
+// preprocessing.json holds the words, so a run opened elsewhere (an export on a server) needs
+// no copy of the file. Null when there is nothing to replace (the column is built from its spec).
+Json without_files(const Json& column) {
+  const Json& spec = column["spec"];
+  const Json& fitted = column.value("fitted", Json());
+  if (!spec.is_object() || !spec.value("vocabulary_file", Json("")).is_string() ||
+      spec.value("vocabulary_file", std::string()).empty() || !fitted.is_object() ||
+      !fitted.contains("vocabulary"))
+    return nullptr;
+  Json built = spec;
+  built["vocabulary_file"] = "";
+  built["vocabulary"] = fitted["vocabulary"];
+  return built;
+}
+
 // The statistics each column gathers in one part of the pass (null: it needs none).
 using PartStatistics = std::vector<std::unique_ptr<ColumnStatistics>>;
 
@@ -117,7 +133,7 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
     ComponentSpec spec("column");
     spec.path = "preprocessing.json:" + name;
     spec.spec = column_registry().resolve(columns[i]["spec"], ReadContext{spec.path, nullptr});
-    made->add(name, std::move(spec));
+    made->add(name, std::move(spec), without_files(columns[i]));
     names.push_back(name);
   }
   made->groups_ = saved_groups(preprocessing, names);
@@ -125,8 +141,10 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
   return made;
 }
 
-void FeatureColumns::add(const std::string& name, ComponentSpec spec) {
-  columns_.push_back(column_registry().create(spec, name));
+void FeatureColumns::add(const std::string& name, ComponentSpec spec, const Json& built_from) {
+  ComponentSpec built = spec;
+  if (!built_from.is_null()) built.spec = built_from;
+  columns_.push_back(column_registry().create(built, name));
   names_.push_back(name);
   specs_.push_back(std::move(spec));
 }

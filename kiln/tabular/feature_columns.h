@@ -116,7 +116,8 @@ class FeatureColumns {
 
  private:
   FeatureColumns() = default;
-  void add(const std::string& name, ComponentSpec spec);
+  /// Adds the column `spec` describes, built from `built_from` instead when given.
+  void add(const std::string& name, ComponentSpec spec, const Json& built_from = nullptr);
   void measure();
   /// fit() over `train`: with `refused`, rows a column's statistics refuse are added to it and
   /// the statistics gathered again without them.

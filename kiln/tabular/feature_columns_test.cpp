@@ -1,5 +1,8 @@
 #include "kiln/tabular/feature_columns.h"
 
+#include <cstdio>
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -354,6 +357,19 @@ TEST(FeatureColumns, PreprocessingRebuildsTheSameColumns) {
   EXPECT_EQ(again->width(), c.width());
   for (const char* value : {"x", "y", "new"})
     EXPECT_EQ(row_of(*again, category("c", {value})), row_of(c, category("c", {value})));
+}
+
+TEST(FeatureColumns, PreprocessingNeedsNoCopyOfAVocabularyFile) {
+  std::string words = ::testing::TempDir() + "/kiln_vocabulary_test.txt";
+  std::ofstream(words) << "x\ny\n";
+  FeatureColumns c(columns({{"c", {{"type", "categorical"}, {"vocabulary_file", words}}}}), {"c"},
+                   "input", "data.columns");
+  Json saved = c.preprocessing();
+  std::remove(words.c_str());  // as on a server the export was copied to
+  auto again = FeatureColumns::from_preprocessing(saved);
+  for (const char* value : {"x", "y", "new"})
+    EXPECT_EQ(row_of(*again, category("c", {value})), row_of(c, category("c", {value})));
+  EXPECT_EQ(again->preprocessing(), saved);
 }
 
 TEST(FeatureColumns, RestoringAfterTheColumnChangedIsAConfigError) {
