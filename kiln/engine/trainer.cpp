@@ -280,7 +280,6 @@ void Trainer::load_scheduler_state(const Json& state, const std::string& file) {
 }
 
 void Trainer::report_skipped(int64_t epoch) {
-  report_unseen(epoch);
   data::SkippedRecords skipped = parts_.train.dataset().skipped_records();
   if (skipped.count == 0) return;
   record({{"train/skipped_records", double(skipped.count)},
@@ -426,6 +425,7 @@ bool Trainer::run_epochs(Window& window) {
     }
     if (parts_.train.position().batch == per_epoch) {
       report_skipped(epoch);
+      report_unseen(epoch);
       for (Callback* callback : parts_.callbacks) callback->on_epoch_end(*this);
       stop = stop || should_stop();
     }

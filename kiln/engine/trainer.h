@@ -120,9 +120,9 @@ class Trainer : private TrainerView {
   std::optional<std::string> reached_stop_at() const;
   void log_training(Window& window);
   void validate();
-  /// At the end of an epoch: how many damaged records the training data dropped, and how many of
-  /// its values no vocabulary had.
+  /// At the end of an epoch: how many damaged records the training data dropped.
   void report_skipped(int64_t epoch);
+  /// ... and how many of its values no vocabulary had, when that grew.
   void report_unseen(int64_t epoch);
   TrainState capture_state() const;
   void load_scheduler_state(const Json& state, const std::string& file);

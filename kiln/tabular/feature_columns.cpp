@@ -84,6 +84,13 @@ Json InputGroups::json() const {
   return parts;
 }
 
+InputGroups input_groups(const std::vector<std::string>& input, const InputGroups& inputs) {
+  if (inputs.empty()) return InputGroups(input);
+  if (!input.empty())
+    throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
+  return inputs;
+}
+
 FeatureColumns::FeatureColumns(const ComponentMap& declared, const InputGroups& input,
                                const std::string& input_path, const std::string& declared_path)
     : groups_(input) {
@@ -314,10 +321,10 @@ void FeatureColumns::restore(const Json& preprocessing) {
     throw ConfigError("preprocessing.json", "",
                       fmt::format("its columns [{}] are not the input's [{}]",
                                   fmt::join(names_there(), ", "), fmt::join(names_, ", ")));
-  if (saved_groups(preprocessing, names_) != groups_)
+  if (InputGroups saved = saved_groups(preprocessing, names_); saved != groups_)
     throw ConfigError("preprocessing.json", "",
-                      "its inputs " + show_value(saved_groups(preprocessing, names_).json()) +
-                          " are not the config's " + show_value(groups_.json()));
+                      "its inputs " + show_value(saved.json()) + " are not the config's " +
+                          show_value(groups_.json()));
   for (size_t c = 0; c < columns_.size(); ++c) {
     std::string path = "preprocessing.json:" + names_[c];
     // Both resolved (every option filled in), so that a file written by hand compares too.

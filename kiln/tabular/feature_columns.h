@@ -75,6 +75,10 @@ struct InputGroups {
   bool operator!=(const InputGroups& other) const { return !(*this == other); }
 };
 
+/// A dataset's columns: `inputs` (named parts) when given, else the list `input`; both given is
+/// a ConfigError at `inputs`.
+InputGroups input_groups(const std::vector<std::string>& input, const InputGroups& inputs);
+
 class FeatureColumns {
  public:
   /// `input` names the columns in order: each one of `declared` (`data.columns`) or, when none is

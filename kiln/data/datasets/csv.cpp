@@ -188,20 +188,16 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
                         std::string(key) +
                             " (feature columns) replaces features and window: give one or the "
                             "other");
-    if (!o.input.empty() && !o.inputs.empty())
-      throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
-    if (unlabelled(o)) {
-      target_column_ = table_.header.size();  // none: every column is a feature
-      KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
-      targets_ = o.target_type == CsvTargetType::kClass
-                     ? torch::full({size()}, o.target_default.get<int64_t>(), torch::kInt64)
-                     : torch::full({size(), 1}, o.target_default.get<double>());
-    } else {
-      target_column_ = table_.column(o.target);
-      if (o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
-      KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
-      targets_ = target_vector(o, table_, target_column_);
-    }
+    groups_ = tabular::input_groups(o.input, o.inputs);
+    bool labelled = !unlabelled(o);
+    // Without a target column every column is a feature.
+    target_column_ = labelled ? table_.column(o.target) : table_.header.size();
+    if (labelled && o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
+    KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+    targets_ = labelled ? target_vector(o, table_, target_column_)
+               : o.target_type == CsvTargetType::kClass
+                   ? torch::full({size()}, o.target_default.get<int64_t>(), torch::kInt64)
+                   : torch::full({size(), 1}, o.target_default.get<double>());
     parse_cells();
   }
 
@@ -227,9 +223,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   }
   bool skips_corrupt() const override { return options_.on_corrupt == OnCorrupt::kSkip; }
 
-  tabular::InputGroups input_groups() const override {
-    return options_.inputs.empty() ? tabular::InputGroups(options_.input) : options_.inputs;
-  }
+  tabular::InputGroups input_groups() const override { return groups_; }
   const tabular::TabularSource& records() const override { return *this; }
   Batch gather_records(const torch::Tensor& indices,
                        const tabular::RowVisitor& input) const override {
@@ -311,6 +305,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
 
   io::CsvTable table_;
   CsvOptions options_;
+  tabular::InputGroups groups_;
   size_t target_column_ = 0;
   torch::Tensor targets_;
   std::vector<Cell> cells_;  // row by row, every column

@@ -192,10 +192,6 @@ struct OpenedRecords {
   std::optional<io::ImageInput> image;
 };
 
-tabular::InputGroups input_groups(const TfRecordOptions& o) {
-  return o.inputs.empty() ? tabular::InputGroups(o.input.names) : o.inputs;
-}
-
 OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions store);
 
 OpenedRecords open_tfrecord(const TfRecordOptions& o) {
@@ -239,8 +235,8 @@ OpenedRecords open_tfrecord(const TfRecordOptions& o) {
 
 OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions store) {
   const char* key = o.inputs.empty() ? "input" : "inputs";
-  if (o.input.listed && !o.inputs.empty())
-    throw ConfigError("inputs", "", "give input (one vector) or inputs (named parts), not both");
+  tabular::InputGroups groups =
+      tabular::input_groups(o.input.listed ? o.input.names : std::vector<std::string>{}, o.inputs);
   if (o.kind != RecordKind::kExample)
     throw ConfigError(key, "", "feature columns read tf.Example records (kind: example)");
   if (o.cache == RecordCache::kNone)
@@ -270,7 +266,7 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
   return {std::make_shared<TabularRecords>(
               std::move(records), std::move(targets),
-              TabularRecordNames{input_groups(o), o.target, o.targets, store.skip_corrupt}),
+              TabularRecordNames{groups, o.target, o.targets, store.skip_corrupt}),
           skipped, std::nullopt};
 }
 

@@ -1,23 +1,12 @@
 #pragma once
 // Pieces the convolutional zoo networks (resnet, wide_resnet, vgg, mobilenet_v2) share: their
-// classifier outputs, padded convolutions and torchvision's initialisation.
+// classifier base (classifier.h), padded convolutions and torchvision's initialisation.
 
 #include <torch/torch.h>
 
-#include "kiln/models/model.h"
+#include "kiln/models/networks/classifier.h"
 
 namespace kiln::models {
-
-/// A network whose main output is `logits`, [num_classes].
-class ConvClassifier : public Model {
- public:
-  explicit ConvClassifier(int64_t num_classes) : num_classes_(num_classes) {}
-  Shape output_shape() const override { return {num_classes_}; }
-  std::string output_name() const override { return "logits"; }
-
- private:
-  int64_t num_classes_;
-};
 
 /// A square convolution padded to keep the size at stride 1 (kernel / 2 zeros per side).
 inline torch::nn::Conv2d padded_conv(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1,

@@ -1,6 +1,7 @@
 // dnn: a feed-forward network over a tabular input row (tf.estimator's DNNClassifier and
 // DNNRegressor): plain numbers and embedded categories concatenated, then hidden layers.
 
+#include "kiln/models/networks/classifier.h"
 #include "kiln/models/networks/row_features.h"
 
 namespace kiln::models {
@@ -20,19 +21,16 @@ struct DnnOptions {
   }
 };
 
-class Dnn : public Model {
+class Dnn : public Classifier {
  public:
   Dnn(const DnnOptions& o, const Inputs& input)
-      : deep_(register_module("deep", RowPerceptron(row_part(input, o.input, "input"), o.layers,
-                                                    o.num_classes, "input"))),
-        out_(o.num_classes) {}
+      : Classifier(o.num_classes),
+        deep_(register_module("deep", RowPerceptron(row_part(input, o.input, "input"), o.layers,
+                                                    o.num_classes, "input"))) {}
   torch::Tensor forward(const torch::Tensor& input) override { return deep_->forward(input); }
-  Shape output_shape() const override { return {out_}; }
-  std::string output_name() const override { return "logits"; }
 
  private:
   RowPerceptron deep_;
-  int64_t out_;
 };
 
 }  // namespace

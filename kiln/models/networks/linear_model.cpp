@@ -2,6 +2,7 @@
 // LinearRegressor): a weight per plain number and per category of each index column, plus a bias.
 // Over other data, a linear layer on the flattened example.
 
+#include "kiln/models/networks/classifier.h"
 #include "kiln/models/networks/row_features.h"
 
 namespace kiln::models {
@@ -19,19 +20,16 @@ struct LinearModelOptions {
   }
 };
 
-class LinearModel : public Model {
+class LinearModel : public Classifier {
  public:
   LinearModel(const LinearModelOptions& o, const Inputs& input)
-      : linear_(
-            register_module("linear", RowLinear(row_part(input, o.input, "input"), o.num_classes))),
-        out_(o.num_classes) {}
+      : Classifier(o.num_classes),
+        linear_(register_module("linear",
+                                RowLinear(row_part(input, o.input, "input"), o.num_classes))) {}
   torch::Tensor forward(const torch::Tensor& input) override { return linear_->forward(input); }
-  Shape output_shape() const override { return {out_}; }
-  std::string output_name() const override { return "logits"; }
 
  private:
   RowLinear linear_;
-  int64_t out_;
 };
 
 }  // namespace

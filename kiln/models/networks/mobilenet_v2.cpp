@@ -68,9 +68,9 @@ struct Stage {
   int64_t expansion, channels, blocks, stride;
 };
 
-class MobileNetV2 : public ConvClassifier {
+class MobileNetV2 : public Classifier {
  public:
-  MobileNetV2(const MobileNetV2Options& o, const Shape& input) : ConvClassifier(o.num_classes) {
+  MobileNetV2(const MobileNetV2Options& o, const Shape& input) : Classifier(o.num_classes) {
     check_image_input(input, "mobilenet_v2");
     const std::vector<Stage> stages = {{1, 16, 1, 1}, {6, 24, 2, o.small_input ? 1 : 2},
                                        {6, 32, 3, 2}, {6, 64, 4, 2},

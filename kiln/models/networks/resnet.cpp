@@ -95,9 +95,9 @@ Family family(int64_t depth) {
   return {{n, n, n}, false, false};
 }
 
-class ResNet : public ConvClassifier {
+class ResNet : public Classifier {
  public:
-  ResNet(const ResNetOptions& o, const Shape& input) : ConvClassifier(o.num_classes) {
+  ResNet(const ResNetOptions& o, const Shape& input) : Classifier(o.num_classes) {
     check_image_input(input, "resnet");
     Family f = family(o.depth);
     KILN_CHECK(f.imagenet || !o.small_input,

@@ -43,9 +43,9 @@ const std::vector<int64_t>& configuration(int64_t depth) {
   return configurations.at(depth);
 }
 
-class Vgg : public ConvClassifier {
+class Vgg : public Classifier {
  public:
-  Vgg(const VggOptions& o, const Shape& input) : ConvClassifier(o.num_classes) {
+  Vgg(const VggOptions& o, const Shape& input) : Classifier(o.num_classes) {
     check_image_input(input, "vgg");
     KILN_CHECK(input[1] >= 32 && input[2] >= 32,
                "vgg halves the image five times and needs at least 32x32, got {}; resize the "

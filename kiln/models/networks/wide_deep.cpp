@@ -3,6 +3,7 @@
 // the deep input (numbers and embedded categories, generalising), their logits summed. One
 // optimizer trains both parts (the estimator gives each its own).
 
+#include "kiln/models/networks/classifier.h"
 #include "kiln/models/networks/row_features.h"
 
 namespace kiln::models {
@@ -24,23 +25,20 @@ struct WideDeepOptions {
   }
 };
 
-class WideDeep : public Model {
+class WideDeep : public Classifier {
  public:
   WideDeep(const WideDeepOptions& o, const Inputs& input)
-      : wide_(register_module("wide", RowLinear(row_part(input, o.wide, "wide"), o.num_classes))),
+      : Classifier(o.num_classes),
+        wide_(register_module("wide", RowLinear(row_part(input, o.wide, "wide"), o.num_classes))),
         deep_(register_module("deep", RowPerceptron(row_part(input, o.deep, "deep"), o.layers,
-                                                    o.num_classes, "deep"))),
-        out_(o.num_classes) {}
+                                                    o.num_classes, "deep"))) {}
   torch::Tensor forward(const torch::Tensor& input) override {
     return wide_->forward(input) + deep_->forward(input);
   }
-  Shape output_shape() const override { return {out_}; }
-  std::string output_name() const override { return "logits"; }
 
  private:
   RowLinear wide_;
   RowPerceptron deep_;
-  int64_t out_;
 };
 
 }  // namespace

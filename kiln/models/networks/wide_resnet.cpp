@@ -53,9 +53,9 @@ class WideBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(WideBlock);
 
-class WideResNet : public ConvClassifier {
+class WideResNet : public Classifier {
  public:
-  WideResNet(const WideResNetOptions& o, const Shape& input) : ConvClassifier(o.num_classes) {
+  WideResNet(const WideResNetOptions& o, const Shape& input) : Classifier(o.num_classes) {
     check_image_input(input, "wide_resnet");
     conv1_ = register_module("conv1", padded_conv(input[0], 16, 3));
     int64_t channels = 16, blocks = (o.depth - 4) / 6;
