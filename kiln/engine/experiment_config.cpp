@@ -138,6 +138,10 @@ void RuntimeOptions::describe(Schema& s) {
   s.field("channels_last", channels_last,
           "Store images and convolution kernels channels-last (NHWC), the layout the fastest "
           "GPU convolutions read.");
+  s.field("cudnn_benchmark", cudnn_benchmark,
+          "On CUDA, time cuDNN's convolution algorithms on each new input shape and keep the "
+          "fastest (PyTorch's torch.backends.cudnn.benchmark); always off under "
+          "train.deterministic.");
   s.field("distributed", distributed, "Distributed training: timeouts and gradient buckets.");
 }
 

@@ -108,8 +108,9 @@ struct DistributedOptions {
 struct RuntimeOptions {
   DeviceChoice device = DeviceChoice::kAuto;
   AutoCount threads;
-  bool pin_memory = true;      // CUDA: batches copied from page-locked memory on a side stream
-  bool channels_last = false;  // images and convolution kernels stored NHWC
+  bool pin_memory = true;        // CUDA: batches copied from page-locked memory on a side stream
+  bool channels_last = false;    // images and convolution kernels stored NHWC
+  bool cudnn_benchmark = false;  // cuDNN times its convolution algorithms per shape
   DistributedOptions distributed;
   void describe(Schema& s);
 };

@@ -16,6 +16,7 @@ Runtime Runtime::of(const ExperimentConfig& config, int64_t local_ranks) {
         1, int64_t(std::max(1u, std::thread::hardware_concurrency())) / local_ranks);
   runtime.seed = static_cast<uint64_t>(config.seed);
   runtime.deterministic = config.train.deterministic;
+  runtime.cudnn_benchmark = config.runtime.cudnn_benchmark;
   DeviceChoice device = config.runtime.device;
   bool has_cuda = torch::cuda::is_available();
   if (device == DeviceChoice::kCuda && !has_cuda)
@@ -38,7 +39,12 @@ void set_intra_op_threads(int64_t threads) {
 void Runtime::apply() const {
   set_intra_op_threads(threads);
   torch::manual_seed(seed);
-  if (!deterministic) return;
+  if (!deterministic) {
+    // Static shapes make the first step's search pay for itself; a new shape (the last, smaller
+    // batch) is timed once more.
+    at::globalContext().setBenchmarkCuDNN(cudnn_benchmark);
+    return;
+  }
   // cuBLAS is only deterministic with a fixed workspace, set before it makes its first handle.
   ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
   at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);

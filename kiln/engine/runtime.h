@@ -17,6 +17,7 @@ struct Runtime {
   int64_t threads = 1;
   uint64_t seed = 1;
   bool deterministic = false;
+  bool cudnn_benchmark = false;
   torch::Device device = torch::kCPU;
 
   /// The runtime `config` asks for: `threads: auto` as all cores, `device: auto` as CUDA when
@@ -24,7 +25,8 @@ struct Runtime {
   /// `local_ranks`: the processes of a job on this machine, which share its cores.
   static Runtime of(const ExperimentConfig& config, int64_t local_ranks = 1);
   /// Sets LibTorch's threads and seed and, when deterministic, its deterministic algorithms
-  /// (and the cuBLAS workspace they need, in the environment before CUDA starts).
+  /// (and the cuBLAS workspace they need, in the environment before CUDA starts), otherwise
+  /// cuDNN's benchmark mode as `cudnn_benchmark` says.
   void apply() const;
 };
 
