@@ -1,11 +1,10 @@
 // kiln board [ROOT] [--port P] [--host H]
 
-#include <signal.h>
-
 #include <cstdio>
 #include <thread>
 
 #include "apps/kiln/cli.h"
+#include "apps/kiln/stop_signals.h"
 #include "kiln/board/board_server.h"
 
 namespace kiln::cli {
@@ -17,21 +16,16 @@ struct BoardArgs {
 };
 
 // Serves on another thread while this one waits for SIGINT or SIGTERM, then stops the server:
-// the signals are blocked first, so no handler runs inside the server's code.
+// the signals are blocked in the server's thread (stop_signals.h).
 int run_board(const BoardArgs& args) {
   board::BoardServer server(args.root);
   int port = server.bind(args.host, args.port);
-  sigset_t stops;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT);
-  sigaddset(&stops, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  StopSignals stops;
   std::thread serving([&server] { server.serve(); });
   std::printf("kiln board: http://%s:%d/ over %s (Ctrl-C stops)\n", args.host.c_str(), port,
               args.root.c_str());
   std::fflush(stdout);
-  int received = 0;
-  sigwait(&stops, &received);
+  stops.wait();
   server.stop();
   serving.join();
   return 0;

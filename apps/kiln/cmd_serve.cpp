@@ -3,7 +3,6 @@
 //            [--max-batch N] [--batch-timeout-us T] [--batch-threads N] [--max-queued N]
 
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "apps/kiln/cli.h"
+#include "apps/kiln/stop_signals.h"
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/exported_servable.h"
@@ -79,15 +79,10 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
 }
 
 // Serves on one thread and polls the base paths on another while this one waits for SIGINT or
-// SIGTERM; the signals are blocked first, so no handler runs inside the server's code.
+// SIGTERM (stop_signals.h: blocked in the server's threads, so no handler runs in its code).
 int run_serve(const ServeArgs& args) {
-  // Blocked before any thread starts (the batchers' and LibTorch's among them), as every thread
-  // inherits its creator's mask.
-  sigset_t stops;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT);
-  sigaddset(&stops, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  // Before the batchers' and LibTorch's threads start, which inherit the blocked signals.
+  StopSignals stops;
   engine::set_intra_op_threads(args.threads);
   serving::ServingMetrics metrics;  // before the table: its versions' batchers report here
   serving::ModelTable table;
@@ -122,8 +117,7 @@ int run_serve(const ServeArgs& args) {
                 name.c_str(), versions, versions == 1 ? "" : "s");
   std::printf("kiln serve: listening on %s:%d (Ctrl-C stops)\n", args.host.c_str(), port);
   std::fflush(stdout);
-  int received = 0;
-  sigwait(&stops, &received);
+  stops.wait();
   {
     std::lock_guard<std::mutex> lock(mutex);
     stopping = true;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kiln/data/dtype_names.h"
+#include "kiln/engine/columns_example_encoder.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::engine {
@@ -23,6 +24,14 @@ torch::Tensor host_to_tensor(const serving::HostTensor& host, torch::Dtype dtype
                                               data::dtype_name(dtype), low, high));
   }
   return values.to(dtype);
+}
+
+ExportedServable::ExportedServable(std::shared_ptr<ExportedModel> model)
+    : model_(std::move(model)) {
+  if (model_->preprocessing().is_null()) return;
+  const ModelInput& input = model_->inputs().front();
+  examples_ = std::make_unique<ColumnsExampleEncoder>(
+      columns_for_input(model_->preprocessing(), input, model_->directory()), input.name);
 }
 
 std::map<std::string, serving::HostTensor> ExportedServable::predict(

@@ -6,11 +6,14 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 
 #include "kiln/core/error.h"
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/idx_tensors.h"
+#include "kiln/engine/columns_example_encoder.h"
 #include "kiln/engine/exported_servable.h"
 #include "kiln/engine/signatures.h"
 #include "kiln/io/csv.h"
@@ -19,6 +22,7 @@
 #include "kiln/io/image_folder.h"
 #include "kiln/io/image_input.h"
 #include "kiln/serving/batcher.h"
+#include "kiln/serving/example_request.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::engine {
@@ -29,20 +33,35 @@ bool ends_with(const std::string& text, const std::string& end) {
   return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
 }
 
-// Every line of a JSON lines file, each one instance as a row-form request holds it.
-torch::Tensor read_json_lines(const std::string& path, const ModelInput& input) {
+// Every line of a JSON lines file, each one instance as a row-form request holds it: for a model
+// trained on feature columns (`preprocessing`), an object of raw features as kiln serve takes it.
+torch::Tensor read_json_lines(const std::string& path, const ModelInput& input,
+                              const Json& preprocessing) {
   std::ifstream in(path);
   if (!in) throw IoError("read", path, errno);
   std::vector<int64_t> shape = {-1};
   shape.insert(shape.end(), input.shape.begin(), input.shape.end());
   std::map<std::string, serving::TensorSpec> spec = {
       {input.name, {serving_dtype(input.dtype), shape, input.image}}};
+  std::unique_ptr<ColumnsExampleEncoder> encoder;
+  if (!preprocessing.is_null())
+    encoder = std::make_unique<ColumnsExampleEncoder>(columns_for_input(preprocessing, input, path),
+                                                      input.name);
   std::vector<serving::PredictRequest> rows;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string body = "{\"instances\": [" + line + "]}";
     try {
-      rows.push_back(serving::parse_predict_request("{\"instances\": [" + line + "]}", spec));
+      std::optional<serving::ExamplesRequest> features =
+          encoder ? serving::parse_feature_predict_request(body, encoder->features(), {input.name})
+                  : std::nullopt;
+      if (features) {
+        rows.push_back({});
+        rows.back().inputs = encoder->encode(features->examples);
+        continue;
+      }
+      rows.push_back(serving::parse_predict_request(body, spec));
     } catch (const serving::ServingError& e) {
       throw DataError(path, number, -1, fmt::format("line {}: {}", number, e.what()));
     }
@@ -113,13 +132,7 @@ torch::Tensor tabular_rows(const std::string& path, std::shared_ptr<data::Datase
     throw UsageError(path +
                      ": the model reads feature columns, but its run or export has no "
                      "preprocessing.json to write them with");
-  std::shared_ptr<const tabular::FeatureColumns> columns =
-      tabular::FeatureColumns::from_preprocessing(preprocessing);
-  if (std::vector<int64_t>{columns->width()} != input.shape)
-    throw DataError(path, -1, -1,
-                    fmt::format("its feature columns write rows of {}; the model takes [{}]",
-                                columns->width(), fmt::join(input.shape, ", ")));
-  data::ColumnsDataset rows(std::move(records), std::move(columns));
+  data::ColumnsDataset rows(std::move(records), columns_for_input(preprocessing, input, path));
   if (rows.size() == 0) throw DataError(path, -1, -1, "holds no records");
   return rows.gather(torch::arange(rows.size(), torch::kInt64)).input;
 }
@@ -226,7 +239,7 @@ bool is_csv(const std::string& path) {
 PredictInputs read_predict_inputs(const std::string& path, const ModelInput& input,
                                   const Json& reader, const Json& preprocessing) {
   if (ends_with(path, ".jsonl") || ends_with(path, ".json"))
-    return {read_json_lines(path, input), {}};
+    return {read_json_lines(path, input, preprocessing), {}};
   if (fs::is_directory(path) || io::is_image_file(path)) {
     std::vector<std::string> files = image_files(path);
     return {read_images(files, input), files};

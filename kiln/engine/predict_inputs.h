@@ -7,7 +7,8 @@
 // Neither of the last two needs the label: a record without its target feature, or a table
 // without the target column, is read as well. For a model trained through feature columns
 // (docs/tabular.md) the records are written into input rows by the columns its run fitted
-// (preprocessing.json), as training wrote them.
+// (preprocessing.json), as training wrote them; its JSON lines may be objects of raw features
+// ({"color": "red", "size": 2.5}), as `kiln serve` takes them.
 // Thread-safety: functions of their arguments.
 
 #include <string>

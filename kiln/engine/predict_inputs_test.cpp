@@ -1,15 +1,19 @@
-// kiln predict on tabular files: the rows it gives a model trained through feature columns are
-// the very rows training gave it for the same records, bit for bit, labelled or not.
+// kiln predict on tabular files, and examples served to kiln serve: the rows they give a model
+// trained through feature columns are the very rows training gave it for the same records, bit
+// for bit, labelled or not.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
+#include "kiln/engine/columns_example_encoder.h"
 #include "kiln/engine/experiment.h"
 #include "kiln/engine/export.h"
 #include "kiln/engine/open_model.h"
 #include "kiln/engine/predict_inputs.h"
+#include "kiln/serving/example_request.h"
+#include "kiln/serving/serving_error.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
@@ -56,6 +60,33 @@ TEST(PredictInputs, TabularFilesGiveTheRowsTrainingGave) {
   // Without the fitted columns there is nothing to write the rows with.
   EXPECT_THAT([&] { read_predict_inputs(train, input, reader, nullptr); },
               ::testing::ThrowsMessage<UsageError>(HasSubstr("no preprocessing.json")));
+}
+
+TEST(PredictInputs, ServedExamplesGiveTheRowsTrainingGave) {
+  testing::TempDir dir;
+  Experiment experiment(tabular_config(dir.write("train.csv", kRows)), torch::kCPU);
+  auto dataset = experiment.dataset("train");
+  torch::Tensor trained = dataset->gather(torch::arange(dataset->size(), torch::kInt64)).input;
+  ModelInput input = model_inputs(*dataset).front();
+  ColumnsExampleEncoder encoder(columns_for_input(experiment.preprocessing(), input, "run"),
+                                input.name);
+  // As a client sends them: numbers as JSON numbers (7 an integer), the label left in.
+  serving::ExamplesRequest request = serving::parse_examples_request(R"({"examples": [
+      {"color": "red", "size": 1.5, "shape": "circle", "label": "in"},
+      {"color": "blue", "size": 7, "shape": "square"},
+      {"color": "green", "size": 3.0, "shape": "triangle"},
+      {"color": "purple", "size": 9.25, "shape": "circle"}]})");
+  serving::HostTensor rows = encoder.encode(request.examples).at(input.name);
+  ASSERT_EQ(rows.shape, trained.sizes().vec());
+  torch::Tensor served = torch::tensor(rows.numbers, torch::kFloat64).to(torch::kFloat32);
+  EXPECT_TRUE(torch::equal(served.reshape(trained.sizes()), trained));
+  EXPECT_THAT(encoder.features(), ::testing::ElementsAre("color", "shape", "size"));
+  // A string where the column reads numbers is refused, naming the example and the feature.
+  request = serving::parse_examples_request(
+      R"({"examples": [{"color": "red", "size": 1}, {"color": "red", "size": "big"}]})");
+  EXPECT_THAT([&] { encoder.encode(request.examples); },
+              ::testing::ThrowsMessage<serving::ServingError>(
+                  HasSubstr("record 1: feature \"size\" holds the string \"big\"")));
 }
 
 }  // namespace predict_inputs_test

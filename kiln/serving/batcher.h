@@ -42,6 +42,8 @@ class BatchingServable : public Servable {
   ~BatchingServable() override;
 
   const Signatures& signatures() const override { return inner_->signatures(); }
+  const ExampleEncoder* examples() const override { return inner_->examples(); }
+  const std::vector<std::string>& labels() const override { return inner_->labels(); }
   /// Waits for predict_async().
   std::map<std::string, HostTensor> predict(
       const std::string& signature, const std::map<std::string, HostTensor>& inputs) override;

@@ -13,16 +13,11 @@
 #include "kiln/core/text_codec.h"
 #include "kiln/io/image_input.h"
 #include "kiln/serving/numeric_request.h"
+#include "kiln/serving/request_json.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
 namespace {
-
-// Bare NaN and infinities are not JSON; TensorFlow Serving takes them anyway. Before parsing,
-// each becomes an object of this one key ({"\u0001": "NaN"}): where a number may stand, no other
-// object is taken, so it cannot be mistaken for data (a string with the same bytes stays text).
-constexpr const char* kNonFiniteKey = "\\u0001";
-const std::string kNonFiniteKeyDecoded = "\x01";
 
 ServingError invalid(const std::string& message) {
   return ServingError(StatusCode::kInvalidArgument, message);
@@ -32,84 +27,19 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-// The token a rewritten NaN or infinity stands for, or null when `value` is not one.
-const std::string* non_finite_token(const Json& value) {
-  if (!value.is_object() || value.size() != 1) return nullptr;
-  auto found = value.find(kNonFiniteKeyDecoded);
-  if (found == value.end() || !found->is_string()) return nullptr;
-  const std::string& token = found->get_ref<const std::string&>();
-  return token == "NaN" || token == "Infinity" || token == "-Infinity" ? &token : nullptr;
-}
-
-// A value as it appears in an error message, cut short.
-std::string quoted(const Json& value) {
-  if (const std::string* token = non_finite_token(value)) return *token;
-  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// The non-finite token that stands whole at `i` of `body`, or "".
-std::string non_finite_token_at(const std::string& body, size_t i) {
-  if (i > 0 && is_word_char(body[i - 1])) return "";
-  for (const char* token : {"-Infinity", "Infinity", "NaN"}) {
-    size_t n = std::char_traits<char>::length(token);
-    if (body.compare(i, n, token) == 0 && (i + n == body.size() || !is_word_char(body[i + n])))
-      return token;
-  }
-  return "";
-}
-
-std::string with_non_finite_quoted(const std::string& body) {
-  std::string out;
-  out.reserve(body.size());
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    char c = body[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < body.size())
-        out += body[++i];
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    std::string token = non_finite_token_at(body, i);
-    if (!token.empty()) {
-      out += fmt::format("{{\"{}\":\"{}\"}}", kNonFiniteKey, token);
-      i += token.size() - 1;
-      continue;
-    }
-    in_string = c == '"';
-    out += c;
-  }
-  return out;
-}
-
-bool non_finite(const Json& value, double& out) {
-  const std::string* found = non_finite_token(value);
-  if (!found) return false;
-  const std::string& token = *found;
-  out = token == "NaN"
-            ? std::numeric_limits<double>::quiet_NaN()
-            : (token == "-Infinity" ? -1.0 : 1.0) * std::numeric_limits<double>::infinity();
-  return true;
-}
-
 bool is_base64_object(const Json& value) {
   return value.is_object() && value.size() == 1 && value.contains("b64") &&
          value.at("b64").is_string();
 }
 
 std::string type_error(const Json& value, DType dtype, const std::string& input) {
-  return fmt::format("input '{}': the value {} is not of its type, {}", input, quoted(value),
+  return fmt::format("input '{}': the value {} is not of its type, {}", input, quoted_value(value),
                      dtype_name(dtype));
 }
 
 double float_value(const Json& value, DType dtype, const std::string& input) {
   double number = 0;
-  if (non_finite(value, number)) return number;
+  if (non_finite_number(value, number)) return number;
   if (!value.is_number()) throw invalid(type_error(value, dtype, input));
   number = value.get<double>();
   // As TensorFlow Serving: an integer the float cannot hold exactly, or a number beyond its
@@ -120,7 +50,7 @@ double float_value(const Json& value, DType dtype, const std::string& input) {
       single ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
   if ((value.is_number_integer() && std::abs(number) > exact) || std::abs(number) > largest)
     throw invalid(fmt::format("input '{}': {} cannot be a {} without losing precision", input,
-                              quoted(value), dtype_name(dtype)));
+                              quoted_value(value), dtype_name(dtype)));
   return number;
 }
 
@@ -149,7 +79,8 @@ void add_leaf(const Json& value, HostTensor& tensor, const std::string& input) {
       if (is_base64_object(value)) {
         auto bytes = base64_decode(value.at("b64").get_ref<const std::string&>());
         if (!bytes)
-          throw invalid(fmt::format("input '{}': {} is not valid base64", input, quoted(value)));
+          throw invalid(
+              fmt::format("input '{}': {} is not valid base64", input, quoted_value(value)));
         tensor.strings.push_back(std::move(*bytes));
       } else if (value.is_string()) {
         tensor.strings.push_back(value.get<std::string>());
@@ -182,7 +113,7 @@ void add_image(const Json& value, const io::ImageInput& image, int64_t first, Ho
     throw invalid(
         fmt::format("input '{}': the value {} is not an image ({{\"b64\": ...}}) as "
                     "the first one is",
-                    input, quoted(value)));
+                    input, quoted_value(value)));
   auto bytes = base64_decode(value.at("b64").get_ref<const std::string&>());
   if (!bytes) throw invalid(fmt::format("input '{}': image {} is not valid base64", input, index));
   try {
@@ -201,7 +132,7 @@ void fill(const Json& value, size_t level, const std::vector<int64_t>& shape, Ho
       throw invalid(
           fmt::format("input '{}': the value {} is {} lists deep, the others {}: lists "
                       "of different depths",
-                      input, quoted(value), level, shape.size()));
+                      input, quoted_value(value), level, shape.size()));
     if (image)
       add_image(value, *image, first_image, tensor, input);
     else
@@ -292,7 +223,7 @@ std::map<std::string, HostTensor> read_instances(const Json& instances,
                                                  const std::map<std::string, TensorSpec>& inputs) {
   if (!instances.is_array())
     throw invalid(fmt::format("'instances' must be a list, one entry per example; got {}",
-                              quoted(instances)));
+                              quoted_value(instances)));
   if (instances.empty()) throw invalid("'instances' is an empty list: nothing to predict");
   bool named = is_named(instances[0]);
   std::vector<std::string> names;
@@ -340,18 +271,6 @@ std::map<std::string, HostTensor> read_inputs(const Json& value,
   check_names(value, inputs, "'inputs'");
   for (const auto& [name, spec] : inputs) tensors[name] = tensor_of(value.at(name), spec, name);
   return tensors;
-}
-
-Json parse_body(const std::string& body) {
-  // The pre-pass looks at every character; most bodies hold no NaN or Infinity at all, which two
-  // searches tell far sooner (it was a sixth of the server's time on image requests).
-  bool may_hold_non_finite =
-      body.find("NaN") != std::string::npos || body.find("Infinity") != std::string::npos;
-  try {
-    return Json::parse(may_hold_non_finite ? with_non_finite_quoted(body) : body);
-  } catch (const Json::exception& e) {
-    throw invalid(fmt::format("the request body is not JSON: {}", e.what()));
-  }
 }
 
 // Writes element `offset` on of `tensor` from dimension `level` as nested lists.
@@ -441,12 +360,12 @@ PredictRequest parse_predict_request(const std::string& body, const SignatureInp
 
 PredictRequest parse_predict_request_in_full(const std::string& body,
                                              const SignatureInputs& inputs_of) {
-  Json request = parse_body(body);
+  Json request = parse_request_json(body);
   if (!request.is_object())
     throw invalid(
         fmt::format("the request body must be a JSON object with 'instances' or "
                     "'inputs'; got {}",
-                    quoted(request)));
+                    quoted_value(request)));
   PredictRequest parsed;
   if (request.contains("signature_name")) {
     if (!request["signature_name"].is_string())

@@ -4,7 +4,11 @@
 
 #include <chrono>
 #include <future>
+#include <optional>
+#include <set>
 
+#include "kiln/serving/example_request.h"
+#include "kiln/serving/example_results.h"
 #include "kiln/serving/responses.h"
 #include "kiln/serving/serving_error.h"
 
@@ -53,6 +57,8 @@ void RestHandler::handle_async(const std::string& method, const std::string& pat
   try {
     route = parse_route(method, path);
     if (route.kind == RouteKind::kPredict) return start_predict(route, body, finish);
+    if (route.kind == RouteKind::kClassify || route.kind == RouteKind::kRegress)
+      return start_examples(route, body, finish);
     finish(route, answer_now(route));
   } catch (const ServingError& e) {
     finish(route, {e.http_status(), error_body(e.what()), {}});
@@ -109,47 +115,110 @@ HttpReply RestHandler::answer_now(const Route& route) const {
           model_metadata_response(route.model, found.version, found.servable->signatures()).dump(1),
           {}};
     }
-    default:
-      throw ServingError(StatusCode::kUnimplemented,
-                         "kiln serves :predict; :classify and :regress need tf.Example "
-                         "signatures, which kiln exports do not have");
+    default:  // the others are answered when their model has run
+      throw ServingError(StatusCode::kInternal, "not a status or metadata request");
   }
+}
+
+const std::map<std::string, TensorSpec>& RestHandler::signature_inputs(const Signatures& signatures,
+                                                                       const std::string& name) {
+  auto signature = signatures.find(name);
+  if (signature == signatures.end())
+    throw ServingError(StatusCode::kFailedPrecondition,
+                       fmt::format("Serving signature key \"{}\" not found.", name));
+  return signature->second.inputs;
+}
+
+void RestHandler::check_rows(const std::string& input, int64_t rows) const {
+  if (rows > options_.max_rows)
+    throw ServingError(StatusCode::kInvalidArgument,
+                       fmt::format("{} has {} examples; this server takes at most {} in one "
+                                   "request (--max-request-rows)",
+                                   input, rows, options_.max_rows));
 }
 
 void RestHandler::start_predict(const Route& route, const std::string& body,
                                 const Finish& finish) const {
   FoundVersion found = table_.find(route);
   const Signatures& signatures = found.servable->signatures();
+  if (const ExampleEncoder* encoder = found.servable->examples()) {
+    std::set<std::string> tensors;
+    for (const auto& [name, spec] : signatures.begin()->second.inputs) tensors.insert(name);
+    if (std::optional<ExamplesRequest> raw =
+            parse_feature_predict_request(body, encoder->features(), tensors))
+      return start_examples(route, std::move(found), std::move(*raw), finish);
+  }
   PredictRequest request = parse_predict_request(
       body, [&](const std::string& name) -> const std::map<std::string, TensorSpec>& {
-        auto signature = signatures.find(name);
-        if (signature == signatures.end())
-          throw ServingError(StatusCode::kFailedPrecondition,
-                             fmt::format("Serving signature key \"{}\" not found.", name));
-        return signature->second.inputs;
+        return signature_inputs(signatures, name);
       });
   for (const auto& [name, tensor] : request.inputs)
-    if (!tensor.shape.empty() && tensor.shape.front() > options_.max_rows)
-      throw ServingError(StatusCode::kInvalidArgument,
-                         fmt::format("input {} has {} examples; this server takes at most {} in "
-                                     "one request (--max-request-rows)",
-                                     name, tensor.shape.front(), options_.max_rows));
+    if (!tensor.shape.empty()) check_rows("input " + name, tensor.shape.front());
+  submit(
+      route, std::move(found), request.signature_name, std::move(request.inputs),
+      [format = request.format](const HostTensors& outputs) {
+        return predict_response(outputs, format);
+      },
+      finish);
+}
+
+void RestHandler::start_examples(const Route& route, const std::string& body,
+                                 const Finish& finish) const {
+  FoundVersion found = table_.find(route);
+  if (!found.servable->examples())
+    throw ServingError(
+        StatusCode::kInvalidArgument,
+        fmt::format("model {} reads tensors, not examples of named features: :classify and "
+                    ":regress answer models trained on feature columns (data.columns); use "
+                    ":predict",
+                    route.model));
+  start_examples(route, std::move(found), parse_examples_request(body), finish);
+}
+
+void RestHandler::start_examples(const Route& route, FoundVersion found, ExamplesRequest request,
+                                 const Finish& finish) const {
+  const Signatures& signatures = found.servable->signatures();
+  signature_inputs(signatures, request.signature_name);
+  check_rows("the request", static_cast<int64_t>(request.examples.size()));
+  Respond respond;
+  if (route.kind == RouteKind::kClassify) {
+    const SignatureOutput& output = classify_output(signatures, request.signature_name);
+    respond = [&output, &labels = found.servable->labels()](const HostTensors& outputs) {
+      return classify_response(output, outputs.at("probabilities"), labels);
+    };
+  } else if (route.kind == RouteKind::kRegress) {
+    regress_output(signatures, request.signature_name);
+    respond = [](const HostTensors& outputs) {
+      return regress_response(outputs.at("predictions"));
+    };
+  } else {
+    respond = [format = request.format](const HostTensors& outputs) {
+      return predict_response(outputs, format);
+    };
+  }
+  HostTensors inputs = found.servable->examples()->encode(request.examples);
+  submit(route, std::move(found), request.signature_name, std::move(inputs), respond, finish);
+}
+
+void RestHandler::submit(const Route& route, FoundVersion found, const std::string& signature,
+                         HostTensors inputs, Respond respond, const Finish& finish) const {
   Servable& servable = *found.servable;
-  servable.predict_async(request.signature_name, std::move(request.inputs),
-                         [route, format = request.format, finish, hold = std::move(found.servable)](
-                             HostTensors outputs, std::exception_ptr error) mutable {
-                           HttpReply reply;
-                           try {
-                             if (error) std::rethrow_exception(error);
-                             reply = {200, predict_response(outputs, format), {}};
-                           } catch (const ServingError& e) {
-                             reply = {e.http_status(), error_body(e.what()), {}};
-                           } catch (const std::exception& e) {
-                             reply = {http_status(StatusCode::kInternal), error_body(e.what()), {}};
-                           }
-                           reply.servable = std::move(hold);
-                           finish(route, std::move(reply));
-                         });
+  servable.predict_async(
+      signature, std::move(inputs),
+      [route, respond = std::move(respond), finish, hold = std::move(found.servable)](
+          HostTensors outputs, std::exception_ptr error) mutable {
+        HttpReply reply;
+        try {
+          if (error) std::rethrow_exception(error);
+          reply = {200, respond(outputs), {}};
+        } catch (const ServingError& e) {
+          reply = {e.http_status(), error_body(e.what()), {}};
+        } catch (const std::exception& e) {
+          reply = {http_status(StatusCode::kInternal), error_body(e.what()), {}};
+        }
+        reply.servable = std::move(hold);
+        finish(route, std::move(reply));
+      });
 }
 
 }  // namespace kiln::serving

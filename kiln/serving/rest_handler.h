@@ -1,6 +1,7 @@
 #pragma once
 // TensorFlow Serving's REST API over a ModelTable, without the sockets (http_server.h carries it):
-// model status, model metadata and predict in row and columnar form. Every failure is a reply of
+// model status, model metadata, predict in row and columnar form, and for models that read raw
+// features (feature columns) predict, classify and regress of examples. Every failure is a reply of
 // {"error": MESSAGE} with the HTTP status TensorFlow Serving gives it; nothing a client sends
 // makes handle() throw. A predict is answered when its servable has run it (on the batcher's
 // thread), so the server's event loop hands requests on without waiting for them.
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "kiln/serving/example_request.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_table.h"
 
@@ -60,8 +62,20 @@ class RestHandler {
 
  private:
   using Finish = std::function<void(const Route& route, HttpReply reply)>;
+  // The body of a 200 made of a model's outputs.
+  using Respond = std::function<std::string(const HostTensors& outputs)>;
   HttpReply answer_now(const Route& route) const;
+  static const std::map<std::string, TensorSpec>& signature_inputs(const Signatures& signatures,
+                                                                   const std::string& name);
+  void check_rows(const std::string& input, int64_t rows) const;
   void start_predict(const Route& route, const std::string& body, const Finish& finish) const;
+  // :classify and :regress; and a :predict of raw features, already read.
+  void start_examples(const Route& route, const std::string& body, const Finish& finish) const;
+  void start_examples(const Route& route, FoundVersion found, ExamplesRequest request,
+                      const Finish& finish) const;
+  // Runs `inputs` on the version found and finishes with `respond`'s body, or the error.
+  void submit(const Route& route, FoundVersion found, const std::string& signature,
+              HostTensors inputs, Respond respond, const Finish& finish) const;
   void finished(const Route& route, std::chrono::steady_clock::time_point start, HttpReply reply,
                 const ReplyDone& done) const;
 

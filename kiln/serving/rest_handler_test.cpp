@@ -22,6 +22,7 @@ class RestHandlerTest : public ::testing::Test {
   RestHandlerTest() {
     table_.set("half", {{1, std::make_shared<testing::HalfPlusTwo>()},
                         {2, std::make_shared<testing::HalfPlusTwo>()}});
+    table_.set("scorer", {{1, std::make_shared<testing::FeatureScorer>()}});
   }
   HttpReply post(const std::string& path, const std::string& body) {
     return handler_.handle("POST", path, body);
@@ -60,6 +61,61 @@ TEST_F(RestHandlerTest, PredictsInRowAndColumnarForm) {
   EXPECT_EQ(Json::parse(columns.body), Json::parse(R"({"outputs": [[2.5], [3.0]]})"));
 }
 
+TEST_F(RestHandlerTest, ClassifiesAndRegressesExamplesWithTheirContext) {
+  HttpReply classified = post("/v1/models/scorer:classify", R"({
+      "context": {"color": "red"},
+      "examples": [{"size": 2.5}, {"size": 7.5, "label": 1}]})");
+  ASSERT_EQ(classified.status, 200) << classified.body;
+  EXPECT_EQ(Json::parse(classified.body), Json::parse(R"({"results": [
+      [["small", 0.75], ["large", 0.25]], [["small", 0.25], ["large", 0.75]]]})"));
+  HttpReply regressed = post("/v1/models/scorer:regress", R"({"signature_name": "price",
+      "context": {"color": "red"}, "examples": [{"size": 2.5}, {"size": 1}]})");
+  ASSERT_EQ(regressed.status, 200) << regressed.body;
+  EXPECT_EQ(Json::parse(regressed.body), Json::parse(R"({"results": [6.0, 3.0]})"));
+}
+
+TEST_F(RestHandlerTest, PredictsRawFeaturesInRowAndColumnarFormAndTheEncodedRowsStillWork) {
+  HttpReply rows = post("/v1/models/scorer:predict",
+                        R"({"instances": [{"size": 5, "color": "red"}, {"size": 1}]})");
+  ASSERT_EQ(rows.status, 200) << rows.body;
+  EXPECT_EQ(Json::parse(rows.body), Json::parse(R"({"predictions": [[0.5, 0.5], [0.9, 0.1]]})"));
+  HttpReply columns =
+      post("/v1/models/scorer:predict",
+           R"({"signature_name": "price", "inputs": {"size": [5, 1], "color": ["red", "blue"]}})");
+  ASSERT_EQ(columns.status, 200) << columns.body;
+  EXPECT_EQ(Json::parse(columns.body), Json::parse(R"({"outputs": [[11.0], [2.0]]})"));
+  HttpReply encoded = post("/v1/models/scorer:predict", R"({"instances": [[5.0, 1.0]]})");
+  ASSERT_EQ(encoded.status, 200) << encoded.body;
+  EXPECT_EQ(Json::parse(encoded.body), Json::parse(R"({"predictions": [[0.5, 0.5]]})"));
+}
+
+TEST_F(RestHandlerTest, BadExamplesAreAnswered400NamingTheExampleAndFeature) {
+  expect_error(
+      post("/v1/models/scorer:classify", R"({"examples": [{"size": 1}, {"color": "red"}]})"), 400,
+      "example 1: no feature \"size\"");
+  expect_error(post("/v1/models/scorer:classify", R"({"examples": {"size": 1}})"), 400,
+               "'examples' must be a list");
+  expect_error(post("/v1/models/scorer:classify", R"({"instances": [{"size": 1}]})"), 400,
+               "no 'examples'");
+  expect_error(post("/v1/models/scorer:classify", R"({"examples": [{"size": true}]})"), 400,
+               "example 0 feature \"size\": true is not a feature value");
+  expect_error(post("/v1/models/scorer:regress", R"({"examples": [{"size": 1}]})"), 400,
+               "give \"signature_name\" one of \"price\"");
+  expect_error(post("/v1/models/scorer:classify",
+                    R"({"signature_name": "price", "examples": [{"size": 1}]})"),
+               400, "signature \"price\" has none");
+  expect_error(post("/v1/models/scorer:classify",
+                    R"({"signature_name": "nope", "examples": [{"size": 1}]})"),
+               400, "Serving signature key \"nope\" not found.");
+  expect_error(
+      post("/v1/models/scorer:predict", R"({"instances": [{"size": 1, "colour": "red"}]})"), 400,
+      "instance 0: the model reads no feature \"colour\"; it reads color, size");
+  expect_error(post("/v1/models/scorer:classify",
+                    R"({"examples": [{"size": 1}, {"size": 1}, {"size": 1}, {"size": 1},
+                                     {"size": 1}]})"),
+               400, "at most 4 in one request");
+}
+
 TEST_F(RestHandlerTest, EachBadRequestGetsItsStatusAndSaysWhy) {
   expect_error(post("/v1/models/none:predict", R"({"instances": [[1.0]]})"), 404,
                "Servable not found for request: Latest(none)");
@@ -76,7 +132,8 @@ TEST_F(RestHandlerTest, EachBadRequestGetsItsStatusAndSaysWhy) {
       "Serving signature key \"embed\" not found.");
   expect_error(post("/v1/models/half:predict", R"({"instances": [[1], [2], [3], [4], [5]]})"), 400,
                "at most 4 in one request");
-  expect_error(post("/v1/models/half:classify", R"({"examples": []})"), 501, ":predict");
+  expect_error(post("/v1/models/half:classify", R"({"examples": [{"x": 1.0}]})"), 400,
+               "reads tensors, not examples of named features");
   expect_error(handler_.handle("GET", "/v1/models", ""), 400, "Missing model name");
   expect_error(handler_.handle("DELETE", "/v1/models/half", ""), 400, "Malformed request");
   expect_error(handler_.handle("GET", "/v1/models/none", ""), 404,

@@ -1,6 +1,7 @@
 #pragma once
 // One loaded version of a served model, as the REST handler sees it: its signatures, and a
-// predict that runs one of them on host tensors (batch dimension first) and gives its outputs.
+// predict that runs one of them on host tensors (batch dimension first) and gives its outputs;
+// for a model that reads raw features, the encoder that makes those tensors of examples.
 // Torch-free: engine/exported_servable.h is the one over a kiln export; tests use fakes.
 // Thread-safety: predict() and predict_async() may be called from several threads at once.
 
@@ -8,7 +9,9 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "kiln/io/example.h"
 #include "kiln/serving/json_tensor.h"
 #include "kiln/serving/signature.h"
 
@@ -19,10 +22,30 @@ using HostTensors = std::map<std::string, HostTensor>;
 /// rule; `outputs` is then empty).
 using PredictDone = std::function<void(HostTensors outputs, std::exception_ptr error)>;
 
+/// How a model trained on feature columns (`data.columns`) takes examples of raw features (a
+/// tf.Example's, by name): it writes them into its signatures' inputs as training wrote its
+/// records (:predict with feature values, :classify, :regress).
+class ExampleEncoder {
+ public:
+  virtual ~ExampleEncoder() = default;
+  /// The features its columns read.
+  virtual const std::vector<std::string>& features() const = 0;
+  /// The inputs for `examples`; ServingError (kInvalidArgument) naming the example and the
+  /// feature a column refuses (a string in a numeric column, a missing feature it needs).
+  virtual HostTensors encode(const std::vector<io::Features>& examples) const = 0;
+};
+
 class Servable {
  public:
   virtual ~Servable() = default;
   virtual const Signatures& signatures() const = 0;
+  /// The encoder of a model that reads raw features; null for one that reads tensors.
+  virtual const ExampleEncoder* examples() const { return nullptr; }
+  /// The name of each class, by class id; empty when the training data named none.
+  virtual const std::vector<std::string>& labels() const {
+    static const std::vector<std::string> none;
+    return none;
+  }
   /// The outputs of `signature` (one of signatures()) for `inputs`, already checked against it.
   virtual std::map<std::string, HostTensor> predict(
       const std::string& signature, const std::map<std::string, HostTensor>& inputs) = 0;

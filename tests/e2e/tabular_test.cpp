@@ -1,9 +1,11 @@
 // End-to-end: tabular data through feature columns (issue 21), through the kiln binary: the
-// penguin example trains on TFX's TFRecord file, a CSV with string categories trains, and bad
-// cells are errors naming the file, the row and the feature.
+// penguin example trains on TFX's TFRecord file, a CSV with string categories trains, bad
+// cells are errors naming the file, the row and the feature, and an export serves raw features.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <fstream>
@@ -11,6 +13,7 @@
 
 #include "kiln/core/json.h"
 #include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
@@ -267,6 +270,100 @@ TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err, HasSubstr(version + "/preprocessing.json"));
   EXPECT_THAT(refused.err, HasSubstr("not a kiln preprocessing file"));
+}
+
+// The first `count` rows of a shapes CSV as JSON objects of raw features, as a client sends them.
+std::vector<Json> shapes_rows(const std::string& csv, size_t count) {
+  std::vector<Json> rows;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (rows.size() < count && std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    rows.push_back({{"color", cells[0]}, {"size", std::stod(cells[1])}, {"shape", cells[2]}});
+  }
+  return rows;
+}
+
+void expect_same_answer(const Json& served, const Json& offline) {
+  EXPECT_EQ(served["classes"], offline["classes"]);
+  ASSERT_EQ(served["probabilities"].size(), 2u) << served.dump();
+  for (size_t k = 0; k < 2; ++k)
+    EXPECT_NEAR(served["probabilities"][k].get<double>(), offline["probabilities"][k].get<double>(),
+                1e-6);
+}
+
+// kiln serve of a wide_deep export takes raw feature values, strings included: :predict in row
+// and columnar form, :classify and :regress's examples; each answers what kiln predict computes
+// offline for the same rows of the CSV file, and a bad value is a 400 naming the feature.
+TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
+  testing::TempDir dir;
+  auto trained = train_shapes(dir, wide_deep_config);
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  auto exported = testing::run_command(
+      kiln("export " + run_folder(trained.out) + " --to " + dir.file("export")));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::string model = dir.file("export/shapes_wide_deep");
+  std::vector<Json> rows = shapes_rows(shapes_csv(400, 8), 6);
+  auto predicted =
+      testing::run_command(kiln("predict " + model + "/1 --input " + dir.file("val.csv")));
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  std::vector<Json> offline = testing::json_lines(predicted.out);
+  ASSERT_GE(offline.size(), rows.size());
+  // The same rows as JSON lines of raw features, offline.
+  std::string jsonl;
+  for (const Json& row : rows) jsonl += row.dump() + "\n";
+  auto from_jsonl = testing::run_command(
+      kiln("predict " + model + "/1 --input " + dir.write("rows.jsonl", jsonl)));
+  ASSERT_EQ(from_jsonl.exit_code, 0) << from_jsonl.err;
+  std::vector<Json> lines = testing::json_lines(from_jsonl.out);
+  ASSERT_EQ(lines.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) expect_same_answer(lines[i], offline[i]);
+
+  testing::ChildProcess server(kiln("serve " + model + " --port 0"));
+  int port = testing::served_port(server);
+  ASSERT_NE(port, 0) << "kiln serve ended before it listened";
+  httplib::Client client("127.0.0.1", port);
+  auto post = [&](const std::string& verb, const Json& body) {
+    httplib::Result answer =
+        client.Post("/v1/models/shapes_wide_deep:" + verb, body.dump(), "application/json");
+    EXPECT_TRUE(answer);
+    return answer ? std::make_pair(answer->status, answer->body) : std::make_pair(0, "");
+  };
+  auto [status, body] = post("predict", {{"instances", rows}});
+  ASSERT_EQ(status, 200) << body;
+  Json predictions = Json::parse(body)["predictions"];
+  ASSERT_EQ(predictions.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) expect_same_answer(predictions[i], offline[i]);
+
+  Json columns = {{"color", Json::array()}, {"size", Json::array()}, {"shape", Json::array()}};
+  for (const Json& row : rows)
+    for (const char* name : {"color", "size", "shape"}) columns[name].push_back(row[name]);
+  std::tie(status, body) = post("predict", {{"inputs", columns}});
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(Json::parse(body)["outputs"]["classes"][0], offline[0]["classes"]);
+
+  std::tie(status, body) = post("classify", {{"examples", rows}});
+  ASSERT_EQ(status, 200) << body;
+  Json results = Json::parse(body)["results"];
+  ASSERT_EQ(results.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t k = 0; k < 2; ++k) {
+      EXPECT_EQ(results[i][k][0], std::vector<std::string>({"in", "out"})[k]);
+      EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),
+                  1e-5);
+    }
+
+  std::tie(status, body) = post("classify", {{"examples", {{{"size", "big"}, {"color", "red"}}}}});
+  EXPECT_EQ(status, 400);
+  EXPECT_THAT(body, HasSubstr("feature \\\"size\\\" holds the string \\\"big\\\""));
+  std::tie(status, body) = post("regress", {{"examples", rows}});
+  EXPECT_EQ(status, 400);
+  EXPECT_THAT(body, HasSubstr(":regress needs an output 'predictions'"));
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait(), 0);
 }
 
 TEST(Tabular, AWideAndDeepModelOverOneVectorSaysToNameTheInputs) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "kiln/data/dataset.h"
 #include "kiln/io/csv.h"
@@ -101,6 +102,19 @@ torch::Tensor feature_matrix(const CsvOptions& o, const io::CsvTable& table, con
   return out;
 }
 
+// A class column's text labels in sorted order, each class's id its place; none for a column of
+// class ids (whole numbers) or of numbers to regress.
+std::vector<std::string> text_labels(const CsvOptions& o, const io::CsvTable& table,
+                                     size_t column) {
+  if (o.target_type == CsvTargetType::kFloat ||
+      io::infer_column_type(table, column) == io::CsvType::kInt64)
+    return {};
+  std::set<std::string> labels;
+  for (const auto& row : table.rows)
+    if (!row[column].empty()) labels.insert(row[column]);
+  return {labels.begin(), labels.end()};
+}
+
 torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size_t column) {
   auto rows = static_cast<int64_t>(table.rows.size());
   if (o.target_type == CsvTargetType::kFloat) {
@@ -110,18 +124,14 @@ torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size
       values[r][0] = float(number_at(table, size_t(r), column, nullptr));
     return out;
   }
-  bool numbered = io::infer_column_type(table, column) == io::CsvType::kInt64;
-  std::map<std::string, int64_t> labels;
-  for (const auto& row : table.rows) labels.emplace(row[column], 0);
-  int64_t next = 0;
-  for (auto& [label, index] : labels) index = next++;  // text labels in sorted order
+  std::vector<std::string> labels = text_labels(o, table, column);
   torch::Tensor out = torch::empty({rows}, torch::kInt64);
   auto classes = out.accessor<int64_t, 1>();
   for (int64_t r = 0; r < rows; ++r) {
     const std::string& cell = table.rows[size_t(r)][column];
     if (cell.empty()) cell_error(table, size_t(r), column, "empty class label");
-    int64_t index = labels.at(cell);
-    if (numbered && (!io::parse_int64(cell, index) || index < 0))
+    int64_t index = std::lower_bound(labels.begin(), labels.end(), cell) - labels.begin();
+    if (labels.empty() && (!io::parse_int64(cell, index) || index < 0))
       cell_error(table, size_t(r), column, "class \"" + cell + "\" is not an index >= 0");
     classes[r] = index;
   }
@@ -147,13 +157,20 @@ const CsvOptions& checked_for_numbers(const CsvOptions& o) {
   return o;
 }
 
-std::pair<torch::Tensor, torch::Tensor> load(const CsvOptions& o) {
+struct Loaded {
+  torch::Tensor inputs, targets;
+  std::vector<std::string> class_names;
+};
+
+Loaded load(const CsvOptions& o) {
   io::CsvTable table = io::read_csv(o.file, o.delimiter[0]);
   KILN_CHECK(!table.rows.empty(), "{}: the file has a header but no rows", o.file);
   Columns columns = pick_columns(o, table);
   torch::Tensor x = feature_matrix(o, table, columns), y = target_vector(o, table, columns.target);
-  if (o.window == 0) return {x, y};
-  return windows(o, x, y);
+  std::vector<std::string> names = text_labels(o, table, columns.target);
+  if (o.window == 0) return {x, y, names};
+  auto [windowed, targets] = windows(o, x, y);
+  return {windowed, targets, names};
 }
 
 // A cell as a feature value: an integer, else a number, else a string; none when empty (a missing
@@ -194,6 +211,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     target_column_ = labelled ? table_.column(o.target) : table_.header.size();
     if (labelled && o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
     KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
+    if (labelled) class_names_ = text_labels(o, table_, target_column_);
     targets_ = labelled ? target_vector(o, table_, target_column_)
                : o.target_type == CsvTargetType::kClass
                    ? torch::full({size()}, o.target_default.get<int64_t>(), torch::kInt64)
@@ -222,6 +240,8 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     return {table_.skipped_rows, table_.first_skipped, 0};
   }
   bool skips_corrupt() const override { return options_.on_corrupt == OnCorrupt::kSkip; }
+
+  std::vector<std::string> class_names() const override { return class_names_; }
 
   tabular::InputGroups input_groups() const override { return groups_; }
   const tabular::TabularSource& records() const override { return *this; }
@@ -308,16 +328,20 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   tabular::InputGroups groups_;
   size_t target_column_ = 0;
   torch::Tensor targets_;
-  std::vector<Cell> cells_;  // row by row, every column
+  std::vector<std::string> class_names_;  // text labels, by class id
+  std::vector<Cell> cells_;               // row by row, every column
 };
 
 class CsvDataset : public TensorDataset {
  public:
   explicit CsvDataset(const CsvOptions& o) : CsvDataset(load(checked_for_numbers(o))) {}
+  std::vector<std::string> class_names() const override { return class_names_; }
 
  private:
-  explicit CsvDataset(std::pair<torch::Tensor, torch::Tensor> data)
-      : TensorDataset(std::move(data.first), std::move(data.second)) {}
+  explicit CsvDataset(Loaded data)
+      : TensorDataset(std::move(data.inputs), std::move(data.targets)),
+        class_names_(std::move(data.class_names)) {}
+  std::vector<std::string> class_names_;
 };
 
 // The dataset the options ask for: numeric columns as tensors, or rows for feature columns.
@@ -334,6 +358,7 @@ class Csv : public Dataset {
   const TabularDataset* as_tabular() const override { return impl_->as_tabular(); }
   ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
   SkippedRecords skipped_records() const override { return impl_->skipped_records(); }
+  std::vector<std::string> class_names() const override { return impl_->class_names(); }
 
  private:
   std::shared_ptr<Dataset> impl_;

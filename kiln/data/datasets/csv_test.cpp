@@ -35,8 +35,13 @@ TEST(CsvDataset, OneExamplePerRowWithEveryOtherColumnAsFeatures) {
 TEST(CsvDataset, TextLabelsAreNumberedInSortedOrderAndFloatTargetsAreColumns) {
   testing::TempDir dir;
   std::string file = dir.write("iris.csv", "x,species\n1,virginica\n2,setosa\n3,versicolor\n");
-  EXPECT_TRUE(torch::equal(everything(*csv_dataset(file, "target: species")).target,
-                           torch::tensor({2, 0, 1}, torch::kInt64)));
+  auto species = csv_dataset(file, "target: species");
+  EXPECT_TRUE(torch::equal(everything(*species).target, torch::tensor({2, 0, 1}, torch::kInt64)));
+  // Their names travel with the model (export, classes in serving); class ids have none.
+  EXPECT_THAT(species->class_names(), ElementsAre("setosa", "versicolor", "virginica"));
+  EXPECT_THAT(csv_dataset(file, "target: species, input: [x]")->class_names(),
+              ElementsAre("setosa", "versicolor", "virginica"));
+  EXPECT_TRUE(csv_dataset(file, "target: x, features: [x]")->class_names().empty());
   Batch regression = everything(*csv_dataset(file, "target: x, features: [x], target_type: float"));
   EXPECT_THAT(regression.target.sizes().vec(), ElementsAre(3, 1));
   EXPECT_FLOAT_EQ(regression.target[2][0].item<float>(), 3.0f);

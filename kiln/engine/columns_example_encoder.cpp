@@ -1,0 +1,46 @@
+#include "kiln/engine/columns_example_encoder.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "kiln/core/error.h"
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::engine {
+
+std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& preprocessing,
+                                                                 const ModelInput& input,
+                                                                 const std::string& source) {
+  std::shared_ptr<const tabular::FeatureColumns> columns =
+      tabular::FeatureColumns::from_preprocessing(preprocessing);
+  if (std::vector<int64_t>{columns->width()} != input.shape)
+    throw DataError(source, -1, -1,
+                    fmt::format("its feature columns write rows of {}; the model takes [{}]",
+                                columns->width(), fmt::join(input.shape, ", ")));
+  return columns;
+}
+
+ColumnsExampleEncoder::ColumnsExampleEncoder(std::shared_ptr<const tabular::FeatureColumns> columns,
+                                             std::string input)
+    : columns_(std::move(columns)), input_(std::move(input)), features_(columns_->features()) {}
+
+serving::HostTensors ColumnsExampleEncoder::encode(
+    const std::vector<io::Features>& examples) const {
+  int64_t width = columns_->width(), count = static_cast<int64_t>(examples.size());
+  serving::HostTensor rows;
+  rows.dtype = serving::DType::kFloat32;
+  rows.shape = {count, width};
+  rows.numbers.reserve(static_cast<size_t>(count * width));
+  std::vector<float> row(static_cast<size_t>(width));
+  for (int64_t i = 0; i < count; ++i) {
+    try {
+      columns_->write(examples[i], {"the request's examples", i, -1}, row.data());
+    } catch (const DataError& e) {
+      throw serving::ServingError(serving::StatusCode::kInvalidArgument, e.what());
+    }
+    rows.numbers.insert(rows.numbers.end(), row.begin(), row.end());
+  }
+  return {{input_, std::move(rows)}};
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,148 @@
+// Examples of raw features in request bodies: each JSON value made the tf.Example feature
+// TensorFlow Serving makes of it, the context added to every example, a :predict of features told
+// from one of tensors, and every malformed body refused naming the example and feature.
+
+#include "kiln/serving/example_request.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+namespace {
+
+using Kind = io::Feature::Kind;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+io::Feature feature(const std::string& json) { return feature_from_json(Json::parse(json), "f"); }
+
+void expect_refused(const std::string& body, const std::string& message) {
+  try {
+    parse_examples_request(body);
+    ADD_FAILURE() << "took " << body;
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.http_status(), 400);
+    EXPECT_THAT(e.what(), HasSubstr(message)) << body;
+  }
+}
+
+TEST(ExampleRequest, EachJsonValueBecomesTheFeatureTensorFlowServingMakes) {
+  EXPECT_EQ(feature("3").kind, Kind::kInt64);
+  EXPECT_THAT(feature("[3, -4]").ints, ElementsAre(3, -4));
+  EXPECT_EQ(feature("2.5").kind, Kind::kFloat);
+  EXPECT_THAT(feature("[1.5, 2.0]").floats, ElementsAre(1.5f, 2.0f));
+  EXPECT_THAT(feature(R"("Dream")").bytes, ElementsAre("Dream"));
+  EXPECT_THAT(feature(R"(["a", {"b64": "aGVsbG8="}])").bytes, ElementsAre("a", "hello"));
+  EXPECT_EQ(feature("[]").kind, Kind::kNone);
+  EXPECT_EQ(feature("null").kind, Kind::kNone);
+}
+
+TEST(ExampleRequest, IntegersAmongDecimalsAreReadAsFloatsWhereverTheyStand) {
+  io::Feature mixed = feature("[1, 2.5, 3]");
+  EXPECT_EQ(mixed.kind, Kind::kFloat);
+  EXPECT_THAT(mixed.floats, ElementsAre(1.0f, 2.5f, 3.0f));
+  EXPECT_TRUE(mixed.ints.empty());
+}
+
+TEST(ExampleRequest, BareNonFiniteNumbersAreFloats) {
+  ExamplesRequest request =
+      parse_examples_request(R"({"examples": [{"x": NaN, "y": [-Infinity, 1]}]})");
+  const io::Features& example = request.examples.at(0);
+  EXPECT_TRUE(std::isnan(example.at("x").floats.at(0)));
+  EXPECT_THAT(example.at("y").floats, ElementsAre(-INFINITY, 1.0f));
+}
+
+TEST(ExampleRequest, TheContextGoesIntoEveryExampleAndTheSignatureIsKept) {
+  ExamplesRequest request = parse_examples_request(
+      R"({"signature_name": "price", "context": {"island": "Dream"},
+          "examples": [{"bill": 39.1}, {"bill": 40}], "ignored": 1})");
+  EXPECT_EQ(request.signature_name, "price");
+  ASSERT_EQ(request.examples.size(), 2u);
+  for (const io::Features& example : request.examples)
+    EXPECT_THAT(example.at("island").bytes, ElementsAre("Dream"));
+  EXPECT_EQ(request.examples[1].at("bill").kind, Kind::kInt64);
+  EXPECT_EQ(parse_examples_request(R"({"examples": []})").signature_name, "serving_default");
+}
+
+TEST(ExampleRequest, MalformedBodiesNameWhatIsWrong) {
+  expect_refused(R"({"examples": [)", "not JSON");
+  expect_refused(R"([1, 2])", "must be a JSON object");
+  expect_refused(R"({"instances": []})", "no 'examples'");
+  expect_refused(R"({"examples": {"x": 1}})", "'examples' must be a list");
+  expect_refused(R"({"examples": [[1, 2]]})", "example 0 must be an object");
+  expect_refused(R"({"examples": [{"x": 1}, {"x": true}]})",
+                 "example 1 feature \"x\": true is not a feature value");
+  expect_refused(R"({"examples": [{"x": [[1], [2]]}]})", "[1] is not a feature value");
+  expect_refused(R"({"examples": [{"x": {"y": 1}}]})", "is not a feature value");
+  expect_refused(R"({"examples": [{"x": [1, "a"]}]})",
+                 "\"a\" is a bytes_list in a list of int64_list");
+  expect_refused(R"({"examples": [{"x": ["a", 1.5]}]})", "1.5 is a float_list in a list of");
+  expect_refused(R"({"examples": [{"x": {"b64": "@@"}}]})", "is not valid base64");
+  expect_refused(R"({"examples": [{"x": 18446744073709551615}]})", "does not fit an int64");
+  expect_refused(R"({"context": [1], "examples": []})", "'context' must be an object");
+  expect_refused(R"({"context": {"x": 1}, "examples": [{"x": 2}]})",
+                 "example 0: feature \"x\" is in 'context' too");
+  expect_refused(R"({"signature_name": 3, "examples": []})", "'signature_name' key must be");
+}
+
+const std::vector<std::string> kFeatures = {"bill", "island"};
+
+std::optional<ExamplesRequest> predict(const std::string& body) {
+  return parse_feature_predict_request(body, kFeatures, {"input"});
+}
+
+TEST(ExampleRequest, PredictBodiesOfTensorsAreLeftToTheTensorReader) {
+  EXPECT_FALSE(predict(R"({"instances": [[1.0, 2.0]]})"));
+  EXPECT_FALSE(predict(R"({"instances": [{"input": [1.0, 2.0]}]})"));
+  EXPECT_FALSE(predict(R"({"inputs": [[1.0, 2.0]]})"));
+  EXPECT_FALSE(predict(R"({"inputs": {"input": [[1.0, 2.0]]}})"));
+  EXPECT_FALSE(predict(R"({"instances": []})"));
+  EXPECT_FALSE(predict(R"({"instances": [{"b64": "aGVsbG8="}]})"));
+  EXPECT_FALSE(predict(R"({"instances": [1], "inputs": [1]})"));
+}
+
+TEST(ExampleRequest, PredictBodiesOfFeaturesGiveOneExamplePerInstanceOrColumnEntry) {
+  std::optional<ExamplesRequest> rows =
+      predict(R"({"instances": [{"bill": 39.1, "island": "Dream"}, {"bill": 40}]})");
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->format, RequestFormat::kRow);
+  ASSERT_EQ(rows->examples.size(), 2u);
+  EXPECT_FALSE(rows->examples[1].count("island"));
+  std::optional<ExamplesRequest> columns = predict(
+      R"({"signature_name": "s", "inputs": {"bill": [39.1, 40], "island": ["Dream", null]}})");
+  ASSERT_TRUE(columns);
+  EXPECT_EQ(columns->format, RequestFormat::kColumnar);
+  EXPECT_EQ(columns->signature_name, "s");
+  ASSERT_EQ(columns->examples.size(), 2u);
+  EXPECT_THAT(columns->examples[0].at("island").bytes, ElementsAre("Dream"));
+  EXPECT_EQ(columns->examples[1].at("island").kind, Kind::kNone);
+  // A feature that shares the tensor input's name is a feature.
+  std::optional<ExamplesRequest> shared =
+      parse_feature_predict_request(R"({"instances": [{"input": 1}]})", {"input"}, {"input"});
+  ASSERT_TRUE(shared);
+  EXPECT_THAT(shared->examples[0].at("input").ints, ElementsAre(1));
+}
+
+TEST(ExampleRequest, PredictBodiesOfFeaturesRefuseUnknownFeaturesAndRaggedColumns) {
+  auto refused = [](const std::string& body, const std::string& message) {
+    try {
+      predict(body);
+      ADD_FAILURE() << "took " << body;
+    } catch (const ServingError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message)) << body;
+    }
+  };
+  refused(R"({"instances": [{"bill": 1}, {"bil": 2}]})",
+          "instance 1: the model reads no feature \"bil\"; it reads bill, island");
+  refused(R"({"inputs": {"bill": [1, 2], "island": ["a"]}})",
+          "'inputs' feature \"island\" has 1 values and \"bill\" 2");
+  refused(R"({"inputs": {"bill": 1}})", "'inputs' feature \"bill\" must be a list");
+  refused(R"({"instances": [{"bill": 1}, 2]})", "instance 1 must be an object");
+}
+
+}  // namespace
+}  // namespace kiln::serving

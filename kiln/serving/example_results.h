@@ -1,0 +1,32 @@
+#pragma once
+// The answers of TensorFlow Serving's :classify and :regress (api_rest.md), made from the outputs
+// of a kiln signature: `{"results": [[[label, score], ...], ...]}` with every class of each
+// example and its probability, in class order; `{"results": [value, ...]}` with one number per
+// example.
+// Thread-safety: pure functions.
+
+#include <string>
+#include <vector>
+
+#include "kiln/serving/servable.h"
+
+namespace kiln::serving {
+
+/// The output :classify reads of `signature_name`: `probabilities` (softmax or sigmoid).
+/// ServingError (kInvalidArgument) for a signature without it, naming the signatures (a
+/// multi-head model's heads) that have one.
+const SignatureOutput& classify_output(const Signatures& signatures,
+                                       const std::string& signature_name);
+/// The classify answer from that output's values: a class is named by `labels` or by its id as
+/// text; one sigmoid column is the two classes 0 and 1, scored 1 - p and p.
+std::string classify_response(const SignatureOutput& output, const HostTensor& probabilities,
+                              const std::vector<std::string>& labels);
+
+/// The output :regress reads: `predictions`, one number per example. ServingError
+/// (kInvalidArgument) for a signature without it or with several numbers per example.
+const SignatureOutput& regress_output(const Signatures& signatures,
+                                      const std::string& signature_name);
+/// The regress answer from its values.
+std::string regress_response(const HostTensor& predictions);
+
+}  // namespace kiln::serving
