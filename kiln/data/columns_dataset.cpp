@@ -15,6 +15,7 @@ ColumnsDataset::ColumnsDataset(std::shared_ptr<const Dataset> records,
   KILN_ASSERT(tabular != nullptr);
   if (tabular->skips_corrupt()) refused_ = columns_->refused(tabular->records(), threads);
   unseen_before_ = columns_->unseen();
+  if (records_->as_streaming()) stream_ = std::make_shared<Stream>(*this);
 }
 
 std::map<std::string, int64_t> ColumnsDataset::unseen_categories() const {
@@ -27,14 +28,54 @@ std::map<std::string, int64_t> ColumnsDataset::unseen_categories() const {
   return counts;
 }
 
+class ColumnsDataset::Stream : public StreamingDataset {
+ public:
+  explicit Stream(const ColumnsDataset& owner)
+      : owner_(owner), records_(*owner.records_->as_streaming()) {}
+  int64_t size() const override { return owner_.size(); }
+  std::vector<int64_t> input_shape() const override { return owner_.input_shape(); }
+  torch::Dtype input_dtype() const override { return owner_.input_dtype(); }
+  ExampleOrigin locate(int64_t index) const override { return owner_.locate(index); }
+  std::vector<std::string> target_names() const override { return owner_.target_names(); }
+  std::vector<std::string> class_names() const override { return owner_.class_names(); }
+  tabular::InputLayout input_layout() const override { return owner_.input_layout(); }
+  int64_t examples_per_epoch(int64_t world) const override {
+    return records_.examples_per_epoch(world);
+  }
+  int64_t examples_of_rank(int64_t rank, int64_t world) const override {
+    return records_.examples_of_rank(rank, world);
+  }
+  std::unique_ptr<io::RecordStream> open(io::EpochPlan plan) const override {
+    return records_.open(plan);
+  }
+  Batch decode(const std::vector<io::Record>& records) const override {
+    return owner_.with_rows(static_cast<int64_t>(records.size()),
+                            [&](const tabular::RowVisitor& input) {
+                              return owner_.records_->as_tabular()->decode_records(records, input);
+                            });
+  }
+
+ private:
+  const ColumnsDataset& owner_;
+  const StreamingDataset& records_;
+};
+
+const StreamingDataset* ColumnsDataset::as_streaming() const { return stream_.get(); }
+
 Batch ColumnsDataset::gather(const torch::Tensor& indices) const {
-  torch::Tensor input = torch::empty({indices.size(0), columns_->width()}, torch::kFloat32);
+  return with_rows(indices.size(0), [&](const tabular::RowVisitor& input) {
+    return records_->as_tabular()->gather_records(indices, input);
+  });
+}
+
+Batch ColumnsDataset::with_rows(
+    int64_t count, const std::function<Batch(const tabular::RowVisitor& input)>& read) const {
+  torch::Tensor input = torch::empty({count, columns_->width()}, torch::kFloat32);
   float* rows = input.data_ptr<float>();
   int64_t width = columns_->width();
-  Batch batch = records_->as_tabular()->gather_records(
-      indices, [&](int64_t i, const io::Features& features, const io::RecordLocation& where) {
-        columns_->write(features, where, rows + i * width);
-      });
+  Batch batch = read([&](int64_t i, const io::Features& features, const io::RecordLocation& where) {
+    columns_->write(features, where, rows + i * width);
+  });
   batch.input = input;
   return batch;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // The examples of a tabular dataset with their input rows written by fitted feature columns:
-// what the loader, the model and the evaluator see of `input: [a, b, ...]`.
+// what the loader, the model and the evaluator see of `input: [a, b, ...]`; gathered, or
+// streamed batch by batch when the records are (cache: none).
 // Thread-safety: gather() is const and safe on several threads, as the columns' write().
 
+#include <functional>
 #include <memory>
 
 #include "kiln/data/dataset.h"
@@ -11,12 +13,18 @@ namespace kiln::data {
 
 class ColumnsDataset : public Dataset {
  public:
+  // Streamed records (cache: none) stream with their rows written as each batch is decoded.
+  class Stream;
+
   /// `records` must be tabular (as_tabular() non-null); `columns` fitted. When the records skip
   /// corrupt ones (on_corrupt: skip), the rows the columns refuse are found now, on `threads`.
   ColumnsDataset(std::shared_ptr<const Dataset> records,
                  std::shared_ptr<const tabular::FeatureColumns> columns, int64_t threads = 1);
+  ColumnsDataset(const ColumnsDataset&) = delete;  // its stream refers to it
+  ColumnsDataset& operator=(const ColumnsDataset&) = delete;
   int64_t size() const override { return records_->size(); }
   Batch gather(const torch::Tensor& indices) const override;
+  const StreamingDataset* as_streaming() const override;
   std::vector<int64_t> input_shape() const override { return {columns_->width()}; }
   torch::Dtype input_dtype() const override { return torch::kFloat32; }
   /// The records' own skipped ones and the rows the columns refused.
@@ -32,8 +40,14 @@ class ColumnsDataset : public Dataset {
   std::map<std::string, int64_t> unseen_categories() const override;
 
  private:
+  // The batch of `count` examples `read` gives, with the input rows the columns write of the
+  // features it hands to its visitor.
+  Batch with_rows(int64_t count,
+                  const std::function<Batch(const tabular::RowVisitor& input)>& read) const;
+
   std::shared_ptr<const Dataset> records_;
   std::shared_ptr<const tabular::FeatureColumns> columns_;
+  std::shared_ptr<const Stream> stream_;  // for streamed records
   tabular::RefusedRows refused_;
   std::map<std::string, int64_t> unseen_before_;  // the columns' counts before any gather
 };

@@ -34,6 +34,11 @@ Batch StreamingDataset::gather(const torch::Tensor&) const {
   throw InternalError("a streaming dataset has no random access; the loader streams it");
 }
 
+Batch TabularDataset::decode_records(const std::vector<io::Record>&,
+                                     const tabular::RowVisitor&) const {
+  throw InternalError("these tabular records are held, not streamed; gather them");
+}
+
 io::ImageInput unit_scaled_chw_image(const std::vector<int64_t>& shape) {
   KILN_CHECK(shape.size() == 3, "an image dataset's example has 3 dimensions, not {}",
              shape.size());

@@ -135,6 +135,10 @@ class TabularDataset {
   /// for the i-th of them, in order, on the calling thread.
   virtual Batch gather_records(const torch::Tensor& indices,
                                const tabular::RowVisitor& input) const = 0;
+  /// For records streamed from their files (cache: none; the dataset is then a
+  /// StreamingDataset too): `records` of an epoch as gather_records() gives examples.
+  virtual Batch decode_records(const std::vector<io::Record>& records,
+                               const tabular::RowVisitor& input) const;
 };
 
 /// A dataset held as tensors whose first dimensions agree: inputs, targets and any named targets.

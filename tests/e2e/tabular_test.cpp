@@ -74,6 +74,28 @@ TEST(Tabular, ThePenguinExampleReachesNinetyFivePercentAndKeepsItsColumns) {
   EXPECT_EQ(std::count(predicted.out.begin(), predicted.out.end(), '\n'), 234);
 }
 
+// The penguin example with its records streamed (cache: none): the columns fit on the file read
+// in order, every epoch streams it again, and eval streams the validation split.
+TEST(Tabular, ThePenguinExampleStreamedTrainsAndEvaluates) {
+  testing::TempDir dir;
+  std::string file = testdata("tfx_penguin_train.tfrecord.gz");
+  std::string records = "{type: tfrecord, files: " + file +
+                        ", features: {species: {dtype: int64}}, input: [culmen_length_mm, "
+                        "culmen_depth_mm, flipper_length_mm, body_mass_g], target: species, "
+                        "cache: none}";
+  std::string config = std::string(KILN_SOURCE_DIR) + "/configs/examples/penguin/penguin.yaml";
+  auto trained = testing::run_command(kiln(
+      "train " + config + " --quiet --runs-root " + dir.path() + " --set 'data.train=" + records +
+      "' --set 'data.val=" + records + "' --set data.val_fraction=0"));
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  std::string run = run_folder(trained.out);
+  EXPECT_GE(last_val_accuracy(run), 0.95);
+  EXPECT_EQ(read_json(run + "/preprocessing.json")["width"], 4);
+  auto evaluated = testing::run_command(kiln("eval " + run + " --split val"));
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  EXPECT_THAT(evaluated.out, HasSubstr("val/accuracy"));
+}
+
 // Points with a color, a shape and a size; "in" when red or blue and larger than 5, or square.
 std::string shapes_csv(int rows, uint32_t seed) {
   const char* colors[] = {"red", "green", "blue", "yellow"};

@@ -9,6 +9,7 @@
 
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
+#include "kiln/data/streamed_tabular_records.h"
 #include "kiln/data/tabular_records.h"
 #include "kiln/io/record_store.h"
 
@@ -239,10 +240,10 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
       tabular::input_groups(o.input.listed ? o.input.names : std::vector<std::string>{}, o.inputs);
   if (o.kind != RecordKind::kExample)
     throw ConfigError(key, "", "feature columns read tf.Example records (kind: example)");
-  if (o.cache == RecordCache::kNone)
-    throw ConfigError("cache", "",
-                      "feature columns (input: [...] or inputs) read cache: records or decoded; "
-                      "streaming (none) is not supported for them yet");
+  if (o.cache == RecordCache::kNone && store.skip_corrupt)
+    throw ConfigError("on_corrupt", "",
+                      "streamed feature columns (cache: none) stop at a bad record; skip needs "
+                      "cache: records or decoded, which hold the rows it drops");
   std::map<std::string, FeatureSpec> target_specs;
   std::vector<std::pair<std::string, std::string>> used{{"target", o.target}};
   for (size_t i = 0; i < o.targets.size(); ++i)
@@ -262,12 +263,18 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
       targets.decode(io::parse_example(bytes, at), at, 0, row);
     }
   };
+  TabularRecordNames names{groups, o.target, o.targets, store.skip_corrupt};
+  if (o.cache == RecordCache::kNone)
+    return {std::make_shared<StreamedTabularRecords>(
+                io::RecordCatalog::scan(store), std::move(targets), std::move(names),
+                StreamOptions{o.shuffle_buffer, o.cycle_length}),
+            {},
+            std::nullopt};
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
-  return {std::make_shared<TabularRecords>(
-              std::move(records), std::move(targets),
-              TabularRecordNames{groups, o.target, o.targets, store.skip_corrupt}),
-          skipped, std::nullopt};
+  return {
+      std::make_shared<TabularRecords>(std::move(records), std::move(targets), std::move(names)),
+      skipped, std::nullopt};
 }
 
 class TfRecordDataset : public Dataset {

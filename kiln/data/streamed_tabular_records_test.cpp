@@ -1,0 +1,123 @@
+// Feature columns over streamed tf.Example records (tfrecord with cache: none): the columns fit
+// on the files read in order, in parts handed out by one reader to the pass's threads, to what
+// the same records held in memory give; each epoch's streamed batches carry the rows the held
+// records give; a bad value stops the pass naming its file, record and feature.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/config.h"
+#include "kiln/core/error.h"
+#include "kiln/data/columns_dataset.h"
+#include "kiln/data/dataset.h"
+#include "kiln/io/example.h"
+#include "kiln/io/tfrecord.h"
+#include "tests/support/components.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::data {
+namespace streamed_tabular_records_test {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// Record i: x = i / 7, a color out of four, label i % 3; shards of `per_shard` records.
+void write_shards(const testing::TempDir& dir, int64_t records, int64_t per_shard) {
+  const char* colors[] = {"red", "green", "blue", "plum"};
+  for (int64_t first = 0, shard = 0; first < records; first += per_shard, ++shard) {
+    io::TfRecordWriter writer(dir.file("rows-" + std::to_string(shard) + ".tfrecord.gz"),
+                              io::Compression::kGzip);
+    for (int64_t i = first; i < std::min(records, first + per_shard); ++i) {
+      io::Example example;
+      example.features["x"] = io::float_feature({float(i) / 7});
+      example.features["color"] = io::bytes_feature({colors[(i * i) % 4]});
+      example.features["label"] = io::int64_feature({i % 3});
+      writer.write(io::encode_example(example));
+    }
+    writer.close();
+  }
+}
+
+std::shared_ptr<Dataset> rows(const testing::TempDir& dir, const std::string& cache) {
+  return make_dataset("{type: tfrecord, files: " + dir.file("rows-*") +
+                      ", features: {label: {dtype: int64}}, input: [x, color], cache: " + cache +
+                      ", shuffle_buffer: 1, cycle_length: 1}");
+}
+
+std::shared_ptr<tabular::FeatureColumns> fitted(const Dataset& records, int64_t threads) {
+  ComponentMap declared("column");
+  OptionTraits<ComponentMap>::read(
+      Json{{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}, {"color", "categorical"}},
+      declared, ReadContext{"data.columns", nullptr});
+  auto columns = std::make_shared<tabular::FeatureColumns>(
+      declared, tabular::InputGroups{"x", "color"}, "data.train.input", "data.columns");
+  columns->fit(records.as_tabular()->records(), threads);
+  return columns;
+}
+
+TEST(StreamedTabularRecords, ColumnsFitOnTheStreamedFilesAsOnTheHeldRecords) {
+  testing::TempDir dir;
+  write_shards(dir, 40000, 15000);  // three parts of a pass, across three files
+  auto held = rows(dir, "records"), streamed = rows(dir, "none");
+  ASSERT_NE(streamed->as_streaming(), nullptr);
+  ASSERT_NE(streamed->as_tabular(), nullptr);
+  EXPECT_EQ(streamed->size(), 40000);
+  Json expected = fitted(*held, 1)->preprocessing();
+  EXPECT_EQ(fitted(*streamed, 2)->preprocessing(), expected);
+  EXPECT_EQ(fitted(*streamed, 1)->preprocessing(), expected);  // a second pass starts over
+}
+
+TEST(StreamedTabularRecords, StreamedBatchesCarryTheRowsOfTheHeldRecords) {
+  testing::TempDir dir;
+  write_shards(dir, 3000, 1000);
+  auto held = rows(dir, "records");
+  std::shared_ptr<const tabular::FeatureColumns> columns = fitted(*held, 2);
+  ColumnsDataset written_held(held, columns);
+  ColumnsDataset written_streamed(rows(dir, "none"), columns);
+  EXPECT_EQ(written_held.as_streaming(), nullptr);
+  const StreamingDataset* stream = written_streamed.as_streaming();
+  ASSERT_NE(stream, nullptr);
+  EXPECT_EQ(stream->input_shape(), std::vector<int64_t>{columns->width()});
+  EXPECT_EQ(stream->examples_per_epoch(1), 3000);
+  io::EpochPlan plan;
+  plan.shuffle = false;
+  plan.count = 3000;
+  std::unique_ptr<io::RecordStream> epoch = stream->open(plan);
+  std::vector<torch::Tensor> inputs, targets;
+  while (true) {
+    std::vector<io::Record> records;
+    while (records.size() < 512)
+      if (auto record = epoch->next())
+        records.push_back(std::move(*record));
+      else
+        break;
+    if (records.empty()) break;
+    Batch batch = stream->decode(records);
+    EXPECT_EQ(batch.origin(0).where.file, records[0].where.file);
+    inputs.push_back(batch.input);
+    targets.push_back(batch.target);
+  }
+  Batch all = written_held.gather(torch::arange(3000, torch::kInt64));
+  EXPECT_TRUE(torch::equal(torch::cat(inputs), all.input));
+  EXPECT_TRUE(torch::equal(torch::cat(targets), all.target));
+}
+
+TEST(StreamedTabularRecords, ABadValueStopsThePassNamingFileRecordAndFeature) {
+  testing::TempDir dir;
+  io::TfRecordWriter writer(dir.file("rows-0.tfrecord.gz"), io::Compression::kGzip);
+  for (int i = 0; i < 3; ++i) {
+    io::Example example;
+    example.features["x"] = i == 2 ? io::bytes_feature({"tall"}) : io::float_feature({float(i)});
+    example.features["color"] = io::bytes_feature({"red"});
+    example.features["label"] = io::int64_feature({0});
+    writer.write(io::encode_example(example));
+  }
+  writer.close();
+  auto streamed = rows(dir, "none");
+  EXPECT_THAT([&] { fitted(*streamed, 2); },
+              ::testing::ThrowsMessage<DataError>(
+                  AllOf(HasSubstr("rows-0.tfrecord.gz, record 2"), HasSubstr("feature \"x\""))));
+}
+
+}  // namespace streamed_tabular_records_test
+}  // namespace kiln::data
