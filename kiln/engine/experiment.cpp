@@ -84,12 +84,21 @@ void Experiment::carve_validation_split() {
   datasets_["val"] = std::make_shared<data::SubsetDataset>(whole, carved);
 }
 
+ComponentSpec Experiment::with_training_classes(const std::string& split, ComponentSpec spec) {
+  bool named = spec.spec.is_object() && !spec.spec.value("classes", Json::array()).empty();
+  if (split == "train" || spec.type() != "csv" || named) return spec;
+  std::vector<std::string> classes = dataset("train")->class_names();
+  if (!classes.empty()) spec.spec["classes"] = classes;
+  return spec;
+}
+
 std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& split) {
   bool carved = config_.data.val_fraction > 0 && (split == "train" || split == "val");
   if (carved && !datasets_.count(split)) carve_validation_split();
   auto& slot = datasets_[split];
   if (!slot) {
-    std::shared_ptr<const data::Dataset> made = data::dataset_registry().create(split_spec(split));
+    std::shared_ptr<const data::Dataset> made =
+        data::dataset_registry().create(with_training_classes(split, split_spec(split)));
     const data::TabularDataset* tabular = made->as_tabular();
     std::shared_ptr<const tabular::TabularSource> records;
     if (split == "train" && tabular) records = {made, &tabular->records()};

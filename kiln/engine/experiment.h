@@ -93,6 +93,9 @@ class Experiment {
 
  private:
   const ComponentSpec& split_spec(const std::string& split) const;
+  /// A csv split other than the training one, given the training split's text classes unless it
+  /// names its own (`classes`): the ids of a class must not depend on which classes a file has.
+  ComponentSpec with_training_classes(const std::string& split, ComponentSpec spec);
   int64_t batch_per_rank() const;
   /// Train and val as two parts of data.train (data.val_fraction).
   void carve_validation_split();

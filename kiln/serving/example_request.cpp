@@ -23,7 +23,7 @@ ServingError invalid(const std::string& message) {
 void add_value(const Json& value, io::Feature& feature, const std::string& where) {
   double number = 0;
   Kind kind = Kind::kNone;
-  if (value.is_number_integer() || value.is_number_unsigned())
+  if (value.is_number_integer() || value.is_number_unsigned() || value.is_boolean())
     kind = Kind::kInt64;
   else if (value.is_number_float() || non_finite_number(value, number))
     kind = Kind::kFloat;
@@ -31,7 +31,7 @@ void add_value(const Json& value, io::Feature& feature, const std::string& where
     kind = Kind::kBytes;
   else
     throw invalid(
-        fmt::format("{}: {} is not a feature value (a number, a string, "
+        fmt::format("{}: {} is not a feature value (a number, a bool, a string, "
                     "{{\"b64\": ...}} or a list of one of them)",
                     where, quoted_value(value)));
   if (feature.kind == Kind::kNone) feature.kind = kind;
@@ -48,7 +48,7 @@ void add_value(const Json& value, io::Feature& feature, const std::string& where
   if (kind == Kind::kInt64) {
     if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX))
       throw invalid(fmt::format("{}: {} does not fit an int64", where, quoted_value(value)));
-    feature.ints.push_back(value.get<int64_t>());
+    feature.ints.push_back(value.is_boolean() ? int64_t(value.get<bool>()) : value.get<int64_t>());
   } else if (kind == Kind::kFloat) {
     feature.floats.push_back(static_cast<float>(value.is_number() ? value.get<double>() : number));
   } else if (value.is_string()) {
@@ -158,15 +158,15 @@ ExamplesRequest parse_examples_request(const std::string& body) {
     throw invalid(request.contains("examples")
                       ? "'examples' must be a list of objects, one per example"
                       : "the request has no 'examples' (a list of objects of feature values)");
+  if (request["examples"].empty()) throw invalid("'examples' is an empty list");
   io::Features context;
   if (request.contains("context")) context = features_of(request["context"], "'context'");
   for (size_t i = 0; i < request["examples"].size(); ++i) {
     std::string where = fmt::format("example {}", i);
     io::Features example = features_of(request["examples"][i], where);
-    for (const auto& [name, feature] : context)
-      if (!example.emplace(name, feature).second)
-        throw invalid(fmt::format("{}: feature \"{}\" is in 'context' too; give it in one place",
-                                  where, name));
+    // An example's own value of a context feature replaces the context's, as in TensorFlow
+    // Serving's merged tf.Examples.
+    for (const auto& [name, feature] : context) example.emplace(name, feature);
     parsed.examples.push_back(std::move(example));
   }
   return parsed;

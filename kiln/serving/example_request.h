@@ -6,9 +6,10 @@
 //   :predict             {"instances": [{feature: value|list, ...}, ...]} (row form) or
 //                        {"inputs": {feature: [value|list per example], ...}} (columnar form)
 // Each value becomes a tf.Example feature as TensorFlow Serving makes it: a JSON integer an
-// int64_list, a decimal (or bare NaN, Infinity) a float_list, a string or {"b64": ...} a
-// bytes_list; a list holds values of one kind (integers among decimals are read as floats); an
-// empty list or null is a feature without values, which a column reads as missing.
+// int64_list (true and false 1 and 0), a decimal (or bare NaN, Infinity) a float_list, a string
+// or {"b64": ...} a bytes_list; a list holds values of one kind. Two requests TensorFlow Serving
+// refuses kiln takes: integers among decimals are read as floats, and null (as an empty list) is
+// a feature without values, which a column reads as missing.
 // Thread-safety: pure functions.
 
 #include <optional>
@@ -28,9 +29,10 @@ struct ExamplesRequest {
   std::vector<io::Features> examples;
 };
 
-/// A :classify or :regress body. The context's features are added to every example (an example
-/// may not give one of them again). ServingError (kInvalidArgument) naming what is wrong: not
-/// JSON, no list of examples, an example that is not an object, a value of no feature type.
+/// A :classify or :regress body. The context's features are added to every example (an example's
+/// own value of one wins). ServingError (kInvalidArgument) naming what is wrong: not JSON, no
+/// list of examples or an empty one, an example that is not an object, a value of no feature
+/// type.
 ExamplesRequest parse_examples_request(const std::string& body);
 
 /// A :predict body of raw features, for a model whose columns read `features` and whose

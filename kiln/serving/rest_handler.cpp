@@ -141,7 +141,8 @@ void RestHandler::start_predict(const Route& route, const std::string& body,
                                 const Finish& finish) const {
   FoundVersion found = table_.find(route);
   const Signatures& signatures = found.servable->signatures();
-  if (const ExampleEncoder* encoder = found.servable->examples()) {
+  const ExampleEncoder* encoder = found.servable->examples();
+  if (encoder && !signatures.empty()) {
     std::set<std::string> tensors;
     for (const auto& [name, spec] : signatures.begin()->second.inputs) tensors.insert(name);
     if (std::optional<ExamplesRequest> raw =

@@ -97,8 +97,8 @@ TEST_F(RestHandlerTest, BadExamplesAreAnswered400NamingTheExampleAndFeature) {
                "'examples' must be a list");
   expect_error(post("/v1/models/scorer:classify", R"({"instances": [{"size": 1}]})"), 400,
                "no 'examples'");
-  expect_error(post("/v1/models/scorer:classify", R"({"examples": [{"size": true}]})"), 400,
-               "example 0 feature \"size\": true is not a feature value");
+  expect_error(post("/v1/models/scorer:classify", R"({"examples": [{"size": [[1]]}]})"), 400,
+               "example 0 feature \"size\": [1] is not a feature value");
   expect_error(post("/v1/models/scorer:regress", R"({"examples": [{"size": 1}]})"), 400,
                "give \"signature_name\" one of \"price\"");
   expect_error(post("/v1/models/scorer:classify",

@@ -1,6 +1,9 @@
 // csv: a table of numbers, one example per row, or sliding windows over a time series; with a list
 // of inputs, rows of named features (strings allowed) that feature columns turn into numbers.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -30,6 +33,7 @@ struct CsvOptions {
   int64_t horizon = 1;
   OnCorrupt on_corrupt = OnCorrupt::kFail;
   Json target_default = nullptr;
+  std::vector<std::string> classes;
   void describe(Schema& s) {
     s.field("file", file, "CSV file with a header row (gzipped or not).").require();
     s.field("delimiter", delimiter, "The one-character cell delimiter.")
@@ -60,6 +64,15 @@ struct CsvOptions {
             "With input or inputs: the target of every row of a file without the target "
             "column (kiln predict reads unlabelled files so); null: such a file is an error.")
         .check([](const Json& v) { return v.is_null() || v.is_number(); }, "null or a number");
+    s.field("classes", classes,
+            "The class labels in class-id order; empty: the file's text labels in sorted order "
+            "(data.val and data.test take data.train's, so that a class one file lacks does not "
+            "renumber the others).")
+        .check(
+            [](const std::vector<std::string>& c) {
+              return std::set<std::string>(c.begin(), c.end()).size() == c.size();
+            },
+            "without repeats");
   }
 };
 
@@ -102,13 +115,13 @@ torch::Tensor feature_matrix(const CsvOptions& o, const io::CsvTable& table, con
   return out;
 }
 
-// A class column's text labels in sorted order, each class's id its place; none for a column of
-// class ids (whole numbers) or of numbers to regress.
+// A class column's labels, each class's id its place: `classes` when given, else the file's text
+// labels in sorted order; none for a column of class ids (whole numbers) or of numbers to regress.
 std::vector<std::string> text_labels(const CsvOptions& o, const io::CsvTable& table,
                                      size_t column) {
-  if (o.target_type == CsvTargetType::kFloat ||
-      io::infer_column_type(table, column) == io::CsvType::kInt64)
-    return {};
+  if (o.target_type == CsvTargetType::kFloat) return {};
+  if (!o.classes.empty()) return o.classes;
+  if (io::infer_column_type(table, column) == io::CsvType::kInt64) return {};
   std::set<std::string> labels;
   for (const auto& row : table.rows)
     if (!row[column].empty()) labels.insert(row[column]);
@@ -125,14 +138,25 @@ torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size
     return out;
   }
   std::vector<std::string> labels = text_labels(o, table, column);
+  std::map<std::string, int64_t> ids;
+  for (size_t i = 0; i < labels.size(); ++i) ids.emplace(labels[i], int64_t(i));
   torch::Tensor out = torch::empty({rows}, torch::kInt64);
   auto classes = out.accessor<int64_t, 1>();
   for (int64_t r = 0; r < rows; ++r) {
     const std::string& cell = table.rows[size_t(r)][column];
     if (cell.empty()) cell_error(table, size_t(r), column, "empty class label");
-    int64_t index = std::lower_bound(labels.begin(), labels.end(), cell) - labels.begin();
+    int64_t index = 0;
     if (labels.empty() && (!io::parse_int64(cell, index) || index < 0))
       cell_error(table, size_t(r), column, "class \"" + cell + "\" is not an index >= 0");
+    if (!labels.empty()) {
+      auto found = ids.find(cell);
+      if (found == ids.end())
+        cell_error(table, size_t(r), column,
+                   fmt::format("class \"{}\" is none of the classes [{}] (the training split's, "
+                               "or the dataset's `classes`)",
+                               cell, fmt::join(labels, ", ")));
+      index = found->second;
+    }
     classes[r] = index;
   }
   return out;
@@ -306,8 +330,12 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     for (size_t r = 0; r < table_.rows.size(); ++r) {
       const std::string& cell = table_.rows[r][target_column_];
       double number = 0;
-      bool readable = !cell.empty() && (options_.target_type == CsvTargetType::kClass ||
-                                        io::parse_double(cell, number));
+      const std::vector<std::string>& classes = options_.classes;
+      bool known =
+          classes.empty() || std::find(classes.begin(), classes.end(), cell) != classes.end();
+      bool readable =
+          !cell.empty() &&
+          (options_.target_type == CsvTargetType::kClass ? known : io::parse_double(cell, number));
       if (!readable) {
         if (kept.skipped_rows++ == 0)
           kept.first_skipped =

@@ -42,6 +42,16 @@ TEST(CsvDataset, TextLabelsAreNumberedInSortedOrderAndFloatTargetsAreColumns) {
   EXPECT_THAT(csv_dataset(file, "target: species, input: [x]")->class_names(),
               ElementsAre("setosa", "versicolor", "virginica"));
   EXPECT_TRUE(csv_dataset(file, "target: x, features: [x]")->class_names().empty());
+  // Given classes number the labels in their order, whichever the file holds.
+  auto given = csv_dataset(file, "target: species, classes: [virginica, versicolor, setosa, x]");
+  EXPECT_TRUE(torch::equal(everything(*given).target, torch::tensor({0, 2, 1}, torch::kInt64)));
+  EXPECT_THAT(given->class_names(), ElementsAre("virginica", "versicolor", "setosa", "x"));
+  EXPECT_THAT([&] { csv_dataset(file, "target: species, classes: [setosa, virginica]"); },
+              ::testing::ThrowsMessage<DataError>(AllOf(
+                  HasSubstr("record 2"), HasSubstr("class \"versicolor\" is none of the classes "
+                                                   "[setosa, virginica]"))));
+  EXPECT_THAT([&] { csv_dataset(file, "target: species, classes: [a, a]"); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("without repeats")));
   Batch regression = everything(*csv_dataset(file, "target: x, features: [x], target_type: float"));
   EXPECT_THAT(regression.target.sizes().vec(), ElementsAre(3, 1));
   EXPECT_FLOAT_EQ(regression.target[2][0].item<float>(), 3.0f);
