@@ -12,24 +12,9 @@
 #   scripts/gpu-checks.sh [SECONDS]   gives up SECONDS after it began (default 540)
 set -uo pipefail
 
-begun=$(date +%s)
-budget="${1:-540}"
-left() { echo $((budget - ($(date +%s) - begun))); }
-root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${OUT:-$root/gpu-checks-out}"
-mkdir -p "$out"
-cd "$root"
-[ -d ../shared ] || ln -sfn "$root/gpu-deps/shared" ../shared
-scripts/gpu-build.sh install-data
-summary="$out/summary.txt"
-: > "$summary"
-note() { echo "$*" >> "$summary"; }
-if [ ! -x build-gpu/kiln ]; then
-  timeout "$(left)" scripts/gpu-build.sh build build-gpu > "$out/build.txt" 2>&1
-  note "build: exit $? at $(($(date +%s) - begun)) s"
-fi
-eval "$(scripts/gpu-build.sh env)"
-kiln="$root/build-gpu/kiln"
+source "$(dirname "$0")/gpu-common.sh"
+gpu_begin gpu-checks "${1:-540}"
+gpu_build
 runs=/tmp/kiln-gpu-runs
 logs="$runs/logs"
 rm -rf "$runs"
