@@ -70,6 +70,37 @@ TEST(Csv, AnUnknownColumnListsTheColumns) {
   }
 }
 
+// Over a mebibyte without quotes, the rows are read in parts on every core: the table must be the
+// one a single pass gives (the same text with one quoted cell, which is read in one pass).
+TEST(Csv, ALargeFileReadInPartsGivesTheTableOfOnePass) {
+  std::string body;
+  for (int i = 0; i < 60000; ++i) {
+    body += std::to_string(i) + "," + std::to_string(i * 0.5) + ",w" + std::to_string(i % 7) +
+            (i % 3 ? "\n" : "\r\n");
+    if (i % 9999 == 0) body += "\n";  // a blank line, not a row
+  }
+  ASSERT_GT(body.size(), size_t(1) << 20);
+  CsvTable parts = parse_csv("a,b,c\n" + body + "1,2,3", "big.csv");
+  CsvTable one = parse_csv("a,b,c\n" + body + "1,2,\"3\"", "big.csv");
+  EXPECT_EQ(parts.rows, one.rows);
+  EXPECT_EQ(parts.row_offsets, one.row_offsets);
+  EXPECT_EQ(parts.row_numbers, one.row_numbers);
+  ASSERT_EQ(parts.rows.size(), 60001u);
+  EXPECT_EQ(parts.row_numbers.back(), 60000);
+  // A ragged row deep in the file is named as a single pass names it.
+  std::string ragged = body;
+  size_t at = ragged.find("\n50000,") + 1;
+  ragged.insert(ragged.find('\n', at), ",extra");
+  try {
+    parse_csv("a,b,c\n" + ragged, "big.csv");
+    FAIL() << "took a ragged row";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.record(), 50000);
+    EXPECT_EQ(e.offset(), int64_t(at + 6));
+    EXPECT_THAT(e.what(), HasSubstr("the row has 4 cells, the header 3"));
+  }
+}
+
 TEST(Csv, InfersTheNarrowestTypeIgnoringMissingCells) {
   CsvTable t = parse_csv("i,f,s,e,big\n1,1,a,,17031080100\n-2,2.5,3,,\n,1e3,b,,-1\n", "t.csv");
   EXPECT_EQ(infer_column_type(t, 0), CsvType::kInt64);

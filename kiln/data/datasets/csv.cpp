@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "kiln/data/dataset.h"
 #include "kiln/io/csv.h"
@@ -298,11 +299,22 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     return row;
   }
 
+  // Every cell typed once, the rows in equal parts on every core.
   void parse_cells() {
-    size_t columns = table_.header.size();
-    cells_.resize(table_.rows.size() * columns);
-    for (size_t r = 0; r < table_.rows.size(); ++r)
-      for (size_t c = 0; c < columns; ++c) cells_[r * columns + c] = parse_cell(table_.rows[r][c]);
+    size_t columns = table_.header.size(), rows = table_.rows.size();
+    cells_.resize(rows * columns);
+    auto parse = [&](size_t begin, size_t end) {
+      for (size_t r = begin; r < end; ++r)
+        for (size_t c = 0; c < columns; ++c)
+          cells_[r * columns + c] = parse_cell(table_.rows[r][c]);
+    };
+    size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    if (rows < 65536) threads = 1;
+    std::vector<std::thread> workers;
+    for (size_t t = 1; t < threads; ++t)
+      workers.emplace_back(parse, rows * t / threads, rows * (t + 1) / threads);
+    parse(0, rows / threads);
+    for (auto& worker : workers) worker.join();
   }
 
   void visit_row(int64_t r, int64_t as, Row& row, const tabular::RowVisitor& visit) const {
