@@ -6,6 +6,22 @@
 #include "kiln/data/subset.h"
 
 namespace kiln::data {
+namespace {
+
+// `batch` with only its rows `kept`, in order: inputs, targets and where each came from.
+Batch only_rows(Batch batch, std::vector<int64_t> kept) {
+  torch::Tensor index = torch::tensor(kept, torch::kInt64);
+  batch.input = batch.input.index_select(0, index);
+  batch.target = batch.target.index_select(0, index);
+  for (auto& [name, target] : batch.targets) target = target.index_select(0, index);
+  if (batch.origin)
+    batch.origin = [origin = std::move(batch.origin), kept = std::move(kept)](int64_t row) {
+      return origin(kept.at(static_cast<size_t>(row)));
+    };
+  return batch;
+}
+
+}  // namespace
 
 ColumnsDataset::ColumnsDataset(std::shared_ptr<const Dataset> records,
                                std::shared_ptr<const tabular::FeatureColumns> columns,
@@ -73,10 +89,20 @@ Batch ColumnsDataset::with_rows(
   torch::Tensor input = torch::empty({count, columns_->width()}, torch::kFloat32);
   float* rows = input.data_ptr<float>();
   int64_t width = columns_->width();
+  // Streamed records with on_corrupt: skip: the rows the columns refuse (those the check at
+  // start-up counted) leave the batch. Gathered ones were left out before they were asked for.
+  bool drop = stream_ && records_->as_tabular()->skips_corrupt();
+  std::vector<int64_t> kept;
   Batch batch = read([&](int64_t i, const io::Features& features, const io::RecordLocation& where) {
-    columns_->write(features, where, rows + i * width);
+    if (!drop) return columns_->write(features, where, rows + i * width);
+    try {
+      columns_->write(features, where, rows + i * width);
+      kept.push_back(i);
+    } catch (const DataError&) {
+    }
   });
   batch.input = input;
+  if (drop && static_cast<int64_t>(kept.size()) < count) return only_rows(std::move(batch), kept);
   return batch;
 }
 
@@ -89,7 +115,8 @@ SkippedRecords ColumnsDataset::skipped_records() const {
 
 std::shared_ptr<const Dataset> without_refused(std::shared_ptr<const Dataset> dataset) {
   auto columns = std::dynamic_pointer_cast<const ColumnsDataset>(dataset);
-  if (!columns || columns->refused_rows().empty()) return dataset;
+  // A stream drops them batch by batch instead.
+  if (!columns || columns->refused_rows().empty() || columns->as_streaming()) return dataset;
   torch::Tensor all = torch::arange(dataset->size(), torch::kInt64);
   return std::make_shared<SubsetDataset>(dataset, indices_but(all, columns->refused_rows()));
 }

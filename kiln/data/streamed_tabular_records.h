@@ -46,6 +46,7 @@ class StreamedTabularRecords : public StreamingDataset,
 
   tabular::InputGroups input_groups() const override { return names_.input; }
   const tabular::TabularSource& records() const override { return *this; }
+  bool skips_corrupt() const override { return names_.skip_corrupt; }
   /// Unavailable: streamed records have no random access.
   Batch gather_records(const torch::Tensor& indices,
                        const tabular::RowVisitor& input) const override;

@@ -192,21 +192,33 @@ struct PartFit {
   RefusedRows refused;
 };
 
-// The rows of `source` but those `refused`, in order; an error when none is left.
-RowsOf rows_but(const TabularSource& source, const RefusedRows& refused) {
-  std::vector<int64_t> kept;
-  size_t next = 0;
-  for (int64_t row = 0; row < source.rows(); ++row) {
-    if (next < refused.rows.size() && refused.rows[next] == row) {
-      ++next;
-      continue;
-    }
-    kept.push_back(row);
+// The rows of a source but those refused, numbered and parted as the source's own: a source
+// that can only be read in order (streamed records, whose passes read the files once each)
+// is read in order.
+class RowsBut : public TabularSource {
+ public:
+  RowsBut(const TabularSource& source, const RefusedRows& refused)
+      : source_(source), refused_(refused.rows) {
+    if (static_cast<int64_t>(refused_.size()) >= source.rows())
+      throw Error("the feature columns refused every training record; the first: " +
+                  refused.first_problem);
   }
-  if (kept.empty())
-    throw Error("the feature columns refused every training record; the first: " +
-                refused.first_problem);
-  return RowsOf(source, std::move(kept));
+  int64_t rows() const override { return source_.rows(); }
+  void visit(int64_t begin, int64_t end, const RowVisitor& visit) const override {
+    source_.visit(begin, end,
+                  [&](int64_t row, const io::Features& features, const io::RecordLocation& where) {
+                    if (!std::binary_search(refused_.begin(), refused_.end(), row))
+                      visit(row, features, where);
+                  });
+  }
+
+ private:
+  const TabularSource& source_;
+  const std::vector<int64_t>& refused_;
+};
+
+RowsBut rows_but(const TabularSource& source, const RefusedRows& refused) {
+  return RowsBut(source, refused);
 }
 
 }  // namespace

@@ -240,10 +240,6 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
       tabular::input_groups(o.input.listed ? o.input.names : std::vector<std::string>{}, o.inputs);
   if (o.kind != RecordKind::kExample)
     throw ConfigError(key, "", "feature columns read tf.Example records (kind: example)");
-  if (o.cache == RecordCache::kNone && store.skip_corrupt)
-    throw ConfigError("on_corrupt", "",
-                      "streamed feature columns (cache: none) stop at a bad record; skip needs "
-                      "cache: records or decoded, which hold the rows it drops");
   std::map<std::string, FeatureSpec> target_specs;
   std::vector<std::pair<std::string, std::string>> used{{"target", o.target}};
   for (size_t i = 0; i < o.targets.size(); ++i)
@@ -264,12 +260,14 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
     }
   };
   TabularRecordNames names{groups, o.target, o.targets, store.skip_corrupt};
-  if (o.cache == RecordCache::kNone)
+  if (o.cache == RecordCache::kNone) {
+    io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
+    SkippedRecords skipped{catalog.skipped(), catalog.first_problem(), catalog.skipped_bytes()};
     return {std::make_shared<StreamedTabularRecords>(
-                io::RecordCatalog::scan(store), std::move(targets), std::move(names),
+                std::move(catalog), std::move(targets), std::move(names),
                 StreamOptions{o.shuffle_buffer, o.cycle_length}),
-            {},
-            std::nullopt};
+            skipped, std::nullopt};
+  }
   io::RecordStore records = io::RecordStore::read(store, check);
   SkippedRecords skipped{records.skipped(), records.first_problem(), records.skipped_bytes()};
   return {
