@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cstdlib>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "kiln/core/error.h"
+#include "kiln/core/parallel.h"
 #include "kiln/io/file_bytes.h"
 
 namespace kiln::io {
@@ -119,7 +119,7 @@ constexpr size_t kParallelBytes = size_t(1) << 20;
 // text without quotes, where every line end ends a row.
 std::optional<std::vector<CsvTable>> read_parts(std::string_view body, int64_t base,
                                                 const CsvTable& headed, char delimiter) {
-  size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  size_t threads = pass_thread_count();
   std::vector<size_t> starts = {0};
   for (size_t t = 1; t < threads; ++t) {
     size_t cut = body.find('\n', std::max(starts.back(), body.size() * t / threads));
@@ -138,10 +138,7 @@ std::optional<std::vector<CsvTable>> read_parts(std::string_view body, int64_t b
       failed[p] = 1;
     }
   };
-  std::vector<std::thread> workers;
-  for (size_t p = 1; p < parts.size(); ++p) workers.emplace_back(read, p);
-  read(0);
-  for (auto& worker : workers) worker.join();
+  parallel_for(parts.size(), read);
   if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return std::nullopt;
   return parts;
 }

@@ -3,16 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
-#include <thread>
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
+#include "kiln/core/parallel.h"
 #include "kiln/core/text_file.h"
 
 namespace kiln::runs {
@@ -140,15 +139,7 @@ RunInfo read_run(const std::string& path) {
 
 std::vector<RunInfo> read_runs(const std::vector<std::string>& paths) {
   std::vector<RunInfo> runs(paths.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < paths.size(); i = next++) runs[i] = read_run(paths[i]);
-  };
-  size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < std::min(threads, paths.size()); ++t) helpers.emplace_back(work);
-  work();
-  for (std::thread& helper : helpers) helper.join();
+  parallel_for(paths.size(), [&](size_t i) { runs[i] = read_run(paths[i]); });
   return runs;
 }
 

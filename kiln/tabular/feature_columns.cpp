@@ -217,10 +217,6 @@ class RowsBut : public TabularSource {
   const std::vector<int64_t>& refused_;
 };
 
-RowsBut rows_but(const TabularSource& source, const RefusedRows& refused) {
-  return RowsBut(source, refused);
-}
-
 }  // namespace
 
 void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_refused) {
@@ -240,7 +236,7 @@ void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_
                    written.rows.end(), std::back_inserter(both));
     if (refused.rows.empty()) refused.first_problem = written.first_problem;
     refused.rows = std::move(both);
-    fit_rows(rows_but(train, refused), threads, nullptr);
+    fit_rows(RowsBut(train, refused), threads, nullptr);
   }
 }
 
@@ -267,7 +263,7 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
     for (const PartFit& part : gathered) refused->merge(part.refused);
     // A refused row may have reached some columns' statistics before the one that refused it:
     // gather again without those rows.
-    if (!refused->rows.empty()) return fit_rows(rows_but(train, *refused), threads, nullptr);
+    if (!refused->rows.empty()) return fit_rows(RowsBut(train, *refused), threads, nullptr);
   }
   for (size_t c = 0; c < columns_.size(); ++c) {
     if (!gathered[0].statistics[c]) continue;

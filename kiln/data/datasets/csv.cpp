@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <thread>
 
+#include "kiln/core/parallel.h"
 #include "kiln/data/dataset.h"
 #include "kiln/io/csv.h"
 
@@ -129,7 +129,10 @@ std::vector<std::string> text_labels(const CsvOptions& o, const io::CsvTable& ta
   return {labels.begin(), labels.end()};
 }
 
-torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size_t column) {
+// The targets of `column`: numbers to regress, or class ids, each label's place in `labels`
+// (text_labels()) or, without labels, the cell's own whole number.
+torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size_t column,
+                            const std::vector<std::string>& labels) {
   auto rows = static_cast<int64_t>(table.rows.size());
   if (o.target_type == CsvTargetType::kFloat) {
     torch::Tensor out = torch::empty({rows, 1});
@@ -138,7 +141,6 @@ torch::Tensor target_vector(const CsvOptions& o, const io::CsvTable& table, size
       values[r][0] = float(number_at(table, size_t(r), column, nullptr));
     return out;
   }
-  std::vector<std::string> labels = text_labels(o, table, column);
   std::map<std::string, int64_t> ids;
   for (size_t i = 0; i < labels.size(); ++i) ids.emplace(labels[i], int64_t(i));
   torch::Tensor out = torch::empty({rows}, torch::kInt64);
@@ -191,8 +193,9 @@ Loaded load(const CsvOptions& o) {
   io::CsvTable table = io::read_csv(o.file, o.delimiter[0]);
   KILN_CHECK(!table.rows.empty(), "{}: the file has a header but no rows", o.file);
   Columns columns = pick_columns(o, table);
-  torch::Tensor x = feature_matrix(o, table, columns), y = target_vector(o, table, columns.target);
   std::vector<std::string> names = text_labels(o, table, columns.target);
+  torch::Tensor x = feature_matrix(o, table, columns),
+                y = target_vector(o, table, columns.target, names);
   if (o.window == 0) return {x, y, names};
   auto [windowed, targets] = windows(o, x, y);
   return {windowed, targets, names};
@@ -237,7 +240,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     if (labelled && o.on_corrupt == OnCorrupt::kSkip) drop_unreadable_targets();
     KILN_CHECK(!table_.rows.empty(), "{}: the file has a header but no rows", o.file);
     if (labelled) class_names_ = text_labels(o, table_, target_column_);
-    targets_ = labelled ? target_vector(o, table_, target_column_)
+    targets_ = labelled ? target_vector(o, table_, target_column_, class_names_)
                : o.target_type == CsvTargetType::kClass
                    ? torch::full({size()}, o.target_default.get<int64_t>(), torch::kInt64)
                    : torch::full({size(), 1}, o.target_default.get<double>());
@@ -299,22 +302,16 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
     return row;
   }
 
-  // Every cell typed once, the rows in equal parts on every core.
+  // Every cell typed once, in parts of rows on every core.
   void parse_cells() {
+    constexpr size_t kPartRows = 32768;
     size_t columns = table_.header.size(), rows = table_.rows.size();
     cells_.resize(rows * columns);
-    auto parse = [&](size_t begin, size_t end) {
-      for (size_t r = begin; r < end; ++r)
+    parallel_for((rows + kPartRows - 1) / kPartRows, [&](size_t part) {
+      for (size_t r = part * kPartRows; r < std::min(rows, (part + 1) * kPartRows); ++r)
         for (size_t c = 0; c < columns; ++c)
           cells_[r * columns + c] = parse_cell(table_.rows[r][c]);
-    };
-    size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-    if (rows < 65536) threads = 1;
-    std::vector<std::thread> workers;
-    for (size_t t = 1; t < threads; ++t)
-      workers.emplace_back(parse, rows * t / threads, rows * (t + 1) / threads);
-    parse(0, rows / threads);
-    for (auto& worker : workers) worker.join();
+    });
   }
 
   void visit_row(int64_t r, int64_t as, Row& row, const tabular::RowVisitor& visit) const {
