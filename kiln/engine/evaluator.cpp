@@ -22,6 +22,7 @@ MetricValues evaluate(models::Model& model, data::Loader& loader, Objective& obj
   for (int64_t taken = 0; max_batches == 0 || taken < max_batches; ++taken) {
     std::optional<data::Batch> batch = loader.next();
     if (!batch) break;
+    if (batch->size() == 0) continue;  // every row refused (on_corrupt: skip)
     objective.compute(model, on_device(*batch, device));
     if (examples) *examples += batch->size();
   }
@@ -63,7 +64,8 @@ void probe_objective(models::Model& model, data::Loader& loader, Objective& obje
     torch::NoGradGuard no_grad;
     model.eval();
     loader.start_epoch(0);
-    if (std::optional<data::Batch> batch = loader.next()) {
+    std::optional<data::Batch> batch = loader.next();
+    if (batch && batch->size() > 0) {
       check_input_dtype(model, batch->input);
       objective.compute(model, on_device(*batch, device));
     }

@@ -57,10 +57,13 @@ void ConsoleMetricSink::append(int64_t step, double epoch, const std::string& ta
 
 void ConsoleMetricSink::end_record() {
   if (values_.count("train/samples_per_s")) {
-    console_.line(fmt::format(
-        "step {} epoch {:.2f}  loss {:.4f}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%", step_,
-        epoch_, values_["train/loss"], values_["train/lr"], values_["train/samples_per_s"],
-        100 * values_["train/time/data"]));
+    // A window whose rows were all refused (on_corrupt: skip) has no loss.
+    auto loss = values_.find("train/loss");
+    std::string loss_text = loss == values_.end() ? "-" : fmt::format("{:.4f}", loss->second);
+    console_.line(
+        fmt::format("step {} epoch {:.2f}  loss {}  lr {:.3g}  {:.0f} samples/s  data wait {:.1f}%",
+                    step_, epoch_, loss_text, values_["train/lr"], values_["train/samples_per_s"],
+                    100 * values_["train/time/data"]));
   } else if (!values_.empty() && values_.begin()->first.rfind("val/", 0) == 0) {
     std::string text = fmt::format("validation at step {}:", step_);
     for (const auto& [tag, value] : values_) text += fmt::format("  {} {:.4f}", tag, value);

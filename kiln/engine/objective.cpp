@@ -208,6 +208,11 @@ MetricValues Objective::values(const std::string& split) const {
   return values;
 }
 
+bool Objective::saw_examples() const {
+  return std::any_of(head_loss_weights_.begin(), head_loss_weights_.end(),
+                     [](double weight) { return weight > 0; });
+}
+
 std::vector<std::string> Objective::tags(const std::string& split) const {
   std::vector<std::string> tags{split + "/loss"};
   for (const Head& head : heads_) {

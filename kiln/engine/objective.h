@@ -68,6 +68,9 @@ class Objective {
   /// The loss and metrics since the last reset, tagged with `split`; each head's loss is its mean
   /// over all those examples (weighted as the loss weighs them), split/loss their weighted sum.
   MetricValues values(const std::string& split) const;
+  /// Whether any example counted since the last reset (a window of batches whose rows were all
+  /// refused has none: it has no loss to log).
+  bool saw_examples() const;
   /// Every tag values() gives for `split`.
   std::vector<std::string> tags(const std::string& split) const;
 

@@ -225,7 +225,8 @@ void Trainer::log_training(Window& window) {
   if (window.steps == 0) return;
   double elapsed = clock_() - window.started;
   combine_over_ranks(parts_.objective, *parts_.context);
-  MetricValues values = parts_.objective.values("train");
+  MetricValues values;
+  if (parts_.objective.saw_examples()) values = parts_.objective.values("train");
   values["train/lr"] = optim::current_lr(parts_.optimizer);
   if (hyper_parameters_)
     for (const auto& [name, value] : hyper_parameters_->values()) values["train/" + name] = value;

@@ -28,7 +28,12 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   if (group.batches == 0) parts_.optimizer.zero_grad();
   torch::Tensor loss;
   double started = clock_();
-  {
+  if (batch.size() == 0) {
+    // Every row refused (streamed records with on_corrupt: skip): the batch adds nothing, but its
+    // backward still runs, so that the ranks' gradient reductions stay in step.
+    loss = torch::zeros({}, torch::TensorOptions().device(parts_.device));
+    for (const torch::Tensor& parameter : trainable_) loss = loss + parameter.sum() * 0;
+  } else {
     Precision::Autocast autocast = precision_.autocast();
     loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
   }
@@ -43,16 +48,18 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   // The step's last backward: the ranks average its gradients while it runs.
   if (group.batches + 1 == group.size) parts_.context->prepare_gradient_reduction(trainable_);
   precision_.scale(loss).backward();
-  double value = parts_.objective.last_loss();
+  bool has_rows = batch.size() > 0;
+  double value = has_rows ? parts_.objective.last_loss() : 0;
   double backward_done = clock_();
   group.forward += forward_done - started;
   group.backward += backward_done - forward_done;
   profile("forward", started, forward_done);
   profile("backward", forward_done, backward_done);
   if (parts_.profiler) parts_.profiler->batch_done();
+  group.batches += 1;
+  if (!has_rows) return;  // no loss to count
   if (group.finite) group.loss = value;
   group.finite = group.finite && std::isfinite(value);
-  group.batches += 1;
   // The job's samples: every rank's batch is as large as this one (equal shards).
   group.samples += batch.size() * parts_.context->world_size();
   if (std::isfinite(value))
@@ -63,6 +70,12 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   window.forward += group.forward;
   window.backward += group.backward;
   double started = clock_();
+  // Rows all refused (on_corrupt: skip): a step without an update, so that steps and epochs keep
+  // counting batches. Ranks reduce together, what any of them holds.
+  if (group.samples == 0 && parts_.context->world_size() == 1) {
+    parts_.optimizer.zero_grad();
+    return StepOutcome::kSkipped;
+  }
   std::vector<torch::Tensor> gradients = gradients_of(trainable_);
   // Once per optimizer step, after the group's last backward: every process's mean gradient.
   parts_.context->reduce_gradients(gradients);

@@ -9,6 +9,7 @@
 
 #include <numeric>
 #include <regex>
+#include <set>
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
@@ -150,6 +151,54 @@ TEST(Trainer, ReportsSkippedRecordsAtTheEndOfEveryEpoch) {
   std::string console = read_text_file(rig.dir.file("console.txt"));
   EXPECT_THAT(console, HasSubstr("epoch 2: skipped 2 corrupt training records (on_corrupt: skip); "
                                  "the first: train.tfrecord: record 5"));
+}
+
+// Leaves the `refused` examples out of each batch, as streamed feature columns do with the rows
+// they refuse under on_corrupt: skip; a batch of refused rows only comes out empty.
+class DatasetRefusingRows : public data::TensorDataset {
+ public:
+  DatasetRefusingRows(const data::TensorDataset& all, std::set<int64_t> refused)
+      : TensorDataset(all), refused_(std::move(refused)) {}
+  data::Batch gather(const torch::Tensor& indices) const override {
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < indices.size(0); ++i)
+      if (!refused_.count(indices[i].item<int64_t>())) kept.push_back(indices[i].item<int64_t>());
+    return TensorDataset::gather(torch::tensor(kept, torch::kInt64));
+  }
+
+ private:
+  std::set<int64_t> refused_;
+};
+
+TEST(Trainer, ABatchOfRefusedRowsOnlyAddsNothingToTrainingOrValidation) {
+  auto all = std::dynamic_pointer_cast<const data::TensorDataset>(test_rig::random_dataset(8, 1));
+  auto val = std::dynamic_pointer_cast<const data::TensorDataset>(test_rig::random_dataset(6, 2));
+  torch::manual_seed(7);
+  TrainerRig refusing;
+  refusing.train =
+      data::Loader(std::make_shared<DatasetRefusingRows>(*all, std::set<int64_t>{2, 3}), {},
+                   {2, false, false, 1});
+  refusing.val.emplace(std::make_shared<DatasetRefusingRows>(*val, std::set<int64_t>{0, 1, 2, 3}),
+                       std::vector<std::shared_ptr<const data::Transform>>{},
+                       data::LoaderOptions{4, false, false, 1});
+  refusing.fit(train_options("1 epoch", "1 epoch", "1 step"));
+  // The empty second batch's step updated nothing and had no loss to log; validation saw the
+  // last two examples only.
+  EXPECT_THAT(refusing.steps_logged("train/lr"), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(refusing.steps_logged("train/loss"), ElementsAre(1, 3, 4));
+  for (double loss : refusing.values_logged("train/loss")) EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_THAT(refusing.values_logged("val/count"), ElementsAre(2));
+  EXPECT_TRUE(std::isfinite(refusing.values_logged("val/loss").at(0)));
+  // The weights are those of training on the kept examples.
+  torch::manual_seed(7);
+  TrainerRig kept;
+  data::Batch rows = all->gather(torch::tensor({0, 1, 4, 5, 6, 7}, torch::kInt64));
+  kept.train = data::Loader(std::make_shared<data::TensorDataset>(rows.input, rows.target), {},
+                            {2, false, false, 1});
+  kept.fit(train_options("1 epoch", "1000 steps", "1 step"));
+  std::vector<torch::Tensor> got = refusing.model->parameters(), want = kept.model->parameters();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(torch::equal(got[i], want[i])) << i;
 }
 
 TEST(Trainer, ANonFiniteLossNamesTheStep) {
