@@ -10,9 +10,10 @@
 
 include(CMakePackageConfigHelpers)
 
-add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects> $<TARGET_OBJECTS:kiln_tabular>)
+add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects> $<TARGET_OBJECTS:kiln_tabular>
+  $<TARGET_OBJECTS:kiln_tune>)
 target_link_libraries(kiln_archive PUBLIC kiln_core kiln_tensorboard kiln_runs kiln_board
-  kiln_serving ${TORCH_LIBRARIES}
+  kiln_serving SQLite::SQLite3 ${TORCH_LIBRARIES}
   ${OpenMP_CXX_LIBRARIES})
 set_target_properties(kiln_archive PROPERTIES OUTPUT_NAME kiln EXPORT_NAME archive)
 set_target_properties(kiln_core PROPERTIES EXPORT_NAME core)

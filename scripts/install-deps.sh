@@ -27,6 +27,8 @@ packages=(
   python3-torch python3-sklearn python3-torchvision python3-numpy python3-pandas
   # the serving benchmark: its Python peer (Flask under gunicorn) and the load generator
   python3-flask gunicorn wrk curl
+  # the tuning benchmark's peer: Optuna's TPE sampler
+  python3-optuna
 )
 
 missing=()

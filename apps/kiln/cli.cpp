@@ -2,7 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 
 #include "apps/kiln/allocator.h"
@@ -46,6 +49,13 @@ std::string& invocation_text() {
 }  // namespace
 
 const std::string& cli::invocation() { return invocation_text(); }
+
+std::string cli::this_program() {
+  char path[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) throw Error("cannot tell which kiln binary runs (/proc/self/exe)");
+  return std::string(path, size_t(n));
+}
 
 void cli::ConfigArgs::add_to(CLI::App& command, bool files_required, bool runs_too) {
   std::string what = "Config files (YAML or JSON); later ones merge over earlier";
@@ -97,6 +107,7 @@ int run_cli(int argc, char** argv) {
   cli::Action action;
   cli::add_train_command(app, action);
   cli::add_launch_command(app, action);
+  cli::add_tune_command(app, action);
   cli::add_eval_command(app, action);
   cli::add_export_command(app, action);
   cli::add_serve_command(app, action);

@@ -20,6 +20,9 @@ using Action = std::function<int()>;
 /// The command line this process was started with, for run.json.
 const std::string& invocation();
 
+/// The kiln binary running now (the processes it starts run the same one).
+std::string this_program();
+
 /// Config files and `--set` overrides, as several commands take them.
 struct ConfigArgs {
   std::vector<std::string> files;
@@ -30,6 +33,7 @@ struct ConfigArgs {
 
 void add_train_command(CLI::App& app, Action& action);
 void add_launch_command(CLI::App& app, Action& action);
+void add_tune_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_serve_command(CLI::App& app, Action& action);

@@ -1,9 +1,6 @@
 // kiln launch --nproc N [--nnodes M --node-rank R --master HOST:PORT] [--max-restarts K]
 //             -- train CONFIG...
 
-#include <unistd.h>
-
-#include <climits>
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
@@ -18,14 +15,6 @@ struct LaunchArgs {
   distributed::LaunchPlan plan;
   std::string master;
 };
-
-// The kiln binary running now: the workers run the same one.
-std::string this_program() {
-  char path[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0) throw Error("kiln launch: cannot tell which kiln binary runs (/proc/self/exe)");
-  return std::string(path, size_t(n));
-}
 
 int run_launch(LaunchArgs args) {
   distributed::LaunchPlan& plan = args.plan;

@@ -20,17 +20,20 @@ bool has_suffix(const std::string& text, const std::string& suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Json& step_into(Json& node, const PathStep& step, const std::string& path) {
+Json& step_into(Json& node, const PathStep& step, const std::string& path,
+                const std::string& origin) {
   if (const auto* key = std::get_if<std::string>(&step)) {
     if (node.is_null()) node = Json::object();
+    // A component named alone (`optimizer: sgd`) takes options as `{type: sgd, ...}` would.
+    if (node.is_string() && *key != "type") node = Json{{"type", node}};
     if (!node.is_object())
-      throw ConfigError(path, "--set", "'" + *key + "' is not inside a mapping");
+      throw ConfigError(path, origin, "'" + *key + "' is not inside a mapping");
     return node[*key];
   }
   size_t index = std::get<size_t>(step);
   if (!node.is_array() || index >= node.size()) {
     size_t size = node.is_array() ? node.size() : 0;
-    throw ConfigError(path, "--set",
+    throw ConfigError(path, origin,
                       fmt::format("index {} is out of range (the list has {} items)", index, size));
   }
   return node[index];
@@ -138,10 +141,15 @@ void apply_override(RawConfig& config, const std::string& assignment) {
     throw ConfigError(assignment, "--set", "expected PATH=VALUE, e.g. train.max=\"2 epochs\"");
   std::string path = assignment.substr(0, equals);
   Json value = parse_config_text(assignment.substr(equals + 1), "--set " + path, false);
+  set_config_value(config, path, value, "--set");
+}
+
+void set_config_value(RawConfig& config, const std::string& path, const Json& value,
+                      const std::string& origin) {
   Json* node = &config.tree;
-  for (const auto& step : parse_config_path(path)) node = &step_into(*node, step, path);
+  for (const auto& step : parse_config_path(path)) node = &step_into(*node, step, path, origin);
   *node = value;
-  config.origins.record(path, value, "--set");
+  config.origins.record(path, value, origin);
 }
 
 RawConfig load_config(const std::vector<std::string>& files,

@@ -37,6 +37,11 @@ void deep_merge(Json& base, const Json& overlay);
 /// `"2 epochs"`). Missing objects on the way are created.
 void apply_override(RawConfig& config, const std::string& assignment);
 
+/// Sets the value at `path` (missing objects on the way are created; a component given by its
+/// name alone becomes `{type: NAME}` to take an option) and records `origin` for it.
+void set_config_value(RawConfig& config, const std::string& path, const Json& value,
+                      const std::string& origin);
+
 /// Files (later over earlier) then overrides, as `kiln train -c a.yaml -c b.yaml --set k=v` does.
 RawConfig load_config(const std::vector<std::string>& files,
                       const std::vector<std::string>& overrides);

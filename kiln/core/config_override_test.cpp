@@ -81,6 +81,14 @@ TEST(Override, MalformedAssignmentsAreErrors) {
   EXPECT_THAT(override_error(config, "a.b.c=1"), HasSubstr("'c' is not inside a mapping"));
 }
 
+TEST(Override, AnOptionOfAComponentNamedAloneTurnsItIntoAMapping) {
+  RawConfig config = from_yaml("optimizer: sgd\n");
+  apply_override(config, "optimizer.lr=0.5");
+  EXPECT_EQ(config.tree["optimizer"], Json({{"type", "sgd"}, {"lr", 0.5}}));
+  apply_override(config, "optimizer.type=adam");
+  EXPECT_EQ(config.tree["optimizer"]["type"], "adam");
+}
+
 TEST(Override, InvalidYamlValueNamesTheSetting) {
   RawConfig config = from_yaml("a: 1\n");
   try {

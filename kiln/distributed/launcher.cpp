@@ -17,11 +17,9 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
-#include <set>
 
+#include "kiln/core/child_environment.h"
 #include "kiln/core/error.h"
-
-extern char** environ;
 
 namespace kiln::distributed {
 namespace {
@@ -108,8 +106,9 @@ class Attempt {
         &attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     std::vector<std::string> arguments = {plan_.program};
     arguments.insert(arguments.end(), command_.begin(), command_.end());
-    std::vector<std::string> environment = environment_of(local_rank);
-    std::vector<char*> argv = pointers(arguments), envp = pointers(environment);
+    std::vector<std::string> environment =
+        environment_with(worker_variables(plan_, local_rank, port_, attempt_));
+    std::vector<char*> argv = c_string_array(arguments), envp = c_string_array(environment);
     int failed = ::posix_spawn(&worker.pid, plan_.program.c_str(), &files, &attributes, argv.data(),
                                envp.data());
     posix_spawn_file_actions_destroy(&files);
@@ -125,26 +124,6 @@ class Attempt {
     worker.running = true;
     worker.out = {out[0], "", out_};
     worker.err = {err[0], "", err_};
-  }
-
-  std::vector<std::string> environment_of(int local_rank) const {
-    auto variables = worker_variables(plan_, local_rank, port_, attempt_);
-    std::set<std::string> ours;
-    for (const auto& [name, value] : variables) ours.insert(name);
-    std::vector<std::string> environment;
-    for (char** at = environ; *at; ++at) {
-      std::string entry = *at;
-      if (!ours.count(entry.substr(0, entry.find('=')))) environment.push_back(entry);
-    }
-    for (const auto& [name, value] : variables) environment.push_back(name + "=" + value);
-    return environment;
-  }
-
-  static std::vector<char*> pointers(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    for (std::string& s : strings) out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
   }
 
   bool busy() const {

@@ -177,6 +177,8 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("runtime", runtime, "Device and threads.");
   s.field("tensorboard", tensorboard,
           "TensorBoard event files: scalars, text, hyper-parameters, histograms; false: none.");
+  s.field("tune", tune,
+          "Hyper-parameter search for `kiln tune` (docs/tune.md); `kiln train` ignores it.");
 }
 
 ExperimentConfig parse_experiment(const RawConfig& raw) {

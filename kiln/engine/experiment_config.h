@@ -13,6 +13,7 @@
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 #include "kiln/engine/tensorboard_options.h"
+#include "kiln/tune/tune_options.h"
 
 namespace kiln::engine {
 
@@ -163,6 +164,7 @@ struct ExperimentConfig {
   StageList stages;
   RuntimeOptions runtime;
   TensorBoardOptions tensorboard;
+  std::optional<tune::TuneOptions> tune;  // read by `kiln tune`; `kiln train` only checks it
   void describe(Schema& s);
 };
 

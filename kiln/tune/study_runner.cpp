@@ -1,0 +1,232 @@
+#include "kiln/tune/study_runner.h"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "kiln/core/error.h"
+#include "kiln/core/remove_tree.h"
+#include "kiln/core/text_file.h"
+#include "kiln/tune/trial_process.h"
+
+namespace kiln::tune {
+namespace fs = std::filesystem;
+namespace {
+
+// The coordinates that make `p` apply: each condition's first matching choice, up the chain.
+Assignment enabling(const SearchSpace& space, const Parameter& p) {
+  if (!p.when) return {};
+  const Parameter& parent = space.at(p.when->parameter);
+  Assignment out = enabling(space, parent);
+  for (double c : parent.distribution->grid(0))
+    if (p.when->holds(parent.distribution->value(c))) {
+      out[parent.name] = c;
+      break;
+    }
+  return out;
+}
+
+// The last line of a failed trial's log that says what went wrong.
+std::string error_in_log(const std::string& log) {
+  std::ifstream in(log);
+  std::string line, last, kiln_line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    last = line;
+    if (line.rfind("kiln: ", 0) == 0) kiln_line = line;
+  }
+  return kiln_line.empty() ? last : kiln_line;
+}
+
+class StudyRun {
+ public:
+  StudyRun(Study& study, const StudySetup& setup)
+      : study_(study),
+        setup_(setup),
+        space_(setup.options.space),
+        sampler_(sampler_registry().create(setup.options.sampler, setup.seed)),
+        maximize_(study.info().maximize),
+        started_(std::chrono::steady_clock::now()) {
+    fs::create_directories(fs::path(setup.study_dir) / "configs");
+    fs::create_directories(fs::path(setup.study_dir) / "logs");
+  }
+
+  int run() {
+    for (const TrialRecord& t : study_.trials())
+      if (t.state == TrialState::kRunning) launch(t.number, true);
+    while (true) {
+      while (can_start()) start_next();
+      if (running_.empty()) break;
+      std::optional<EndedProcess> ended = wait_for_a_trial();
+      if (!ended) continue;
+      auto found = running_.find(ended->pid);
+      if (found == running_.end()) continue;
+      signals_.remove(ended->pid);
+      int64_t number = found->second;
+      running_.erase(found);
+      finish(number, ended->status);
+    }
+    say_best();
+    return signals_.received() ? 128 + signals_.received() : 0;
+  }
+
+ private:
+  bool can_start() {
+    if (signals_.received() || exhausted_) return false;
+    if (int64_t(running_.size()) >= setup_.options.parallel) return false;
+    if (int64_t(study_.trials().size()) >= setup_.options.trials) return false;
+    if (setup_.options.time) {
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+      if (elapsed >= setup_.options.time->amount()) return false;
+    }
+    return true;
+  }
+
+  void start_next() {
+    std::vector<TrialRecord> trials = study_.trials();
+    std::optional<Assignment> assignment =
+        sampler_->sample(space_, trial_views(trials, maximize_), int64_t(trials.size()));
+    if (!assignment) {
+      exhausted_ = true;
+      say(fmt::format("the sampler has no more trials to give after {}", trials.size()));
+      return;
+    }
+    int64_t number = study_.start_trial(space_, *assignment, setup_.now());
+    RawConfig config = trial_config(setup_, space_, *assignment, number);
+    std::ofstream(config_path(number)) << to_yaml(config.tree);
+    say(fmt::format("trial {} started: {}", number, space_.values(*assignment).dump()));
+    launch(number, false);
+  }
+
+  void launch(int64_t number, bool resume) {
+    std::string run_dir = run_dir_of(number);
+    TrialCommand command;
+    command.program = setup_.program;
+    bool checkpointed = fs::exists(fs::path(run_dir) / "checkpoints" / "latest");
+    if (resume && checkpointed) {
+      command.arguments = {"train", "--resume", run_dir};
+      say(fmt::format("trial {} resumes from its last checkpoint", number));
+    } else {
+      if (fs::exists(run_dir)) remove_tree(run_dir);  // stopped before its first checkpoint
+      command.arguments = {"train", config_path(number), "--run-dir", run_dir};
+      if (resume) say(fmt::format("trial {} starts again (it had no checkpoint)", number));
+    }
+    command.environment = {{"KILN_TUNE_STUDY", study_.path()},
+                           {"KILN_TUNE_TRIAL", std::to_string(number)}};
+    command.log = log_path(number);
+    pid_t pid = start_trial_process(command);
+    signals_.add(pid);
+    running_[pid] = number;
+  }
+
+  void finish(int64_t number, int status) {
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok && signals_.received()) {
+      say(fmt::format("trial {} stopped; `kiln tune --resume` goes on with it", number));
+      return;
+    }
+    if (!ok) {
+      std::string error =
+          fmt::format("{}: {}", process_ending(status), error_in_log(log_path(number)));
+      study_.finish_trial(number, TrialState::kFailed, std::nullopt, error, setup_.now());
+      say(fmt::format("trial {} failed ({}); the study goes on", number, error));
+      return;
+    }
+    std::optional<double> value = final_value(number);
+    if (!value) {
+      std::string error = fmt::format("the run logged no {} (tune.metric)", metric());
+      study_.finish_trial(number, TrialState::kFailed, std::nullopt, error, setup_.now());
+      say(fmt::format("trial {} failed: {}", number, error));
+      return;
+    }
+    study_.finish_trial(number, TrialState::kComplete, value, "", setup_.now());
+    say(fmt::format("trial {} complete: {} {:.6g}", number, metric(), *value));
+  }
+
+  std::optional<double> final_value(int64_t number) const {
+    std::optional<std::string> text = read_text_file_if_any(run_dir_of(number) + "/summary.json");
+    if (!text) return std::nullopt;
+    Json summary = Json::parse(*text, nullptr, false);
+    if (summary.is_discarded() || !summary.contains("final")) return std::nullopt;
+    const Json& final_values = summary["final"];
+    if (!final_values.contains(metric()) || !final_values[metric()].is_number())
+      return std::nullopt;
+    return final_values[metric()].get<double>();
+  }
+
+  void say_best() const {
+    std::optional<TrialRecord> best;
+    for (const TrialRecord& t : study_.trials())
+      if (t.state == TrialState::kComplete &&
+          (!best || (maximize_ ? *t.value > *best->value : *t.value < *best->value)))
+        best = t;
+    if (best)
+      say(fmt::format("best: trial {}, {} {:.6g}, {}", best->number, metric(), *best->value,
+                      best->values.dump()));
+  }
+
+  void say(const std::string& line) const {
+    std::fprintf(setup_.out, "kiln tune: %s\n", line.c_str());
+    std::fflush(setup_.out);
+  }
+
+  const std::string& metric() const { return setup_.options.metric; }
+  std::string run_dir_of(int64_t number) const {
+    return (fs::path(setup_.study_dir) / trial_folder(number)).string();
+  }
+  std::string config_path(int64_t number) const {
+    return (fs::path(setup_.study_dir) / "configs" / (trial_folder(number) + ".yaml")).string();
+  }
+  std::string log_path(int64_t number) const {
+    return (fs::path(setup_.study_dir) / "logs" / (trial_folder(number) + ".log")).string();
+  }
+
+  Study& study_;
+  const StudySetup& setup_;
+  const SearchSpace& space_;
+  std::unique_ptr<Sampler> sampler_;
+  bool maximize_;
+  std::chrono::steady_clock::time_point started_;
+  SignalsToTrials signals_;
+  std::map<pid_t, int64_t> running_;
+  bool exhausted_ = false;
+};
+
+}  // namespace
+
+RawConfig trial_config(const StudySetup& setup, const SearchSpace& space,
+                       const Assignment& assignment, int64_t number) {
+  RawConfig config;
+  config.tree = setup.base_config;
+  space.apply(assignment, config, fmt::format("trial {}", number));
+  if (setup.options.parallel > 1)
+    set_config_value(config, "runtime.threads",
+                     std::max<int64_t>(1, setup.cores / setup.options.parallel), "kiln tune");
+  return config;
+}
+
+void check_space(const StudySetup& setup) {
+  const SearchSpace& space = setup.options.space;
+  for (const Parameter& p : space.parameters())
+    for (double coordinate : p.distribution->grid(3)) {
+      Assignment assignment = enabling(space, p);
+      assignment[p.name] = coordinate;
+      Json value = p.distribution->value(coordinate);
+      try {
+        setup.check_config(trial_config(setup, space, assignment, 0));
+      } catch (const ConfigError& e) {
+        throw ConfigError("tune.space." + p.name, "",
+                          fmt::format("with {} = {}, a trial's config is wrong: {}", p.name,
+                                      show_value(value), e.what()));
+      }
+    }
+}
+
+int run_study(Study& study, const StudySetup& setup) { return StudyRun(study, setup).run(); }
+
+}  // namespace kiln::tune

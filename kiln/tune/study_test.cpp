@@ -1,0 +1,124 @@
+// The study database: trials and their values survive closing and reopening (and a second
+// connection sees the first's changes at once); a file that is no study, or is damaged, is
+// reported and left as it is; an existing study is never created over.
+
+#include "kiln/tune/study.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln::tune {
+namespace study_test {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+SearchSpace space() {
+  return SearchSpace::read(
+      parse_config_text("o: {type: choice, values: [adam, sgd]}\n"
+                        "m: {type: uniform, low: 0, high: 1, when: {o: sgd}}\n",
+                        "t.yaml", false),
+      {"tune.space", nullptr});
+}
+
+StudyInfo info() { return {"s1", "val/accuracy", true, Json{{"seed", 3}}, "2026-11-26T23:00:00Z"}; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Study, KeepsTrialsValuesAndReportsAcrossConnections) {
+  testing::TempDir dir;
+  std::string path = dir.file("study.db");
+  SearchSpace s = space();
+  Study study = Study::create(path, info(), s);
+  int64_t first = study.start_trial(s, {{"o", 1}, {"m", 0.25}}, "t0");
+  int64_t second = study.start_trial(s, {{"o", 0}}, "t1");
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(second, 1);
+  Study other = Study::open(path);  // as a trial's process opens it
+  other.report(0, {100, 1.0, 0.5});
+  other.report(0, {200, 2.0, 0.75});
+  other.report(0, {200, 2.0, 0.8});  // a resumed trial reports its step again
+  study.finish_trial(0, TrialState::kComplete, 0.8, "", "t2");
+  study.finish_trial(1, TrialState::kFailed, std::nullopt, "exit status 1: boom", "t3");
+  std::vector<TrialRecord> trials = Study::open(path).trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].state, TrialState::kComplete);
+  EXPECT_EQ(trials[0].values, Json({{"o", "sgd"}, {"m", 0.25}}));
+  EXPECT_EQ(trials[0].assignment, (Assignment{{"o", 1}, {"m", 0.25}}));
+  EXPECT_EQ(trials[0].value, 0.8);
+  EXPECT_EQ(trials[0].run_dir, "trial-0000");
+  ASSERT_EQ(trials[0].reported.size(), 2u);
+  EXPECT_EQ(trials[0].reported[1].value, 0.8);
+  EXPECT_EQ(trials[1].state, TrialState::kFailed);
+  EXPECT_EQ(trials[1].error, "exit status 1: boom");
+  EXPECT_FALSE(trials[1].value);
+  StudyInfo read = other.info();
+  EXPECT_EQ(read.metric, "val/accuracy");
+  EXPECT_TRUE(read.maximize);
+  EXPECT_EQ(read.config, Json({{"seed", 3}}));
+  // Samplers minimise: a maximised metric is negated.
+  std::vector<TrialView> views = trial_views(trials, true);
+  EXPECT_EQ(views[0].loss, -0.8);
+  EXPECT_FALSE(views[1].loss);
+}
+
+TEST(Study, APrunedTrialCountsWithItsLastReportedValue) {
+  testing::TempDir dir;
+  SearchSpace s = space();
+  Study study = Study::create(dir.file("study.db"), info(), s);
+  study.start_trial(s, {{"o", 0}}, "t0");
+  study.report(0, {1, 1, 0.6});
+  study.finish_trial(0, TrialState::kPruned, std::nullopt, "", "t1");
+  EXPECT_EQ(trial_views(study.trials(), false)[0].loss, 0.6);
+  study.restart_trial(0);
+  EXPECT_EQ(study.trial(0).state, TrialState::kRunning);
+}
+
+TEST(Study, NeverCreatesOverAStudyAndReportsWhatIsNoStudy) {
+  testing::TempDir dir;
+  std::string path = dir.file("study.db");
+  Study::create(path, info(), space());
+  EXPECT_THAT(error_of([&] { Study::create(path, info(), space()); }),
+              AllOf(HasSubstr("exists already"), HasSubstr("--resume")));
+  EXPECT_THAT(error_of([&] { Study::open(dir.file("none.db")); }), HasSubstr("no study database"));
+  std::string text = dir.file("text.db");
+  std::ofstream(text) << "these are not the bytes of a database, but they are long enough to be "
+                         "read as one by someone who does not check them first\n";
+  EXPECT_THAT(error_of([&] { Study::open(text); }),
+              AllOf(HasSubstr(text), HasSubstr("not a kiln study database")));
+  EXPECT_EQ(read_text_file(text).substr(0, 10), "these are ");
+  // A database, but not a study.
+  std::string other = dir.file("other.db");
+  sqlite3* db = nullptr;
+  sqlite3_open(other.c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE t (x)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EXPECT_THAT(error_of([&] { Study::open(other); }), HasSubstr("schema version is 0"));
+  // A study whose pages were overwritten in the middle.
+  {
+    std::fstream damage(path, std::ios::in | std::ios::out | std::ios::binary);
+    damage.seekp(0, std::ios::end);
+    auto size = int64_t(damage.tellp());
+    ASSERT_GT(size, 8192);
+    damage.seekp(2048);
+    std::string junk(size_t(size - 4096), '\x5a');
+    damage.write(junk.data(), std::streamsize(junk.size()));
+  }
+  EXPECT_THAT(error_of([&] { Study::open(path).trials(); }), HasSubstr(path));
+}
+
+}  // namespace study_test
+}  // namespace kiln::tune

@@ -1,0 +1,117 @@
+#include "kiln/tune/trial_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "kiln/core/child_environment.h"
+#include "kiln/core/error.h"
+
+namespace kiln::tune {
+namespace {
+
+constexpr size_t kMaxTrials = 256;
+// Read by the signal handler: plain atomics, no allocation.
+std::array<std::atomic<pid_t>, kMaxTrials> trial_pids{};
+std::atomic<int> first_signal{0};
+struct sigaction interrupt_before {
+}, terminate_before{};
+
+void pass_on(int signal) {
+  int expected = 0;
+  first_signal.compare_exchange_strong(expected, signal);
+  for (auto& pid : trial_pids)
+    if (pid_t p = pid.load(); p > 0) ::kill(-p, signal);
+}
+
+}  // namespace
+
+pid_t start_trial_process(const TrialCommand& command) {
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, command.log.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int s : {SIGINT, SIGTERM, SIGPIPE}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  // Its own group: a terminal's Ctrl-C reaches the study, which passes it on once.
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  std::vector<std::string> arguments = {command.program};
+  arguments.insert(arguments.end(), command.arguments.begin(), command.arguments.end());
+  std::vector<std::string> environment = environment_with(command.environment);
+  std::vector<char*> argv = c_string_array(arguments), envp = c_string_array(environment);
+  pid_t pid = -1;
+  int failed =
+      ::posix_spawn(&pid, command.program.c_str(), &files, &attributes, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attributes);
+  if (failed != 0)
+    throw Error(
+        fmt::format("kiln tune: cannot start {}: {}", command.program, std::strerror(failed)));
+  return pid;
+}
+
+std::optional<EndedProcess> wait_for_a_trial() {
+  EndedProcess ended;
+  ended.pid = ::waitpid(-1, &ended.status, 0);
+  if (ended.pid < 0 && errno == EINTR) return std::nullopt;
+  if (ended.pid < 0) throw Error(fmt::format("kiln tune: waitpid: {}", std::strerror(errno)));
+  return ended;
+}
+
+std::string process_ending(int status) {
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       ::strsignal(WTERMSIG(status)));
+  return fmt::format("exited with status {}", WEXITSTATUS(status));
+}
+
+SignalsToTrials::SignalsToTrials() {
+  first_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = &pass_on;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: the wait returns, and the study sees the signal
+  ::sigaction(SIGINT, &action, &interrupt_before);
+  ::sigaction(SIGTERM, &action, &terminate_before);
+}
+
+SignalsToTrials::~SignalsToTrials() {
+  ::sigaction(SIGINT, &interrupt_before, nullptr);
+  ::sigaction(SIGTERM, &terminate_before, nullptr);
+  for (auto& pid : trial_pids) pid = 0;
+}
+
+void SignalsToTrials::add(pid_t pid) {
+  for (auto& slot : trial_pids) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid)) return;
+  }
+  throw Error(fmt::format("kiln tune: more than {} trials at once", kMaxTrials));
+}
+
+void SignalsToTrials::remove(pid_t pid) {
+  for (auto& slot : trial_pids) {
+    pid_t p = pid;
+    slot.compare_exchange_strong(p, 0);
+  }
+}
+
+int SignalsToTrials::received() const { return first_signal.load(); }
+
+}  // namespace kiln::tune

@@ -1,0 +1,51 @@
+#pragma once
+// The processes of a study's trials: each `kiln train` runs in its own process group with its
+// output going to a log file, and the study waits for whichever ends first. While a study runs,
+// SIGINT and SIGTERM are passed to every trial (each saves a checkpoint and stops, as a run
+// does) and noted, so the study stops starting trials.
+// Torch-free. Thread-safety: one study per process (it owns SIGINT and SIGTERM while it runs).
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::tune {
+
+struct TrialCommand {
+  std::string program;
+  std::vector<std::string> arguments;
+  std::vector<std::pair<std::string, std::string>> environment;  // on top of this process's
+  std::string log;                                               // stdout and stderr, appended
+};
+
+/// Starts `command`; throws Error when it cannot be started.
+pid_t start_trial_process(const TrialCommand& command);
+
+struct EndedProcess {
+  pid_t pid = -1;
+  int status = 0;  // as waitpid gives it
+};
+
+/// Waits for a child to end; nullopt when a signal came first.
+std::optional<EndedProcess> wait_for_a_trial();
+
+/// "exited with status 3", "was killed by signal 9 (Killed)".
+std::string process_ending(int status);
+
+/// Passes SIGINT and SIGTERM on to the process groups of the trials it is told of, while it lives.
+class SignalsToTrials {
+ public:
+  SignalsToTrials();
+  ~SignalsToTrials();
+  SignalsToTrials(const SignalsToTrials&) = delete;
+  SignalsToTrials& operator=(const SignalsToTrials&) = delete;
+  void add(pid_t pid);
+  void remove(pid_t pid);
+  /// The first signal received, 0 when none.
+  int received() const;
+};
+
+}  // namespace kiln::tune

@@ -1,0 +1,19 @@
+#include "kiln/tune/tune_options.h"
+
+namespace kiln::tune {
+
+void TuneOptions::describe(Schema& s) {
+  s.field("metric", metric, "The tag a trial is judged by (its last value); \"\": train.monitor.");
+  s.field("mode", mode, "min or max: which way the metric is better; auto: train.mode.");
+  s.field("trials", trials, "Trials to run in all (a grid may end sooner).").min(1);
+  s.field("time", time, "Start no trial after this long (30 min, 2 h); absent: no limit.")
+      .check(
+          [](const std::optional<Period>& p) { return !p || p->unit() == Period::Unit::kSeconds; },
+          "a time such as 30 min");
+  s.field("parallel", parallel, "Trials run at once, the cores divided among them.").min(1);
+  s.field("seed", seed, "The sampler's seed; absent: the config's seed.");
+  s.field("sampler", sampler, "How each trial's parameters are chosen: random, grid or tpe.");
+  s.field("space", space, "The tuned parameters: config path -> distribution (docs/tune.md).");
+}
+
+}  // namespace kiln::tune

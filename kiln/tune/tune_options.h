@@ -1,0 +1,28 @@
+#pragma once
+// The `tune:` section of a config (docs/tune.md): what a study optimises, how many trials it
+// runs and how, and its search space. `kiln train` reads and checks it too, and leaves it be.
+// Torch-free. Thread-safety: values.
+
+#include <optional>
+#include <string>
+
+#include "kiln/core/mode.h"
+#include "kiln/core/period.h"
+#include "kiln/core/registry.h"
+#include "kiln/tune/search_space.h"
+
+namespace kiln::tune {
+
+struct TuneOptions {
+  std::string metric;  // "": train.monitor
+  ModeOrAuto mode = ModeOrAuto::kAuto;
+  int64_t trials = 20;
+  std::optional<Period> time;
+  int64_t parallel = 1;
+  std::optional<int64_t> seed;  // the sampler's; absent: the config's seed
+  ComponentSpec sampler{"sampler", "tpe"};
+  SearchSpace space;
+  void describe(Schema& s);
+};
+
+}  // namespace kiln::tune

@@ -1,0 +1,128 @@
+// End-to-end: `kiln tune` runs a study's trials as ordinary runs (in parallel, with their sampled
+// values in their configs), records each in the study database with the value its run logged,
+// keeps going past a failed trial, goes on with a study on --resume, and refuses a bad search
+// space before any trial starts.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "kiln/core/config.h"
+#include "kiln/core/text_file.h"
+#include "kiln/tune/study.h"
+#include "tests/support/binary_task.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace tune_e2e_test {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
+
+class Tune : public ::testing::Test {
+ protected:
+  std::string config(const std::string& tune) {
+    std::string rows = dir_.write("rows.csv", testing::binary_rows(200));
+    return dir_.write("binary.yaml",
+                      testing::binary_config(rows, rows,
+                                             "train: {max: 10 steps, validate_every: 10 steps}\n"
+                                             "tune:\n" +
+                                                 tune));
+  }
+  testing::CommandResult tune(const std::string& config, const std::string& more) {
+    return testing::run_command(
+        kiln("tune " + config + " --runs-root " + dir_.file("runs") + " " + more));
+  }
+  std::string study_dir(const std::string& name) { return dir_.file("runs/binary/" + name); }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(Tune, TrialsAreOrdinaryRunsWithTheirValuesAndTheMetricTheyLogged) {
+  std::string file = config(
+      "  {metric: val/accuracy, mode: max, trials: 3, parallel: 2, sampler: random,\n"
+      "   space: {optimizer.lr: {type: loguniform, low: 0.01, high: 1.0},\n"
+      "           'model.hidden[0]': {type: int, low: 2, high: 16}}}\n");
+  auto ran = tune(file, "--study s1");
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  EXPECT_THAT(ran.out, AllOf(HasSubstr("study: " + study_dir("s1")), HasSubstr("best: trial")));
+  std::vector<tune::TrialRecord> trials = tune::Study::open(study_dir("s1") + "/study.db").trials();
+  ASSERT_EQ(trials.size(), 3u);
+  for (const tune::TrialRecord& t : trials) {
+    SCOPED_TRACE(t.number);
+    EXPECT_EQ(t.state, tune::TrialState::kComplete);
+    std::string run = study_dir("s1") + "/" + t.run_dir;
+    Json config = load_config_file(run + "/config.yaml");
+    EXPECT_EQ(config["optimizer"]["lr"], t.values["optimizer.lr"]);
+    EXPECT_EQ(config["model"]["hidden"][0], t.values["model.hidden[0]"]);
+    EXPECT_EQ(config["runtime"]["threads"].dump(), "1") << "the cores divided between 2 trials";
+    EXPECT_TRUE(config["tune"].is_null()) << "a trial is no study";
+    Json summary = Json::parse(read_text_file(run + "/summary.json"));
+    EXPECT_EQ(t.value, summary["final"]["val/accuracy"].get<double>());
+  }
+  EXPECT_NE(trials[0].values, trials[1].values);
+  // --resume goes on with the study up to its new budget; the trials it had stay as they were.
+  auto more = tune(file, "--study s1 --resume --set tune.trials=4");
+  ASSERT_EQ(more.exit_code, 0) << more.out << more.err;
+  std::vector<tune::TrialRecord> after = tune::Study::open(study_dir("s1") + "/study.db").trials();
+  ASSERT_EQ(after.size(), 4u);
+  EXPECT_EQ(after[3].state, tune::TrialState::kComplete);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(after[i].value, trials[i].value);
+  auto changed = tune(file, "--study s1 --resume --set optimizer.lr=0.5");
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_THAT(changed.err, HasSubstr("only tune.trials, tune.time and tune.parallel"));
+  auto again = tune(file, "--study s1");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, AllOf(HasSubstr("exists already"), HasSubstr("--resume")));
+}
+
+TEST_F(Tune, AFailedTrialIsRecordedAndTheStudyGoesOn) {
+  std::string missing = dir_.file("missing.csv");
+  std::string file = config(
+      "  {metric: val/accuracy, mode: max, trials: 5, sampler: grid,\n"
+      "   space: {data.val.file: {type: choice, values: [" +
+      dir_.file("rows.csv") + ", " + missing + "]}}}\n");
+  auto ran = tune(file, "--study grid");
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  EXPECT_THAT(ran.out, HasSubstr("the sampler has no more trials to give after 2"));
+  std::vector<tune::TrialRecord> trials =
+      tune::Study::open(study_dir("grid") + "/study.db").trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
+  EXPECT_EQ(trials[1].state, tune::TrialState::kFailed);
+  EXPECT_THAT(trials[1].error, AllOf(HasSubstr("exited with status"), HasSubstr(missing)));
+  EXPECT_THAT(ran.out, HasSubstr("trial 1 failed"));
+}
+
+TEST_F(Tune, ABadSearchSpaceIsAConfigErrorBeforeAnyTrial) {
+  struct Case {
+    std::string space, expected;
+  };
+  std::vector<Case> cases = {
+      {"{optimizer.lr: {type: uniform, low: 0.5, high: 0.1}}",
+       "config error at tune.space.optimizer.lr.high"},
+      {"{optimizer.lr: {type: loguniform, low: 0, high: 0.1}}", "must be above 0 for loguniform"},
+      {"{optimizer.lrr: {type: uniform, low: 0.1, high: 0.5}}",
+       "config error at tune.space.optimizer.lrr"},
+      {"{optimizer: {type: choice, values: [sgd, {type: adamm}]}}", "unknown optimizer \"adamm\""},
+      {"{'model.hidden[3]': {type: int, low: 1, high: 4}}", "index 3 is out of range"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.space);
+    std::string file = config("  {trials: 2, space: " + c.space + "}\n");
+    auto ran = tune(file, "--study bad");
+    EXPECT_EQ(ran.exit_code, 2) << ran.out << ran.err;
+    EXPECT_THAT(ran.err, HasSubstr(c.expected));
+    EXPECT_FALSE(fs::exists(study_dir("bad")));
+  }
+  auto none = tune(config("  {space: {}}\n"), "");
+  EXPECT_THAT(none.err, HasSubstr("no parameters"));
+}
+
+}  // namespace tune_e2e_test
+}  // namespace kiln
