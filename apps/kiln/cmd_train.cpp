@@ -9,6 +9,7 @@
 #include "kiln/distributed/rendezvous.h"
 #include "kiln/engine/resume.h"
 #include "kiln/engine/training_run.h"
+#include "kiln/engine/trial_reporter.h"
 
 namespace kiln::cli {
 namespace {
@@ -93,6 +94,7 @@ int train(const TrainArgs& args) {
   request.command_line = invocation();
   // A launcher's job (kiln launch, torchrun, Slurm, TF_CONFIG): this process is one of its ranks.
   request.job = distributed::rendezvous_from(distributed::process_environment());
+  request.trial = engine::TrialReporter::from_environment();
   StopSignals signals;
   request.stop_signal = &stop_signal;
   return engine::run_training(request, stdout, engine::system_seconds).exit_code;

@@ -53,6 +53,11 @@ void RunRecord::ended(bool stopped_by_signal, double now) {
   info_["end_time"] = time_text(now);
 }
 
+void RunRecord::pruned(const std::string& reason) {
+  info_["status"] = "pruned";
+  info_["stop_reason"] = reason;
+}
+
 void RunRecord::failed(const std::string& error, double now) {
   info_["status"] = "failed";
   info_["error"] = error;

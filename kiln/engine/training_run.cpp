@@ -18,6 +18,7 @@
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
+#include "kiln/engine/trial_reporter.h"
 #include "kiln/models/summary.h"
 
 namespace kiln::engine {
@@ -131,6 +132,7 @@ struct StageLoop {
       parts.callbacks.push_back(projector);
     }
     parts.context = request.context;
+    if (request.trial && run.writes()) parts.callbacks.push_back(request.trial.get());
     parts.saves_checkpoints = run.writes();
     parts.inputs = inputs_json(session.inputs, session.labels);
     return parts;
@@ -338,6 +340,8 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
     if (!record.stages().is_null()) summary["stages"] = record.stages();
     run.write_summary(summary);
     record.ended(result.stopped_by_signal != 0, clock());
+    if (request.trial && request.trial->pruned() && !result.stopped_by_signal)
+      record.pruned(*request.trial->pruned());
     if (result.stopped_by_signal)
       outcome.exit_code = 128 + result.stopped_by_signal;
     else

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "kiln/core/config.h"
@@ -16,6 +17,8 @@
 #include "kiln/engine/evaluator.h"
 
 namespace kiln::engine {
+
+class TrialReporter;
 
 struct TrainRequest {
   RawConfig config;
@@ -35,6 +38,8 @@ struct TrainRequest {
   const std::atomic<int>* stop_signal = nullptr;
   // Print only the `run:` line (errors still go to stderr); train.log gets every line.
   bool quiet = false;
+  // For a trial of a study (kiln tune): reports to the study and may prune; rank 0 runs it.
+  std::shared_ptr<TrialReporter> trial;
 };
 
 struct TrainOutcome {

@@ -137,6 +137,17 @@ class StudyRun {
       say(fmt::format("trial {} failed ({}); the study goes on", number, error));
       return;
     }
+    Json record = Json::parse(
+        read_text_file_if_any(run_dir_of(number) + "/run.json").value_or("{}"), nullptr, false);
+    if (record.is_object() && record.value("status", "") == "pruned") {
+      std::optional<double> last;
+      TrialRecord trial = study_.trial(number);
+      if (!trial.reported.empty()) last = trial.reported.back().value;
+      std::string reason = record.value("stop_reason", "");
+      study_.finish_trial(number, TrialState::kPruned, last, reason, setup_.now());
+      say(fmt::format("trial {} pruned ({})", number, reason));
+      return;
+    }
     std::optional<double> value = final_value(number);
     if (!value) {
       std::string error = fmt::format("the run logged no {} (tune.metric)", metric());

@@ -13,6 +13,7 @@ void TuneOptions::describe(Schema& s) {
   s.field("parallel", parallel, "Trials run at once, the cores divided among them.").min(1);
   s.field("seed", seed, "The sampler's seed; absent: the config's seed.");
   s.field("sampler", sampler, "How each trial's parameters are chosen: random, grid or tpe.");
+  s.field("pruner", pruner, "How unpromising trials are stopped early: none, asha or median.");
   s.field("space", space, "The tuned parameters: config path -> distribution (docs/tune.md).");
 }
 

@@ -21,6 +21,7 @@ struct TuneOptions {
   int64_t parallel = 1;
   std::optional<int64_t> seed;  // the sampler's; absent: the config's seed
   ComponentSpec sampler{"sampler", "tpe"};
+  ComponentSpec pruner{"pruner", "none"};
   SearchSpace space;
   void describe(Schema& s);
 };

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 
@@ -97,6 +98,66 @@ TEST_F(Tune, AFailedTrialIsRecordedAndTheStudyGoesOn) {
   EXPECT_EQ(trials[1].state, tune::TrialState::kFailed);
   EXPECT_THAT(trials[1].error, AllOf(HasSubstr("exited with status"), HasSubstr(missing)));
   EXPECT_THAT(ran.out, HasSubstr("trial 1 failed"));
+}
+
+TEST_F(Tune, AshaPrunesTrialsBehindAtARungWithACheckpointAndTheirLastValue) {
+  std::string file = config(
+      "  {metric: val/accuracy, mode: max, trials: 4, sampler: grid,\n"
+      "   pruner: {type: asha, min_resource: 1, reduction: 2},\n"
+      "   space: {optimizer.lr: {type: choice, values: [1.0, 0.5, 0.0001, 0.0002]}}}\n");
+  std::string four_epochs = "--set 'train={max: 4 epochs, validate_every: 1 epoch}'";
+  auto ran = tune(file, "--study asha " + four_epochs);
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  std::vector<tune::TrialRecord> trials =
+      tune::Study::open(study_dir("asha") + "/study.db").trials();
+  ASSERT_EQ(trials.size(), 4u);
+  // The first trial has none to compare with (rungs at epochs 1, 2 and 4); the last two (lr 1e-4
+  // and 2e-4) learn nothing in their first epoch, when the first had learned much.
+  EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
+  EXPECT_EQ(trials[0].reported.size(), 4u);
+  for (size_t i = 2; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(trials[i].state, tune::TrialState::kPruned);
+    ASSERT_EQ(trials[i].reported.size(), 1u);
+    EXPECT_EQ(trials[i].value, trials[i].reported[0].value);
+    EXPECT_THAT(trials[i].error, HasSubstr("that reached 1 epoch did better"));
+    std::string run = study_dir("asha") + "/" + trials[i].run_dir;
+    Json record = Json::parse(read_text_file(run + "/run.json"));
+    EXPECT_EQ(record["status"], "pruned");
+    EXPECT_EQ(record["stop_reason"], trials[i].error);
+    EXPECT_TRUE(fs::exists(run + "/checkpoints/step-000000010"));
+  }
+  EXPECT_THAT(ran.out, HasSubstr("trial 2 pruned (asha: 2 of the 3 trials that reached 1 epoch"));
+}
+
+TEST_F(Tune, ASignalStopsTheStudyAndResumeFinishesItWithoutRedoingATrial) {
+  std::string file = config(
+      "  {metric: val/accuracy, mode: max, trials: 3, sampler: random,\n"
+      "   space: {optimizer.lr: {type: loguniform, low: 0.01, high: 1}}}\n");
+  std::string long_trials = " --set 'train={max: 3000 steps, validate_every: 1000 steps}'";
+  testing::ChildProcess study(kiln("tune " + file + " --runs-root " + dir_.file("runs") +
+                                   " --study stopped" + long_trials));
+  std::string line;
+  while (study.read_line(line) && line.find("trial 1 started") == std::string::npos) {
+  }
+  study.signal(SIGTERM);
+  EXPECT_EQ(study.wait(), 128 + SIGTERM);
+  std::string database = study_dir("stopped") + "/study.db";
+  std::vector<tune::TrialRecord> before = tune::Study::open(database).trials();
+  ASSERT_EQ(before.size(), 2u) << "no trial starts after the signal";
+  EXPECT_EQ(before[0].state, tune::TrialState::kComplete);
+  EXPECT_NE(before[1].state, tune::TrialState::kFailed);
+  auto resumed = tune(file, "--study stopped --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  std::vector<tune::TrialRecord> after = tune::Study::open(database).trials();
+  ASSERT_EQ(after.size(), 3u);
+  for (const tune::TrialRecord& t : after) EXPECT_EQ(t.state, tune::TrialState::kComplete);
+  EXPECT_EQ(after[0].value, before[0].value);
+  EXPECT_EQ(after[0].finished, before[0].finished) << "a finished trial is not run again";
+  EXPECT_EQ(after[1].values, before[1].values);
+  if (before[1].state == tune::TrialState::kRunning)
+    EXPECT_THAT(resumed.out, ::testing::AnyOf(HasSubstr("trial 1 resumes from its last checkpoint"),
+                                              HasSubstr("trial 1 starts again")));
 }
 
 TEST_F(Tune, ABadSearchSpaceIsAConfigErrorBeforeAnyTrial) {
