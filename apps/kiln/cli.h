@@ -34,6 +34,8 @@ struct ConfigArgs {
 void add_train_command(CLI::App& app, Action& action);
 void add_launch_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
+/// `tune show` and `tune benchmark`.
+void add_tune_tools(CLI::App& tune, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_serve_command(CLI::App& app, Action& action);

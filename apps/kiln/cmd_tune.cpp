@@ -110,7 +110,7 @@ void add_tune_command(CLI::App& app, Action& action) {
   auto* command =
       app.add_subcommand("tune", "Search hyper-parameters: trials of a config (docs/tune.md)");
   auto args = std::make_shared<TuneArgs>();
-  args->config.add_to(*command, /*files_required=*/true);
+  args->config.add_to(*command, /*files_required=*/false);
   command->add_option("--runs-root", args->runs_root, "Where run directories go")
       ->capture_default_str();
   command->add_option("--study", args->study,
@@ -120,7 +120,16 @@ void add_tune_command(CLI::App& app, Action& action) {
   command->add_flag("--resume", args->resume,
                     "Go on with the study --study names: its running trials from their "
                     "checkpoints, then new ones up to tune.trials");
-  command->callback([&action, args] { action = [args] { return tune_study(*args); }; });
+  command->callback([&action, args, command] {
+    if (!command->get_subcommands().empty()) return;
+    action = [args] {
+      if (args->config.files.empty())
+        throw UsageError(
+            "kiln tune needs a config file with a tune: section (or: tune show STUDY)");
+      return tune_study(*args);
+    };
+  });
+  add_tune_tools(*command, action);
 }
 
 }  // namespace kiln::cli

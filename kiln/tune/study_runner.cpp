@@ -11,6 +11,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
+#include "kiln/tune/study_report.h"
 #include "kiln/tune/trial_process.h"
 
 namespace kiln::tune {
@@ -171,11 +172,7 @@ class StudyRun {
   }
 
   void say_best() const {
-    std::optional<TrialRecord> best;
-    for (const TrialRecord& t : study_.trials())
-      if (t.state == TrialState::kComplete &&
-          (!best || (maximize_ ? *t.value > *best->value : *t.value < *best->value)))
-        best = t;
+    std::optional<TrialRecord> best = best_trial(study_.trials(), maximize_);
     if (best)
       say(fmt::format("best: trial {}, {} {:.6g}, {}", best->number, metric(), *best->value,
                       best->values.dump()));

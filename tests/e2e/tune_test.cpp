@@ -128,6 +128,15 @@ TEST_F(Tune, AshaPrunesTrialsBehindAtARungWithACheckpointAndTheirLastValue) {
     EXPECT_TRUE(fs::exists(run + "/checkpoints/step-000000010"));
   }
   EXPECT_THAT(ran.out, HasSubstr("trial 2 pruned (asha: 2 of the 3 trials that reached 1 epoch"));
+  // tune show: the table, the best trial and its config, ready to train.
+  auto shown = testing::run_command(kiln("tune show " + study_dir("asha")));
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, AllOf(HasSubstr("4 trials: 1 complete, 3 pruned"),
+                               HasSubstr("2      pruned    0.605"), HasSubstr("best: trial 0")));
+  Json best = load_config_file(study_dir("asha") + "/best.yaml");
+  EXPECT_EQ(best["optimizer"]["lr"], 1.0);
+  auto checked = testing::run_command(kiln("train " + study_dir("asha") + "/best.yaml --dry-run"));
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
 }
 
 TEST_F(Tune, ASignalStopsTheStudyAndResumeFinishesItWithoutRedoingATrial) {

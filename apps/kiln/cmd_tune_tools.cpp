@@ -1,0 +1,106 @@
+// kiln tune show STUDY [--best-config FILE]: a study's trials, best trial, parameter importance,
+// and the best trial's config ready for `kiln train`.
+// kiln tune benchmark --function NAME --trials N --seed S [--sampler SPEC]: a sampler on an
+// instant test function (benchmarks/tune.sh compares it with Optuna's).
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "apps/kiln/cli.h"
+#include "kiln/core/error.h"
+#include "kiln/tune/study_report.h"
+#include "kiln/tune/test_functions.h"
+
+namespace kiln::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct ShowArgs {
+  std::string study, best_config;
+};
+
+int show_study(const ShowArgs& args) {
+  fs::path folder =
+      fs::is_directory(args.study) ? fs::path(args.study) : fs::path(args.study).parent_path();
+  tune::Study study = tune::Study::open((folder / "study.db").string());
+  tune::StudyInfo info = study.info();
+  tune::SearchSpace space = tune::study_space(info);
+  std::vector<tune::TrialRecord> trials = study.trials();
+  std::map<std::string, int> states;
+  for (const tune::TrialRecord& t : trials) states[tune::state_name(t.state)] += 1;
+  std::string counts;
+  for (const auto& [state, n] : states)
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, state);
+  std::printf("study %s (%s): %s, %s; %zu trials%s%s\n\n", info.name.c_str(),
+              folder.string().c_str(), info.metric.c_str(), info.maximize ? "max" : "min",
+              trials.size(), counts.empty() ? "" : ": ", counts.c_str());
+  std::printf("%s\n", tune::trials_table(info, space, trials).c_str());
+  std::optional<tune::TrialRecord> best = tune::best_trial(trials, info.maximize);
+  if (!best) {
+    std::printf("no trial has completed yet\n");
+    return 0;
+  }
+  std::printf("best: trial %lld, %s %.6g, %s\n", static_cast<long long>(best->number),
+              info.metric.c_str(), *best->value, best->values.dump().c_str());
+  auto shares = tune::importance(space, trials);
+  if (!shares.empty()) {
+    std::printf("\nimportance (share of the value's variance each parameter explains):\n");
+    for (const auto& [name, share] : shares) std::printf("  %-24s %.2f\n", name.c_str(), share);
+  }
+  std::string file = args.best_config.empty() ? (folder / "best.yaml").string() : args.best_config;
+  std::ofstream(file) << to_yaml(tune::trial_config_tree(info, space, *best));
+  std::printf("\nbest config: %s (kiln train %s)\n", file.c_str(), file.c_str());
+  return 0;
+}
+
+struct BenchmarkArgs {
+  std::string function, sampler = "tpe";
+  int64_t trials = 50, seed = 1;
+};
+
+int benchmark_sampler(const BenchmarkArgs& args) {
+  const tune::TestFunction& function = tune::test_function(args.function);
+  ComponentSpec spec("sampler");
+  OptionTraits<ComponentSpec>::read(parse_config_text(args.sampler, "--sampler", false), spec,
+                                    {"--sampler", nullptr});
+  auto sampler = tune::sampler_registry().create(spec, uint64_t(args.seed));
+  tune::SamplerRun run = tune::run_sampler(function, *sampler, args.trials);
+  Json out = {{"function", function.name},
+              {"sampler", spec.type()},
+              {"seed", args.seed},
+              {"trials", int64_t(run.best_after.size())},
+              {"best", run.best_after.empty() ? Json() : Json(run.best_after.back())},
+              {"best_after", run.best_after},
+              {"sampler_seconds_per_trial",
+               run.sampling_seconds / double(std::max<size_t>(run.best_after.size(), 1))}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_tune_tools(CLI::App& tune, Action& action) {
+  auto show_args = std::make_shared<ShowArgs>();
+  auto* show = tune.add_subcommand("show", "A study's trials, best trial and importances");
+  show->add_option("study", show_args->study, "The study's folder (or its study.db)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  show->add_option("--best-config", show_args->best_config,
+                   "Where the best trial's config goes (default: STUDY/best.yaml)");
+  show->callback([&action, show_args] { action = [show_args] { return show_study(*show_args); }; });
+
+  auto bench_args = std::make_shared<BenchmarkArgs>();
+  auto* bench = tune.add_subcommand(
+      "benchmark", "A sampler on an instant test function, as one JSON line (benchmarks/tune.sh)");
+  bench->add_option("--function", bench_args->function, "branin, hartmann6 or conditional")
+      ->required();
+  bench->add_option("--trials", bench_args->trials, "Trials")->check(CLI::Range(1, 100000));
+  bench->add_option("--seed", bench_args->seed, "The sampler's seed");
+  bench->add_option("--sampler", bench_args->sampler, "The sampler, as tune.sampler takes it")
+      ->capture_default_str();
+  bench->callback(
+      [&action, bench_args] { action = [bench_args] { return benchmark_sampler(*bench_args); }; });
+}
+
+}  // namespace kiln::cli
