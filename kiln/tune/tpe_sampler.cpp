@@ -2,8 +2,9 @@
 // it). After `startup` random trials, the finished trials are split into the best `gamma` share
 // ("below", at most 25) and the rest; each is modelled by a Parzen estimator, and of `candidates`
 // points drawn from the good model the one with the highest ratio good/bad is tried. Parameters
-// sharing a condition are modelled jointly (multivariate), over the trials where they applied;
-// pruned trials count among the bad ones.
+// sharing a condition are modelled jointly (multivariate: one kernel per trial over all of them),
+// over the trials where they applied; pruned trials count among the bad ones. The estimator's
+// bandwidths and scores: parzen_estimator.h.
 
 #include <algorithm>
 #include <cmath>
@@ -74,22 +75,25 @@ class TpeSampler : public Sampler {
   std::vector<double> sample_group(const std::vector<const Parameter*>& group,
                                    const std::vector<const TrialView*>& finished,
                                    DrawRandom& random) const {
-    // The trials where the group applied, best first (complete before pruned), then split.
-    std::vector<const TrialView*> seen;
-    for (const TrialView* t : finished)
-      if (t->assignment.count(group.front()->name)) seen.push_back(t);
-    std::stable_sort(seen.begin(), seen.end(), [](const TrialView* a, const TrialView* b) {
+    // Every finished trial, best first (complete before pruned), split into the good and the
+    // bad; of each, the trials where the group applied.
+    std::vector<const TrialView*> ranked = finished;
+    std::stable_sort(ranked.begin(), ranked.end(), [](const TrialView* a, const TrialView* b) {
       bool a_pruned = a->state == TrialState::kPruned, b_pruned = b->state == TrialState::kPruned;
       return a_pruned != b_pruned ? b_pruned : *a->loss < *b->loss;
     });
-    size_t below = std::min<size_t>(25, size_t(std::ceil(options_.gamma * double(seen.size()))));
-    ParzenEstimator good = estimator(group, {seen.begin(), seen.begin() + long(below)});
-    ParzenEstimator bad = estimator(group, {seen.begin() + long(below), seen.end()});
+    size_t below = std::min<size_t>(25, size_t(std::ceil(options_.gamma * double(ranked.size()))));
+    std::vector<const TrialView*> good_trials, bad_trials;
+    for (size_t i = 0; i < ranked.size(); ++i)
+      if (ranked[i]->assignment.count(group.front()->name))
+        (i < below ? good_trials : bad_trials).push_back(ranked[i]);
+    ParzenEstimator good = estimator(group, good_trials);
+    ParzenEstimator bad = estimator(group, bad_trials);
     std::vector<double> best;
     double best_score = -INFINITY;
     for (int64_t c = 0; c < options_.candidates; ++c) {
       std::vector<double> point = good.sample(random);
-      double score = good.log_density(point) - bad.log_density(point);
+      double score = good.log_score(point) - bad.log_score(point);
       if (best.empty() || score > best_score) {
         best = point;
         best_score = score;
