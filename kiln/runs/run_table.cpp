@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "kiln/core/text_table.h"
 #include "kiln/runs/run_query.h"
 
 namespace kiln::runs {
@@ -38,25 +39,6 @@ std::string csv_cell(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
-}
-
-// Columns padded to their widest cell, two spaces apart.
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) {
-      widths.resize(std::max(widths.size(), row.size()));
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i)
-      line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], widths[i]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
 }
 
 }  // namespace
@@ -100,7 +82,7 @@ std::string runs_table(const std::vector<RunInfo>& runs) {
     for (const std::string& column : columns) row.push_back(cell_text(run, column));
     rows.push_back(std::move(row));
   }
-  std::string out = aligned(rows);
+  std::string out = aligned_columns(rows);
   for (const RunInfo& run : runs)
     for (const std::string& problem : run.problems)
       out += fmt::format("(!) {}: {}\n", run.path, problem);
@@ -165,7 +147,7 @@ std::string compare_table(const std::vector<RunInfo>& runs) {
     for (const auto& [tag, value] : run.final)
       if (std::count(tag.begin(), tag.end(), '/') == 1) tags.insert(tag);
   for (const std::string& tag : tags) add(tag, tag);
-  std::string out = aligned(rows);
+  std::string out = aligned_columns(rows);
   if (differing.empty()) out += "(the configs are the same)\n";
   return out;
 }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "kiln/core/text_table.h"
+
 namespace kiln::tune {
 namespace {
 
@@ -14,24 +16,6 @@ std::string cell(const Json& value) {
   if (value.is_number_float()) return fmt::format("{:.4g}", value.get<double>());
   if (value.is_string()) return value.get<std::string>();
   return value.dump();
-}
-
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (widths.size() <= i) widths.push_back(0);
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i)
-      line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], widths[i]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
 }
 
 // The group of each trial by `p`: its value's index (choices), its quantile bin (numbers), or
@@ -103,7 +87,7 @@ std::string trials_table(const StudyInfo& info, const SearchSpace& space,
     row.push_back(t.error);
     rows.push_back(row);
   }
-  return table(rows);
+  return aligned_columns(rows);
 }
 
 std::vector<std::pair<std::string, double>> importance(const SearchSpace& space,
