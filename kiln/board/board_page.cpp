@@ -25,6 +25,9 @@ constexpr const char* kPage = R"PAGE(<!DOCTYPE html>
   pre { background: #f7f7f7; padding: 8px; max-height: 300px; overflow: auto; font-size: 12px; }
   #error, .problem { color: #a33; }
   #detail img { image-rendering: pixelated; max-width: 100%; }
+  #studies { padding: 0 12px 12px; }
+  .study-charts { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+  .study-box { position: relative; height: 280px; }
 </style>
 <script src="chart.js"></script>
 </head>
@@ -50,6 +53,7 @@ constexpr const char* kPage = R"PAGE(<!DOCTYPE html>
   <div id="detail"></div>
 </section>
 </main>
+<section id="studies"></section>
 <script>
 "use strict";
 const state = { sort: "", ticked: new Set(), series: {}, offsets: {}, chosen: null, chart: null };
@@ -71,6 +75,7 @@ function fromReport(path, params) {
   if (path === "/api/runs") return sortedInPage(data.runs);
   if (path === "/api/text") return (data.texts[params.run] || {})[params.name] || null;
   if (path === "/api/images") return data.images[params.run] || { images: [], problems: [] };
+  if (path === "/api/studies") return data.studies || { studies: [] };
   if (Number(params.from) > 0) return { rows: [], next: Number(params.from), restart: false };
   return data.metrics[params.run];
 }
@@ -225,12 +230,117 @@ async function choose(run) {
   document.getElementById("detail").innerHTML = parts.join("");
 }
 
+// Studies of `kiln tune`: each trial's value in the order the trials ran (with the best so far),
+// and the trials' parameters and value as parallel coordinates (each axis scaled to its
+// trials' range, on a log scale where the parameter is drawn on one; a choice's values evenly).
+async function loadStudies() {
+  let payload;
+  try { payload = await api("/api/studies", {}); } catch (e) { return; }
+  const key = JSON.stringify(payload);
+  if (state.studiesKey === key) return;
+  state.studiesKey = key;
+  (state.studyCharts || []).forEach(c => c.destroy());
+  state.studyCharts = [];
+  const box = document.getElementById("studies");
+  box.innerHTML = payload.studies.length ? "<h3>Studies</h3>" : "";
+  payload.studies.forEach((study, i) => {
+    const part = document.createElement("div");
+    part.className = "study";
+    part.dataset.study = study.study;
+    if (study.problem) {
+      part.innerHTML = `<h4>${escapeHtml(study.study)}</h4><p class="problem">${escapeHtml(study.problem)}</p>`;
+      box.appendChild(part);
+      return;
+    }
+    part.innerHTML = `<h4>${escapeHtml(study.study)}: ${escapeHtml(studySummary(study))}</h4>` +
+        `<div class="study-charts"><div class="study-box"><canvas id="study-values-${i}"></canvas></div>` +
+        `<div class="study-box"><canvas id="study-parallel-${i}"></canvas></div></div>`;
+    box.appendChild(part);
+    drawStudyValues(study, document.getElementById(`study-values-${i}`));
+    drawStudyParallel(study, document.getElementById(`study-parallel-${i}`));
+  });
+}
+
+function better(a, b, mode) { return mode === "max" ? a > b : a < b; }
+
+function studySummary(study) {
+  const counts = {};
+  study.trials.forEach(t => counts[t.state] = (counts[t.state] || 0) + 1);
+  let best = null;
+  for (const t of study.trials)
+    if (t.state === "complete" && t.value !== null && (!best || better(t.value, best.value, study.mode))) best = t;
+  const states = Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(", ");
+  return `${study.metric} (${study.mode}), ${study.trials.length} trials (${states})` +
+         (best ? `, best: trial ${best.number}, ${study.metric} ${best.value}` : "");
+}
+
+function drawStudyValues(study, canvas) {
+  const valued = study.trials.filter(t => t.value !== null);
+  const points = state => valued.filter(t => t.state === state).map(t => ({x: t.number, y: t.value}));
+  let best = null;
+  const bestSoFar = [];
+  for (const t of study.trials.filter(t => t.state === "complete" && t.value !== null)) {
+    if (best === null || better(t.value, best, study.mode)) best = t.value;
+    bestSoFar.push({x: t.number, y: best});
+  }
+  const datasets = [
+    { type: "scatter", label: "complete", data: points("complete"), backgroundColor: colours[0], pointRadius: 4 },
+    { type: "scatter", label: "pruned", data: points("pruned"), backgroundColor: "#999", pointRadius: 4 },
+    { type: "line", label: "best so far", data: bestSoFar, borderColor: colours[1], stepped: true,
+      pointRadius: 0, borderWidth: 2 }];
+  state.studyCharts.push(new Chart(canvas, { type: "scatter", data: { datasets },
+    options: { animation: false, maintainAspectRatio: false,
+      scales: { x: { title: { display: true, text: "trial" }, ticks: { precision: 0 } },
+                y: { title: { display: true, text: study.metric } } },
+      plugins: { legend: { position: "bottom" } } } }));
+  canvas.dataset.points = valued.length;
+}
+
+// Where each value sits on its axis, from 0 to 1 (`at`), and what the axis spans (`span`).
+function axisScale(values, log) {
+  const numbers = values.filter(v => typeof v === "number");
+  if (numbers.length === values.length && numbers.length) {
+    const f = v => log && v > 0 ? Math.log10(v) : v;
+    const low = Math.min(...numbers.map(f)), high = Math.max(...numbers.map(f));
+    const show = v => Number((log ? Math.pow(10, v) : v).toPrecision(3));
+    return { at: v => typeof v !== "number" ? null : high > low ? (f(v) - low) / (high - low) : 0.5,
+             span: `${show(low)} to ${show(high)}${log ? " (log)" : ""}` };
+  }
+  const kinds = [...new Set(values.map(v => JSON.stringify(v)))].sort();
+  return { at: v => v === undefined ? null : kinds.length > 1 ? kinds.indexOf(JSON.stringify(v)) / (kinds.length - 1) : 0.5,
+           span: kinds.join(" | ") };
+}
+
+function drawStudyParallel(study, canvas) {
+  const trials = study.trials.filter(t => t.value !== null);
+  const names = study.parameters.map(p => p.name);
+  const scales = study.parameters.map(p =>
+      axisScale(trials.map(t => t.values[p.name]).filter(v => v !== undefined), p.log));
+  const valueScale = axisScale(trials.map(t => t.value), false);
+  const datasets = trials.map(t => {
+    const quality = study.mode === "max" ? valueScale.at(t.value) : 1 - valueScale.at(t.value);
+    const shade = Math.round(200 - 170 * quality);
+    return { label: `trial ${t.number}`,
+             data: [...scales.map((s, j) => s.at(t.values[names[j]])), valueScale.at(t.value)],
+             borderColor: t.state === "pruned" ? "#bbb" : `rgb(${shade}, ${shade}, 230)`,
+             borderWidth: 2, pointRadius: 2, spanGaps: false };
+  });
+  state.studyCharts.push(new Chart(canvas, { type: "line",
+    data: { labels: [...names, study.metric].map((name, j) => [name, [...scales, valueScale][j].span]),
+            datasets },
+    options: { animation: false, maintainAspectRatio: false,
+      scales: { y: { min: 0, max: 1, ticks: { display: false } } },
+      plugins: { legend: { display: false } } } }));
+  canvas.dataset.lines = datasets.length;
+}
+
 if (window.KILN_DATA) document.querySelector(".controls").style.display = "none";
 document.getElementById("apply").onclick = loadRuns;
 document.getElementById("filter").onkeydown = e => { if (e.key === "Enter") loadRuns(); };
 for (const id of ["metric", "axis", "smoothing", "log"]) document.getElementById(id).oninput = draw;
 loadRuns();
-if (!window.KILN_DATA) setInterval(() => { poll(); }, 2000);
+loadStudies();
+if (!window.KILN_DATA) setInterval(() => { poll(); loadStudies(); }, 2000);
 </script>
 </body>
 </html>

@@ -5,6 +5,7 @@
 
 #include "kiln/board/board_api.h"
 #include "kiln/board/board_page.h"
+#include "kiln/board/board_studies.h"
 #include "kiln/board/report.h"
 #include "kiln/core/error.h"
 
@@ -50,6 +51,9 @@ void BoardServer::add_routes() {
     } catch (const UsageError& e) {
       refuse(response, 400, e.what());
     }
+  });
+  server.Get("/api/studies", [this](const httplib::Request&, httplib::Response& response) {
+    send_json(response, studies_payload(root_));
   });
   server.Get("/api/metrics", [this](const httplib::Request& request, httplib::Response& response) {
     std::optional<std::string> run = run_under(root_, request.get_param_value("run"));

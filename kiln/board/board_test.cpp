@@ -12,12 +12,14 @@
 
 #include "kiln/board/board_api.h"
 #include "kiln/board/board_server.h"
+#include "kiln/board/board_studies.h"
 #include "kiln/board/report.h"
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/io/image_codec.h"
 #include "kiln/tensorboard/event_log.h"
+#include "kiln/tune/study.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::board {
@@ -91,6 +93,45 @@ TEST_F(Board, ListsTheRunsWithTheFiltersOfKilnRuns) {
   httplib::Result bad = get("/api/runs?filter=nonsense");
   EXPECT_EQ(bad->status, 400);
   EXPECT_THAT(bad->body, HasSubstr("expected KEY=GLOB"));
+}
+
+// Studies of kiln tune: every study.db under the root with its trials, a damaged one with its
+// problem, none reached through a link out of the root; the report carries them too.
+TEST_F(Board, ListsTheStudiesUnderTheRootWithTheirTrials) {
+  Json config = parse_config_text(
+      "tune:\n  space:\n    optimizer.lr: {type: loguniform, low: 1.0e-4, high: 1}\n"
+      "    kind: {type: choice, values: [a, b]}\n",
+      "t.yaml", false);
+  tune::SearchSpace space =
+      tune::SearchSpace::read(config["tune"]["space"], {"tune.space", nullptr});
+  fs::create_directories(dir_.file("runs/fashion/s1"));
+  tune::Study study = tune::Study::create(dir_.file("runs/fashion/s1/study.db"),
+                                          {"s1", "val/accuracy", true, config, "t0"}, space);
+  study.start_trial(space, *space.assignment_of({{"optimizer.lr", 0.01}, {"kind", "b"}}), "t1");
+  study.finish_trial(0, tune::TrialState::kComplete, 0.8, "", "t2");
+  study.start_trial(space, *space.assignment_of({{"optimizer.lr", 0.5}, {"kind", "a"}}), "t3");
+  fs::create_directories(dir_.file("runs/fashion/s2"));
+  write(dir_.file("runs/fashion/s2/study.db"), "no database at all, but long enough to be read");
+  tune::Study::create(dir_.file("outside/study.db"), {"x", "m", false, config, "t"}, space);
+
+  Json studies = get_json("/api/studies")["studies"];
+  ASSERT_EQ(studies.size(), 2u) << studies.dump();
+  const Json& s1 = studies[0];
+  EXPECT_EQ(s1["study"], "fashion/s1");
+  EXPECT_EQ(s1["metric"], "val/accuracy");
+  EXPECT_EQ(s1["mode"], "max");
+  EXPECT_EQ(s1["parameters"], Json::parse(R"([{"name": "optimizer.lr", "log": true},
+                                               {"name": "kind", "log": false}])"));
+  ASSERT_EQ(s1["trials"].size(), 2u);
+  EXPECT_EQ(s1["trials"][0]["value"], 0.8);
+  EXPECT_EQ(s1["trials"][0]["values"]["kind"], "b");
+  EXPECT_EQ(s1["trials"][0]["run"], "fashion/s1/trial-0000");
+  EXPECT_EQ(s1["trials"][1]["state"], "running");
+  EXPECT_TRUE(s1["trials"][1]["value"].is_null());
+  EXPECT_EQ(studies[1]["study"], "fashion/s2");
+  EXPECT_THAT(studies[1]["problem"].get<std::string>(), HasSubstr("not a kiln study database"));
+  EXPECT_THAT(report_html(dir_.file("runs"), "/* Chart.js */"),
+              HasSubstr(R"("studies":{"studies":[{"name":"s1")"));
 }
 
 // The page asks from where it stopped: only rows appended since, and only whole ones.

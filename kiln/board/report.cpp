@@ -8,6 +8,7 @@
 
 #include "kiln/board/board_api.h"
 #include "kiln/board/board_page.h"
+#include "kiln/board/board_studies.h"
 #include "kiln/core/error.h"
 
 namespace kiln::board {
@@ -29,7 +30,8 @@ Json report_data(const std::string& root) {
   Json data = {{"runs", runs_payload(root, {}, "")},
                {"metrics", Json::object()},
                {"texts", Json::object()},
-               {"images", Json::object()}};
+               {"images", Json::object()},
+               {"studies", studies_payload(root)}};
   for (const Json& run : data["runs"]["runs"]) {
     std::string name = run["run"];
     std::optional<std::string> path = run_under(root, name);

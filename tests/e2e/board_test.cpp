@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "kiln/io/image_codec.h"
+#include "tests/support/binary_task.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -102,6 +103,30 @@ TEST_F(BoardInBrowser, ListsTheRunsAndDrawsTheirCurves) {
 
   board.signal(SIGTERM);
   EXPECT_EQ(board.wait(), 0);
+}
+
+// A study of kiln tune in the tree: its trials' values over the trials and its parallel
+// coordinates, drawn in the report as on the board.
+TEST_F(BoardInBrowser, TheReportDrawsAStudysTrials) {
+  std::string rows = dir_.write("rows.csv", testing::binary_rows(200));
+  std::string config = dir_.write(
+      "binary.yaml",
+      testing::binary_config(rows, rows,
+                             "train: {max: 10 steps, validate_every: 10 steps}\n"
+                             "tune: {metric: val/accuracy, mode: max, trials: 3, sampler: random,\n"
+                             "  space: {optimizer.lr: {type: loguniform, low: 0.01, high: 1}}}\n"));
+  auto tuned = testing::run_command(
+      kiln("tune " + config + " --runs-root " + dir_.file("runs") + " --study s"));
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.out << tuned.err;
+  std::string report = dir_.file("report.html");
+  ASSERT_EQ(testing::run_command(kiln("report " + dir_.file("runs") + " -o " + report)).exit_code,
+            0);
+  testing::CommandResult dom = browse("file://" + report, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_THAT(dom.out, HasSubstr("<div class=\"study\" data-study=\"binary/s\">"));
+  EXPECT_THAT(dom.out, HasSubstr("val/accuracy (max), 3 trials (3 complete), best: trial"));
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex("id=\"study-values-0\"[^>]*data-points=\"3\""));
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex("id=\"study-parallel-0\"[^>]*data-lines=\"3\""));
 }
 
 // The same page as one file, opened from disk with no server: the runs and their curves.
