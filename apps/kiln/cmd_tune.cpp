@@ -7,6 +7,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
+#include "kiln/core/folder_lock.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/engine/run_dir.h"
@@ -70,6 +71,7 @@ int tune_study(const TuneArgs& args) {
   if (args.resume) {
     if (args.study.empty())
       throw UsageError("--resume needs --study NAME: the study to go on with");
+    FolderLock lock(study_dir.string(), "study " + study_dir.string() + " is being run");
     tune::Study study = tune::Study::open(database);
     RawConfig saved;
     saved.tree = study.info().config;
@@ -93,6 +95,7 @@ int tune_study(const TuneArgs& args) {
   setup.study_dir = study_dir.string();
   tune::check_space(setup);
   fs::create_directories(study_dir);
+  FolderLock lock(study_dir.string(), "study " + study_dir.string() + " is being run");
   Json saved = raw.tree;
   saved["tune"]["metric"] = setup.options.metric;
   saved["tune"]["mode"] = setup.options.mode == ModeOrAuto::kMax ? "max" : "min";

@@ -72,26 +72,8 @@ RunDirectory RunDirectory::open(const std::string& path) {
   return RunDirectory(trimmed);
 }
 
-RunLock::RunLock(const RunDirectory& run) {
-  std::string path = run.file("lock");
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw IoError("open", path, errno);
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    int error = errno;
-    ::close(fd_);
-    if (error != EWOULDBLOCK) throw IoError("lock", path, error);
-    std::string holder = read_text_line(path);
-    throw UsageError("run " + run.path() + " is being trained by another kiln process" +
-                     (holder.empty() ? "" : " (pid " + holder + ")") +
-                     "; wait for it to end, or stop it first");
-  }
-  std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
-    // The pid only makes the message above clearer; the lock holds without it.
-  }
-}
-
-RunLock::~RunLock() { ::close(fd_); }
+RunLock::RunLock(const RunDirectory& run)
+    : lock_(run.path(), "run " + run.path() + " is being trained") {}
 
 void RunDirectory::write_json(const std::string& name, const Json& value) const {
   write_file_atomic(file(name), value.dump(2) + "\n");

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "kiln/core/folder_lock.h"
 #include "kiln/core/json.h"
 #include "kiln/engine/metric_sink.h"
 
@@ -44,12 +45,9 @@ class RunLock {
  public:
   /// Throws UsageError naming the run and the process holding it when another one does.
   explicit RunLock(const RunDirectory& run);
-  ~RunLock();
-  RunLock(const RunLock&) = delete;
-  RunLock& operator=(const RunLock&) = delete;
 
  private:
-  int fd_ = -1;
+  FolderLock lock_;
 };
 
 /// `YYYY-mm-ddTHH:MM:SSZ`.

@@ -97,7 +97,7 @@ class Statement {
   int bound_ = 0;
 };
 
-sqlite3* connect(const std::string& path, int flags) {
+sqlite3* connect(const std::string& path, int flags, double busy_seconds) {
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -106,7 +106,7 @@ sqlite3* connect(const std::string& path, int flags) {
     throw Error(fmt::format("study database {}: {}", path, problem));
   }
   // Trials report from their own processes: wait for a writer rather than fail.
-  sqlite3_busy_timeout(db, 60000);
+  sqlite3_busy_timeout(db, int(busy_seconds * 1000));
   return db;
 }
 
@@ -150,7 +150,7 @@ Study Study::create(const std::string& path, const StudyInfo& info, const Search
         fmt::format("study database {} exists already: give --resume to go on with "
                     "that study, or another --study name",
                     path));
-  Study study(path, connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
+  Study study(path, connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 60));
   study.execute("PRAGMA journal_mode = WAL");
   study.execute("BEGIN IMMEDIATE");
   study.execute(kSchema);
@@ -176,9 +176,9 @@ Study Study::create(const std::string& path, const StudyInfo& info, const Search
   return study;
 }
 
-Study Study::open(const std::string& path) {
+Study Study::open(const std::string& path, double busy_seconds) {
   if (!std::filesystem::exists(path)) throw Error(fmt::format("no study database at {}", path));
-  Study study(path, connect(path, SQLITE_OPEN_READWRITE));
+  Study study(path, connect(path, SQLITE_OPEN_READWRITE, busy_seconds));
   try {
     Statement version(study.db_.get(), path, "PRAGMA user_version");
     version.step();

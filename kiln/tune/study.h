@@ -51,9 +51,10 @@ class Study {
  public:
   /// Creates the database at `path` (which must not exist) for `info` and `space`.
   static Study create(const std::string& path, const StudyInfo& info, const SearchSpace& space);
-  /// Opens an existing study; an IoError names the file when it is missing, not a kiln study, or
-  /// damaged.
-  static Study open(const std::string& path);
+  /// Opens an existing study; an Error names the file when it is missing, not a kiln study, or
+  /// damaged. A change waits up to `busy_seconds` for another process's change to the file,
+  /// then fails naming the file.
+  static Study open(const std::string& path, double busy_seconds = 60);
 
   const std::string& path() const { return path_; }
   StudyInfo info() const;

@@ -87,6 +87,24 @@ TEST(Study, APrunedTrialCountsWithItsLastReportedValue) {
   EXPECT_EQ(study.trial(0).state, TrialState::kRunning);
 }
 
+TEST(Study, AChangeWhileAnotherProcessWritesWaitsThenFailsNamingTheFile) {
+  testing::TempDir dir;
+  std::string path = dir.file("study.db");
+  Study::create(path, info(), space());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  Study study = Study::open(path, 0);  // reading goes on while another connection writes
+  EXPECT_TRUE(study.trials().empty());
+  EXPECT_THAT(error_of([&] {
+                study.start_trial(space(), {{"o", 0}}, "t");
+              }),
+              AllOf(HasSubstr(path), HasSubstr("locked")));
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_EQ(study.start_trial(space(), {{"o", 0}}, "t"), 0);
+}
+
 TEST(Study, NeverCreatesOverAStudyAndReportsWhatIsNoStudy) {
   testing::TempDir dir;
   std::string path = dir.file("study.db");

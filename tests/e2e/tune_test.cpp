@@ -149,6 +149,10 @@ TEST_F(Tune, ASignalStopsTheStudyAndResumeFinishesItWithoutRedoingATrial) {
   std::string line;
   while (study.read_line(line) && line.find("trial 1 started") == std::string::npos) {
   }
+  // One process runs a study at a time.
+  auto second = tune(file, "--study stopped --resume");
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_THAT(second.err, HasSubstr("is being run by another kiln process (pid"));
   study.signal(SIGTERM);
   EXPECT_EQ(study.wait(), 128 + SIGTERM);
   std::string database = study_dir("stopped") + "/study.db";
