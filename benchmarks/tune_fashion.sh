@@ -66,7 +66,7 @@ full = statistics.median(b for b, _, _ in rows["kiln tpe"])
 asha = statistics.median(b for b, _, _ in rows["kiln tpe + asha"])
 e_full = statistics.median(e for _, _, e in rows["kiln tpe"])
 e_asha = statistics.median(e for _, _, e in rows["kiln tpe + asha"])
-print(f"\nASHA: best {asha:.4f} against {full:.4f} unpruned ({100 * (full - asha) / full:+.2f} % lower), "
+print(f"\nASHA: best {asha:.4f} against {full:.4f} unpruned ({100 * (asha - full) / full:+.2f} %), "
       f"{e_asha} of {e_full} epochs ({e_asha / e_full:.2f}); goal (within 0.5 %, at most half): "
       f"{'met' if full - asha <= 0.005 * full and e_asha <= e_full / 2 else 'not met'}")
 kiln, optuna = full, statistics.median(b for b, _, _ in rows["optuna tpe"])
