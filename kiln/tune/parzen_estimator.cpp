@@ -88,7 +88,7 @@ std::vector<double> ParzenEstimator::sample(DrawRandom& random) const {
     if (d.choices()) {
       double k = double(d.choices());
       bool observed = !prior && random.uniform() < (1 + spread_) / (1 + k * spread_);
-      if (observed || d.choices() == 1) {
+      if (observed) {
         point.push_back(centres_[kernel][j]);
       } else if (prior) {
         point.push_back(double(random.below(d.choices())));

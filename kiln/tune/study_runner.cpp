@@ -57,7 +57,9 @@ class StudyRun {
   }
 
   int run() {
-    for (const TrialRecord& t : study_.trials())
+    std::vector<TrialRecord> trials = study_.trials();
+    started_trials_ = int64_t(trials.size());
+    for (const TrialRecord& t : trials)
       if (t.state == TrialState::kRunning) launch(t.number, true);
     while (true) {
       while (can_start()) start_next();
@@ -79,7 +81,7 @@ class StudyRun {
   bool can_start() {
     if (signals_.received() || exhausted_) return false;
     if (int64_t(running_.size()) >= setup_.options.parallel) return false;
-    if (int64_t(study_.trials().size()) >= setup_.options.trials) return false;
+    if (started_trials_ >= setup_.options.trials) return false;
     if (setup_.options.time) {
       double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -98,6 +100,7 @@ class StudyRun {
       return;
     }
     int64_t number = study_.start_trial(space_, *assignment, setup_.now());
+    started_trials_ += 1;
     RawConfig config = trial_config(setup_, space_, *assignment, number);
     std::ofstream(config_path(number)) << to_yaml(config.tree);
     say(fmt::format("trial {} started: {}", number, space_.values(*assignment).dump()));
@@ -203,6 +206,7 @@ class StudyRun {
   SignalsToTrials signals_;
   std::map<pid_t, int64_t> running_;
   bool exhausted_ = false;
+  int64_t started_trials_ = 0;  // in the study: this run's and earlier runs'
 };
 
 }  // namespace
