@@ -6,7 +6,7 @@
 #   kiln tpe          kiln tune, no pruning;
 #   optuna tpe        Optuna 3.1's TPESampler (8 startup trials, as kiln's here) choosing the
 #                     same parameters (benchmarks/peers/tune_fashion_optuna.py);
-#   kiln tpe + asha   kiln tune with the config's ASHA (rungs at epochs 1, 2, 4; halving).
+#   kiln tpe + asha   kiln tune with the config's ASHA (rungs at epochs 1 and 3; a third go on at each).
 # Prints the median best accuracy after TRIALS and TRIALS/2 trials, and the epochs trained (the
 # validations the trials reported), and whether ASHA came within 0.5 % of the unpruned best with at
 # most half the epochs.

@@ -1,5 +1,5 @@
 // kiln tune CONFIG... [--set K=V]... [--study NAME] [--parallel N] [--resume] [--runs-root DIR]
-// (docs/tune.md): a study of trials, each an ordinary run under RUNS_ROOT/NAME/STUDY/.
+// (docs/tuning.md): a study of trials, each an ordinary run under RUNS_ROOT/NAME/STUDY/.
 
 #include <ctime>
 #include <filesystem>
@@ -40,7 +40,7 @@ std::string default_study_name() {
 tune::StudySetup setup_from(const RawConfig& raw, const TuneArgs& args) {
   engine::ExperimentConfig config = engine::parse_experiment(raw);
   if (!config.tune)
-    throw UsageError("the config has no tune: section; docs/tune.md shows how to write one");
+    throw UsageError("the config has no tune: section; docs/tuning.md shows how to write one");
   tune::StudySetup setup;
   setup.options = *config.tune;
   if (setup.options.space.parameters().empty())
@@ -111,7 +111,7 @@ int tune_study(const TuneArgs& args) {
 
 void add_tune_command(CLI::App& app, Action& action) {
   auto* command =
-      app.add_subcommand("tune", "Search hyper-parameters: trials of a config (docs/tune.md)");
+      app.add_subcommand("tune", "Search hyper-parameters: trials of a config (docs/tuning.md)");
   auto args = std::make_shared<TuneArgs>();
   args->config.add_to(*command, /*files_required=*/false);
   command->add_option("--runs-root", args->runs_root, "Where run directories go")

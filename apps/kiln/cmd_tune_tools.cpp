@@ -20,6 +20,22 @@ struct ShowArgs {
   std::string study, best_config;
 };
 
+// The best trial's config, with the threads its run had (a study of parallel trials gives each
+// a share of the cores), so that `kiln train` of it repeats the trial exactly: CPU kernels sum in
+// an order that depends on the threads. Returns the threads set, 0 for none.
+int64_t keep_trial_threads(const fs::path& folder, const tune::TrialRecord& trial, Json& tree) {
+  fs::path saved = folder / "configs" / (tune::trial_folder(trial.number) + ".yaml");
+  if (!fs::exists(saved)) return 0;
+  try {
+    Json threads = load_config_file(saved.string())["runtime"]["threads"];
+    if (!threads.is_number_integer()) return 0;
+    tree["runtime"]["threads"] = threads;
+    return threads.get<int64_t>();
+  } catch (const Error&) {
+    return 0;  // a damaged trial config: the study's own config stands
+  }
+}
+
 int show_study(const ShowArgs& args) {
   fs::path folder =
       fs::is_directory(args.study) ? fs::path(args.study) : fs::path(args.study).parent_path();
@@ -49,8 +65,15 @@ int show_study(const ShowArgs& args) {
     for (const auto& [name, share] : shares) std::printf("  %-24s %.2f\n", name.c_str(), share);
   }
   std::string file = args.best_config.empty() ? (folder / "best.yaml").string() : args.best_config;
-  std::ofstream(file) << to_yaml(tune::trial_config_tree(info, space, *best));
+  Json tree = tune::trial_config_tree(info, space, *best);
+  int64_t threads = keep_trial_threads(folder, *best, tree);
+  std::ofstream(file) << to_yaml(tree);
   std::printf("\nbest config: %s (kiln train %s)\n", file.c_str(), file.c_str());
+  if (threads > 0)
+    std::printf(
+        "  with runtime.threads: %lld, as the trial ran, to repeat it exactly; "
+        "--set runtime.threads=auto trains faster, with the last digits changed\n",
+        static_cast<long long>(threads));
   return 0;
 }
 

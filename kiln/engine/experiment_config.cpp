@@ -178,7 +178,7 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("tensorboard", tensorboard,
           "TensorBoard event files: scalars, text, hyper-parameters, histograms; false: none.");
   s.field("tune", tune,
-          "Hyper-parameter search for `kiln tune` (docs/tune.md); `kiln train` ignores it.");
+          "Hyper-parameter search for `kiln tune` (docs/tuning.md); `kiln train` ignores it.");
 }
 
 ExperimentConfig parse_experiment(const RawConfig& raw) {

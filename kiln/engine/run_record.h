@@ -30,7 +30,7 @@ class RunRecord {
   void stage_ended(const Stage& stage, const StageMark& mark, const TrainResult& result);
   /// The end of training: finished, or stopped by a signal.
   void ended(bool stopped_by_signal, double now);
-  /// A trial of a study that its pruner stopped (docs/tune.md): status `pruned`, and why.
+  /// A trial of a study that its pruner stopped (docs/tuning.md): status `pruned`, and why.
   void pruned(const std::string& reason);
   /// Training failed with `error`.
   void failed(const std::string& error, double now);

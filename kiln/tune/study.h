@@ -2,7 +2,7 @@
 // A study's record: one SQLite database (`study.db` in the study's folder; WAL mode, so trial
 // processes report while `kiln tune` reads) holding the study, its parameters, its trials with
 // their sampled values, states and final values, and the values each trial reported on the way.
-// Every state change is one transaction. The schema is in docs/tune.md; `user_version` is its
+// Every state change is one transaction. The schema is in docs/tuning.md; `user_version` is its
 // version. A database that is not a kiln study, or is damaged, is reported, never replaced.
 // Torch-free. Thread-safety: one Study per thread; any number of processes may open the same file.
 

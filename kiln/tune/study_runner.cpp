@@ -31,11 +31,19 @@ Assignment enabling(const SearchSpace& space, const Parameter& p) {
   return out;
 }
 
+// A line of a worker as `kiln launch` passes it on ("[rank 1] kiln: ..."), without the prefix.
+std::string without_rank(const std::string& line) {
+  if (line.rfind("[rank ", 0) != 0) return line;
+  size_t end = line.find("] ");
+  return end == std::string::npos ? line : line.substr(end + 2);
+}
+
 // The last line of a failed trial's log that says what went wrong.
 std::string error_in_log(const std::string& log) {
   std::ifstream in(log);
   std::string line, last, kiln_line;
   while (std::getline(in, line)) {
+    line = without_rank(line);
     if (line.empty()) continue;
     last = line;
     if (line.rfind("kiln: ", 0) == 0) kiln_line = line;
@@ -111,13 +119,17 @@ class StudyRun {
     std::string run_dir = run_dir_of(number);
     TrialCommand command;
     command.program = setup_.program;
+    // A trial of several processes is a job of the launcher, which passes a signal on to them.
+    if (setup_.options.nproc > 1)
+      command.arguments = {"launch", "--nproc", std::to_string(setup_.options.nproc), "--"};
     bool checkpointed = fs::exists(fs::path(run_dir) / "checkpoints" / "latest");
     if (resume && checkpointed) {
-      command.arguments = {"train", "--resume", run_dir};
+      command.arguments.insert(command.arguments.end(), {"train", "--resume", run_dir});
       say(fmt::format("trial {} resumes from its last checkpoint", number));
     } else {
       if (fs::exists(run_dir)) remove_tree(run_dir);  // stopped before its first checkpoint
-      command.arguments = {"train", config_path(number), "--run-dir", run_dir};
+      command.arguments.insert(command.arguments.end(),
+                               {"train", config_path(number), "--run-dir", run_dir});
       if (resume) say(fmt::format("trial {} starts again (it had no checkpoint)", number));
     }
     command.environment = {{"KILN_TUNE_STUDY", study_.path()},
@@ -216,9 +228,12 @@ RawConfig trial_config(const StudySetup& setup, const SearchSpace& space,
   RawConfig config;
   config.tree = setup.base_config;
   space.apply(assignment, config, fmt::format("trial {}", number));
-  if (setup.options.parallel > 1)
-    set_config_value(config, "runtime.threads",
-                     std::max<int64_t>(1, setup.cores / setup.options.parallel), "kiln tune");
+  // One trial of several processes is left to the launcher, which divides the cores among them.
+  if (setup.options.parallel > 1) {
+    int64_t processes = setup.options.parallel * setup.options.nproc;
+    set_config_value(config, "runtime.threads", std::max<int64_t>(1, setup.cores / processes),
+                     "kiln tune");
+  }
   return config;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Runs a study's trials (`kiln tune`): each an ordinary `kiln train` of the base config with the
-// trial's sampled values set, in STUDY_DIR/trial-NNNN, `parallel` at a time with the cores divided
-// among them; each ends complete (its metric's last value), failed (its error kept, the study
-// goes on) or, stopped by a signal, still running, for `kiln tune --resume` to continue from its
-// checkpoint.
+// trial's sampled values set (a `kiln launch` of it with `nproc` above 1), in
+// STUDY_DIR/trial-NNNN, `parallel` at a time with the cores divided among them; each ends
+// complete (its metric's last value), failed (its error kept, the study goes on) or, stopped by
+// a signal, still running, for `kiln tune --resume` to continue from its checkpoint.
 // Torch-free. Thread-safety: one study per process.
 
 #include <cstdio>

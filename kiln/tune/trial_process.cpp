@@ -36,8 +36,9 @@ void pass_on(int signal) {
 pid_t start_trial_process(const TrialCommand& command) {
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, command.log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Not O_CLOEXEC: the file is the trial's standard output, which must outlive its exec.
+  posix_spawn_file_actions_addopen(&files, 1, command.log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
   posix_spawn_file_actions_adddup2(&files, 1, 2);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);

@@ -11,10 +11,14 @@ void TuneOptions::describe(Schema& s) {
           [](const std::optional<Period>& p) { return !p || p->unit() == Period::Unit::kSeconds; },
           "a time such as 30 min");
   s.field("parallel", parallel, "Trials run at once, the cores divided among them.").min(1);
+  s.field("nproc", nproc,
+          "Processes each trial trains on, data-parallel (kiln launch --nproc, "
+          "docs/distributed.md); 1: a plain kiln train.")
+      .min(1);
   s.field("seed", seed, "The sampler's seed; absent: the config's seed.");
   s.field("sampler", sampler, "How each trial's parameters are chosen: random, grid or tpe.");
   s.field("pruner", pruner, "How unpromising trials are stopped early: none, asha or median.");
-  s.field("space", space, "The tuned parameters: config path -> distribution (docs/tune.md).");
+  s.field("space", space, "The tuned parameters: config path -> distribution (docs/tuning.md).");
 }
 
 }  // namespace kiln::tune

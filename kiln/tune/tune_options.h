@@ -1,5 +1,5 @@
 #pragma once
-// The `tune:` section of a config (docs/tune.md): what a study optimises, how many trials it
+// The `tune:` section of a config (docs/tuning.md): what a study optimises, how many trials it
 // runs and how, and its search space. `kiln train` reads and checks it too, and leaves it be.
 // Torch-free. Thread-safety: values.
 
@@ -19,6 +19,7 @@ struct TuneOptions {
   int64_t trials = 20;
   std::optional<Period> time;
   int64_t parallel = 1;
+  int64_t nproc = 1;            // processes per trial: above 1, each trial is a `kiln launch`
   std::optional<int64_t> seed;  // the sampler's; absent: the config's seed
   ComponentSpec sampler{"sampler", "tpe"};
   ComponentSpec pruner{"pruner", "none"};

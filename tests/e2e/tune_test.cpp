@@ -65,8 +65,25 @@ TEST_F(Tune, TrialsAreOrdinaryRunsWithTheirValuesAndTheMetricTheyLogged) {
     EXPECT_TRUE(config["tune"].is_null()) << "a trial is no study";
     Json summary = Json::parse(read_text_file(run + "/summary.json"));
     EXPECT_EQ(t.value, summary["final"]["val/accuracy"].get<double>());
+    std::string log = read_text_file(study_dir("s1") + "/logs/" + t.run_dir + ".log");
+    EXPECT_THAT(log, HasSubstr("run: " + run)) << "the trial's standard output";
   }
   EXPECT_NE(trials[0].values, trials[1].values);
+  // The best config, with the thread the trial had, repeats the best trial exactly.
+  auto shown = testing::run_command(kiln("tune show " + study_dir("s1")));
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, HasSubstr("with runtime.threads: 1, as the trial ran"));
+  auto best = std::min_element(trials.begin(), trials.end(), [](const auto& a, const auto& b) {
+    return a.value > b.value;  // the highest accuracy first
+  });
+  auto trained = testing::run_command(
+      kiln("train " + study_dir("s1") + "/best.yaml --run-dir " + dir_.file("again")));
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  Json repeated = Json::parse(read_text_file(dir_.file("again") + "/summary.json"));
+  EXPECT_EQ(repeated["final"]["val/accuracy"].get<double>(), *best->value);
+  Json original =
+      Json::parse(read_text_file(study_dir("s1") + "/" + best->run_dir + "/summary.json"));
+  EXPECT_EQ(repeated["final"]["val/loss"], original["final"]["val/loss"]);
   // --resume goes on with the study up to its new budget; the trials it had stay as they were.
   auto more = tune(file, "--study s1 --resume --set tune.trials=4");
   ASSERT_EQ(more.exit_code, 0) << more.out << more.err;
@@ -137,6 +154,32 @@ TEST_F(Tune, AshaPrunesTrialsBehindAtARungWithACheckpointAndTheirLastValue) {
   EXPECT_EQ(best["optimizer"]["lr"], 1.0);
   auto checked = testing::run_command(kiln("train " + study_dir("asha") + "/best.yaml --dry-run"));
   EXPECT_EQ(checked.exit_code, 0) << checked.err;
+}
+
+TEST_F(Tune, ATrialOfTwoProcessesRunsThroughTheLauncherAndIsPrunedOnBoth) {
+  std::string file = config(
+      "  {metric: val/accuracy, mode: max, trials: 2, nproc: 2, sampler: grid,\n"
+      "   pruner: {type: asha, min_resource: 1, reduction: 2},\n"
+      "   space: {optimizer.lr: {type: choice, values: [1.0, 0.0001]}}}\n");
+  auto ran = tune(file, "--study ddp --set 'train={max: 4 epochs, validate_every: 1 epoch}'");
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  std::vector<tune::TrialRecord> trials =
+      tune::Study::open(study_dir("ddp") + "/study.db").trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
+  EXPECT_EQ(trials[0].reported.size(), 4u);
+  // lr 1e-4 learns nothing in an epoch: rank 0's reporter prunes it, and the ranks stop together.
+  EXPECT_EQ(trials[1].state, tune::TrialState::kPruned);
+  EXPECT_EQ(trials[1].reported.size(), 1u);
+  for (const tune::TrialRecord& t : trials) {
+    SCOPED_TRACE(t.number);
+    std::string run = study_dir("ddp") + "/" + t.run_dir;
+    Json record = Json::parse(read_text_file(run + "/run.json"));
+    EXPECT_EQ(record["world_size"], 2);
+    EXPECT_EQ(record["status"], t.number == 0 ? "finished" : "pruned");
+    std::string log = read_text_file(study_dir("ddp") + "/logs/" + t.run_dir + ".log");
+    EXPECT_THAT(log, AllOf(HasSubstr("[rank 0] "), HasSubstr("[rank 1] ")));
+  }
 }
 
 TEST_F(Tune, ASignalStopsTheStudyAndResumeFinishesItWithoutRedoingATrial) {
