@@ -37,9 +37,10 @@ class Context {
   /// last batch): a context may average each bucket of `parameters`' gradients while backward
   /// is still computing the others.
   virtual void prepare_gradient_reduction(const std::vector<torch::Tensor>& /*parameters*/) {}
-  /// Replaces each gradient by its mean over the ranks (every rank passes the same parameters'
-  /// gradients in the same order), or, after prepare_gradient_reduction(), finishes doing so.
-  virtual void reduce_gradients(std::vector<torch::Tensor>& /*gradients*/) {}
+  /// Replaces each parameter's gradient by its mean over the ranks (every rank passes the same
+  /// parameters in the same order; a parameter without a gradient counts as zeros, and gets one
+  /// when another rank had it), or, after prepare_gradient_reduction(), finishes doing so.
+  virtual void reduce_gradients(const std::vector<torch::Tensor>& /*parameters*/) {}
   /// Element-wise reduction of `values` over the ranks, in place.
   virtual void all_reduce(std::vector<double>& /*values*/, ReduceOp /*op*/) {}
   /// Every rank's `values`, by rank (their lengths may differ).

@@ -7,8 +7,12 @@ namespace kiln::distributed {
 
 struct OverlappedReduction::Bucket {
   std::vector<size_t> members;  // parameter indices, in the order backward reaches them
-  torch::Tensor flat;           // their gradients, one after another, on the CPU
-  size_t waiting = 0;           // members whose gradient has not come this step
+  // Their gradients, one after another, on the CPU; then one number per member, 1 where this
+  // rank has its gradient: summed, it tells a parameter no rank used (it keeps no gradient, as
+  // on one process) from one used elsewhere.
+  torch::Tensor flat;
+  int64_t gradient_elements = 0;
+  size_t waiting = 0;  // members whose gradient has not come this step
   c10::intrusive_ptr<c10d::Work> work;
 };
 
@@ -26,6 +30,7 @@ void OverlappedReduction::install(const std::vector<torch::Tensor>& parameters) 
   parameters_ = parameters;
   bucket_of_.assign(parameters.size(), 0);
   offset_of_.assign(parameters.size(), 0);
+  position_of_.assign(parameters.size(), 0);
   int64_t bytes = 0, elements = 0;
   for (size_t k = parameters.size(); k-- > 0;) {
     const torch::Tensor& parameter = parameters[k];
@@ -40,13 +45,14 @@ void OverlappedReduction::install(const std::vector<torch::Tensor>& parameters) 
     }
     bucket_of_[k] = buckets_.size() - 1;
     offset_of_[k] = elements;
+    position_of_[k] = buckets_.back().members.size();
     buckets_.back().members.push_back(k);
     bytes += size;
     elements += parameter.numel();
   }
   for (Bucket& bucket : buckets_) {
-    int64_t total = 0;
-    for (size_t k : bucket.members) total += parameters[k].numel();
+    for (size_t k : bucket.members) bucket.gradient_elements += parameters[k].numel();
+    int64_t total = bucket.gradient_elements + int64_t(bucket.members.size());
     bucket.flat = torch::empty(
         {total}, torch::TensorOptions().dtype(parameters[bucket.members.front()].scalar_type()));
   }
@@ -104,6 +110,7 @@ void OverlappedReduction::copy_in(size_t parameter) {
     slice.copy_(grad.detach().reshape({-1}));
   else
     slice.zero_();
+  bucket.flat[bucket.gradient_elements + position_of_[parameter]] = grad.defined() ? 1 : 0;
   copied_[parameter] = true;
   bucket.waiting -= 1;
 }
@@ -125,8 +132,14 @@ void OverlappedReduction::finish(int world_size) {
   torch::NoGradGuard no_grad;
   for (Bucket& bucket : buckets_) {
     wait_(bucket.work);
+    torch::Tensor had_gradient =
+        (bucket.flat.narrow(0, bucket.gradient_elements, int64_t(bucket.members.size())) > 0.5)
+            .contiguous();
+    const bool* used = had_gradient.data_ptr<bool>();
     bucket.flat.div_(world_size);
-    for (size_t k : bucket.members) {
+    for (size_t i = 0; i < bucket.members.size(); ++i) {
+      size_t k = bucket.members[i];
+      if (!used[i]) continue;  // no rank used it
       torch::Tensor& parameter = parameters_[k];
       torch::Tensor mean = bucket.flat.narrow(0, offset_of_[k], parameter.numel());
       torch::Tensor& grad = parameter.mutable_grad();

@@ -6,7 +6,10 @@
 // soon as autograd has it, and a bucket's all-reduce starts once it is full and every bucket
 // before it has started (the ranks must start them in the same order). After backward, finish()
 // starts what is left (parameters that got no gradient this time), waits, and writes the means
-// back into the gradients.
+// back into the gradients. Armed after backward instead, it starts every bucket in finish():
+// the same exchange without the overlap. A parameter no rank has a gradient for keeps none (as
+// on one process, where an optimizer passes it by); one that some rank has counts as zeros
+// where it is missing.
 // Thread-safety: arm() and finish() on the training thread; the hooks run on autograd's thread
 // between them.
 
@@ -39,7 +42,7 @@ class OverlappedReduction {
   void arm(const std::vector<torch::Tensor>& parameters);
   bool armed() const { return armed_; }
   /// After it: every parameter's gradient becomes its mean over `world_size` ranks (a parameter
-  /// without a gradient gets one when another rank had one).
+  /// without a gradient gets one when another rank had one; none had: it keeps none).
   void finish(int world_size);
   /// Buckets and the parameters in each, in the order they start (for tests).
   std::vector<std::vector<size_t>> bucket_members() const;
@@ -59,9 +62,10 @@ class OverlappedReduction {
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
   std::vector<uintptr_t> hook_keys_;
   std::vector<Bucket> buckets_;
-  std::vector<size_t> bucket_of_;   // by parameter
-  std::vector<int64_t> offset_of_;  // by parameter: where in its bucket
-  std::vector<bool> copied_;        // by parameter, this step
+  std::vector<size_t> bucket_of_;    // by parameter
+  std::vector<int64_t> offset_of_;   // by parameter: where in its bucket
+  std::vector<size_t> position_of_;  // by parameter: which member of its bucket
+  std::vector<bool> copied_;         // by parameter, this step
   size_t next_start_ = 0;
   bool armed_ = false;
 };

@@ -27,7 +27,11 @@ class Reduction : public ::testing::Test {
         first_bucket_bytes, bucket_bytes,
         [this](torch::Tensor& flat) {
           started_.push_back({size_t(flat.numel()), in_backward_});
-          flat.add_(2);  // the other rank's gradients
+          // The other rank's gradients (and flags): 2 everywhere, or the same as this rank's.
+          if (other_rank_same_)
+            flat.mul_(2);
+          else
+            flat.add_(2);
           return c10::make_intrusive<c10d::Work>();
         },
         [this](const c10::intrusive_ptr<c10d::Work>& work) {
@@ -53,6 +57,7 @@ class Reduction : public ::testing::Test {
   std::unique_ptr<OverlappedReduction> reduction_;
   std::vector<Started> started_;
   bool in_backward_ = false;
+  bool other_rank_same_ = false;
   int waited_ = 0;
 };
 
@@ -84,10 +89,31 @@ TEST_F(Reduction, AParameterWithoutAGradientHoldsBackTheBucketsAfterItAndIsSentA
   reduction_->finish(2);
   ASSERT_EQ(started_.size(), 4u);
   EXPECT_FALSE(started_[2].during_backward);
-  EXPECT_EQ(started_[2].bucket_elements, 2u);  // the unused parameter's, in its place
+  EXPECT_EQ(started_[2].bucket_elements, 3u);  // the unused parameter's and its flag, in its place
   ASSERT_TRUE(unused_.grad().defined());
   EXPECT_TRUE(torch::equal(unused_.grad(), torch::full({2}, 1.0)));
   EXPECT_TRUE(torch::equal(a_.grad(), torch::full({3}, 4.0)));
+}
+
+TEST_F(Reduction, AParameterNoRankHasAGradientForKeepsNone) {
+  make();
+  other_rank_same_ = true;
+  parameters_ = {a_, unused_, b_, c_};
+  backward(true);
+  reduction_->finish(2);
+  EXPECT_FALSE(unused_.grad().defined()) << "an optimizer passes it by, as on one process";
+  EXPECT_TRUE(torch::equal(a_.grad(), torch::full({3}, 6.0)));
+}
+
+TEST_F(Reduction, ArmedAfterBackwardItStartsEveryBucketInFinish) {
+  make();
+  backward(false);
+  reduction_->arm(parameters_);
+  EXPECT_TRUE(started_.empty());
+  reduction_->finish(2);
+  ASSERT_EQ(started_.size(), 3u);
+  for (const Started& s : started_) EXPECT_FALSE(s.during_backward);
+  EXPECT_TRUE(torch::equal(a_.grad(), torch::full({3}, 4.0)));  // (6 + 2) / 2
 }
 
 TEST_F(Reduction, AccumulationStepsAreNotReducedAndTheLastSendsTheirSum) {

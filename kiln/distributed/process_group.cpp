@@ -88,31 +88,6 @@ c10d::ReduceOp reduce_op(ReduceOp op) {
   }
 }
 
-// Consecutive gradients of one dtype, flattened into one tensor for one all-reduce.
-struct Bucket {
-  std::vector<size_t> members;  // indices into the gradients
-  torch::Tensor flat;
-  c10::intrusive_ptr<c10d::Work> work;
-};
-
-std::vector<Bucket> buckets_of(const std::vector<torch::Tensor>& gradients, int64_t cap_bytes) {
-  std::vector<Bucket> buckets;
-  int64_t bytes = 0;
-  for (size_t i = 0; i < gradients.size(); ++i) {
-    const torch::Tensor& g = gradients[i];
-    int64_t size = g.numel() * int64_t(g.element_size());
-    bool fresh = buckets.empty() || bytes + size > cap_bytes ||
-                 gradients[buckets.back().members.front()].scalar_type() != g.scalar_type();
-    if (fresh) {
-      buckets.emplace_back();
-      bytes = 0;
-    }
-    buckets.back().members.push_back(i);
-    bytes += size;
-  }
-  return buckets;
-}
-
 class ProcessGroupContext : public Context {
  public:
   ProcessGroupContext(const Rendezvous& job, const ProcessGroupOptions& options,
@@ -123,43 +98,13 @@ class ProcessGroupContext : public Context {
   int world_size() const override { return job_.world_size; }
 
   void prepare_gradient_reduction(const std::vector<torch::Tensor>& parameters) override {
-    if (!options_.overlap) return;
-    if (!overlapped_)
-      overlapped_ = std::make_unique<OverlappedReduction>(
-          options_.first_bucket_bytes, options_.bucket_bytes,
-          [this](torch::Tensor& flat) {
-            std::vector<torch::Tensor> tensors = {flat};
-            return collective("the all-reduce of gradients",
-                              [&] { return group_->allreduce(tensors); });
-          },
-          [this](const c10::intrusive_ptr<c10d::Work>& work) {
-            finish("the all-reduce of gradients", work);
-          });
-    overlapped_->arm(parameters);
+    if (options_.overlap) reduction().arm(parameters);
   }
 
-  void reduce_gradients(std::vector<torch::Tensor>& gradients) override {
-    if (overlapped_ && overlapped_->armed()) return overlapped_->finish(job_.world_size);
-    std::vector<Bucket> buckets = buckets_of(gradients, options_.bucket_bytes);
-    for (Bucket& bucket : buckets) {
-      std::vector<torch::Tensor> parts;
-      for (size_t i : bucket.members)
-        parts.push_back(gradients[i].detach().to(torch::kCPU).reshape({-1}));
-      bucket.flat = torch::cat(parts);
-      std::vector<torch::Tensor> tensors = {bucket.flat};
-      bucket.work =
-          collective("the all-reduce of gradients", [&] { return group_->allreduce(tensors); });
-    }
-    for (Bucket& bucket : buckets) {
-      finish("the all-reduce of gradients", bucket.work);
-      bucket.flat.div_(job_.world_size);
-      int64_t offset = 0;
-      for (size_t i : bucket.members) {
-        torch::Tensor& g = gradients[i];
-        g.copy_(bucket.flat.narrow(0, offset, g.numel()).view(g.sizes()));
-        offset += g.numel();
-      }
-    }
+  // Without overlap (or a backward it was not told of), the same buckets all start now.
+  void reduce_gradients(const std::vector<torch::Tensor>& parameters) override {
+    if (!reduction().armed()) reduction().arm(parameters);
+    reduction().finish(job_.world_size);
   }
 
   void all_reduce(std::vector<double>& values, ReduceOp op) override {
@@ -258,7 +203,22 @@ class ProcessGroupContext : public Context {
   Rendezvous job_;
   ProcessGroupOptions options_;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
-  std::unique_ptr<OverlappedReduction> overlapped_;  // made at the first step that asks for it
+  OverlappedReduction& reduction() {
+    if (!reduction_)
+      reduction_ = std::make_unique<OverlappedReduction>(
+          options_.first_bucket_bytes, options_.bucket_bytes,
+          [this](torch::Tensor& flat) {
+            std::vector<torch::Tensor> tensors = {flat};
+            return collective("the all-reduce of gradients",
+                              [&] { return group_->allreduce(tensors); });
+          },
+          [this](const c10::intrusive_ptr<c10d::Work>& work) {
+            finish("the all-reduce of gradients", work);
+          });
+    return *reduction_;
+  }
+
+  std::unique_ptr<OverlappedReduction> reduction_;  // made at the first step that asks for it
 };
 
 }  // namespace

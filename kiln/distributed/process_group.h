@@ -26,6 +26,7 @@ struct ProcessGroupOptions {
   // Small, as PyTorch DDP's, so that the first all-reduce starts early in the backward pass.
   int64_t first_bucket_bytes = 1 << 20;
   // false: every bucket is exchanged after backward (prepare_gradient_reduction does nothing).
+  // The buckets are the same either way (OverlappedReduction's).
   bool overlap = true;
 };
 

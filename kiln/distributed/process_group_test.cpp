@@ -43,16 +43,28 @@ std::vector<Result> on_two_ranks(const std::function<Result(Context&)>& body,
   return {first, other.get()};
 }
 
-TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypes) {
-  ProcessGroupOptions small_buckets{std::chrono::seconds(20), 16, "lo", 16, true};
+TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypesAfterBackward) {
+  // overlap: false; no backward is watched, so every bucket starts in reduce_gradients.
+  ProcessGroupOptions small_buckets{std::chrono::seconds(20), 16, "lo", 16, false};
   auto results = on_two_ranks<std::vector<torch::Tensor>>(
       [](Context& context) {
         double r = context.rank();
+        std::vector<torch::Tensor> parameters = {
+            torch::zeros({2, 3}), torch::zeros({5}), torch::zeros({1}, torch::kFloat64),
+            torch::zeros({4}),    torch::zeros({2}), torch::zeros({3})};
         std::vector<torch::Tensor> gradients = {
             torch::full({2, 3}, 1 + r), torch::full({5}, 10 * (1 + r)),
-            torch::full({1}, 3 * (1 + r), torch::kFloat64), torch::arange(4).to(torch::kFloat) * r};
-        context.reduce_gradients(gradients);
-        return gradients;
+            torch::full({1}, 3 * (1 + r), torch::kFloat64), torch::arange(4).to(torch::kFloat) * r,
+            torch::full({2}, 4.0)};
+        for (size_t k = 0; k < parameters.size(); ++k) {
+          parameters[k].requires_grad_();
+          // The fifth has a gradient on rank 1 only; the sixth on no rank.
+          if (k < 4 || (k == 4 && r == 1)) parameters[k].mutable_grad() = gradients[k];
+        }
+        context.reduce_gradients(parameters);
+        std::vector<torch::Tensor> reduced;
+        for (const torch::Tensor& p : parameters) reduced.push_back(p.grad());
+        return reduced;
       },
       small_buckets);
   for (const std::vector<torch::Tensor>& gradients : results) {
@@ -61,6 +73,9 @@ TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypes) {
     EXPECT_EQ(gradients[2].scalar_type(), torch::kFloat64);
     EXPECT_DOUBLE_EQ(gradients[2].item<double>(), 4.5);
     EXPECT_TRUE(torch::allclose(gradients[3], torch::arange(4).to(torch::kFloat) * 0.5));
+    ASSERT_TRUE(gradients[4].defined()) << "a gradient another rank had";
+    EXPECT_TRUE(torch::equal(gradients[4], torch::full({2}, 2.0)));
+    EXPECT_FALSE(gradients[5].defined()) << "no rank had it: no gradient, as on one process";
   }
 }
 
@@ -74,9 +89,8 @@ TEST(ProcessGroup, AveragesGradientsAsBackwardProducesThem) {
         std::vector<torch::Tensor> parameters = {a, b};
         context.prepare_gradient_reduction(parameters);
         ((a.sum() * b).sum() * (1 + r)).backward();  // rank r: a's grad 8 (1 + r), b's 3 (1 + r)
-        std::vector<torch::Tensor> gradients = {a.grad(), b.grad()};
-        context.reduce_gradients(gradients);
-        return gradients;
+        context.reduce_gradients(parameters);
+        return std::vector<torch::Tensor>{a.grad(), b.grad()};
       },
       small_buckets);
   for (const std::vector<torch::Tensor>& gradients : results) {

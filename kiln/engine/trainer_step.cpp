@@ -76,9 +76,10 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
     parts_.optimizer.zero_grad();
     return StepOutcome::kSkipped;
   }
-  std::vector<torch::Tensor> gradients = gradients_of(trainable_);
   // Once per optimizer step, after the group's last backward: every process's mean gradient.
-  parts_.context->reduce_gradients(gradients);
+  // Taken after it: a parameter that had no gradient here gets one when another rank had it.
+  parts_.context->reduce_gradients(trainable_);
+  std::vector<torch::Tensor> gradients = gradients_of(trainable_);
   // A loss that is not finite on any process is not finite on all: they skip, stop or rewind
   // together.
   bool finite = !parts_.context->any(!group.finite);

@@ -36,21 +36,38 @@ class ThreadRanks {
     int rank() const override { return rank_; }
     int world_size() const override { return group_.world_; }
 
-    void reduce_gradients(std::vector<torch::Tensor>& gradients) override {
+    // As the process group does it: a missing gradient counts as zeros, and one that no rank
+    // has stays missing.
+    void reduce_gradients(const std::vector<torch::Tensor>& parameters) override {
       if (reductions_) ++*reductions_;
-      std::vector<double> flat;
-      for (const auto& g : gradients) {
+      torch::NoGradGuard no_grad;
+      std::vector<double> flat, used;
+      for (const torch::Tensor& parameter : parameters) {
+        const torch::Tensor& g = parameter.grad();
+        used.push_back(g.defined() ? 1 : 0);
         // Through host memory, as the ranks meet there: a CUDA gradient comes to the CPU first.
-        torch::Tensor values = g.detach().to(torch::kCPU, torch::kFloat64).contiguous().view(-1);
+        torch::Tensor values = (g.defined() ? g : torch::zeros_like(parameter))
+                                   .to(torch::kCPU, torch::kFloat64)
+                                   .contiguous()
+                                   .view(-1);
         flat.insert(flat.end(), values.data_ptr<double>(),
                     values.data_ptr<double>() + values.numel());
       }
+      flat.insert(flat.end(), used.begin(), used.end());
       all_reduce(flat, distributed::ReduceOp::kSum);
-      size_t next = 0;
-      for (auto& g : gradients) {
-        torch::Tensor mean = torch::from_blob(flat.data() + next, {g.numel()}, torch::kFloat64);
-        g.copy_((mean / group_.world_).view(g.sizes()));
-        next += static_cast<size_t>(g.numel());
+      size_t next = 0, flags = flat.size() - parameters.size();
+      for (size_t k = 0; k < parameters.size(); ++k) {
+        torch::Tensor parameter = parameters[k];
+        torch::Tensor mean =
+            torch::from_blob(flat.data() + next, {parameter.numel()}, torch::kFloat64) /
+            group_.world_;
+        next += static_cast<size_t>(parameter.numel());
+        if (flat[flags + k] == 0) continue;
+        torch::Tensor& g = parameter.mutable_grad();
+        if (g.defined())
+          g.copy_(mean.view(g.sizes()));
+        else
+          g = mean.view(parameter.sizes()).to(parameter.options());
       }
     }
     void all_reduce(std::vector<double>& values, distributed::ReduceOp op) override {
