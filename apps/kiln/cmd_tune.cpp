@@ -1,4 +1,5 @@
-// kiln tune CONFIG... [--set K=V]... [--study NAME] [--parallel N] [--resume] [--runs-root DIR]
+// kiln tune CONFIG... [--set K=V]... [--space FILE] [--study NAME] [--parallel N] [--resume]
+//           [--runs-root DIR]
 // (docs/tuning.md): a study of trials, each an ordinary run under RUNS_ROOT/NAME/STUDY/.
 
 #include <ctime>
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 struct TuneArgs {
   ConfigArgs config;
-  std::string runs_root = "runs", study;
+  std::string runs_root = "runs", study, space_file;
   int64_t parallel = 0;
   bool resume = false;
 };
@@ -34,6 +35,22 @@ std::string default_study_name() {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "study-%Y%m%d-%H%M%S", &local);
   return stamp;
+}
+
+// --space FILE: the search space, in place of the config's tune.space; a config without a
+// tune: section gets one with its defaults.
+void use_space_file(RawConfig& raw, const std::string& file) {
+  Json space = load_config_file(file);
+  if (!space.is_object() || space.empty())
+    throw ConfigError("tune.space", file,
+                      "the --space file must map config paths to distributions, e.g. "
+                      "{optimizer.lr: {type: loguniform, low: 1.0e-4, high: 0.1}}");
+  Json& tune = raw.tree["tune"];
+  if (!tune.is_null() && !tune.is_object())
+    throw ConfigError("tune", raw.origins.find("tune"),
+                      "must be a mapping (metric, trials, sampler, space, ...) to take --space");
+  tune["space"] = space;
+  raw.origins.record("tune.space", space, file);
 }
 
 // The study's setup from its config (the files given, or the one a resumed study saved).
@@ -63,7 +80,10 @@ tune::StudySetup setup_from(const RawConfig& raw, const TuneArgs& args) {
 }
 
 int tune_study(const TuneArgs& args) {
-  RawConfig raw = load_config(args.config.files, args.config.overrides);
+  // The space file stands in for tune.space before --set, which may still change it.
+  RawConfig raw = load_config(args.config.files, {});
+  if (!args.space_file.empty()) use_space_file(raw, args.space_file);
+  for (const std::string& assignment : args.config.overrides) apply_override(raw, assignment);
   std::string name = raw.tree.value("name", "experiment");
   std::string study_name = args.study.empty() ? default_study_name() : args.study;
   fs::path study_dir = fs::path(args.runs_root) / name / study_name;
@@ -71,6 +91,8 @@ int tune_study(const TuneArgs& args) {
   if (args.resume) {
     if (args.study.empty())
       throw UsageError("--resume needs --study NAME: the study to go on with");
+    if (!args.space_file.empty())
+      throw UsageError("--resume goes on with the study's own space; --space starts a new study");
     FolderLock lock(study_dir.string(), "study " + study_dir.string() + " is being run");
     tune::Study study = tune::Study::open(database);
     RawConfig saved;
@@ -116,6 +138,9 @@ void add_tune_command(CLI::App& app, Action& action) {
   args->config.add_to(*command, /*files_required=*/false);
   command->add_option("--runs-root", args->runs_root, "Where run directories go")
       ->capture_default_str();
+  command->add_option("--space", args->space_file,
+                      "A YAML or JSON file of the search space (config path -> distribution), "
+                      "in place of tune.space");
   command->add_option("--study", args->study,
                       "The study's name: its folder RUNS_ROOT/NAME/STUDY (default: a timestamp)");
   command->add_option("--parallel", args->parallel, "Trials at once (overrides tune.parallel)")

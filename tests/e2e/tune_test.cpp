@@ -241,5 +241,50 @@ TEST_F(Tune, ABadSearchSpaceIsAConfigErrorBeforeAnyTrial) {
   EXPECT_THAT(none.err, HasSubstr("no parameters"));
 }
 
+TEST_F(Tune, ASpaceFileStandsInForTheConfigsSpace) {
+  std::string rows = dir_.write("rows.csv", testing::binary_rows(200));
+  // A config with no tune: section; the file brings the space, the defaults the rest.
+  std::string plain = dir_.write(
+      "plain.yaml",
+      testing::binary_config(rows, rows, "train: {max: 10 steps, validate_every: 10 steps}\n"));
+  std::string space =
+      dir_.write("space.yaml", "optimizer.lr: {type: choice, values: [0.5, 0.25]}\n");
+  auto ran = tune(plain, "--space " + space + " --study file --set tune.trials=2 " +
+                             "--set tune.sampler=grid --set tune.metric=val/accuracy");
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  tune::Study study = tune::Study::open(study_dir("file") + "/study.db");
+  EXPECT_EQ(study.info().config["tune"]["space"], load_config_file(space)) << "kept for --resume";
+  std::vector<tune::TrialRecord> trials = study.trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].values["optimizer.lr"], 0.5);
+  EXPECT_EQ(trials[1].values["optimizer.lr"], 0.25);
+  // It replaces a config's own space.
+  std::string own =
+      config("  {trials: 1, space: {optimizer.lrr: {type: uniform, low: 0, high: 1}}}\n");
+  auto replaced = tune(own, "--space " + space + " --study replaced");
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.out << replaced.err;
+  // Bad files: named, before any trial.
+  std::string list = dir_.write("list.yaml", "[optimizer.lr]\n");
+  std::string wrong = dir_.write("wrong.yaml", "optimizer.lr: {type: uniform, low: 2, high: 1}\n");
+  std::string empty = dir_.write("empty.yaml", "{}\n");
+  struct Case {
+    std::string args, expected;
+    int exit_code;
+  };
+  std::vector<Case> cases = {
+      {"--space " + list, list + "): the top level of a config must be a mapping", 2},
+      {"--space " + empty, "the --space file must map config paths to distributions", 2},
+      {"--space " + dir_.file("missing.yaml"), "cannot open " + dir_.file("missing.yaml"), 1},
+      {"--space " + wrong, "tune.space.optimizer.lr", 2},
+      {"--space " + space + " --study file --resume", "--space starts a new study", 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    auto bad = tune(plain, c.args);
+    EXPECT_EQ(bad.exit_code, c.exit_code) << bad.out << bad.err;
+    EXPECT_THAT(bad.err, HasSubstr(c.expected));
+  }
+}
+
 }  // namespace tune_e2e_test
 }  // namespace kiln
