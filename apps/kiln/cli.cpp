@@ -10,6 +10,7 @@
 
 #include "apps/kiln/allocator.h"
 #include "kiln/core/error.h"
+#include "kiln/core/parent_death.h"
 #include "kiln/core/plugin.h"
 #include "kiln/core/registry.h"
 #include "kiln/engine/run_dir.h"
@@ -93,6 +94,8 @@ bool take_plugins(std::vector<std::string>& args, std::vector<std::string>& plug
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  // Before any thread: a trial or worker whose study or launcher dies stops too.
+  stop_with_parent();
   cli::keep_freed_memory_for_reuse();
   for (int i = 0; i < argc; ++i) invocation_text() += (i ? " " : "") + std::string(argv[i]);
   if (!registration_errors().empty()) return report("", registration_errors().front(), 3);

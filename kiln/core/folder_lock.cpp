@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <thread>
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
@@ -31,5 +32,26 @@ FolderLock::FolderLock(const std::string& folder, const std::string& busy) {
 }
 
 FolderLock::~FolderLock() { ::close(fd_); }
+
+std::optional<std::string> FolderLock::holder(const std::string& folder) {
+  std::string path = folder + "/lock";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;  // never locked
+  // A shared lock is refused only while some process holds the exclusive one.
+  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  if (!held) return std::nullopt;
+  std::string pid = read_text_line(path);
+  return pid.empty() ? "?" : pid;
+}
+
+bool FolderLock::wait_until_free(const std::string& folder, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (holder(folder)) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
 
 }  // namespace kiln

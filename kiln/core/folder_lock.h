@@ -4,6 +4,8 @@
 // releases the lock when the process ends, however it ends (kill -9 included).
 // Thread-safety: one object per folder and process.
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 namespace kiln {
@@ -16,6 +18,11 @@ class FolderLock {
   ~FolderLock();
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
+
+  /// The pid (as its lock file says) of the process holding `folder`; nothing when none does.
+  static std::optional<std::string> holder(const std::string& folder);
+  /// Waits up to `timeout` for no process to hold `folder`; returns whether none does.
+  static bool wait_until_free(const std::string& folder, std::chrono::milliseconds timeout);
 
  private:
   int fd_ = -1;

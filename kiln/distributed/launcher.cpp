@@ -20,6 +20,7 @@
 
 #include "kiln/core/child_environment.h"
 #include "kiln/core/error.h"
+#include "kiln/core/parent_death.h"
 
 namespace kiln::distributed {
 namespace {
@@ -336,7 +337,8 @@ std::vector<std::pair<std::string, std::string>> worker_variables(const LaunchPl
           {"MASTER_ADDR", plan.master_addr},
           {"MASTER_PORT", std::to_string(port)},
           {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt)},
-          {"TORCHELASTIC_MAX_RESTARTS", std::to_string(plan.max_restarts)}};
+          {"TORCHELASTIC_MAX_RESTARTS", std::to_string(plan.max_restarts)},
+          parent_variable()};  // a launcher killed with SIGKILL leaves no worker training on
 }
 
 std::vector<std::string> restart_command(const std::vector<std::string>& command,

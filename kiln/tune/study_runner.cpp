@@ -9,6 +9,8 @@
 #include <map>
 
 #include "kiln/core/error.h"
+#include "kiln/core/folder_lock.h"
+#include "kiln/core/parent_death.h"
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/tune/study_report.h"
@@ -68,7 +70,7 @@ class StudyRun {
     std::vector<TrialRecord> trials = study_.trials();
     started_trials_ = int64_t(trials.size());
     for (const TrialRecord& t : trials)
-      if (t.state == TrialState::kRunning) launch(t.number, true);
+      if (t.state == TrialState::kRunning) resume_trial(t.number);
     while (true) {
       while (can_start()) start_next();
       if (running_.empty()) break;
@@ -115,6 +117,30 @@ class StudyRun {
     launch(number, false);
   }
 
+  // A study killed with SIGKILL leaves its trials to stop on their own (core/parent_death.h):
+  // each saves a checkpoint as it ends. Resuming, wait for that instead of failing on its lock.
+  void wait_for_earlier_process(int64_t number) const {
+    std::string run_dir = run_dir_of(number);
+    std::optional<std::string> holder = FolderLock::holder(run_dir);
+    if (!holder) return;
+    say(fmt::format("trial {}: waiting for its earlier process (pid {}) to stop", number, *holder));
+    if (!FolderLock::wait_until_free(run_dir, std::chrono::minutes(2)))
+      throw Error(
+          fmt::format("trial {}'s run folder {} is still held by pid {}; stop that process, then "
+                      "kiln tune --resume again",
+                      number, run_dir, FolderLock::holder(run_dir).value_or(*holder)));
+  }
+
+  // A trial the study left running: its run goes on from its checkpoint, unless it ended
+  // after the study was killed and before it could record the end.
+  void resume_trial(int64_t number) {
+    wait_for_earlier_process(number);
+    std::string status = run_record_of(number).value("status", "");
+    if (status != "finished" && status != "pruned") return launch(number, true);
+    say(fmt::format("trial {} had ended ({}) while no study watched it", number, status));
+    finish(number, 0);
+  }
+
   void launch(int64_t number, bool resume) {
     std::string run_dir = run_dir_of(number);
     TrialCommand command;
@@ -133,7 +159,8 @@ class StudyRun {
       if (resume) say(fmt::format("trial {} starts again (it had no checkpoint)", number));
     }
     command.environment = {{"KILN_TUNE_STUDY", study_.path()},
-                           {"KILN_TUNE_TRIAL", std::to_string(number)}};
+                           {"KILN_TUNE_TRIAL", std::to_string(number)},
+                           parent_variable()};
     command.log = log_path(number);
     pid_t pid = start_trial_process(command);
     signals_.add(pid);
@@ -153,9 +180,8 @@ class StudyRun {
       say(fmt::format("trial {} failed ({}); the study goes on", number, error));
       return;
     }
-    Json record = Json::parse(
-        read_text_file_if_any(run_dir_of(number) + "/run.json").value_or("{}"), nullptr, false);
-    if (record.is_object() && record.value("status", "") == "pruned") {
+    Json record = run_record_of(number);
+    if (record.value("status", "") == "pruned") {
       std::optional<double> last;
       TrialRecord trial = study_.trial(number);
       if (!trial.reported.empty()) last = trial.reported.back().value;
@@ -173,6 +199,13 @@ class StudyRun {
     }
     study_.finish_trial(number, TrialState::kComplete, value, "", setup_.now());
     say(fmt::format("trial {} complete: {} {:.6g}", number, metric(), *value));
+  }
+
+  // The trial's run.json; an empty object when it is missing or unreadable.
+  Json run_record_of(int64_t number) const {
+    Json record = Json::parse(
+        read_text_file_if_any(run_dir_of(number) + "/run.json").value_or("{}"), nullptr, false);
+    return record.is_object() ? record : Json::object();
   }
 
   std::optional<double> final_value(int64_t number) const {

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "kiln/core/config.h"
+#include "kiln/core/folder_lock.h"
 #include "kiln/core/text_file.h"
 #include "kiln/tune/study.h"
 #include "tests/support/binary_task.h"
@@ -214,6 +217,43 @@ TEST_F(Tune, ASignalStopsTheStudyAndResumeFinishesItWithoutRedoingATrial) {
   if (before[1].state == tune::TrialState::kRunning)
     EXPECT_THAT(resumed.out, ::testing::AnyOf(HasSubstr("trial 1 resumes from its last checkpoint"),
                                               HasSubstr("trial 1 starts again")));
+}
+
+TEST_F(Tune, AStudyKilledWithSigkillResumesWithNoTrialLostOrRepeated) {
+  std::string file = config(
+      "  {metric: val/accuracy, mode: max, trials: 3, sampler: random,\n"
+      "   space: {optimizer.lr: {type: loguniform, low: 0.01, high: 1}}}\n");
+  std::string long_trials = " --set 'train={max: 3000 steps, validate_every: 1000 steps}'";
+  testing::ChildProcess study(
+      kiln("tune " + file + " --runs-root " + dir_.file("runs") + " --study killed" + long_trials));
+  std::string line;
+  while (study.read_line(line) && line.find("trial 1 started") == std::string::npos) {
+  }
+  // Once trial 1 trains (it holds its run folder), so that it would train on alone.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!FolderLock::holder(study_dir("killed") + "/trial-0001") &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  study.signal(SIGKILL);
+  EXPECT_EQ(study.wait(), 128 + SIGKILL);
+  std::string database = study_dir("killed") + "/study.db";
+  std::vector<tune::TrialRecord> before = tune::Study::open(database).trials();
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[1].state, tune::TrialState::kRunning) << "no one was left to record its end";
+  // At once: trial 1's process stops as its study died (a checkpoint first, given the time),
+  // and the study waits for it rather than running it twice.
+  auto resumed = tune(file, "--study killed --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, ::testing::AnyOf(HasSubstr("trial 1 resumes from its last checkpoint"),
+                                            HasSubstr("trial 1 starts again")))
+      << "trial 1 had trained on alone to its end";
+  std::vector<tune::TrialRecord> after = tune::Study::open(database).trials();
+  ASSERT_EQ(after.size(), 3u);
+  for (const tune::TrialRecord& t : after) EXPECT_EQ(t.state, tune::TrialState::kComplete);
+  EXPECT_EQ(after[0].finished, before[0].finished) << "a finished trial is not run again";
+  EXPECT_EQ(after[1].values, before[1].values);
+  Json trial1 = Json::parse(read_text_file(study_dir("killed") + "/trial-0001/run.json"));
+  EXPECT_EQ(trial1["status"], "finished");
 }
 
 TEST_F(Tune, ABadSearchSpaceIsAConfigErrorBeforeAnyTrial) {
