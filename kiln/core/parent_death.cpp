@@ -19,6 +19,9 @@ bool stop_with_parent() {
   long parent = std::strtol(value, &end, 10);
   if (*end != 0 || parent <= 0) return false;
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  // A launcher reads its workers' output through pipes, which break as it dies: the writes that
+  // follow must fail quietly rather than kill the worker before its checkpoint is saved.
+  ::signal(SIGPIPE, SIG_IGN);
   // The parent may have died between our start and the request: then we were reparented.
   if (::getppid() != pid_t(parent)) ::raise(SIGTERM);
   return true;

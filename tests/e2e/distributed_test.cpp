@@ -20,6 +20,8 @@
 #include <fstream>
 #include <regex>
 
+#include "kiln/core/folder_lock.h"
+#include "kiln/core/json.h"
 #include "kiln/io/safetensors.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
@@ -207,6 +209,26 @@ TEST_F(Distributed, AKilledWorkerStopsTheJobNamingIt) {
       std::regex_search(output, named, std::regex(R"(rank 1 \(pid \d+\) was killed by signal 9)")))
       << output;
   EXPECT_THAT(output, HasSubstr("kiln launch: the job failed (status 137)"));
+}
+
+TEST_F(Distributed, AKilledLauncherLeavesItsWorkersToCheckpointAndStop) {
+  testing::ChildProcess job(launch("orphaned") + " --set 'train.max=100000 steps' 2>&1");
+  std::string line, run;
+  while (job.read_line(line) && line.rfind("[rank 1] step 20 ", 0) != 0)
+    if (run.empty()) run = launched_run(line);
+  ASSERT_FALSE(run.empty());
+  job.signal(SIGKILL);
+  EXPECT_EQ(job.wait(), 128 + SIGKILL);
+  // The workers get SIGTERM as their launcher dies: rank 0 saves a checkpoint, and both end.
+  bool stopped = FolderLock::wait_until_free(run, std::chrono::minutes(1));
+  if (!stopped) {  // leave no worker behind: rank 0 holds the run folder
+    int holder = std::atoi(FolderLock::holder(run).value_or("0").c_str());
+    if (holder > 0) ::kill(holder, SIGKILL);
+  }
+  ASSERT_TRUE(stopped) << "the workers trained on without their launcher";
+  Json record = Json::parse(read_file(run + "/run.json"));
+  EXPECT_EQ(record["status"], "stopped");
+  EXPECT_FALSE(latest_checkpoint(run).empty());
 }
 
 TEST_F(Distributed, MaxRestartsFinishesTheJobWithTheWeightsOfAnUninterruptedOne) {
