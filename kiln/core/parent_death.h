@@ -16,8 +16,7 @@ namespace kiln {
 std::pair<std::string, std::string> parent_variable();
 
 /// When KILN_PARENT_PID is set: SIGTERM to this process when that parent dies, or now when it
-/// is no longer this process's parent (it died before the request was made). Returns whether
-/// the variable asked for it.
-bool stop_with_parent();
+/// is no longer this process's parent (it died before the request was made).
+void stop_with_parent();
 
 }  // namespace kiln

@@ -43,6 +43,9 @@ class Tune : public ::testing::Test {
         kiln("tune " + config + " --runs-root " + dir_.file("runs") + " " + more));
   }
   std::string study_dir(const std::string& name) { return dir_.file("runs/binary/" + name); }
+  std::vector<tune::TrialRecord> trials_of(const std::string& name) {
+    return tune::Study::open(study_dir(name) + "/study.db").trials();
+  }
 
   testing::TempDir dir_;
 };
@@ -55,7 +58,7 @@ TEST_F(Tune, TrialsAreOrdinaryRunsWithTheirValuesAndTheMetricTheyLogged) {
   auto ran = tune(file, "--study s1");
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   EXPECT_THAT(ran.out, AllOf(HasSubstr("study: " + study_dir("s1")), HasSubstr("best: trial")));
-  std::vector<tune::TrialRecord> trials = tune::Study::open(study_dir("s1") + "/study.db").trials();
+  std::vector<tune::TrialRecord> trials = trials_of("s1");
   ASSERT_EQ(trials.size(), 3u);
   for (const tune::TrialRecord& t : trials) {
     SCOPED_TRACE(t.number);
@@ -90,7 +93,7 @@ TEST_F(Tune, TrialsAreOrdinaryRunsWithTheirValuesAndTheMetricTheyLogged) {
   // --resume goes on with the study up to its new budget; the trials it had stay as they were.
   auto more = tune(file, "--study s1 --resume --set tune.trials=4");
   ASSERT_EQ(more.exit_code, 0) << more.out << more.err;
-  std::vector<tune::TrialRecord> after = tune::Study::open(study_dir("s1") + "/study.db").trials();
+  std::vector<tune::TrialRecord> after = trials_of("s1");
   ASSERT_EQ(after.size(), 4u);
   EXPECT_EQ(after[3].state, tune::TrialState::kComplete);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(after[i].value, trials[i].value);
@@ -111,8 +114,7 @@ TEST_F(Tune, AFailedTrialIsRecordedAndTheStudyGoesOn) {
   auto ran = tune(file, "--study grid");
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   EXPECT_THAT(ran.out, HasSubstr("the sampler has no more trials to give after 2"));
-  std::vector<tune::TrialRecord> trials =
-      tune::Study::open(study_dir("grid") + "/study.db").trials();
+  std::vector<tune::TrialRecord> trials = trials_of("grid");
   ASSERT_EQ(trials.size(), 2u);
   EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
   EXPECT_EQ(trials[1].state, tune::TrialState::kFailed);
@@ -128,8 +130,7 @@ TEST_F(Tune, AshaPrunesTrialsBehindAtARungWithACheckpointAndTheirLastValue) {
   std::string four_epochs = "--set 'train={max: 4 epochs, validate_every: 1 epoch}'";
   auto ran = tune(file, "--study asha " + four_epochs);
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
-  std::vector<tune::TrialRecord> trials =
-      tune::Study::open(study_dir("asha") + "/study.db").trials();
+  std::vector<tune::TrialRecord> trials = trials_of("asha");
   ASSERT_EQ(trials.size(), 4u);
   // The first trial has none to compare with (rungs at epochs 1, 2 and 4); the last two (lr 1e-4
   // and 2e-4) learn nothing in their first epoch, when the first had learned much.
@@ -166,8 +167,7 @@ TEST_F(Tune, ATrialOfTwoProcessesRunsThroughTheLauncherAndIsPrunedOnBoth) {
       "   space: {optimizer.lr: {type: choice, values: [1.0, 0.0001]}}}\n");
   auto ran = tune(file, "--study ddp --set 'train={max: 4 epochs, validate_every: 1 epoch}'");
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
-  std::vector<tune::TrialRecord> trials =
-      tune::Study::open(study_dir("ddp") + "/study.db").trials();
+  std::vector<tune::TrialRecord> trials = trials_of("ddp");
   ASSERT_EQ(trials.size(), 2u);
   EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
   EXPECT_EQ(trials[0].reported.size(), 4u);
@@ -201,22 +201,22 @@ TEST_F(Tune, ASignalStopsTheStudyAndResumeFinishesItWithoutRedoingATrial) {
   EXPECT_THAT(second.err, HasSubstr("is being run by another kiln process (pid"));
   study.signal(SIGTERM);
   EXPECT_EQ(study.wait(), 128 + SIGTERM);
-  std::string database = study_dir("stopped") + "/study.db";
-  std::vector<tune::TrialRecord> before = tune::Study::open(database).trials();
+  std::vector<tune::TrialRecord> before = trials_of("stopped");
   ASSERT_EQ(before.size(), 2u) << "no trial starts after the signal";
   EXPECT_EQ(before[0].state, tune::TrialState::kComplete);
   EXPECT_NE(before[1].state, tune::TrialState::kFailed);
   auto resumed = tune(file, "--study stopped --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  std::vector<tune::TrialRecord> after = tune::Study::open(database).trials();
+  std::vector<tune::TrialRecord> after = trials_of("stopped");
   ASSERT_EQ(after.size(), 3u);
   for (const tune::TrialRecord& t : after) EXPECT_EQ(t.state, tune::TrialState::kComplete);
   EXPECT_EQ(after[0].value, before[0].value);
   EXPECT_EQ(after[0].finished, before[0].finished) << "a finished trial is not run again";
   EXPECT_EQ(after[1].values, before[1].values);
-  if (before[1].state == tune::TrialState::kRunning)
+  if (before[1].state == tune::TrialState::kRunning) {
     EXPECT_THAT(resumed.out, ::testing::AnyOf(HasSubstr("trial 1 resumes from its last checkpoint"),
                                               HasSubstr("trial 1 starts again")));
+  }
 }
 
 TEST_F(Tune, AStudyKilledWithSigkillResumesWithNoTrialLostOrRepeated) {
@@ -236,8 +236,7 @@ TEST_F(Tune, AStudyKilledWithSigkillResumesWithNoTrialLostOrRepeated) {
     std::this_thread::yield();
   study.signal(SIGKILL);
   EXPECT_EQ(study.wait(), 128 + SIGKILL);
-  std::string database = study_dir("killed") + "/study.db";
-  std::vector<tune::TrialRecord> before = tune::Study::open(database).trials();
+  std::vector<tune::TrialRecord> before = trials_of("killed");
   ASSERT_EQ(before.size(), 2u);
   EXPECT_EQ(before[1].state, tune::TrialState::kRunning) << "no one was left to record its end";
   // At once: trial 1's process stops as its study died (a checkpoint first, given the time),
@@ -247,7 +246,7 @@ TEST_F(Tune, AStudyKilledWithSigkillResumesWithNoTrialLostOrRepeated) {
   EXPECT_THAT(resumed.out, ::testing::AnyOf(HasSubstr("trial 1 resumes from its last checkpoint"),
                                             HasSubstr("trial 1 starts again")))
       << "trial 1 had trained on alone to its end";
-  std::vector<tune::TrialRecord> after = tune::Study::open(database).trials();
+  std::vector<tune::TrialRecord> after = trials_of("killed");
   ASSERT_EQ(after.size(), 3u);
   for (const tune::TrialRecord& t : after) EXPECT_EQ(t.state, tune::TrialState::kComplete);
   EXPECT_EQ(after[0].finished, before[0].finished) << "a finished trial is not run again";
