@@ -1,11 +1,11 @@
 // kiln train CONFIG... [--set K=V]... [--runs-root DIR] [--name NAME] [--run-dir DIR]
 //            [--resume [RUN_DIR]] [--note TEXT] [--dry-run] [--quiet]
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
 #include "apps/kiln/cli.h"
+#include "apps/kiln/training_signals.h"
 #include "kiln/distributed/rendezvous.h"
 #include "kiln/engine/resume.h"
 #include "kiln/engine/training_run.h"
@@ -18,26 +18,6 @@ struct TrainArgs {
   ConfigArgs config;
   std::string runs_root = "runs", name, note, resume, run_dir;
   bool dry_run = false, resume_given = false, quiet = false;
-};
-
-std::atomic<int> stop_signal{0};
-
-extern "C" void on_stop_signal(int signal) { stop_signal.store(signal); }
-
-// SIGTERM and SIGINT ask training to finish its step, save a checkpoint and exit 128 + signal.
-// The handler is reset after the first one, so a second Ctrl-C ends the process at once.
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    for (int signal : {SIGTERM, SIGINT}) ::sigaction(signal, &action, nullptr);
-  }
-  ~StopSignals() {
-    for (int signal : {SIGTERM, SIGINT}) std::signal(signal, SIG_DFL);
-  }
 };
 
 // The request for `--resume [RUN_DIR]`: the run given, or the newest unfinished one of the
@@ -95,8 +75,8 @@ int train(const TrainArgs& args) {
   // A launcher's job (kiln launch, torchrun, Slurm, TF_CONFIG): this process is one of its ranks.
   request.job = distributed::rendezvous_from(distributed::process_environment());
   request.trial = engine::TrialReporter::from_environment();
-  StopSignals signals;
-  request.stop_signal = &stop_signal;
+  TrainingSignals signals;
+  request.stop_signal = signals.received();
   return engine::run_training(request, stdout, engine::system_seconds).exit_code;
 }
 

@@ -3,8 +3,9 @@
 // parent dies, however it dies: a `kiln tune` or `kiln launch` killed with SIGKILL leaves no
 // orphan training on into a run folder that the next `--resume` wants. The parent names itself
 // in KILN_PARENT_PID; the child asks Linux for SIGTERM at the parent's death
-// (PR_SET_PDEATHSIG), which it takes as any SIGTERM: a checkpoint, then the end. Such a child
-// ignores SIGPIPE, so that its parent's broken output pipe does not kill it before that.
+// (PR_SET_PDEATHSIG), which it takes as any SIGTERM: a checkpoint, then the end. Linux sends it
+// once for each thread of the dying parent, so a repeated SIGTERM must not end such a child.
+// It ignores SIGPIPE, so that its parent's broken output pipe does not kill it before that.
 // Thread-safety: stop_with_parent() first thing in main, before other threads start.
 
 #include <string>

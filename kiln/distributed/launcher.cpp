@@ -207,15 +207,19 @@ class Attempt {
     if (children) reap();
   }
 
+  // A second Ctrl-C kills the workers. A second SIGTERM does not: a dying parent sends one for
+  // each of its threads (core/parent_death.h), and a scheduler follows with SIGKILL anyway.
   void pass_on(int signal) {
     if (result_.interrupted) {
+      if (signal != SIGINT) return;
       say(fmt::format("{} again: killing the workers", ::strsignal(signal)));
       for (Worker& w : workers_)
         if (w.running) ::kill(-w.pid, SIGKILL);
       return;
     }
     result_.interrupted = true;
-    say(fmt::format("{}: passing it to the workers (again to kill them)", ::strsignal(signal)));
+    say(fmt::format("{}: passing it to the workers{}", ::strsignal(signal),
+                    signal == SIGINT ? " (again to kill them)" : ""));
     for (Worker& w : workers_)
       if (w.running) ::kill(-w.pid, signal);
   }

@@ -4,7 +4,8 @@
 // synchronized across the ranks) and validate to the same values over a validation set that
 // does not split evenly; a worker killed with
 // SIGKILL stops the job with a message naming it, and `--max-restarts 1` finishes the job from
-// the last checkpoint with the weights of an uninterrupted run; two processes given a TF_CONFIG
+// the last checkpoint with the weights of an uninterrupted run; a launcher killed with SIGKILL,
+// or sent SIGTERM twice, leaves its workers to checkpoint and stop; two processes given a TF_CONFIG
 // cluster train together, and so do two ranks started by torchrun's own agent (scripts/torchrun)
 // and two ranks on two hosts made of network namespaces.
 
@@ -32,6 +33,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::latest_checkpoint;
+using ::testing::Not;
 using testing::read_file;
 using testing::validation_rows;
 
@@ -228,6 +230,24 @@ TEST_F(Distributed, AKilledLauncherLeavesItsWorkersToCheckpointAndStop) {
   ASSERT_TRUE(stopped) << "the workers trained on without their launcher";
   Json record = Json::parse(read_file(run + "/run.json"));
   EXPECT_EQ(record["status"], "stopped");
+  EXPECT_FALSE(latest_checkpoint(run).empty());
+}
+
+// A scheduler's SIGTERM (and a dying parent's, one per thread) may come twice: the second must
+// not turn the clean stop into a kill.
+TEST_F(Distributed, ASecondSigtermToTheLauncherStillLetsTheWorkersSave) {
+  testing::ChildProcess job(launch("twice") + " --set 'train.max=100000 steps' 2>&1");
+  std::string line, run, output;
+  while (job.read_line(line) && line.rfind("[rank 1] step 20 ", 0) != 0)
+    if (run.empty()) run = launched_run(line);
+  job.signal(SIGTERM);
+  while (job.read_line(line) && line.find("passing it to the workers") == std::string::npos) {
+  }
+  job.signal(SIGTERM);
+  while (job.read_line(line)) output += line + "\n";
+  EXPECT_EQ(job.wait(), 128 + SIGTERM) << output;
+  EXPECT_THAT(output, Not(HasSubstr("killing the workers")));
+  EXPECT_EQ(Json::parse(read_file(run + "/run.json"))["status"], "stopped") << output;
   EXPECT_FALSE(latest_checkpoint(run).empty());
 }
 
