@@ -40,7 +40,11 @@ class Context {
   /// Replaces each parameter's gradient by its mean over the ranks (every rank passes the same
   /// parameters in the same order; a parameter without a gradient counts as zeros, and gets one
   /// when another rank had it), or, after prepare_gradient_reduction(), finishes doing so.
-  virtual void reduce_gradients(const std::vector<torch::Tensor>& /*parameters*/) {}
+  /// Returns whether `flag` holds on any rank: sent with the gradients, so that the trainer's
+  /// "this rank's loss was not finite" costs the ranks no meeting of its own.
+  virtual bool reduce_gradients(const std::vector<torch::Tensor>& /*parameters*/, bool flag) {
+    return flag;
+  }
   /// Element-wise reduction of `values` over the ranks, in place.
   virtual void all_reduce(std::vector<double>& /*values*/, ReduceOp /*op*/) {}
   /// Every rank's `values`, by rank (their lengths may differ).

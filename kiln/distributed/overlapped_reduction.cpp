@@ -9,7 +9,7 @@ struct OverlappedReduction::Bucket {
   std::vector<size_t> members;  // parameter indices, in the order backward reaches them
   // Their gradients, one after another, on the CPU; then one number per member, 1 where this
   // rank has its gradient: summed, it tells a parameter no rank used (it keeps no gradient, as
-  // on one process) from one used elsewhere.
+  // on one process) from one used elsewhere. The last bucket ends with the caller's flag.
   torch::Tensor flat;
   int64_t gradient_elements = 0;
   size_t waiting = 0;  // members whose gradient has not come this step
@@ -31,15 +31,16 @@ void OverlappedReduction::install(const std::vector<torch::Tensor>& parameters) 
   bucket_of_.assign(parameters.size(), 0);
   offset_of_.assign(parameters.size(), 0);
   position_of_.assign(parameters.size(), 0);
+  // A bucket closes once it holds at least its size, as PyTorch's DDP does it: a large tensor
+  // that comes early in backward (a dense layer near the output) then fills the small first
+  // bucket and is exchanged while backward goes on, instead of opening the last bucket.
   int64_t bytes = 0, elements = 0;
+  bool full = true;
   for (size_t k = parameters.size(); k-- > 0;) {
     const torch::Tensor& parameter = parameters[k];
     int64_t size = parameter.numel() * int64_t(parameter.element_size());
-    int64_t cap = buckets_.size() <= 1 ? first_bucket_bytes_ : bucket_bytes_;
-    bool fresh =
-        buckets_.empty() || (bytes > 0 && bytes + size > cap) ||
-        parameters[buckets_.back().members.front()].scalar_type() != parameter.scalar_type();
-    if (fresh) {
+    if (full ||
+        parameters[buckets_.back().members.front()].scalar_type() != parameter.scalar_type()) {
       buckets_.emplace_back();
       bytes = elements = 0;
     }
@@ -49,12 +50,16 @@ void OverlappedReduction::install(const std::vector<torch::Tensor>& parameters) 
     buckets_.back().members.push_back(k);
     bytes += size;
     elements += parameter.numel();
+    full = bytes >= (buckets_.size() == 1 ? first_bucket_bytes_ : bucket_bytes_);
   }
+  if (buckets_.empty()) buckets_.emplace_back();  // nothing to average: the flag alone
   for (Bucket& bucket : buckets_) {
     for (size_t k : bucket.members) bucket.gradient_elements += parameters[k].numel();
     int64_t total = bucket.gradient_elements + int64_t(bucket.members.size());
-    bucket.flat = torch::empty(
-        {total}, torch::TensorOptions().dtype(parameters[bucket.members.front()].scalar_type()));
+    if (&bucket == &buckets_.back()) total += 1;
+    torch::ScalarType type =
+        bucket.members.empty() ? torch::kFloat32 : parameters[bucket.members.front()].scalar_type();
+    bucket.flat = torch::empty({total}, torch::TensorOptions().dtype(type));
   }
   for (size_t k = 0; k < parameters.size(); ++k) {
     std::shared_ptr<torch::autograd::Node> accumulator =
@@ -85,7 +90,7 @@ void OverlappedReduction::arm(const std::vector<torch::Tensor>& parameters) {
   bool same = parameters.size() == parameters_.size();
   for (size_t k = 0; same && k < parameters.size(); ++k)
     same = parameters[k].unsafeGetTensorImpl() == parameters_[k].unsafeGetTensorImpl();
-  if (!same) install(parameters);
+  if (!same || buckets_.empty()) install(parameters);
   for (Bucket& bucket : buckets_) {
     bucket.waiting = bucket.members.size();
     bucket.work.reset();
@@ -115,23 +120,30 @@ void OverlappedReduction::copy_in(size_t parameter) {
   bucket.waiting -= 1;
 }
 
+// All but the last bucket, which waits for finish() and the flag.
 void OverlappedReduction::start_ready_buckets() {
-  while (next_start_ < buckets_.size() && buckets_[next_start_].waiting == 0) {
+  while (next_start_ + 1 < buckets_.size() && buckets_[next_start_].waiting == 0) {
     Bucket& bucket = buckets_[next_start_];
     bucket.work = start_(bucket.flat);
     ++next_start_;
   }
 }
 
-void OverlappedReduction::finish(int world_size) {
+bool OverlappedReduction::finish(int world_size, bool flag) {
   armed_ = false;
   for (size_t b = next_start_; b < buckets_.size(); ++b)
     for (size_t k : buckets_[b].members)
       if (!copied_[k]) copy_in(k);
   start_ready_buckets();
+  Bucket& last = buckets_.back();
+  last.flat[last.flat.numel() - 1] = flag ? 1 : 0;
+  last.work = start_(last.flat);
+  next_start_ = buckets_.size();
+  bool flagged = false;
   torch::NoGradGuard no_grad;
   for (Bucket& bucket : buckets_) {
     wait_(bucket.work);
+    if (&bucket == &last) flagged = last.flat[last.flat.numel() - 1].item<double>() > 0.5;
     torch::Tensor had_gradient =
         (bucket.flat.narrow(0, bucket.gradient_elements, int64_t(bucket.members.size())) > 0.5)
             .contiguous();
@@ -151,6 +163,7 @@ void OverlappedReduction::finish(int world_size) {
                        /*copy=*/true);
     }
   }
+  return flagged;
 }
 
 std::vector<std::vector<size_t>> OverlappedReduction::bucket_members() const {

@@ -9,7 +9,10 @@
 // back into the gradients. Armed after backward instead, it starts every bucket in finish():
 // the same exchange without the overlap. A parameter no rank has a gradient for keeps none (as
 // on one process, where an optimizer passes it by); one that some rank has counts as zeros
-// where it is missing.
+// where it is missing. The last bucket also carries one flag of the caller's (the trainer's
+// "my loss was not finite"), which therefore costs the ranks no meeting of its own; so that the
+// flag can be set after backward, that bucket starts in finish(), when backward has reached the
+// first layers and its overlap has nothing left to hide anyway.
 // Thread-safety: arm() and finish() on the training thread; the hooks run on autograd's thread
 // between them.
 
@@ -42,8 +45,9 @@ class OverlappedReduction {
   void arm(const std::vector<torch::Tensor>& parameters);
   bool armed() const { return armed_; }
   /// After it: every parameter's gradient becomes its mean over `world_size` ranks (a parameter
-  /// without a gradient gets one when another rank had one; none had: it keeps none).
-  void finish(int world_size);
+  /// without a gradient gets one when another rank had one; none had: it keeps none). Returns
+  /// whether `flag` was set on any rank.
+  bool finish(int world_size, bool flag = false);
   /// Buckets and the parameters in each, in the order they start (for tests).
   std::vector<std::vector<size_t>> bucket_members() const;
 

@@ -1,7 +1,7 @@
 // Gradient averaging during backward, with a fake all-reduce that stands for a second rank whose
 // gradients are all 2: buckets in backward's order with a small first one, all-reduces started in
-// bucket order while backward runs, a parameter without a gradient sent as zeros, and
-// accumulation steps left alone.
+// bucket order while backward runs (the last, with the caller's flag, in finish()), a parameter
+// without a gradient sent as zeros, and accumulation steps left alone.
 
 #include "kiln/distributed/overlapped_reduction.h"
 
@@ -62,17 +62,21 @@ class Reduction : public ::testing::Test {
 };
 
 TEST_F(Reduction, BucketsFollowBackwardsOrderWithASmallFirstOne) {
-  make(16, 64);  // 16 bytes: c's 12 alone; then b and a together
+  // A bucket closes once it holds at least its size (as PyTorch's): c's 12 bytes leave room in
+  // the first 16, b's fill it; a opens the next.
+  make(16, 64);
   reduction_->arm(parameters_);
-  EXPECT_THAT(reduction_->bucket_members(), ElementsAre(ElementsAre(2), ElementsAre(1, 0)));
+  EXPECT_THAT(reduction_->bucket_members(), ElementsAre(ElementsAre(2, 1), ElementsAre(0)));
 }
 
-TEST_F(Reduction, EachBucketStartsDuringBackwardAndTheMeansComeBack) {
+TEST_F(Reduction, EachBucketButTheLastStartsDuringBackwardAndTheMeansComeBack) {
   make();
   backward(true);
-  ASSERT_EQ(started_.size(), 3u);
+  ASSERT_EQ(started_.size(), 2u);
   for (const Started& started : started_) EXPECT_TRUE(started.during_backward);
   reduction_->finish(2);
+  ASSERT_EQ(started_.size(), 3u);
+  EXPECT_FALSE(started_[2].during_backward);
   EXPECT_EQ(waited_, 3);
   // Gradients (b*c, a*c, a*b) = (6, 3, 2), averaged with the other rank's 2.
   EXPECT_TRUE(torch::equal(a_.grad(), torch::full({3}, 4.0)));
@@ -84,12 +88,13 @@ TEST_F(Reduction, AParameterWithoutAGradientHoldsBackTheBucketsAfterItAndIsSentA
   make();
   parameters_ = {a_, unused_, b_, c_};
   backward(true);
-  // c and b's buckets come before the unused one and start; a's waits behind it.
+  // c and b's buckets come before the unused one and start; a's (the last) waits behind it.
   ASSERT_EQ(started_.size(), 2u);
   reduction_->finish(2);
   ASSERT_EQ(started_.size(), 4u);
   EXPECT_FALSE(started_[2].during_backward);
   EXPECT_EQ(started_[2].bucket_elements, 3u);  // the unused parameter's and its flag, in its place
+  EXPECT_EQ(started_[3].bucket_elements, 5u);  // a's three, its flag and the caller's
   ASSERT_TRUE(unused_.grad().defined());
   EXPECT_TRUE(torch::equal(unused_.grad(), torch::full({2}, 1.0)));
   EXPECT_TRUE(torch::equal(a_.grad(), torch::full({3}, 4.0)));
@@ -121,9 +126,22 @@ TEST_F(Reduction, AccumulationStepsAreNotReducedAndTheLastSendsTheirSum) {
   backward(false);
   EXPECT_TRUE(started_.empty());
   backward(true);
-  ASSERT_EQ(started_.size(), 3u);
+  ASSERT_EQ(started_.size(), 2u);
   reduction_->finish(2);
   EXPECT_TRUE(torch::equal(c_.grad(), torch::full({3}, 3.0)));  // (2 + 2 + 2) / 2
+}
+
+// The other rank here sends what this one does: its flag is this one's.
+TEST_F(Reduction, TheCallersFlagComesBackSetWhenAnyRankSetIt) {
+  make();
+  other_rank_same_ = true;
+  backward(true);
+  EXPECT_FALSE(reduction_->finish(2, false));
+  backward(true);
+  EXPECT_TRUE(reduction_->finish(2, true));
+  other_rank_same_ = false;  // the other rank's flag is 2: set
+  backward(true);
+  EXPECT_TRUE(reduction_->finish(2, false));
 }
 
 TEST_F(Reduction, ArmedAgainItReusesItsHooksAndFiresOncePerParameter) {

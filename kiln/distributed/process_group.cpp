@@ -102,9 +102,9 @@ class ProcessGroupContext : public Context {
   }
 
   // Without overlap (or a backward it was not told of), the same buckets all start now.
-  void reduce_gradients(const std::vector<torch::Tensor>& parameters) override {
+  bool reduce_gradients(const std::vector<torch::Tensor>& parameters, bool flag) override {
     if (!reduction().armed()) reduction().arm(parameters);
-    reduction().finish(job_.world_size);
+    return reduction().finish(job_.world_size, flag);
   }
 
   void all_reduce(std::vector<double>& values, ReduceOp op) override {

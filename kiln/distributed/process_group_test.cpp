@@ -61,9 +61,10 @@ TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypesAfterBackward) {
           // The fifth has a gradient on rank 1 only; the sixth on no rank.
           if (k < 4 || (k == 4 && r == 1)) parameters[k].mutable_grad() = gradients[k];
         }
-        context.reduce_gradients(parameters);
+        bool flagged = context.reduce_gradients(parameters, /*flag=*/r == 1);
         std::vector<torch::Tensor> reduced;
         for (const torch::Tensor& p : parameters) reduced.push_back(p.grad());
+        reduced.push_back(torch::tensor(flagged));
         return reduced;
       },
       small_buckets);
@@ -76,6 +77,7 @@ TEST(ProcessGroup, AveragesGradientsInBucketsOfMixedDtypesAfterBackward) {
     ASSERT_TRUE(gradients[4].defined()) << "a gradient another rank had";
     EXPECT_TRUE(torch::equal(gradients[4], torch::full({2}, 2.0)));
     EXPECT_FALSE(gradients[5].defined()) << "no rank had it: no gradient, as on one process";
+    EXPECT_TRUE(gradients[6].item<bool>()) << "rank 1's flag, on both ranks";
   }
 }
 
@@ -89,13 +91,14 @@ TEST(ProcessGroup, AveragesGradientsAsBackwardProducesThem) {
         std::vector<torch::Tensor> parameters = {a, b};
         context.prepare_gradient_reduction(parameters);
         ((a.sum() * b).sum() * (1 + r)).backward();  // rank r: a's grad 8 (1 + r), b's 3 (1 + r)
-        context.reduce_gradients(parameters);
-        return std::vector<torch::Tensor>{a.grad(), b.grad()};
+        bool flagged = context.reduce_gradients(parameters, /*flag=*/false);
+        return std::vector<torch::Tensor>{a.grad(), b.grad(), torch::tensor(flagged)};
       },
       small_buckets);
   for (const std::vector<torch::Tensor>& gradients : results) {
     EXPECT_TRUE(torch::equal(gradients[0], torch::full({3}, 12.0)));
     EXPECT_TRUE(torch::equal(gradients[1], torch::full({4}, 4.5)));
+    EXPECT_FALSE(gradients[2].item<bool>());
   }
 }
 

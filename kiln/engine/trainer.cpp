@@ -163,10 +163,15 @@ void Trainer::after_step(const Progress& before, Window& window) {
   window.callbacks += called - started;
   profile("callbacks", started, called);
   // Periods in time pass on each process's own clock: all log and validate when any is due, as
-  // both meet the other processes (statistics are combined).
+  // both meet the other processes (statistics are combined). The stop votes go with them: when
+  // neither is due, nothing can change them before should_stop().
+  std::optional<std::string> reason;
   std::vector<double> due = {options_.log_every.crossed(before, progress_) ? 1.0 : 0.0,
                              options_.validate_every.crossed(before, progress_) ? 1.0 : 0.0};
+  std::vector<double> votes = stop_votes(reason);
+  due.insert(due.end(), votes.begin(), votes.end());
   parts_.context->all_reduce(due, distributed::ReduceOp::kMax);
+  if (due[0] == 0 && due[1] == 0) step_votes_ = StopVotes{{due.begin() + 2, due.end()}, reason};
   if (due[0] > 0) log_training(window);
   validated_ = due[1] > 0;
   if (validated_) {
@@ -187,16 +192,30 @@ void Trainer::after_step(const Progress& before, Window& window) {
 bool Trainer::should_stop() {
   // This process's reasons, then every process's: a stop anywhere is a stop everywhere, so that
   // no process waits for the others at a step they will not take.
-  int signal = parts_.stop_signal ? parts_.stop_signal->load() : 0;
+  if (step_votes_) {
+    StopVotes taken = std::move(*step_votes_);
+    step_votes_.reset();
+    return count_stop_votes(taken.votes, taken.reason);
+  }
   std::optional<std::string> reason;
+  std::vector<double> votes = stop_votes(reason);
+  parts_.context->all_reduce(votes, distributed::ReduceOp::kMax);
+  return count_stop_votes(votes, reason);
+}
+
+std::vector<double> Trainer::stop_votes(std::optional<std::string>& reason) const {
   for (Callback* callback : parts_.callbacks)
     if (!reason) reason = callback->should_stop();
   if (!reason) reason = reached_stop_at();
-  std::vector<double> votes = {double(signal), reason ? 1.0 : 0.0,
-                               options_.max.reached(stage_progress()) ? 1.0 : 0.0};
-  parts_.context->all_reduce(votes, distributed::ReduceOp::kMax);
+  int signal = parts_.stop_signal ? parts_.stop_signal->load() : 0;
+  return {double(signal), reason ? 1.0 : 0.0, options_.max.reached(stage_progress()) ? 1.0 : 0.0};
+}
+
+bool Trainer::count_stop_votes(const std::vector<double>& votes,
+                               const std::optional<std::string>& reason) {
   if (votes[0] > 0) {
     result_.stopped_by_signal = static_cast<int>(votes[0]);
+    int signal = parts_.stop_signal ? parts_.stop_signal->load() : 0;
     console_.line(fmt::format("stopping at step {}: {} signal {}", progress_.steps,
                               signal ? "received" : "another process received",
                               result_.stopped_by_signal));

@@ -114,8 +114,13 @@ class Trainer : private TrainerView {
     if (parts_.profiler) parts_.profiler->phase(phase, begin, end);
   }
   /// Whether to stop now, as all processes agree: a signal, a callback, train.stop_at or
-  /// train.max.
+  /// train.max. Right after a step that neither logged nor validated, the votes taken with the
+  /// step's other decisions (after_step) answer, so that the ranks meet once per step.
   bool should_stop();
+  /// This process's votes to stop; its reason, when a callback or train.stop_at gave one.
+  std::vector<double> stop_votes(std::optional<std::string>& reason) const;
+  /// Acts on the votes of every process (reduced); true when training stops.
+  bool count_stop_votes(const std::vector<double>& votes, const std::optional<std::string>& reason);
   /// Why train.monitor has reached train.stop_at, or nothing when it has not.
   std::optional<std::string> reached_stop_at() const;
   void log_training(Window& window);
@@ -165,6 +170,12 @@ class Trainer : private TrainerView {
   bool validated_ = false;   // a validation ran after the last step
   int64_t saved_step_ = -1;  // the step of the last checkpoint written with the current weights
   bool checkpoint_requested_ = false;
+  // Every process's stop votes, taken at the end of the last step, with this one's reason.
+  struct StopVotes {
+    std::vector<double> votes;
+    std::optional<std::string> reason;
+  };
+  std::optional<StopVotes> step_votes_;
   TrainResult result_;
 };
 

@@ -77,12 +77,11 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
     return StepOutcome::kSkipped;
   }
   // Once per optimizer step, after the group's last backward: every process's mean gradient.
-  // Taken after it: a parameter that had no gradient here gets one when another rank had it.
-  parts_.context->reduce_gradients(trainable_);
+  // With it, whether any process's loss was not finite: then it is not finite for all, and they
+  // skip, stop or rewind together.
+  bool finite = !parts_.context->reduce_gradients(trainable_, !group.finite);
+  // Taken after the exchange: a parameter that had no gradient here gets one when another had.
   std::vector<torch::Tensor> gradients = gradients_of(trainable_);
-  // A loss that is not finite on any process is not finite on all: they skip, stop or rewind
-  // together.
-  bool finite = !parts_.context->any(!group.finite);
   if (parts_.context->world_size() > 1) {
     double reduced = clock_();
     window.communication += reduced - started;

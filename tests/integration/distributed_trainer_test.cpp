@@ -85,6 +85,19 @@ TEST(DistributedTrainer, GradientsAreAveragedOncePerStepNeverOnAnAccumulationSte
   EXPECT_FALSE(same_weights(*ranks.rank0.model, *alone.model));
 }
 
+// Each meeting costs every rank the wait for the slowest: the gradients (with the NaN flag) and
+// one small all-reduce that decides logging, validation and stopping together. 4 steps an epoch:
+// 8 more steps are 2 more epochs, whose ends vote once more each.
+TEST(DistributedTrainer, AnOrdinaryStepMeetsTheOtherRanksTwice) {
+  auto meetings = [](const std::string& max) {
+    TwoRanks ranks;
+    ranks.fit(test_rig::train_options(max, "100 steps", "100 steps"));
+    EXPECT_EQ(ranks.errors[0], "");
+    return ranks.group.meetings();
+  };
+  EXPECT_EQ(meetings("16 steps") - meetings("8 steps"), 8 * 2 + 2);
+}
+
 TEST(DistributedTrainer, TheShareOfTimeSpentExchangingGradientsIsLoggedInAJobOnly) {
   TwoRanks ranks;
   TrainerRig alone{8, 6, "{type: sgd, lr: 0.1}", 2, torch::kCPU, 1};

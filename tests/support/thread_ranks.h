@@ -28,6 +28,12 @@ class ThreadRanks {
     return std::make_shared<Rank>(*this, rank, gradient_reductions);
   }
 
+  /// How many times the ranks have met (collectives of every kind), so far.
+  int64_t meetings() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return round_;
+  }
+
  private:
   class Rank : public distributed::Context {
    public:
@@ -37,8 +43,8 @@ class ThreadRanks {
     int world_size() const override { return group_.world_; }
 
     // As the process group does it: a missing gradient counts as zeros, and one that no rank
-    // has stays missing.
-    void reduce_gradients(const std::vector<torch::Tensor>& parameters) override {
+    // has stays missing; the flag travels with the gradients.
+    bool reduce_gradients(const std::vector<torch::Tensor>& parameters, bool flag) override {
       if (reductions_) ++*reductions_;
       torch::NoGradGuard no_grad;
       std::vector<double> flat, used;
@@ -54,8 +60,9 @@ class ThreadRanks {
                     values.data_ptr<double>() + values.numel());
       }
       flat.insert(flat.end(), used.begin(), used.end());
+      flat.push_back(flag ? 1 : 0);
       all_reduce(flat, distributed::ReduceOp::kSum);
-      size_t next = 0, flags = flat.size() - parameters.size();
+      size_t next = 0, flags = flat.size() - 1 - parameters.size();
       for (size_t k = 0; k < parameters.size(); ++k) {
         torch::Tensor parameter = parameters[k];
         torch::Tensor mean =
@@ -69,6 +76,7 @@ class ThreadRanks {
         else
           g = mean.view(parameter.sizes()).to(parameter.options());
       }
+      return flat.back() > 0;
     }
     void all_reduce(std::vector<double>& values, distributed::ReduceOp op) override {
       std::vector<std::vector<double>> all = group_.exchange(rank_, values);
