@@ -56,11 +56,6 @@ class Context {
   /// Rank 0's values of `tensors` on every rank, in place (the weights at the start, so that
   /// every rank trains the same model whatever its own initialization gave).
   virtual void broadcast_tensors(std::vector<torch::Tensor>& /*tensors*/) {}
-
-  /// Whether `local` holds on any rank.
-  bool any(bool local);
-  /// The largest of the ranks' `local` values.
-  double max(double local);
 };
 
 /// The context of a process training alone.

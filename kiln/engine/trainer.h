@@ -115,7 +115,7 @@ class Trainer : private TrainerView {
   }
   /// Whether to stop now, as all processes agree: a signal, a callback, train.stop_at or
   /// train.max. Right after a step that neither logged nor validated, the votes taken with the
-  /// step's other decisions (after_step) answer, so that the ranks meet once per step.
+  /// step's other decisions (after_step) answer: the ranks meet once per step to decide.
   bool should_stop();
   /// This process's votes to stop; its reason, when a callback or train.stop_at gave one.
   std::vector<double> stop_votes(std::optional<std::string>& reason) const;
