@@ -6,7 +6,7 @@
 
 namespace kiln {
 
-/// Parses arguments, runs the subcommand, maps errors to exit codes (DESIGN.md §5): 0 success,
+/// Parses arguments, runs the subcommand, maps errors to exit codes (docs/design.md §5): 0 success,
 /// 1 runtime error, 2 usage or config error, 3 internal error. First sets the process's malloc
 /// to keep freed memory for reuse (apps/kiln/allocator.h), which makes large batches faster.
 int run_cli(int argc, char** argv);

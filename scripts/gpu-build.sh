@@ -21,20 +21,9 @@ deps="${KILN_GPU_DEPS:-$root/gpu-deps}"
 prefix="${KILN_GPU_PREFIX:-/tmp/kiln-gpu-prefix}"
 multiarch=x86_64-linux-gnu
 
-packages=(
-  libprotobuf-dev libprotobuf32 libprotobuf-lite32 libprotoc32 protobuf-compiler
-  libyaml-cpp-dev libyaml-cpp0.7 libfmt-dev libfmt9 libcli11-dev nlohmann-json3-dev
-  # cpp-httplib's pkg-config file names openssl, zlib and brotli: their .pc files come along
-  libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libbrotli1
-  zlib1g-dev zlib1g libstb-dev libstb0 libturbojpeg0-dev libturbojpeg0
-  libgtest-dev libgmock-dev
-  pkgconf pkgconf-bin libpkgconf3
-  # links as the CPU build does (the order of libraries that LibTorch from pip depends on)
-  mold
-  # the tests' and examples' data and kiln board's Chart.js; `install-data` puts them where kiln
-  # looks for them
-  dataset-fashion-mnist libjs-chart.js
-)
+# The lines of scripts/packages.txt marked gpu or gpu-only: the C++ libraries with the runtime
+# libraries and .pc files they need, the tests' and examples' data, kiln board's Chart.js.
+mapfile -t packages < <("$root/scripts/packages.sh" gpu)
 
 download() {
   mkdir -p "$deps"

@@ -1,6 +1,6 @@
 # Sourced by the scripts run on the GPU machine (gpu-checks.sh, gpu-recipe.sh): a time budget,
-# the output folder ($OUT) and its summary.txt, ../shared and Fashion-MNIST where the tests and
-# examples look for them, and kiln built into build-gpu with its environment.
+# the output folder ($OUT) and its summary.txt, Fashion-MNIST where the tests and examples look
+# for it, and kiln built into build-gpu with its environment.
 
 # gpu_begin NAME SECONDS: starts the clock; the output goes to $OUT or ./NAME-out.
 gpu_begin() {
@@ -10,7 +10,6 @@ gpu_begin() {
   out="${OUT:-$root/$1-out}"
   mkdir -p "$out"
   cd "$root" || exit 1
-  [ -d ../shared ] || ln -sfn "$root/gpu-deps/shared" ../shared
   scripts/gpu-build.sh install-data
   summary="$out/summary.txt"
   : > "$summary"

@@ -14,8 +14,6 @@ out="${OUT:-$root/gpu-test-out}"
 mkdir -p "$out"
 cd "$root"
 
-# The tests read ../shared/testdata; a copy travels inside gpu-deps/ where ../shared is absent.
-[ -d ../shared ] || ln -sfn "$root/gpu-deps/shared" ../shared
 scripts/gpu-build.sh install-data
 {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader

@@ -1,7 +1,7 @@
 #pragma once
 // Loading a config: YAML or JSON files (JSON may carry // and /* */ comments), deep-merged in the
-// order given, then `--set path=value` overrides (DESIGN.md §4). The result is a raw tree plus the
-// origin of every value; the options structs (schema.h) turn it into typed, checked values.
+// order given, then `--set path=value` overrides (docs/design.md §4). The result is a raw tree plus
+// the origin of every value; the options structs (schema.h) turn it into typed, checked values.
 // Thread-safety: pure functions over values.
 
 #include <cstddef>

@@ -2,8 +2,8 @@
 // The error hierarchy of kiln. Every failure a user can cause is a kiln::Error subclass that names
 // where it happened (config path and file, data file and byte offset, filesystem path), so the
 // message alone is enough to fix the input. Bugs are InternalError. The library never exits or
-// aborts; only apps/kiln/main.cpp maps these types to exit codes (DESIGN.md §5, §8).
-// Thread-safety: the classes are immutable values.
+// aborts; only apps/kiln/cli.cpp (run_action) maps these types to exit codes (docs/design.md §5,
+// §8). Thread-safety: the classes are immutable values.
 
 #include <cstdint>
 #include <stdexcept>

@@ -1,6 +1,6 @@
 #pragma once
 // Periods with units: `500 steps`, `2 epochs`, `1 epoch`, `100000 samples`, `30 min`, `90 s`,
-// `2 h`. Parsed once when the config is read, never in the training loop (DESIGN.md §4).
+// `2 h`. Parsed once when the config is read, never in the training loop (docs/design.md §4).
 // Thread-safety: values.
 
 #include <cstdint>

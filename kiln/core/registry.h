@@ -1,5 +1,5 @@
 #pragma once
-// Registries of named components (DESIGN.md §3). Each kind of component (layer, model, loss,
+// Registries of named components (docs/design.md §3). Each kind of component (layer, model, loss,
 // metric, optimizer, dataset, transform, ...) has one Registry; a component file registers itself
 // with one line:
 //

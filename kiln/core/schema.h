@@ -1,7 +1,7 @@
 #pragma once
 // Options reflection. Every component declares its options once, as a struct whose defaults are
 // the member initialisers and whose describe(Schema&) names each field, documents it and states
-// its checks (DESIGN.md §3). One generic reader and writer work from that declaration: parse a
+// its checks (docs/design.md §3). One generic reader and writer work from that declaration: parse a
 // config node with defaults filled in, reject unknown keys with a "did you mean", dump the resolved
 // options, and document them for `kiln list`.
 //

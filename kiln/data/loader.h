@@ -1,5 +1,5 @@
 #pragma once
-// Turns a dataset into the batches of one epoch at a time, the input pipeline of DESIGN.md §2:
+// Turns a dataset into the batches of one epoch at a time, the input pipeline of docs/design.md §2:
 //   shard   each of `world` ranks takes every world-th example of the epoch's order, so the ranks
 //           see disjoint parts of equal size (training: every rank takes as many steps), or, with
 //           equal_shards off, all of it between them (evaluation: every example counts once);

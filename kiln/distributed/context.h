@@ -1,7 +1,7 @@
 #pragma once
-// The processes of one training job, as the trainer sees them (DESIGN.md §2, distributed/). Each
-// process (rank) trains the same model on its own share of the data; they meet at three kinds of
-// points, which this interface names so that data-parallel training (issue #20) plugs in without
+// The processes of one training job, as the trainer sees them (docs/design.md §2, distributed/).
+// Each process (rank) trains the same model on its own share of the data; they meet at three kinds
+// of points, which this interface names so that data-parallel training (issue #20) plugs in without
 // changing the loop:
 // - gradients: after backward and before clipping, once per optimizer step, every rank's
 //   gradients are replaced by their mean (reduce_gradients; begun during backward when the

@@ -1,6 +1,6 @@
 #pragma once
-// `kiln launch` (DESIGN.md §5, docs/distributed.md): starts the workers of one machine of a job,
-// each a `kiln` process with the environment torchrun would give it (RANK, WORLD_SIZE,
+// `kiln launch` (docs/design.md §5, docs/distributed.md): starts the workers of one machine of a
+// job, each a `kiln` process with the environment torchrun would give it (RANK, WORLD_SIZE,
 // LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT), prefixes each line they
 // write with their rank, forwards SIGINT and SIGTERM to them, and when one fails stops the others
 // and, while restarts remain, starts them all again on `train --resume RUN_DIR` (the run folder

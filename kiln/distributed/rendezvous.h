@@ -1,6 +1,6 @@
 #pragma once
 // Where a process stands in a training job, read from the environment its launcher gave it
-// (../shared/specs/INTEROP.md §5): torchrun, torch's env:// and Kubeflow's PyTorchJob (`RANK`,
+// (docs/formats.md §5): torchrun, torch's env:// and Kubeflow's PyTorchJob (`RANK`,
 // `WORLD_SIZE`, `MASTER_ADDR`, `MASTER_PORT`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`, `GROUP_RANK`),
 // `kiln launch` (the same variables), Slurm (`SLURM_PROCID`, `SLURM_NTASKS`, `SLURM_LOCALID`,
 // the first host of `SLURM_JOB_NODELIST`), or a TensorFlow cluster (`TF_CONFIG`: the chief, or

@@ -1,10 +1,9 @@
 #pragma once
-// Callbacks (DESIGN.md §7): everything optional in training (checkpoint schedules, early stopping,
-// EMA, learning-rate logging) hangs off the trainer's loop through these hooks, so the loop itself
-// stays the same whatever the config asks for. A callback's state (numbers as JSON, tensors by
-// name) goes into every checkpoint, so a resumed run continues with the callback exactly where it
-// was.
-// Thread-safety: called from the training thread only.
+// Callbacks (docs/design.md §7): everything optional in training (checkpoint schedules, early
+// stopping, EMA, learning-rate logging) hangs off the trainer's loop through these hooks, so the
+// loop itself stays the same whatever the config asks for. A callback's state (numbers as JSON,
+// tensors by name) goes into every checkpoint, so a resumed run continues with the callback exactly
+// where it was. Thread-safety: called from the training thread only.
 
 #include <torch/torch.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Checkpoints (DESIGN.md §6): `checkpoints/step-000001200/` holding model.safetensors,
+// Checkpoints (docs/design.md §6): `checkpoints/step-000001200/` holding model.safetensors,
 // optimizer.pt, train_state.json, config.yaml, inputs.json (what the model takes) and a MANIFEST
 // with the size and CRC-32C of every other file, plus a <callback>.safetensors for each callback
 // with tensor state (ema.safetensors).

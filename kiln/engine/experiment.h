@@ -1,6 +1,6 @@
 #pragma once
 // An experiment assembled from its config: the only place that turns component specs into
-// objects through the registries (DESIGN.md §2). Commands (train, eval) build one and hand its
+// objects through the registries (docs/design.md §2). Commands (train, eval) build one and hand its
 // parts to the trainer and evaluator.
 // Thread-safety: built and used on one thread.
 

@@ -1,8 +1,7 @@
 #pragma once
-// The top-level config of an experiment (DESIGN.md §4) as options structs: every key, its default
-// and its checks are declared here once, and the resolved form (every default filled in) is what
-// a run directory and every checkpoint store.
-// Thread-safety: values.
+// The top-level config of an experiment (docs/design.md §4) as options structs: every key, its
+// default and its checks are declared here once, and the resolved form (every default filled in) is
+// what a run directory and every checkpoint store. Thread-safety: values.
 
 #include <map>
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 // `kiln export` and the `export` callback: a run's trained model as a version folder that a
-// server loads without the run (DESIGN.md §5, docs/serving.md): BASE/NAME/VERSION/ holding
+// server loads without the run (docs/design.md §5, docs/serving.md): BASE/NAME/VERSION/ holding
 //   model.yaml         the architecture, what the model takes (inputs before the eval
 //                      transforms), the eval transforms, class labels when the data had them,
 //                      the signatures (engine/signatures.h), where it came from, kiln's version

@@ -1,9 +1,8 @@
 #pragma once
-// The run directory of DESIGN.md §6: `<root>/<name>/<YYYYmmdd-HHMMSS>[-N]/` holding the resolved
-// config, run.json (status and environment), metrics.csv (long format), summary.json, train.log,
-// notes.md and checkpoints/. Small files are replaced atomically, so a crash mid-write leaves the
-// previous version.
-// Thread-safety: one writer per run.
+// The run directory of docs/design.md §6: `<root>/<name>/<YYYYmmdd-HHMMSS>[-N]/` holding the
+// resolved config, run.json (status and environment), metrics.csv (long format), summary.json,
+// train.log, notes.md and checkpoints/. Small files are replaced atomically, so a crash mid-write
+// leaves the previous version. Thread-safety: one writer per run.
 
 #include <ctime>
 #include <fstream>

@@ -1,5 +1,5 @@
 #pragma once
-// The one writer of a run folder (DESIGN.md §6). Everything a training job leaves in its run
+// The one writer of a run folder (docs/design.md §6). Everything a training job leaves in its run
 // folder goes through this object: the resolved config, notes.md, run.json (a RunRecord),
 // summary.json, the model's inputs, metrics (as sinks), the console's train.log, the
 // checkpoints' directory and TensorBoard's event files (RUN/tensorboard/), and later exports. Every

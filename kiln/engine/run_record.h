@@ -1,5 +1,5 @@
 #pragma once
-// run.json (DESIGN.md §6) as one object: what the run is (command line, host, versions, world
+// run.json (docs/design.md §6) as one object: what the run is (command line, host, versions, world
 // size), its status at every moment (running, then finished, stopped or failed, with the error),
 // each resume attempt and, for a staged run, each stage's steps and how it ended. The training
 // run changes it through these operations and the run folder writes it, from one place.

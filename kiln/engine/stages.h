@@ -1,6 +1,6 @@
 #pragma once
-// Train cycles (DESIGN.md §4 `stages:`): one run trains in stages, one after another, on the same
-// weights, e.g. a frozen backbone first, then everything at a lower learning rate. The config
+// Train cycles (docs/design.md §4 `stages:`): one run trains in stages, one after another, on the
+// same weights, e.g. a frozen backbone first, then everything at a lower learning rate. The config
 // outside `stages` is the starting point; stage i is stage i-1's config with entry i deep-merged
 // over it (lists replace; a component whose `type` changes is replaced whole, so switching adam
 // for sgd leaves no adam option behind). Every stage's config is checked like a whole config

@@ -3,7 +3,7 @@
 // last validation's stays): the activations of a layer for the first
 // `tensorboard.projector.max_examples` validation examples (tensors.tsv), their classes
 // (metadata.tsv, for a classifier), a sprite of the inputs when they are images (sprite.png), and
-// projector_config.pbtxt naming them (../shared/specs/INTEROP.md §3.4). The layer is the one
+// projector_config.pbtxt naming them (docs/formats.md §3.4). The layer is the one
 // `tensorboard.projector.layer` names (its output), or by default the input of the last layer the
 // model calls for its main output (a multi_head model's first head). Built in, not a registered
 // callback.

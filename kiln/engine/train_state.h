@@ -1,5 +1,5 @@
 #pragma once
-// TrainState (DESIGN.md §7): everything besides weights and optimizer state that a resumed run
+// TrainState (docs/design.md §7): everything besides weights and optimizer state that a resumed run
 // needs to continue exactly where a checkpoint was taken: progress in every unit, the training
 // loader's position, LibTorch's random generators, the best monitored value, the latest logged
 // values, each callback's state and the learning-rate schedule's. Saved as train_state.json in

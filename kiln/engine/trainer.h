@@ -1,5 +1,5 @@
 #pragma once
-// The training loop (DESIGN.md §7): batch, forward, loss, backward, step; training metrics and
+// The training loop (docs/design.md §7): batch, forward, loss, backward, step; training metrics and
 // throughput every `train.log_every`; validation every `train.validate_every`; until `train.max`,
 // a callback's stop or a signal. Everything it measures goes, once, to a MetricSink (metrics.csv,
 // the console). Optional behaviour (checkpoint schedules, early stopping, EMA) hangs off it as

@@ -1,6 +1,6 @@
 #pragma once
-// tf.train.Example and tf.train.SequenceExample (INTEROP.md §1.2), decoded from and encoded to the
-// protobuf wire format. Decoding accepts what TensorFlow and other writers produce: packed and
+// tf.train.Example and tf.train.SequenceExample (docs/formats.md §1.2), decoded from and encoded to
+// the protobuf wire format. Decoding accepts what TensorFlow and other writers produce: packed and
 // unpacked numeric lists, features with no value set, map entries in any order, unknown fields.
 // Encoding writes what TensorFlow writes: packed lists, one entry per feature.
 // Thread-safety: values.

@@ -29,7 +29,8 @@ std::string one_feature_example(const std::string& key, const std::string& featu
 }
 
 TEST(Example, DecodesTheWorkedExampleOfTheSpec) {
-  // INTEROP.md §1.2: the first record of tfrecord_lite_test.tfrecord, keys not in sorted order.
+  // docs/formats.md §1.2: the first record of tfrecord_lite_test.tfrecord, keys not in sorted
+  // order.
   std::string record =
       hex("0a550a170a0866656174757265321"
           "20b0a090a07636869636b656e0a140a086665617475726533120812060a040fd78fbf0a110a0866656174"

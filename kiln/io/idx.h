@@ -1,5 +1,5 @@
 #pragma once
-// The IDX format of MNIST and Fashion-MNIST (INTEROP.md §7.1): a big-endian magic (two zero
+// The IDX format of MNIST and Fashion-MNIST (docs/formats.md §7.1): a big-endian magic (two zero
 // bytes, a type code, the number of dimensions), one big-endian uint32 per dimension, then the
 // data in C order. Files may be gzipped. Thread-safety: pure functions.
 

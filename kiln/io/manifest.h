@@ -1,5 +1,5 @@
 #pragma once
-// A checkpoint's MANIFEST (DESIGN.md §6): one line per file of the checkpoint's folder, its
+// A checkpoint's MANIFEST (docs/design.md §6): one line per file of the checkpoint's folder, its
 // CRC-32C (8 hex digits), its size in bytes and its name, so that a load can tell a whole
 // checkpoint from a damaged or altered one. Thread-safety: pure functions.
 

@@ -1,9 +1,9 @@
 #pragma once
-// safetensors (INTEROP.md §6): an 8-byte little-endian header length N, N bytes of JSON describing
-// each tensor's dtype, shape and byte range, then the tensor bytes. kiln writes its weights in
-// this format so that any safetensors reader (Python included) loads them. This layer knows bytes
-// and shapes only; engine/ converts to and from torch tensors.
-// Thread-safety: pure functions.
+// safetensors (docs/formats.md §6): an 8-byte little-endian header length N, N bytes of JSON
+// describing each tensor's dtype, shape and byte range, then the tensor bytes. kiln writes its
+// weights in this format so that any safetensors reader (Python included) loads them. This layer
+// knows bytes and shapes only; engine/ converts to and from torch tensors. Thread-safety: pure
+// functions.
 
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
-// TFRecord files (INTEROP.md §1.1): records framed as a little-endian uint64 length, the masked
-// CRC-32C of those 8 bytes, the data, and the masked CRC-32C of the data; the whole stream may be
-// gzip or zlib compressed. TensorFlow, TensorBoard and kiln's converters all speak it.
+// TFRecord files (docs/formats.md §1.1): records framed as a little-endian uint64 length, the
+// masked CRC-32C of those 8 bytes, the data, and the masked CRC-32C of the data; the whole stream
+// may be gzip or zlib compressed. TensorFlow, TensorBoard and kiln's converters all speak it.
 // Thread-safety: one thread per reader or writer.
 
 #include <cstdint>

@@ -51,7 +51,7 @@ std::string write_records(const std::string& path, const std::vector<std::string
 }
 
 TEST(TfRecordFraming, MatchesTheKnownHeaders) {
-  // INTEROP.md §1.1: lengths 0x57, 24 and 50 and their masked CRCs.
+  // docs/formats.md §1.1: lengths 0x57, 24 and 50 and their masked CRCs.
   EXPECT_EQ(frame_tfrecord(std::string(0x57, 'x')).substr(0, 12),
             std::string("\x57\0\0\0\0\0\0\0\xe6\xba\x94\x8c", 12));
   EXPECT_EQ(frame_tfrecord(std::string(24, 'x')).substr(8, 4), "\xa3\x7f\x4b\x22");

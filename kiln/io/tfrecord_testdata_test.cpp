@@ -1,4 +1,4 @@
-// The real files of ../shared/testdata, written by TensorFlow, TFX and TensorBoard, against the
+// The real files of tests/data, written by TensorFlow, TFX and TensorBoard, against the
 // decoded descriptions beside them (`<file>.expected.json`).
 
 #include <gmock/gmock.h>
@@ -74,7 +74,7 @@ TEST(TfRecordTestdata, TheGzippedTfxFileDecodesAsDescribed) {
 }
 
 TEST(TfRecordTestdata, TheTutorialInvariantHoldsForEveryRecord) {
-  // feature2 is the name of animal number feature1 (INTEROP.md, the file's provenance).
+  // feature2 is the name of animal number feature1 (docs/formats.md, the file's provenance).
   const std::vector<std::string> animals = {"cat", "dog", "chicken", "horse", "goat"};
   TfRecordReader reader(kTestdata + "/tfrecord_lite_test.tfrecord");
   std::string record;

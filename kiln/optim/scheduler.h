@@ -1,9 +1,9 @@
 #pragma once
-// Learning-rate schedules (DESIGN.md §4 `scheduler:`). A schedule gives a factor of each parameter
-// group's base learning rate. Most are pure functions of the number of optimizer steps taken, so
-// a resumed run that knows its step knows its rate; a schedule that reacts to validation results
-// (reduce_on_plateau) also has state, which the trainer saves in every checkpoint's TrainState.
-// The same schedules drive other hyper-parameters per epoch (hyper_schedules.h).
+// Learning-rate schedules (docs/design.md §4 `scheduler:`). A schedule gives a factor of each
+// parameter group's base learning rate. Most are pure functions of the number of optimizer steps
+// taken, so a resumed run that knows its step knows its rate; a schedule that reacts to validation
+// results (reduce_on_plateau) also has state, which the trainer saves in every checkpoint's
+// TrainState. The same schedules drive other hyper-parameters per epoch (hyper_schedules.h).
 // Thread-safety: one thread; factor() is const.
 
 #include <torch/torch.h>

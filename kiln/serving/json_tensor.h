@@ -1,5 +1,5 @@
 #pragma once
-// TensorFlow Serving's JSON tensors (../shared/specs/INTEROP.md §4; api_rest.md): predict
+// TensorFlow Serving's JSON tensors (docs/formats.md §4; api_rest.md): predict
 // requests in row form (`"instances"`: one entry per example, all inputs sharing the first
 // dimension) or columnar form (`"inputs"`: each input a whole tensor), read into host tensors
 // checked against a signature's inputs; and responses (`"predictions"` for a row request,

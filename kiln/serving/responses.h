@@ -1,7 +1,7 @@
 #pragma once
 // The bodies of TensorFlow Serving's model status and metadata responses (the proto3 JSON of
-// GetModelStatusResponse and GetModelMetadataResponse; ../shared/specs/INTEROP.md §4, and a real
-// metadata response in ../shared/testdata/).
+// GetModelStatusResponse and GetModelMetadataResponse; docs/formats.md §4, and a real
+// metadata response in tests/data/).
 // Thread-safety: pure functions.
 
 #include <cstdint>

@@ -8,7 +8,7 @@ namespace kiln::serving {
 namespace {
 
 // half_plus_two's serving_default, as TensorFlow Serving describes it in the metadata file of
-// ../shared/testdata: kiln's metadata of the same signature has the same JSON.
+// tests/data: kiln's metadata of the same signature has the same JSON.
 TEST(Responses, MetadataHasTensorFlowServingsShape) {
   Signature signature;
   signature.inputs["x"] = {DType::kFloat32, {-1, 1}};

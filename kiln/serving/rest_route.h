@@ -1,5 +1,5 @@
 #pragma once
-// The URLs of TensorFlow Serving's REST API (../shared/specs/INTEROP.md §4, the expressions of
+// The URLs of TensorFlow Serving's REST API (docs/formats.md §4, the expressions of
 // http_rest_api_util.cc), matched as it matches them (case-insensitively; names kept as
 // written):
 //   GET  /v1/models/NAME[/versions/N | /labels/L][/metadata]

@@ -1,6 +1,6 @@
 #pragma once
 // Errors of the serving API, with TensorFlow Serving's status codes and the HTTP status each
-// maps to (../shared/specs/INTEROP.md §4: http_server.cc's ToHTTPStatusCode). A request that
+// maps to (docs/formats.md §4: http_server.cc's ToHTTPStatusCode). A request that
 // fails gets `{"error": MESSAGE}` with that status; the server goes on.
 // Thread-safety: values.
 

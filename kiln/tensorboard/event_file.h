@@ -1,6 +1,6 @@
 #pragma once
 // One TensorBoard event file: TFRecord framing of serialized Event protos, the first one saying
-// `file_version: "brain.Event:2"` (../shared/specs/INTEROP.md §3.1). The file is named as
+// `file_version: "brain.Event:2"` (docs/formats.md §3.1). The file is named as
 // TensorBoard's own writer names it, `events.out.tfevents.<seconds>.<host>.<pid>.<n>`, and is
 // readable while it grows: records are appended and flushed, never renamed into place.
 // Thread-safety: one thread.

@@ -170,7 +170,7 @@ TEST(EventLog, HyperParametersAsTheHParamsPluginReadsThem) {
   EXPECT_EQ(start.hparams.at("model.type"), "cnn");
   EXPECT_EQ(start.hparams.at("data.shuffle"), "true");
   EXPECT_EQ(start.time_secs, 100);
-  // Byte for byte what tensorboardX writes for a successful session (INTEROP.md §3.5).
+  // Byte for byte what tensorboardX writes for a successful session (docs/formats.md §3.5).
   EXPECT_EQ(events[3].values[0].plugin_content, std::string("\x22\x02\x08\x01", 4));
   // TensorBoard's own writer puts an empty float tensor beside the plugin data.
   ASSERT_TRUE(events[3].values[0].tensor.has_value());

@@ -1,5 +1,5 @@
 #pragma once
-// The HParams plugin's three summaries (../shared/specs/INTEROP.md §3.5), as TensorBoard's
+// The HParams plugin's three summaries (docs/formats.md §3.5), as TensorBoard's
 // HParams tab reads them from a run's directory: the experiment (which hyper-parameters and
 // metrics there are), the session's start (this run's values) and its end (how it ended).
 // TensorBoard takes the experiment from whichever run it finds first, so every kiln run writes

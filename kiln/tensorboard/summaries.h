@@ -1,6 +1,6 @@
 #pragma once
 // Events holding one summary value each, in the forms TensorBoard's plugins read
-// (../shared/specs/INTEROP.md §3.3): scalars and text as TensorFlow 2 and Keras write them (a
+// (docs/formats.md §3.3): scalars and text as TensorFlow 2 and Keras write them (a
 // tensor with the plugin named in its metadata), histograms and images in the forms TensorBoard
 // still reads and converts (HistogramProto, a PNG in Summary.Image), and SessionLog START, which
 // makes TensorBoard drop what an interrupted process logged from that step on.

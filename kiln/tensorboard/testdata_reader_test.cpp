@@ -1,5 +1,5 @@
 // Tests of the independent event file decoder (tests/support/event_file_reader.h) against event
-// files written by TensorFlow and plugin content written by tensorboardX (shared/testdata), so
+// files written by TensorFlow and plugin content written by tensorboardX (tests/data), so
 // that the decoder can be trusted when it checks kiln's writer.
 
 #include "tests/support/event_file_reader.h"
@@ -297,7 +297,8 @@ TEST(EventFileReader, ListsEventFilesSortedByName) {
   EXPECT_THROW(event_files_in(dir.file("missing")), std::runtime_error);
 }
 
-// ---- HParams plugin content written by tensorboardX (INTEROP §3.5) -------------------------
+// ---- HParams plugin content written by tensorboardX (docs/formats.md §3.5)
+// -------------------------
 
 TEST(EventFileReader, DecodesTensorboardXHParamsExperiment) {
   const DecodedHParams decoded =

@@ -1,4 +1,4 @@
-// End-to-end: `kiln data inspect` on the real TFRecord files of ../shared/testdata, and on files
+// End-to-end: `kiln data inspect` on the real TFRecord files of tests/data, and on files
 // that are not TFRecords or are damaged.
 
 #include <gmock/gmock.h>

@@ -18,11 +18,13 @@ using ::testing::HasSubstr;
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 
 // Runs in a folder holding data/fashion_mnist/train-*.tfrecord.gz (from the test images), where
-// cnn_tfrecord.yaml looks for them, and data/shapes/ (its generator's), beside a link to the
-// shared test data, where the penguin example looks for its file (../shared/testdata).
+// cnn_tfrecord.yaml looks for them, data/shapes/ (its generator's), and a link to the
+// repository's configs/, where the penguin example looks for its records.
 TEST(ModelSummary, PrintsTheTableForEveryExampleConfig) {
   testing::TempDir dir;
-  std::filesystem::create_directory_symlink(std::string(KILN_TESTDATA) + "/..", dir.file("shared"));
+  std::filesystem::create_directories(dir.file("work"));
+  std::filesystem::create_directory_symlink(std::string(KILN_SOURCE_DIR) + "/configs",
+                                            dir.file("work/configs"));
   std::string images = "/usr/share/datasets/fashion-mnist/t10k-";
   auto convert = testing::run_command(
       kiln("data convert idx --images " + images + "images-idx3-ubyte.gz --labels " + images +

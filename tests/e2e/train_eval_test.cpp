@@ -1,5 +1,5 @@
 // End-to-end: the kiln binary trains on a small Fashion-MNIST subset, writes the run directory of
-// DESIGN.md §6, and evaluates it.
+// docs/design.md §6, and evaluates it.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-// Field numbers below are those of shared/specs/INTEROP.md §3.2, §3.3 and §3.5.
+// Field numbers below are those of docs/formats.md §3.2, §3.3 and §3.5.
 
 namespace kiln::testing {
 namespace {

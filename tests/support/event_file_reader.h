@@ -1,6 +1,6 @@
 #pragma once
 // An independent decoder of TensorBoard event files (TFRecord framing of serialized Event protos,
-// shared/specs/INTEROP.md §1.1 and §3), for tests that check what kiln writes.
+// docs/formats.md §1.1 and §3), for tests that check what kiln writes.
 //
 // Motivation: a test that reads kiln's files back with kiln's own reader, protobuf classes or
 // CRC would agree with any mistake those share. This is a second implementation written from the
