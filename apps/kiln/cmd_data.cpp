@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
+#include "kiln/core/json_text.h"
 #include "kiln/io/record_inspect.h"
 
 namespace kiln::cli {
@@ -41,7 +42,7 @@ void print_report(const std::string& file, const Json& report) {
   }
   std::printf("\nfirst record:\n");
   for (const auto& [name, values] : report["first"].items())
-    std::printf("  %s: %s\n", name.c_str(), values.dump().c_str());
+    std::printf("  %s: %s\n", name.c_str(), dump_json(values).c_str());
 }
 
 int run_inspect(const InspectArgs& args) {

@@ -9,6 +9,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/config.h"
+#include "kiln/core/json_text.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/experiment.h"
 #include "kiln/engine/runtime.h"
@@ -77,7 +78,7 @@ int run_stats(const StatsArgs& args) {
   stats["read_seconds"] = read - started;
   stats["pass_seconds"] = described - read;
   if (args.json) {
-    std::printf("%s\n", stats.dump().c_str());
+    std::printf("%s\n", dump_json(stats).c_str());
     return 0;
   }
   print_table(stats);

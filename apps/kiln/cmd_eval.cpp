@@ -5,6 +5,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/json.h"
+#include "kiln/core/json_text.h"
 #include "kiln/engine/training_run.h"
 
 namespace kiln::cli {
@@ -29,7 +30,7 @@ int run_eval(const EvalArgs& args) {
   if (args.json) {
     Json out = Json::object();
     for (const auto& [tag, value] : values) out[tag] = value;
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", dump_json(out).c_str());
   } else {
     for (const auto& [tag, value] : values) std::printf("%-20s %.4f\n", tag.c_str(), value);
   }

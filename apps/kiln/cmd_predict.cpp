@@ -5,8 +5,8 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
-#include "kiln/core/text_file.h"
 #include "kiln/engine/predict.h"
+#include "kiln/serving/http_server.h"
 #include "kiln/serving/predict_client.h"
 
 namespace kiln::cli {
@@ -27,7 +27,7 @@ int run_predict(PredictArgs args) {
     args.client.input = args.offline.input;
     args.client.output = args.offline.output;
     args.client.signature = args.offline.signature;
-    if (!args.token_file.empty()) args.client.token = read_text_line(args.token_file);
+    if (!args.token_file.empty()) args.client.token = serving::read_token_file(args.token_file);
     serving::ClientReport report = serving::run_client(args.client);
     // On stderr, so that the answers on stdout stay machine-readable.
     std::fprintf(stderr,

@@ -3,18 +3,19 @@
 //            [--max-batch N] [--batch-timeout-us T] [--batch-threads N] [--max-queued N]
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include "apps/kiln/cli.h"
 #include "apps/kiln/stop_signals.h"
 #include "kiln/core/error.h"
-#include "kiln/core/text_file.h"
 #include "kiln/engine/exported_servable.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/serving/batcher.h"
@@ -57,6 +58,35 @@ std::vector<serving::ServedModel> served_models(const ServeArgs& args) {
   return models;
 }
 
+// A server that would start serving nothing (a folder that is not there, or holds no version that
+// loads) or a label on a version not loaded is refused at start, naming the folder: it is a typo
+// far more often than a version yet to come.
+void check_every_model_serves(const std::vector<serving::ServedModel>& models,
+                              const serving::ModelTable& table) {
+  std::map<std::string, size_t> served = table.models();
+  for (const serving::ServedModel& model : models) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(model.base_path, error))
+      throw DataError(
+          model.base_path, -1, -1,
+          fmt::format("model {}: no such folder (the base path of its versions)", model.name));
+    if (!served.count(model.name))
+      throw DataError(model.base_path, -1, -1,
+                      fmt::format("model {}: no version loaded from this folder (a version is a "
+                                  "numbered folder an export wrote; see above for any refused)",
+                                  model.name));
+    serving::Route all;
+    all.model = model.name;
+    std::vector<int64_t> loaded = table.status_versions(all);
+    for (const auto& [label, version] : model.labels)
+      if (std::find(loaded.begin(), loaded.end(), version) == loaded.end())
+        throw DataError(model.base_path, -1, -1,
+                        fmt::format("model {}: label \"{}\" names version {}, which is not loaded "
+                                    "(loaded: {})",
+                                    model.name, label, version, fmt::join(loaded, ", ")));
+  }
+}
+
 // Versions loaded, retired and refused, on stdout as they happen (scripts and tests watch it).
 void serve_log(const std::string& line) {
   std::printf("kiln serve: %s\n", line.c_str());
@@ -86,19 +116,19 @@ int run_serve(const ServeArgs& args) {
   engine::set_intra_op_threads(args.threads);
   serving::ServingMetrics metrics;  // before the table: its versions' batchers report here
   serving::ModelTable table;
+  std::vector<serving::ServedModel> models = served_models(args);
   serving::VersionWatcher watcher(
-      served_models(args), table,
+      models, table,
       [&args, &metrics](const std::string& model, const std::string& directory) {
         return load_version(model, directory, args, metrics);
       },
       serve_log);
   watcher.poll();
+  check_every_model_serves(models, table);
   serving::HttpOptions http;
   http.max_body_bytes = args.max_body_bytes;
-  if (!args.token_file.empty()) {
-    http.token = read_text_line(args.token_file);
-    if (http.token.empty()) throw UsageError(args.token_file + ": the token file is empty");
-  }
+  http.log = serve_log;
+  if (!args.token_file.empty()) http.token = serving::read_token_file(args.token_file);
   serving::RestHandler handler(table, {args.max_rows}, &metrics);
   serving::HttpServer server(handler, http);
   int port = server.bind(args.host, args.port);

@@ -9,6 +9,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 #include "kiln/tune/study_report.h"
 #include "kiln/tune/test_functions.h"
 
@@ -58,7 +59,7 @@ int show_study(const ShowArgs& args) {
     return 0;
   }
   std::printf("best: trial %lld, %s %.6g, %s\n", static_cast<long long>(best->number),
-              info.metric.c_str(), *best->value, best->values.dump().c_str());
+              info.metric.c_str(), *best->value, dump_json(best->values).c_str());
   auto shares = tune::importance(space, trials);
   if (!shares.empty()) {
     std::printf("\nimportance (share of the value's variance each parameter explains):\n");
@@ -97,7 +98,7 @@ int benchmark_sampler(const BenchmarkArgs& args) {
               {"best_after", run.best_after},
               {"sampler_seconds_per_trial",
                run.sampling_seconds / double(std::max<size_t>(run.best_after.size(), 1))}};
-  std::printf("%s\n", out.dump().c_str());
+  std::printf("%s\n", dump_json(out).c_str());
   return 0;
 }
 

@@ -111,11 +111,17 @@ async function loadRuns() {
     document.getElementById("error").textContent = e.message;
     return;
   }
+  // Asked again every 2 s: the table is rebuilt only when a run, a step or a value changed, so a
+  // reader's scroll and ticks stay as they are.
+  const key = JSON.stringify(payload);
+  if (state.runsKey === key) return;
+  state.runsKey = key;
   const head = document.querySelector("#runs thead"), body = document.querySelector("#runs tbody");
   head.innerHTML = "<tr><th></th>" + payload.columns.map(c => `<th data-key="${c}">${c}</th>`).join("") + "</tr>";
   head.querySelectorAll("th[data-key]").forEach(th => th.onclick = () => {
     const key = th.dataset.key;
     state.sort = state.sort === key ? "-" + key : key;
+    state.runsKey = null;
     loadRuns();
   });
   body.innerHTML = "";
@@ -193,7 +199,8 @@ function draw() {
     const x = p => axis === "wall" ? (p.wall - start) / 60 : p[axis];
     return { label: run, data: points.map((p, j) => ({x: x(p), y: ys[j]})),
              borderColor: colours[i % colours.length], backgroundColor: colours[i % colours.length],
-             borderWidth: 2, pointRadius: 0, tension: 0 };
+             // A line needs two points: a series of one is drawn as its point.
+             borderWidth: 2, pointRadius: points.length === 1 ? 3 : 0, tension: 0 };
   });
   const scales = { x: { type: "linear", title: { display: true, text: axis === "wall" ? "minutes" : axis } },
                    y: { type: document.getElementById("log").checked ? "logarithmic" : "linear",
@@ -340,7 +347,7 @@ document.getElementById("filter").onkeydown = e => { if (e.key === "Enter") load
 for (const id of ["metric", "axis", "smoothing", "log"]) document.getElementById(id).oninput = draw;
 loadRuns();
 loadStudies();
-if (!window.KILN_DATA) setInterval(() => { poll(); loadStudies(); }, 2000);
+if (!window.KILN_DATA) setInterval(() => { loadRuns(); poll(); loadStudies(); }, 2000);
 </script>
 </body>
 </html>

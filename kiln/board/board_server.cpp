@@ -8,12 +8,13 @@
 #include "kiln/board/board_studies.h"
 #include "kiln/board/report.h"
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 
 namespace kiln::board {
 namespace {
 
 void send_json(httplib::Response& response, const Json& body) {
-  response.set_content(body.dump(), "application/json");
+  response.set_content(dump_json(body), "application/json");
 }
 
 void refuse(httplib::Response& response, int status, const std::string& why) {

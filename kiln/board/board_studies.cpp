@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 // Whether a parameter's distribution draws on a log scale (the board's axes follow it).
 bool log_scaled(const Json& spec) {
   if (!spec.is_object()) return spec == "loguniform";
-  return spec.value("type", "") == "loguniform" || spec.value("log", false) == true;
+  // Compared as JSON, so a hand-edited type of the wrong kind is simply not log-scaled.
+  return spec.value("type", Json()) == "loguniform" || spec.value("log", Json()) == true;
 }
 
 Json study_json(const fs::path& folder, const fs::path& base) {

@@ -10,6 +10,7 @@
 #include "kiln/board/board_page.h"
 #include "kiln/board/board_studies.h"
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 
 namespace kiln::board {
 namespace {
@@ -73,7 +74,7 @@ std::string report_html(const std::string& root, const std::string& chart_js) {
     throw UsageError("this Chart.js contains \"</script\" and cannot be inlined into a page");
   replace_once(page, "<script src=\"chart.js\"></script>",
                "<script>" + chart_js + "</script>\n<script>window.KILN_DATA = " +
-                   script_safe_json(report_data(root).dump()) + ";</script>");
+                   script_safe_json(dump_json(report_data(root))) + ";</script>");
   return page;
 }
 

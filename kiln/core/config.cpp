@@ -119,7 +119,13 @@ Json load_config_file(const std::string& path) {
   bool is_json = has_suffix(path, ".json");
   if (!is_json && !has_suffix(path, ".yaml") && !has_suffix(path, ".yml"))
     throw ConfigError("", path, "unknown config file type; expected .yaml, .yml or .json");
-  Json tree = parse_config_text(read_text_file(path), path, is_json);
+  std::string text;
+  try {
+    text = read_text_file(path, kMaxConfigBytes);  // bounded before reading: not /dev/zero
+  } catch (const DataError& e) {
+    throw ConfigError("", path, e.what());
+  }
+  Json tree = parse_config_text(text, path, is_json);
   if (tree.is_null()) return Json::object();
   if (!tree.is_object())
     throw ConfigError("", path, "the top level of a config must be a mapping of keys to values");

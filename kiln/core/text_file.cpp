@@ -1,37 +1,82 @@
 #include "kiln/core/text_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "kiln/core/error.h"
 
 namespace kiln {
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("open", path, errno);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw IoError("read", path, errno);
-  return content.str();
+namespace {
+
+// Closes the descriptor whichever way the read ends.
+struct FileDescriptor {
+  int fd;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::string read_opened_file(int fd, const std::string& path, size_t max_bytes) {
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) throw IoError("inspect", path, errno);
+  if (!S_ISREG(status.st_mode))
+    throw DataError(path, -1, -1,
+                    S_ISDIR(status.st_mode)
+                        ? "is a folder, not a file"
+                        : "is not a regular file (a device, a pipe or a socket); kiln reads only "
+                          "regular files");
+  size_t size = static_cast<size_t>(status.st_size);
+  if (size > max_bytes)
+    throw DataError(
+        path, -1, -1,
+        fmt::format("is {} bytes, more than the {} kiln reads from such a file", size, max_bytes));
+  std::string bytes(size, '\0');
+  size_t done = 0;
+  while (done < size) {  // a file cut short meanwhile ends early; one grown is read to `size`
+    ssize_t n = ::read(fd, bytes.data() + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw IoError("read", path, errno);
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  bytes.resize(done);
+  return bytes;
 }
 
-std::optional<std::string> read_text_file_if_any(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
+// O_NONBLOCK: opening a FIFO with no writer must not wait; the fstat then refuses it.
+int open_for_reading(const std::string& path) {
+  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+}  // namespace
+
+std::string read_whole_file(const std::string& path, size_t max_bytes) {
+  FileDescriptor file{open_for_reading(path)};
+  if (file.fd < 0) throw IoError("open", path, errno);
+  return read_opened_file(file.fd, path, max_bytes);
+}
+
+std::string read_text_file(const std::string& path, size_t max_bytes) {
+  return read_whole_file(path, max_bytes);
+}
+
+std::optional<std::string> read_text_file_if_any(const std::string& path, size_t max_bytes) {
+  FileDescriptor file{open_for_reading(path)};
+  if (file.fd < 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
+  if (file.fd < 0) throw IoError("open", path, errno);
+  return read_opened_file(file.fd, path, max_bytes);
 }
 
 std::string read_text_line(const std::string& path) {
   std::string text = read_text_file(path);
+  text.resize(std::min(text.size(), text.find('\n')));
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   return text;
 }

@@ -1,18 +1,30 @@
 #pragma once
-// Whole-file text reads and atomic writes (write a temporary, fsync, rename), so a crash never
-// leaves a half-written run file behind.
+// Whole-file reads and atomic writes (write a temporary, fsync, rename), so a crash never leaves a
+// half-written run file behind. Every whole-file read of kiln goes through read_whole_file: the
+// file must be a regular file whose size, taken from the opened descriptor before any read, is
+// within a limit. A path linked to /dev/zero, a FIFO or a folder is refused, never read forever.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
 namespace kiln {
 
-/// Reads a file; throws IoError naming the path.
-std::string read_text_file(const std::string& path);
-/// Reads a file, or nothing when it cannot be opened (readers of other processes' files that
-/// may not be there yet).
-std::optional<std::string> read_text_file_if_any(const std::string& path);
-/// A file of one word or line (a pointer, a pid), without the trailing newline or spaces.
+/// The most a text file kiln reads whole may hold (256 MiB): configs, run files, manifests.
+constexpr size_t kMaxTextFileBytes = size_t{256} << 20;
+
+/// The bytes of the regular file at `path`, at most `max_bytes` of them. Throws IoError when it
+/// cannot be opened or read, DataError naming the path when it is not a regular file or is larger.
+std::string read_whole_file(const std::string& path, size_t max_bytes);
+
+/// read_whole_file with the text limit.
+std::string read_text_file(const std::string& path, size_t max_bytes = kMaxTextFileBytes);
+/// Reads a file, or nothing when there is none (readers of other processes' files that may not be
+/// there yet); a file that is there but cannot be read throws as read_text_file does.
+std::optional<std::string> read_text_file_if_any(const std::string& path,
+                                                 size_t max_bytes = kMaxTextFileBytes);
+/// The first line of a file of one word or line (a pointer, a pid, a token), without the
+/// trailing newline or spaces.
 std::string read_text_line(const std::string& path);
 /// Replaces `path` with `content` atomically; throws IoError.
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -8,6 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
+#include "kiln/core/json_text.h"
 
 namespace kiln::distributed {
 namespace {
@@ -140,9 +141,9 @@ std::vector<std::string> cluster_tasks(const Json& cluster, const std::string& t
 
 Json tf_config_json(const std::string& text) {
   try {
-    Json config = Json::parse(text);
+    Json config = parse_json_text(text);
     if (config.is_object()) return config;
-  } catch (const Json::exception& e) {
+  } catch (const JsonTextError& e) {
     throw UsageError(fmt::format("TF_CONFIG is not JSON: {}", e.what()));
   }
   throw UsageError("TF_CONFIG must be a JSON object with \"cluster\" and \"task\"");

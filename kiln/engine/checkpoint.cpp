@@ -275,17 +275,17 @@ std::string find_checkpoint(const std::string& run_dir, const std::string& which
   return found;
 }
 
-void verify_checkpoint(const std::string& checkpoint_dir) {
-  std::string manifest_path = checkpoint_dir + "/" + kManifest;
+void verify_manifest(const std::string& folder, const std::string& kind) {
+  std::string manifest_path = folder + "/" + kManifest;
   std::set<std::string> listed;
   int64_t line_number = 0;
   for (const io::ManifestEntry& entry :
        io::parse_manifest(read_text_file(manifest_path), manifest_path)) {
-    std::string file = checkpoint_dir + "/" + entry.file;
+    std::string file = folder + "/" + entry.file;
     if (!fs::is_regular_file(file))
       throw DataError(
           manifest_path, line_number, -1,
-          "lists \"" + entry.file + "\", which is missing: the checkpoint is incomplete");
+          "lists \"" + entry.file + "\", which is missing: the " + kind + " is incomplete");
     // The size first: a file of the wrong size is not read whole to learn that it differs.
     bool same = fs::file_size(file) == entry.size;
     if (same) {
@@ -294,17 +294,21 @@ void verify_checkpoint(const std::string& checkpoint_dir) {
     }
     if (!same)
       throw DataError(file, -1, -1,
-                      "checksum or size differs from the MANIFEST: the checkpoint is corrupt");
+                      "checksum or size differs from the MANIFEST: the " + kind + " is corrupt");
     listed.insert(entry.file);
     line_number += 1;
   }
   // A MANIFEST that lost lines must not vouch for the files it no longer lists.
-  for (const auto& entry : fs::directory_iterator(checkpoint_dir)) {
+  for (const auto& entry : fs::directory_iterator(folder)) {
     std::string name = entry.path().filename().string();
     if (name != kManifest && listed.count(name) == 0)
       throw DataError(entry.path().string(), -1, -1,
-                      "is not listed in the MANIFEST: the checkpoint is incomplete or altered");
+                      "is not listed in the MANIFEST: the " + kind + " is incomplete or altered");
   }
+}
+
+void verify_checkpoint(const std::string& checkpoint_dir) {
+  verify_manifest(checkpoint_dir, "checkpoint");
 }
 
 namespace {
@@ -368,6 +372,9 @@ void load_optimizer_state(const std::string& checkpoint_dir, torch::optim::Optim
     optimizer.load(archive);
   } catch (const c10::Error& e) {
     throw DataError(path, -1, -1, "does not fit this optimizer: " + e.msg());
+  } catch (const std::exception& e) {  // LibTorch's reader of damaged bytes throws others too
+    throw DataError(path, -1, -1,
+                    std::string("is not an optimizer state LibTorch can read: ") + e.what());
   }
 }
 

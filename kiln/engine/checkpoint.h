@@ -67,7 +67,11 @@ int64_t checkpoint_step(const std::string& dir);
 std::string find_checkpoint(const std::string& run_dir, const std::string& which,
                             std::vector<std::string>* warnings = nullptr);
 
-/// Verifies the MANIFEST of a checkpoint directory; throws DataError naming the bad file.
+/// Verifies the MANIFEST of a folder (a checkpoint, an export's version folder): every file it
+/// lists is there with its size and CRC-32C, and nothing else is. Throws DataError naming the bad
+/// file; `kind` names the folder in the message.
+void verify_manifest(const std::string& folder, const std::string& kind);
+/// verify_manifest of a checkpoint directory.
 void verify_checkpoint(const std::string& checkpoint_dir);
 
 /// Copies the weights of `checkpoint_dir` (verified) into `model`; every parameter and buffer

@@ -59,6 +59,26 @@ class CheckpointTest : public ::testing::Test {
   kiln::testing::TempDir run_;
 };
 
+// optimizer.pt damaged past what its MANIFEST catches (the MANIFEST rewritten to match): what
+// LibTorch's reader throws becomes a data error naming the file, whatever kind it is.
+TEST_F(CheckpointTest, ADamagedOptimizerStateIsADataErrorNamingTheFile) {
+  auto model = trained_model(1);
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  optimizer.zero_grad();
+  model->forward(torch::ones({2, 4})).sum().backward();
+  optimizer.step();  // momentum buffers in the state
+  std::string dir =
+      save_checkpoint(checkpoints(), {5, model.get(), &optimizer, Json::object(), "a: 1\n", {}});
+  std::string state = io::read_file_bytes(dir + "/optimizer.pt");
+  for (const std::string& damaged : {state.substr(0, state.size() / 2), std::string(200, '\x5a'),
+                                     state.substr(0, 40) + std::string(state.size() - 40, '\0')}) {
+    kiln::write_file_atomic(dir + "/optimizer.pt", damaged);
+    torch::optim::SGD fresh(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+    EXPECT_THAT([&] { load_optimizer_state(dir, fresh); },
+                ::testing::ThrowsMessage<DataError>(HasSubstr(dir + "/optimizer.pt")));
+  }
+}
+
 TEST_F(CheckpointTest, WeightsAndBuffersRoundTripBitwiseIntoAFreshModel) {
   auto saved = trained_model(1);
   auto fresh = build("[{type: linear, out: 3}, batchnorm]", 2);

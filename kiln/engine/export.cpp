@@ -10,6 +10,7 @@
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/exported_model.h"
 #include "kiln/engine/open_model.h"
+#include "kiln/io/manifest.h"
 #include "kiln/serving/version_folders.h"
 
 namespace kiln::engine {
@@ -78,13 +79,20 @@ ExportedVersion export_model(const ExportRequest& request) {
   serving::Signatures signatures = ExportedModel::from_opened(opened)->signatures();
   std::string staging = serving::staging_folder(exported.base);
   try {
-    CheckpointFileSystem& files = real_file_system();
-    files.write(staging + "/model.safetensors", serialize_weights(*opened.model));
-    files.write(staging + "/model.yaml",
-                to_yaml(model_yaml(opened, name, exported.checkpoint, signatures)));
+    std::vector<std::pair<std::string, std::string>> contents = {
+        {"model.safetensors", serialize_weights(*opened.model)},
+        {"model.yaml", to_yaml(model_yaml(opened, name, exported.checkpoint, signatures))}};
     // The fitted feature columns go with the model: serving writes its inputs as training did.
     if (!opened.preprocessing.is_null())
-      files.write(staging + "/preprocessing.json", opened.preprocessing.dump(2) + "\n");
+      contents.emplace_back("preprocessing.json", opened.preprocessing.dump(2) + "\n");
+    // Checksums of every file, verified when the version loads (format_version 2 on).
+    std::string manifest;
+    CheckpointFileSystem& files = real_file_system();
+    for (const auto& [file, bytes] : contents) {
+      files.write(staging + "/" + file, bytes);
+      manifest += io::manifest_line(file, bytes);
+    }
+    files.write(staging + "/MANIFEST", manifest);
     files.sync_directory(staging);
     exported.version = serving::publish_version(exported.base, staging);
   } catch (...) {

@@ -41,6 +41,7 @@ ExportedVersion export_model(const ExportRequest& request);
 
 /// The version folder format model.yaml declares, and its version.
 inline constexpr const char* kExportFormat = "kiln.export";
-inline constexpr int64_t kExportFormatVersion = 1;
+// 2: the version folder holds a MANIFEST of its files' checksums, verified at load.
+inline constexpr int64_t kExportFormatVersion = 2;
 
 }  // namespace kiln::engine

@@ -9,11 +9,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/exported_model.h"
+#include "kiln/io/file_bytes.h"
+#include "kiln/io/manifest.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
@@ -80,6 +83,7 @@ TEST(Export, WritesTheNextVersionWithItsModelYamlAndWeights) {
   // The embedding is the input of the last layer: the flattened example.
   EXPECT_EQ(yaml["signatures"]["embed"]["outputs"]["embedding"]["shape"], Json::array({-1, 10}));
   EXPECT_TRUE(fs::exists(first.directory + "/model.safetensors"));
+  EXPECT_NO_THROW(verify_manifest(first.directory, "version folder"));
   // Nothing half-written is left beside the versions.
   for (const auto& entry : fs::directory_iterator(dir.file("run/export/tiny")))
     EXPECT_NE(entry.path().filename().string()[0], '.');
@@ -167,6 +171,17 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
     fs::copy(good, copy);
     return copy;
   };
+  // Writes `text` to `file` of `version` and its MANIFEST line to match.
+  auto rewrite = [](const std::string& version, const std::string& file, const std::string& text) {
+    kiln::write_file_atomic(version + "/" + file, text);
+    std::string manifest;
+    for (const auto& entry : fs::directory_iterator(version)) {
+      std::string name = entry.path().filename().string();
+      if (name != "MANIFEST")
+        manifest += io::manifest_line(name, io::read_file_bytes(entry.path()));
+    }
+    kiln::write_file_atomic(version + "/MANIFEST", manifest);
+  };
   auto refused = [](const std::string& version, const std::string& file,
                     const std::string& problem) {
     try {
@@ -193,24 +208,68 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
   kiln::write_file_atomic(numbered + "/model.yaml", "format: 3\n");
   refused(numbered, "model.yaml", "not a kiln export");
 
+  // An edit the MANIFEST does not vouch for is refused before the file is read.
+  std::string edited = damaged("edited");
+  std::string yaml = read_text_file(edited + "/model.yaml");
+  kiln::write_file_atomic(edited + "/model.yaml", yaml + "# edited\n");
+  refused(edited, "model.yaml", "checksum or size differs from the MANIFEST: the version folder");
+  kiln::write_file_atomic(edited + "/model.yaml", yaml);
+  kiln::write_file_atomic(edited + "/notes.txt", "x");
+  refused(edited, "notes.txt", "is not listed in the MANIFEST");
+
+  // The rest are edits made with their MANIFEST rewritten to match, as a hand editor could: what
+  // the file says is checked as well.
   std::string unknown = damaged("unknown_model");
-  std::string yaml = read_text_file(unknown + "/model.yaml");
+  yaml = read_text_file(unknown + "/model.yaml");
   yaml.replace(yaml.find("type: sequential"), 16, "type: sequentia");
-  kiln::write_file_atomic(unknown + "/model.yaml", yaml);
+  rewrite(unknown, "model.yaml", yaml);
   refused(unknown, "model.yaml", "sequential");
 
   std::string newer = damaged("newer");
   std::string text = read_text_file(newer + "/model.yaml");
-  text.replace(text.find("format_version: 1"), 17, "format_version: 9");
-  kiln::write_file_atomic(newer + "/model.yaml", text);
+  text.replace(text.find("format_version: 2"), 17, "format_version: 9");
+  rewrite(newer, "model.yaml", text);
   refused(newer, "model.yaml", "format_version 9");
 
   std::string wrong_output = damaged("wrong_output");
   text = read_text_file(wrong_output + "/model.yaml");
   size_t logits = text.find("- 3\n", text.find("logits:\n"));
   text.replace(logits, 3, "- 4");
-  kiln::write_file_atomic(wrong_output + "/model.yaml", text);
+  rewrite(wrong_output, "model.yaml", text);
   refused(wrong_output, "model.yaml", "is declared [-1, 4] but the model gives");
+
+  // What model.yaml declares must agree with the model: each of these once loaded, then crashed
+  // or failed every request.
+  auto edited_yaml = [&](const std::string& name, const std::function<void(Json&)>& edit) {
+    std::string version = damaged(name);
+    Json tree = load_config_file(version + "/model.yaml");
+    edit(tree);
+    rewrite(version, "model.yaml", to_yaml(tree));
+    return version;
+  };
+  Json::json_pointer main_outputs("/signatures/serving_default/outputs");
+  refused(
+      edited_yaml("string_logits", [&](Json& y) { y[main_outputs]["logits"]["dtype"] = "string"; }),
+      "model.yaml", "serving_default.outputs.logits: op identity gives a number type, not string");
+  refused(edited_yaml("float_classes",
+                      [&](Json& y) { y[main_outputs]["classes"]["dtype"] = "float32"; }),
+          "model.yaml", "op argmax_label gives string, not float32");
+  refused(edited_yaml("wider_input",
+                      [&](Json& y) {
+                        y["signatures"]["serving_default"]["inputs"]["input"]["shape"] = {-1, 2, 6};
+                      }),
+          "model.yaml",
+          "signature serving_default: input input is declared float32 [-1, 2, 6], but the model "
+          "takes float32 [-1, 2, 5]");
+  refused(edited_yaml("int_input",
+                      [&](Json& y) {
+                        y["signatures"]["serving_default"]["inputs"]["input"]["dtype"] = "int64";
+                      }),
+          "model.yaml", "is declared int64 [-1, 2, 5]");
+  refused(edited_yaml("four_labels", [&](Json& y) { y["labels"].push_back("emu"); }), "model.yaml",
+          "output classes picks from 3 classes, but `labels` names 4");
+  refused(edited_yaml("version_zero", [&](Json& y) { y["format_version"] = 0; }), "model.yaml",
+          "format_version 0 is not one this kiln reads (1 to 2)");
 }
 
 }  // namespace export_test

@@ -13,6 +13,8 @@
 #include "kiln/engine/signatures.h"
 #include "kiln/models/fold_batch_norms.h"
 #include "kiln/models/onednn_convolutions.h"
+#include "kiln/tabular/feature_columns.h"
+#include "kiln/tabular/input_layout.h"
 
 namespace kiln::engine {
 namespace fs = std::filesystem;
@@ -36,8 +38,9 @@ Json read_model_yaml(const std::string& file) {
     refuse(file, fmt::format("not a kiln export: `format: {}` expected (or `format: {}` beside a "
                              "TorchScript model.pt)",
                              kExportFormat, kTorchScriptFormat));
-  if (!yaml.contains("format_version") || !yaml["format_version"].is_number_integer() ||
-      yaml["format_version"].get<int64_t>() > kExportFormatVersion)
+  const Json& version = yaml.value("format_version", Json());
+  if (!version.is_number_integer() || version.get<int64_t>() < 1 ||
+      version.get<int64_t>() > kExportFormatVersion)
     refuse(file,
            fmt::format("format_version {} is not one this kiln reads (1 to {})",
                        show_value(yaml.value("format_version", Json())), kExportFormatVersion));
@@ -97,12 +100,41 @@ std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
   return labels;
 }
 
+// preprocessing.json writes the model's input row: as wide as the input, its named parts and
+// indices where model.yaml's `layout` puts them, and there whenever that layout is.
+void check_preprocessing(const ModelInput& input, const Json& preprocessing,
+                         const std::string& directory) {
+  std::string file = directory + "/preprocessing.json";
+  if (preprocessing.is_null()) {
+    if (!input.layout.empty())
+      refuse(file,
+             "missing: model.yaml's input has a layout of feature columns, which this file "
+             "holds");
+    return;
+  }
+  std::unique_ptr<tabular::FeatureColumns> columns =
+      tabular::FeatureColumns::from_preprocessing(preprocessing);
+  if (input.shape != std::vector<int64_t>{columns->width()})
+    refuse(file, fmt::format("its columns write rows of {} numbers, but model.yaml's input \"{}\" "
+                             "has the shape [{}]",
+                             columns->width(), input.name, fmt::join(input.shape, ", ")));
+  if (tabular::layout_json(columns->layout()) != tabular::layout_json(input.layout))
+    refuse(file, fmt::format("its columns lay the row out as {}, but model.yaml's input says {}",
+                             show_value(tabular::layout_json(columns->layout())),
+                             show_value(tabular::layout_json(input.layout))));
+}
+
 }  // namespace
 
 std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
                                                    torch::Device device) {
   std::string file = directory + "/model.yaml";
   Json yaml = read_model_yaml(file);
+  // Version folders of format_version 2 on list their files' checksums; a damaged or altered
+  // file is refused before anything is read from it.
+  if (yaml["format"] == kExportFormat &&
+      (yaml["format_version"].get<int64_t>() >= 2 || fs::exists(directory + "/MANIFEST")))
+    verify_manifest(directory, "version folder");
   std::shared_ptr<ExportedModel> loaded(new ExportedModel());
   loaded->directory_ = directory;
   loaded->device_ = device;
@@ -115,6 +147,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->reader_ = yaml.value("reader", Json());
   if (fs::exists(directory + "/preprocessing.json"))
     loaded->preprocessing_ = read_preprocessing(directory + "/preprocessing.json");
+  check_preprocessing(loaded->inputs_.front(), loaded->preprocessing_, directory);
   if (!loaded->reader_.is_null() &&
       (!loaded->reader_.is_object() || !loaded->reader_.value("type", Json()).is_string()))
     refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
@@ -223,10 +256,24 @@ void ExportedModel::check_signatures(const std::string& file) {
   std::vector<int64_t> example = {1};
   example.insert(example.end(), inputs_.front().shape.begin(), inputs_.front().shape.end());
   torch::Tensor zeros = torch::zeros(example, torch::TensorOptions().dtype(inputs_.front().dtype));
+  const ModelInput& input = inputs_.front();
+  std::vector<int64_t> batch_shape = {-1};
+  batch_shape.insert(batch_shape.end(), input.shape.begin(), input.shape.end());
   for (const auto& [name, signature] : signatures_) {
-    if (signature.inputs.size() != 1 || !signature.inputs.count(inputs_.front().name))
-      refuse(file, fmt::format("signature {} must take the model's one input, \"{}\"", name,
-                               inputs_.front().name));
+    if (signature.inputs.size() != 1 || !signature.inputs.count(input.name))
+      refuse(file,
+             fmt::format("signature {} must take the model's one input, \"{}\"", name, input.name));
+    // What a client is told to send must be what the model takes: a version that declares
+    // otherwise loads, then answers every request with an error.
+    const serving::TensorSpec& declared = signature.inputs.at(input.name);
+    if (declared.shape != batch_shape || declared.dtype != serving_dtype(input.dtype))
+      refuse(file, fmt::format("signature {}: input {} is declared {} [{}], but the model takes "
+                               "{} [{}] (`inputs`)",
+                               name, input.name, serving::dtype_name(declared.dtype),
+                               fmt::join(declared.shape, ", "),
+                               serving::dtype_name(serving_dtype(input.dtype)),
+                               fmt::join(batch_shape, ", ")));
+    check_labels(name, signature, zeros, file);
     std::map<std::string, torch::Tensor> outputs;
     try {
       outputs = run(signature, zeros);
@@ -247,6 +294,30 @@ void ExportedModel::check_signatures(const std::string& file) {
                                  name, output, fmt::join(out.spec.shape, ", "),
                                  value.defined() ? c10::str(value.sizes()) : "nothing"));
     }
+  }
+}
+
+// Labels name the classes an argmax_label output picks from: as many as the output it takes the
+// argmax of has scores, or a class id past the list would be answered by its number.
+void ExportedModel::check_labels(const std::string& name, const serving::Signature& signature,
+                                 const torch::Tensor& example, const std::string& file) {
+  if (labels_.empty()) return;
+  for (const auto& [output, out] : signature.outputs) {
+    if (out.op != serving::OutputOp::kArgmaxLabel) continue;
+    serving::Signature scores;
+    scores.inputs = signature.inputs;
+    scores.outputs["scores"] = {
+        {serving::DType::kFloat32, {-1, -1}}, out.from, serving::OutputOp::kIdentity, ""};
+    torch::Tensor value;
+    try {
+      value = run(scores, example).at("scores");
+    } catch (const std::exception&) {
+      continue;  // the signature's own run reports what is wrong with it
+    }
+    if (value.dim() != 2 || value.size(1) != int64_t(labels_.size()))
+      refuse(file, fmt::format("signature {}: output {} picks from {} classes, but `labels` names "
+                               "{}",
+                               name, output, value.dim() == 2 ? value.size(1) : 0, labels_.size()));
   }
 }
 

@@ -77,6 +77,8 @@ class ExportedModel {
  private:
   ExportedModel() = default;
   void check_signatures(const std::string& file);
+  void check_labels(const std::string& name, const serving::Signature& signature,
+                    const torch::Tensor& example, const std::string& file);
   void load_torchscript(const std::string& directory, const std::string& file);
   std::map<std::string, torch::Tensor> run_torchscript(const serving::Signature& signature,
                                                        const torch::Tensor& input);

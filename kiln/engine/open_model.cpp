@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "kiln/core/config.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 #include "kiln/data/dtype_names.h"
 #include "kiln/engine/checkpoint.h"
@@ -62,14 +63,7 @@ Json saved_inputs_json(const std::string& checkpoint, const std::string& run, st
   for (const std::string& dir : {checkpoint, run}) {
     file = dir + "/inputs.json";
     if (dir.empty() || !fs::exists(file)) continue;
-    std::string text = read_text_file(file);
-    try {
-      return Json::parse(text);
-    } catch (const Json::parse_error& e) {
-      throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
-    } catch (const Json::exception& e) {  // a number past a double's range (1e400)
-      throw DataError(file, -1, -1, e.what());
-    }
+    return read_json_file(file);
   }
   return nullptr;
 }
@@ -88,15 +82,7 @@ Json saved_preprocessing(const std::string& checkpoint, const std::string& run) 
 }  // namespace
 
 Json read_preprocessing(const std::string& file) {
-  std::string text = read_text_file(file);
-  Json json;
-  try {
-    json = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
-  } catch (const Json::exception& e) {
-    throw DataError(file, -1, -1, e.what());
-  }
+  Json json = read_json_file(file);
   try {
     tabular::FeatureColumns::from_preprocessing(json);
   } catch (const ConfigError& e) {

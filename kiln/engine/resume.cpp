@@ -6,8 +6,10 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/core/json_text.h"
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
 #include "kiln/engine/experiment_config.h"
 
 namespace kiln::engine {
@@ -60,8 +62,10 @@ bool is_resumable(const std::string& key) {
 
 std::string run_status(const std::string& run_dir) {
   try {
-    return Json::parse(read_text_file(run_dir + "/run.json")).value("status", "");
-  } catch (const std::exception&) {
+    Json record = read_json_file(run_dir + "/run.json");
+    const Json& status = record.is_object() ? record.value("status", Json()) : Json();
+    return status.is_string() ? status.get<std::string>() : "";
+  } catch (const Error&) {
     return "";  // unreadable: not known to be finished
   }
 }
@@ -92,12 +96,14 @@ RawConfig resume_config(const std::string& run_dir, const std::vector<std::strin
   return resumable_config(run_dir, load_config({run_dir + "/config.yaml"}, overrides), "--set");
 }
 
-RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
-                           const std::string& source) {
-  RawConfig saved = load_config({run_dir + "/config.yaml"}, {});
-  Json before = resolved_config(parse_experiment(saved));
-  Json after = resolved_config(parse_experiment(changed));
-  for (const auto& key : changed_keys(before, after))
+namespace {
+
+// Refuses `after` when it changes a key of `before` that a resumed run cannot change.
+void refuse_unresumable(const RawConfig& before, const RawConfig& after, const std::string& source,
+                        const std::string& run_dir) {
+  Json old_config = resolved_config(parse_experiment(before));
+  Json new_config = resolved_config(parse_experiment(after));
+  for (const auto& key : changed_keys(old_config, new_config))
     if (!is_resumable(key)) {
       std::string allowed;
       for (const auto& k : resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
@@ -106,6 +112,36 @@ RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
                        "/config.yaml); resumable keys: " + allowed +
                        " (in a stage too: stages[i].train.max)");
     }
+}
+
+// The config.yaml the run's newest valid checkpoint saved (what its steps were trained with), or
+// none when it saved no checkpoint yet.
+std::optional<std::string> trained_config_file(const std::string& run_dir) {
+  std::vector<std::string> warnings;  // resuming reports them, when it looks for the checkpoint
+  try {
+    std::string file = find_checkpoint(run_dir, "last", &warnings) + "/config.yaml";
+    if (fs::exists(file)) return file;  // checkpoints from before config.yaml was saved lack it
+  } catch (const Error&) {
+    // No checkpoint: nothing was trained that an edit could contradict. None valid: resuming
+    // refuses the run itself, saying what it left as it was.
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
+                           const std::string& source) {
+  std::string run_config = run_dir + "/config.yaml";
+  RawConfig saved = load_config({run_config}, {});
+  // A hand edit of the run's config.yaml is held to what --set may change: checked against the
+  // config the checkpoint was trained with, which its MANIFEST vouches for.
+  if (std::optional<std::string> trained = trained_config_file(run_dir))
+    refuse_unresumable(
+        load_config({*trained}, {}), saved,
+        run_config + " (edited since " + fs::path(*trained).parent_path().string() + " was saved)",
+        run_dir);
+  refuse_unresumable(saved, changed, source, run_dir);
   return changed;
 }
 

@@ -10,6 +10,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
+#include "kiln/io/manifest.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
@@ -50,6 +51,41 @@ TEST(ResumeConfig, AcceptsResumableKeysAndRefusesOthersByName) {
   }
   // A --set that repeats the saved value changes nothing and is fine.
   EXPECT_NO_THROW(resume_config(dir.path(), {"seed=1"}));
+}
+
+// A checkpoint holding `config` as the config it was trained with, as save_checkpoint lays it out.
+void checkpoint_with(const testing::TempDir& run, const std::string& config) {
+  std::string dir = run.file("checkpoints/step-000000010");
+  run.write("checkpoints/step-000000010/config.yaml", config);
+  run.write("checkpoints/step-000000010/MANIFEST", io::manifest_line("config.yaml", config));
+  run.write("checkpoints/latest", "step-000000010\n");
+}
+
+// A hand edit of the run's config.yaml once changed the learning rate of a resumed run unseen: it
+// is held to what --set may change, against the config the checkpoint was trained with.
+TEST(ResumeConfig, AHandEditOfTheRunsConfigIsCheckedAgainstItsCheckpoint) {
+  testing::TempDir dir;
+  checkpoint_with(dir, kConfig);
+  std::string edited = kConfig;
+  edited.replace(edited.find("lr: 0.001"), 9, "lr: 0.5");
+  dir.write("config.yaml", edited);
+  try {
+    resume_config(dir.path(), {});
+    FAIL() << "a hand-edited learning rate was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(dir.file("config.yaml") + " (edited since " +
+                                    dir.file("checkpoints/step-000000010") +
+                                    " was saved) changes optimizer.lr"));
+  }
+  // A resumable key may be edited by hand as it may be given with --set.
+  std::string longer = kConfig;
+  longer.replace(longer.rfind("train: {"), 8, "train: {max: 9 epochs, ");
+  dir.write("config.yaml", longer);
+  EXPECT_EQ(resume_config(dir.path(), {}).tree["train"]["max"], "9 epochs");
+  // A checkpoint whose MANIFEST no longer matches is no reference (resuming then refuses the run
+  // itself, as no checkpoint is valid): the run's config.yaml is taken as it is.
+  dir.write("checkpoints/step-000000010/config.yaml", std::string(kConfig) + "# edited\n");
+  EXPECT_EQ(resume_config(dir.path(), {}).tree["train"]["max"], "9 epochs");
 }
 
 TEST(ResumeConfig, AStageKeyIsNamedByItsStageAndResumableAsAtTheTop) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 
 namespace kiln::engine {
@@ -79,16 +80,7 @@ void RunDirectory::write_json(const std::string& name, const Json& value) const 
   write_file_atomic(file(name), value.dump(2) + "\n");
 }
 
-Json RunDirectory::read_json(const std::string& name) const {
-  std::string text = read_text_file(file(name));
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw DataError(file(name), -1, static_cast<int64_t>(e.byte), e.what());
-  } catch (const Json::exception& e) {  // a number past a double's range (1e400)
-    throw DataError(file(name), -1, -1, e.what());
-  }
-}
+Json RunDirectory::read_json(const std::string& name) const { return read_json_file(file(name)); }
 
 std::string iso_time(std::time_t t) {
   char text[32];

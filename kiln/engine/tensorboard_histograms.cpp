@@ -19,8 +19,19 @@ class TensorBoardHistograms : public Callback {
   }
 
   void on_step_end(TrainerView& view, const Progress& before) override {
-    if (!every_.crossed(before, view.progress())) return;
+    if (every_.crossed(before, view.progress())) write(view);
+  }
+
+  // A run shorter than the period (or ending between two) still leaves its last weights: one
+  // that wrote none at all looked, in TensorBoard, like a run without histograms.
+  void on_fit_end(TrainerView& view) override {
+    if (view.progress().steps > written_step_) write(view);
+  }
+
+ private:
+  void write(TrainerView& view) {
     int64_t step = view.progress().steps;
+    written_step_ = step;
     double now = clock_();
     for (const auto& item : view.model().named_parameters()) {
       log_.histogram("train", "weights/" + item.key(), step, histogram_of(item.value()), now);
@@ -31,10 +42,10 @@ class TensorBoardHistograms : public Callback {
     log_.flush();
   }
 
- private:
   tensorboard::EventLog& log_;
   Period every_;
   Clock clock_;
+  int64_t written_step_ = 0;
 };
 
 }  // namespace

@@ -62,6 +62,12 @@ Json capture_rng() {
 }
 
 void restore_rng(const Json& rng, const std::string& file) {
+  // Every checkpoint holds the CPU generator's state: without it a resumed run would draw its
+  // shuffles and dropout masks from the seed again, and silently differ from the run it continues.
+  if (!rng.is_object() || !rng.contains("cpu"))
+    throw DataError(file, -1, -1,
+                    "train state key \"rng\" lacks the CPU generator's state (\"cpu\"); the "
+                    "run cannot continue as it would have");
   for (const auto& [name, device] : generator_devices()) {
     // A checkpoint from a machine without this GPU leaves its generator as seeded.
     if (!rng.contains(name)) continue;

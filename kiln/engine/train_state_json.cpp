@@ -3,6 +3,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/json_number.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/train_state.h"
 
@@ -132,6 +133,13 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.last = values_from_json(json, "last", file);
   s.callbacks = required<Json>(json, "callbacks", file);
   s.rng = required<Json>(json, "rng", file);
+  if (!s.rng.is_object())
+    throw DataError(file, -1, -1, "train state key \"rng\": expected an object of generators");
+  for (const auto& [name, state] : s.rng.items())
+    if (!state.is_string())
+      throw DataError(file, -1, -1,
+                      fmt::format("train state key \"rng.{}\": expected a hex string, got {}", name,
+                                  show_value(state)));
   s.lr_multiplier = amount_at(json, "lr_multiplier", file, 0, 1);
   s.rewinds = count_at(json, "rewinds", file);
   s.precision = required<Json>(json, "precision", file);
@@ -149,13 +157,13 @@ TrainState read_train_state(const std::string& checkpoint_dir) {
 }
 
 TrainState parse_train_state(const std::string& text, const std::string& file) {
+  Json json;
   try {
-    return train_state_from_json(Json::parse(text), file);
-  } catch (const Json::parse_error& e) {
-    throw DataError(file, -1, static_cast<int64_t>(e.byte), e.what());
-  } catch (const Json::exception& e) {  // a number past a double's range (1e400)
-    throw DataError(file, -1, -1, e.what());
+    json = parse_json_text(text);
+  } catch (const JsonTextError& e) {
+    throw DataError(file, -1, e.byte(), e.what());
   }
+  return train_state_from_json(json, file);
 }
 
 }  // namespace kiln::engine

@@ -206,6 +206,15 @@ TEST(TrainState, ADamagedStateNamesItsFileAndKey) {
   EXPECT_THROW(restore_rng(bad_rng["rng"], "t.json"), DataError);
   bad_rng["rng"] = {{"cpu", "00ff"}};
   EXPECT_THROW(restore_rng(bad_rng["rng"], "t.json"), DataError);  // too short for the state
+  // Without the CPU generator a resumed run would draw from the seed again, silently.
+  EXPECT_THAT([] { restore_rng(Json::object(), "t.json"); },
+              ::testing::ThrowsMessage<DataError>(HasSubstr("lacks the CPU generator's state")));
+  bad_rng["rng"] = {{"cpu", 7}};
+  EXPECT_THAT(
+      [&] { parse_train_state(bad_rng.dump(), "t.json"); },
+      ::testing::ThrowsMessage<DataError>(HasSubstr("\"rng.cpu\": expected a hex string, got 7")));
+  bad_rng["rng"] = Json::array();
+  EXPECT_THROW(parse_train_state(bad_rng.dump(), "t.json"), DataError);
 }
 
 TEST(TrainState, ATruncatedStateFileNamesItsFileAndOffset) {

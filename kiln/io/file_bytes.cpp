@@ -3,21 +3,14 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <fstream>
-#include <sstream>
 
 #include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
 
 namespace kiln::io {
 
-std::string read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("open", path, errno);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw IoError("read", path, errno);
-  return bytes.str();
+std::string read_file_bytes(const std::string& path, size_t max_bytes) {
+  return read_whole_file(path, max_bytes);
 }
 
 bool is_gzip(const std::string& bytes) {

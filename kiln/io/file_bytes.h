@@ -7,8 +7,12 @@
 
 namespace kiln::io {
 
-/// The bytes of a file; throws IoError naming the path.
-std::string read_file_bytes(const std::string& path);
+/// The most a binary file kiln reads whole may hold (4 GiB): weights, IDX, CSV, images.
+constexpr size_t kMaxWholeFileBytes = size_t{4} << 30;
+
+/// The bytes of a regular file of at most `max_bytes` (kiln::read_whole_file); throws IoError or
+/// DataError naming the path.
+std::string read_file_bytes(const std::string& path, size_t max_bytes = kMaxWholeFileBytes);
 
 /// True when `bytes` start with the gzip magic (1f 8b).
 bool is_gzip(const std::string& bytes);

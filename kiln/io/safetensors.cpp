@@ -5,6 +5,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
+#include "kiln/core/json_text.h"
 #include "kiln/io/file_bytes.h"
 
 namespace kiln::io {
@@ -119,11 +120,9 @@ SafeTensorsFile parse_safetensors(std::string bytes, const std::string& name) {
   if (!valid_utf8(header)) fail(8, "the header is not valid UTF-8");
   Json json;
   try {
-    json = Json::parse(header);
-  } catch (const Json::parse_error& e) {
-    fail(8 + static_cast<int64_t>(e.byte), std::string("the header is not JSON: ") + e.what());
-  } catch (const Json::exception& e) {  // out_of_range: a number like 1e400
-    fail(8, std::string("the header is not JSON: ") + e.what());
+    json = parse_json_text(header);
+  } catch (const JsonTextError& e) {
+    fail(8 + std::max<int64_t>(e.byte(), 0), std::string("the header is not JSON: ") + e.what());
   }
   if (!json.is_object()) fail(8, "the header is not a JSON object");
 

@@ -11,6 +11,8 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
+#include "kiln/core/folder_lock.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/parallel.h"
 #include "kiln/core/text_file.h"
 
@@ -32,34 +34,65 @@ void flatten(const Json& node, const std::string& path, std::map<std::string, Js
   }
 }
 
+// The JSON object in the run's file `name`; nothing, with the problem noted, when the file is
+// missing (and `required`), unreadable, not JSON or not an object.
+std::optional<Json> read_json_object(RunInfo& run, const std::string& name, bool required) {
+  try {
+    std::optional<std::string> text = read_text_file_if_any(run.path + "/" + name);
+    if (!text) {
+      if (required) run.problems.push_back(name + " is missing");
+      return std::nullopt;
+    }
+    Json json = parse_json_text(*text);
+    if (json.is_object()) return json;
+    run.problems.push_back(name + " is not a JSON object");
+  } catch (const JsonTextError& e) {
+    run.problems.push_back(fmt::format("{} is not a JSON object (cut short?): {}", name, e.what()));
+  } catch (const Error& e) {
+    run.problems.push_back(e.what());  // not a regular file, too large, unreadable
+  }
+  return std::nullopt;
+}
+
+// The string at `key` of `object`; "" when absent, with a problem noted when it is not text.
+std::string text_field(RunInfo& run, const Json& object, const std::string& file,
+                       const std::string& key) {
+  auto found = object.find(key);
+  if (found == object.end() || found->is_null()) return "";
+  if (found->is_string()) return found->get<std::string>();
+  run.problems.push_back(fmt::format("{}: \"{}\" is {}, not text", file, key, found->type_name()));
+  return "";
+}
+
 void read_record(RunInfo& run) {
-  std::string file = run.path + "/run.json";
-  std::optional<std::string> text = read_text_file_if_any(file);
-  if (!text) return run.problems.push_back("run.json is missing");
-  Json record = Json::parse(*text, nullptr, false);
-  if (record.is_discarded() || !record.is_object())
-    return run.problems.push_back("run.json is not a JSON object (cut short?)");
-  run.status = record.value("status", "");
-  run.start_time = record.value("start_time", "");
-  run.end_time = record.value("end_time", "");
+  std::optional<Json> record = read_json_object(run, "run.json", true);
+  if (!record) return;
+  run.status = text_field(run, *record, "run.json", "status");
+  run.start_time = text_field(run, *record, "run.json", "start_time");
+  run.end_time = text_field(run, *record, "run.json", "end_time");
   std::optional<double> start = parse_iso_time(run.start_time), end = parse_iso_time(run.end_time);
   if (start && end) run.duration_s = *end - *start;
 }
 
 void read_summary(RunInfo& run) {
-  std::optional<std::string> text = read_text_file_if_any(run.path + "/summary.json");
-  if (!text) return;  // written when training ends: a running or killed run has none
-  Json summary = Json::parse(*text, nullptr, false);
-  if (summary.is_discarded() || !summary.is_object())
-    return run.problems.push_back("summary.json is not a JSON object (cut short?)");
-  if (summary.contains("steps") && summary["steps"].is_number_integer())
-    run.steps = summary["steps"].get<int64_t>();
-  const Json& best = summary.value("best", Json());
+  // written when training ends: a running or killed run has none
+  std::optional<Json> summary = read_json_object(run, "summary.json", false);
+  if (!summary) return;
+  const Json& steps = summary->value("steps", Json());
+  if (steps.is_number_integer())
+    run.steps = steps.get<int64_t>();
+  else if (!steps.is_null())
+    run.problems.push_back(
+        fmt::format("summary.json: \"steps\" is {}, not a whole number", steps.type_name()));
+  const Json& best = summary->value("best", Json());
   if (best.is_object() && best.value("metric", Json()).is_string() &&
       best.value("value", Json()).is_number())
-    run.best = BestValue{best["metric"].get<std::string>(), best["value"].get<double>(),
-                         best.value("step", int64_t{0})};
-  const Json& final = summary.value("final", Json());
+    run.best = BestValue{
+        best["metric"].get<std::string>(), best["value"].get<double>(),
+        best.value("step", Json()).is_number_integer() ? best["step"].get<int64_t>() : int64_t{0}};
+  else if (!best.is_null())
+    run.problems.push_back("summary.json: \"best\" is not {metric: text, value: number}");
+  const Json& final = summary->value("final", Json());
   if (final.is_object())
     for (const auto& [tag, value] : final.items())
       if (value.is_number()) run.final[tag] = value.get<double>();
@@ -130,10 +163,20 @@ RunInfo read_run(const std::string& path) {
   run.id = folder.filename().string();
   run.name = folder.parent_path().filename().string();
   read_record(run);
+  // A run.json that says running, of a run whose lock no process holds, belongs to a run that
+  // ended without saying so: killed (SIGKILL, out of memory) or its machine went down. The
+  // kernel lets go of a lock however its holder ends. (A run from before run folders had a lock
+  // cannot be told apart, and keeps what it says.)
+  if (run.status == "running" && fs::exists(folder / "lock") && !FolderLock::holder(path))
+    run.status = "killed";
   read_config(run);
   read_summary(run);
   if (run.final.empty() || run.steps < 0) read_metrics_tail(run);
-  run.notes = read_text_file_if_any(path + "/notes.md").value_or("");
+  try {
+    run.notes = read_text_file_if_any(path + "/notes.md").value_or("");
+  } catch (const Error& e) {
+    run.problems.push_back(e.what());
+  }
   return run;
 }
 

@@ -22,10 +22,12 @@ struct BestValue {
 };
 
 struct RunInfo {
-  std::string path;    // the run folder
-  std::string name;    // the experiment's name (config.yaml), else the parent folder's
-  std::string id;      // the folder's own name, e.g. 20261122-101500
-  std::string status;  // run.json: running, finished, stopped, failed; "" when unknown
+  std::string path;  // the run folder
+  std::string name;  // the experiment's name (config.yaml), else the parent folder's
+  std::string id;    // the folder's own name, e.g. 20261122-101500
+  // run.json: running, finished, stopped, failed, pruned; "" when unknown; killed when it says
+  // running but no process holds the run's lock.
+  std::string status;
   std::string start_time, end_time;  // ISO 8601 UTC, "" when unknown
   double duration_s = -1;            // end - start, or -1
   int64_t steps = -1;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/suggest.h"
 
 namespace kiln::runs {
@@ -26,7 +27,7 @@ std::optional<double> number_in(const std::string& text) {
 }
 
 std::string text_of(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
+  return value.is_string() ? value.get<std::string>() : dump_json(value);
 }
 
 // -1 (a < b), 0, 1; numbers below text, text by bytes.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "kiln/core/json_text.h"
 #include "kiln/core/text_table.h"
 #include "kiln/runs/run_query.h"
 
@@ -31,7 +32,7 @@ std::string json_text(const Json& value) {
   if (value.is_null()) return "";
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_float()) return number_text(value.get<double>());
-  return value.dump();
+  return dump_json(value);
 }
 
 std::string csv_cell(const std::string& text) {
@@ -127,7 +128,7 @@ std::string runs_json(const std::vector<RunInfo>& runs) {
     for (const auto& [path, value] : run.hparams) item["config"][path] = value;
     out.push_back(std::move(item));
   }
-  return out.dump() + "\n";  // NaN as null: the output stays JSON
+  return dump_json(out) + "\n";  // NaN as null: the output stays JSON
 }
 
 std::string compare_table(const std::vector<RunInfo>& runs) {

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "kiln/core/error.h"
+#include "kiln/core/folder_lock.h"
 #include "kiln/runs/run_info.h"
 #include "kiln/runs/run_notes.h"
 #include "kiln/runs/run_query.h"
@@ -117,6 +118,39 @@ TEST_F(RunsTree, ADamagedRunIsListedWithItsProblemsNamingTheFiles) {
   std::string table = runs_table(all());
   EXPECT_THAT(table, HasSubstr("damaged (!)"));
   EXPECT_THAT(table, HasSubstr("(!) " + damaged_ + ": run.json is not a JSON object"));
+}
+
+// Hand-edited run files of the wrong types once ended `kiln runs` (exit 3) and dropped the good
+// runs from the board: now each is a problem of its run, and the others are listed as ever.
+TEST_F(RunsTree, RunFilesOfTheWrongTypesAreProblemsOfTheirRunOnly) {
+  write(running_ + "/run.json", R"({"status": 3, "start_time": ["2026"]})");
+  write(finished_ + "/summary.json", R"({"steps": "many", "best": [], "final": 1})");
+  RunInfo running = read_run(running_);
+  EXPECT_EQ(running.status, "");
+  EXPECT_THAT(running.problems, ElementsAre("run.json: \"status\" is number, not text",
+                                            "run.json: \"start_time\" is array, not text"));
+  RunInfo finished = read_run(finished_);
+  EXPECT_EQ(finished.steps, 100) << "from metrics.csv, as summary.json's is not a number";
+  EXPECT_THAT(finished.problems,
+              ElementsAre("summary.json: \"steps\" is string, not a whole number",
+                          "summary.json: \"best\" is not {metric: text, value: number}"));
+  fs::remove(damaged_ + "/run.json");
+  fs::create_directory(damaged_ + "/run.json");
+  EXPECT_THAT(read_run(damaged_).problems[0], HasSubstr("run.json: is a folder, not a file"));
+  write(running_ + "/run.json", std::string("{\"status\": \"runn\xff\"}"));
+  EXPECT_THAT(read_run(running_).problems[0], HasSubstr("run.json is not a JSON object"));
+  EXPECT_EQ(all().size(), 3u);
+}
+
+// A run killed with SIGKILL says `running` in its run.json forever; no process holds its lock.
+TEST_F(RunsTree, ARunWhoseLockNoProcessHoldsWasKilled) {
+  write(running_ + "/lock", "12345\n");
+  EXPECT_EQ(read_run(running_).status, "killed");
+  {
+    FolderLock held(running_, "run is being trained");
+    EXPECT_EQ(read_run(running_).status, "running");
+  }
+  EXPECT_EQ(read_run(finished_).status, "finished") << "only a run that says running";
 }
 
 TEST_F(RunsTree, MissingFilesAreProblemsToo) {

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "kiln/core/text_codec.h"
 #include "kiln/serving/request_json.h"
@@ -50,7 +52,12 @@ void add_value(const Json& value, io::Feature& feature, const std::string& where
       throw invalid(fmt::format("{}: {} does not fit an int64", where, quoted_value(value)));
     feature.ints.push_back(value.is_boolean() ? int64_t(value.get<bool>()) : value.get<int64_t>());
   } else if (kind == Kind::kFloat) {
-    feature.floats.push_back(static_cast<float>(value.is_number() ? value.get<double>() : number));
+    double x = value.is_number() ? value.get<double>() : number;
+    // A tf.Example float is a float32: 1e39 would become infinity unseen.
+    if (std::isfinite(x) && std::fabs(x) > std::numeric_limits<float>::max())
+      throw invalid(fmt::format("{}: {} is beyond float32 (at most 3.4e38 in magnitude)", where,
+                                quoted_value(value)));
+    feature.floats.push_back(static_cast<float>(x));
   } else if (value.is_string()) {
     feature.bytes.push_back(value.get<std::string>());
   } else {

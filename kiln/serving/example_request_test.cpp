@@ -84,6 +84,8 @@ TEST(ExampleRequest, MalformedBodiesNameWhatIsWrong) {
   expect_refused(R"({"examples": [{"x": ["a", 1.5]}]})", "1.5 is a float_list in a list of");
   expect_refused(R"({"examples": [{"x": {"b64": "@@"}}]})", "is not valid base64");
   expect_refused(R"({"examples": [{"x": 18446744073709551615}]})", "does not fit an int64");
+  expect_refused(R"({"examples": [{"x": 1.0}, {"x": [2.5, -1e39]}]})",
+                 "example 1 feature \"x\": -1e+39 is beyond float32");
   expect_refused(R"({"context": [1], "examples": [{}]})", "'context' must be an object");
   expect_refused(R"({"signature_name": 3, "examples": []})", "'signature_name' key must be");
 }

@@ -328,8 +328,12 @@ void HttpEventLoop::State::on_event(uint64_t id, uint32_t events) {
     if (!read_from(connection) || !process(connection)) return;
     // A client that has finished sending (`printf ... | nc -N`) still gets the answer to a
     // request it sent whole; nothing else is left to do for it.
-    if (connection.sender_done && !connection.with_handler && connection.out.empty())
+    if (connection.sender_done && !connection.with_handler && connection.out.empty()) {
+      // Nobody is left to answer; the server's log keeps the request that never came whole.
+      std::string reason = connection.parser.cut_short_reason();
+      if (!reason.empty() && options.log) options.log("a request was cut short: " + reason);
       close_connection(connection);
+    }
   }
 }
 

@@ -41,6 +41,7 @@ struct HttpLoopOptions {
   HttpLimits limits;
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
   int max_connections = 4096;     // more are closed as they come (and kept under the fd limit)
+  std::function<void(const std::string&)> log;  // what no client is told (a body cut short)
 };
 
 class HttpEventLoop {

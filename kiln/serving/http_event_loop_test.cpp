@@ -35,7 +35,13 @@ class EventLoop : public ::testing::Test {
       handler = [](HttpRequest& request, HttpRespond respond) {
         respond({200, "text/plain", request.method + " " + request.path + " " + request.body, {}});
       };
-    loop_ = std::make_unique<HttpEventLoop>(std::move(handler), HttpLoopOptions{});
+    HttpLoopOptions options;
+    options.log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      logged_.push_back(line);
+      arrived_.notify_all();
+    };
+    loop_ = std::make_unique<HttpEventLoop>(std::move(handler), options);
     port_ = loop_->bind("127.0.0.1", 0);
     thread_ = std::thread([this] { loop_->serve(); });
   }
@@ -60,13 +66,15 @@ class EventLoop : public ::testing::Test {
   std::mutex mutex_;
   std::condition_variable arrived_;
   std::vector<HttpRespond> deferred_;
+  std::vector<std::string> logged_;
 };
 
 TEST_F(EventLoop, PipelinedRequestsAreAnsweredInTheirOrder) {
   start();
   RawConnection client(port_);
   client.send_text(
-      "GET /first HTTP/1.1\r\n\r\nPOST /second HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
+      "GET /first HTTP/1.1\r\nHost: k\r\n\r\nPOST /second HTTP/1.1\r\nHost: k\r\nContent-Length: "
+      "2\r\n\r\nhi");
   EXPECT_THAT(client.read_response(), EndsWith("GET /first "));
   EXPECT_THAT(client.read_response(), EndsWith("POST /second hi"));
 }
@@ -74,7 +82,8 @@ TEST_F(EventLoop, PipelinedRequestsAreAnsweredInTheirOrder) {
 TEST_F(EventLoop, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
   start();
   RawConnection client(port_);
-  client.send_text("POST /p HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
+  client.send_text(
+      "POST /p HTTP/1.1\r\nHost: k\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
   std::string interim = client.read_response();
   EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
   client.send_text("body");
@@ -84,7 +93,7 @@ TEST_F(EventLoop, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
 TEST_F(EventLoop, AChunkedBodyArrivesWhole) {
   start();
   RawConnection client(port_);
-  client.send_text("POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+  client.send_text("POST /p HTTP/1.1\r\nHost: k\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
   client.send_text("4\r\ndefg\r\n0\r\n\r\n");
   EXPECT_THAT(client.read_response(), EndsWith("POST /p abcdefg"));
 }
@@ -102,7 +111,7 @@ TEST_F(EventLoop, AnHttp10RequestIsAnsweredAndItsConnectionClosed) {
 TEST_F(EventLoop, AClientThatHasStoppedSendingGetsTheAnswerToItsRequest) {
   start_deferred();
   RawConnection client(port_);
-  client.send_text("POST /p HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
+  client.send_text("POST /p HTTP/1.1\r\nHost: k\r\nContent-Length: 2\r\n\r\nhi");
   client.finish_sending();
   HttpRespond respond = deferred(1);
   respond({200, "text/plain", "late", {}});
@@ -112,10 +121,26 @@ TEST_F(EventLoop, AClientThatHasStoppedSendingGetsTheAnswerToItsRequest) {
   EXPECT_TRUE(client.closed_by_server());
 }
 
+// No client is left to tell; the server's log says what came of the request.
+TEST_F(EventLoop, ABodyCutShortByACloseIsLogged) {
+  start();
+  {
+    RawConnection client(port_);
+    client.send_text("POST /p HTTP/1.1\r\nHost: k\r\nContent-Length: 10\r\n\r\nabc");
+    client.finish_sending();
+    EXPECT_TRUE(client.closed_by_server());
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  arrived_.wait(lock, [&] { return !logged_.empty(); });
+  EXPECT_EQ(logged_[0],
+            "a request was cut short: the request body ended after 3 of the 10 bytes its "
+            "Content-Length gives: the client closed the connection");
+}
+
 TEST_F(EventLoop, AMalformedRequestIsAnsweredWithItsReasonAndTheConnectionClosed) {
   start();
   RawConnection client(port_);
-  client.send_text("GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n");
+  client.send_text("GET / HTTP/1.1\r\nHost: k\r\nTransfer-Encoding: gzip\r\n\r\n");
   std::string answer = client.read_response();
   EXPECT_THAT(answer, StartsWith("HTTP/1.1 501 Not Implemented\r\n"));
   EXPECT_THAT(answer, HasSubstr(R"({"error":"Transfer-Encoding \"gzip\" is not supported)"));
@@ -125,9 +150,9 @@ TEST_F(EventLoop, AMalformedRequestIsAnsweredWithItsReasonAndTheConnectionClosed
 TEST_F(EventLoop, AnAnswerGivenLaterOnAnotherThreadReachesItsClient) {
   start_deferred();
   RawConnection first(port_), second(port_);
-  first.send_text("GET /1 HTTP/1.1\r\n\r\n");
+  first.send_text("GET /1 HTTP/1.1\r\nHost: k\r\n\r\n");
   HttpRespond respond_first = deferred(1);
-  second.send_text("GET /2 HTTP/1.1\r\n\r\n");  // served while the first waits
+  second.send_text("GET /2 HTTP/1.1\r\nHost: k\r\n\r\n");  // served while the first waits
   HttpRespond respond_second = deferred(2);
   std::thread([&] { respond_second({200, "text/plain", "two", {}}); }).join();
   EXPECT_THAT(second.read_response(), EndsWith("\r\n\r\ntwo"));
@@ -142,11 +167,11 @@ TEST_F(EventLoop, AnAnswerForAClientThatHasGoneIsDroppedAndOthersAreServed) {
   auto held = std::make_shared<int>(7);
   {
     RawConnection gone(port_);
-    gone.send_text("GET /1 HTTP/1.1\r\n\r\n");
+    gone.send_text("GET /1 HTTP/1.1\r\nHost: k\r\n\r\n");
     deferred(1);
   }
   RawConnection next(port_);
-  next.send_text("GET /2 HTTP/1.1\r\n\r\n");
+  next.send_text("GET /2 HTTP/1.1\r\nHost: k\r\n\r\n");
   HttpRespond respond_next = deferred(2);
   deferred(1)({200, "text/plain", "nobody reads this", held});
   respond_next({200, "text/plain", "yours", {}});

@@ -65,6 +65,55 @@ bool percent_decode(std::string_view text, std::string& out) {
   return true;
 }
 
+// The first control character of a field value (RFC 9110 5.5: a NUL, CR or LF in a value is to
+// be refused; no other control but HTAB has a place there either), or npos.
+size_t control_character_at(std::string_view value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(value[i]);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return i;
+  }
+  return std::string_view::npos;
+}
+
+// A Host value as RFC 9112 3.2 takes it: uri-host [":" port], where uri-host is a reg-name, an
+// IPv4 address or a bracketed IP literal; empty when the target has no authority.
+bool is_host_value(std::string_view value) {
+  return std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
+  });
+}
+
+// A chunk's size line (RFC 9112 7.1): 1*HEXDIG, then extensions `BWS ; BWS name [BWS = BWS
+// value]` whose names are tokens. Returns the hex digits, or an empty view when malformed.
+std::string_view chunk_size_digits(std::string_view line) {
+  size_t end = 0;
+  while (end < line.size() && hex_value(line[end]) >= 0) ++end;
+  std::string_view digits = line.substr(0, end), rest = trim(line.substr(end));
+  while (!rest.empty()) {
+    if (rest.front() != ';') return {};
+    rest = trim(rest.substr(1));
+    size_t name_end = 0;
+    while (name_end < rest.size() && is_token_char(rest[name_end])) ++name_end;
+    if (name_end == 0) return {};
+    rest = trim(rest.substr(name_end));
+    if (rest.empty() || rest.front() != '=') continue;
+    rest = trim(rest.substr(1));
+    size_t value_end = 0;
+    if (!rest.empty() && rest.front() == '"') {  // a quoted string, with \-escapes
+      for (value_end = 1; value_end < rest.size() && rest[value_end] != '"'; ++value_end)
+        if (rest[value_end] == '\\') ++value_end;
+      if (value_end >= rest.size()) return {};
+      ++value_end;
+    } else {
+      while (value_end < rest.size() && is_token_char(rest[value_end])) ++value_end;
+      if (value_end == 0) return {};
+    }
+    rest = trim(rest.substr(value_end));
+  }
+  return digits;
+}
+
 // Whether a comma-separated header value lists `token` (case-insensitive).
 bool lists(std::string_view value, std::string_view token) {
   while (!value.empty()) {
@@ -98,6 +147,8 @@ const char* reason_phrase(int status) {
       return "Conflict";
     case 413:
       return "Content Too Large";
+    case 415:
+      return "Unsupported Media Type";
     case 429:
       return "Too Many Requests";
     case 431:
@@ -216,9 +267,28 @@ HttpRequestParser::Status HttpRequestParser::read_header_fields(std::string_view
     if (colon == std::string_view::npos || !is_token(line.substr(0, colon)))
       return fail(400, fmt::format("the header line \"{}\" is not `Name: value`",
                                    line.substr(0, std::min<size_t>(line.size(), 80))));
-    request_.headers.emplace_back(lower(line.substr(0, colon)),
-                                  std::string(trim(line.substr(colon + 1))));
+    std::string_view value = trim(line.substr(colon + 1));
+    size_t control = control_character_at(value);
+    if (control != std::string_view::npos)
+      return fail(400, fmt::format("the header field {} holds the control character 0x{:02x}",
+                                   line.substr(0, colon), static_cast<uint8_t>(value[control])));
+    request_.headers.emplace_back(lower(line.substr(0, colon)), std::string(value));
   }
+  return check_host();
+}
+
+HttpRequestParser::Status HttpRequestParser::check_host() {
+  int hosts = 0;
+  for (const auto& [name, value] : request_.headers) {
+    if (name != "host") continue;
+    if (++hosts > 1) return fail(400, "the request has two Host header fields");
+    if (!is_host_value(value))
+      return fail(400, fmt::format("the Host header field \"{}\" is not host[:port]",
+                                   value.substr(0, std::min<size_t>(value.size(), 80))));
+  }
+  // RFC 9112 3.2: an HTTP/1.1 request without Host is answered 400.
+  if (hosts == 0 && request_.minor_version >= 1)
+    return fail(400, "the request has no Host header field, which HTTP/1.1 requires");
   return choose_body();
 }
 
@@ -250,6 +320,11 @@ HttpRequestParser::Status HttpRequestParser::choose_body() {
                                    *encoding));
     chunked_ = true;
   }
+  const std::string* content_encoding = request_.header("content-encoding");
+  if (content_encoding && !content_encoding->empty() && lower(*content_encoding) != "identity")
+    return fail(415, fmt::format("Content-Encoding \"{}\" is not decoded here; send the body "
+                                 "uncompressed",
+                                 *content_encoding));
   if (body_length_ > limits_.max_body_bytes)
     return fail(413, fmt::format("the request body is over {} bytes (--max-body-bytes)",
                                  limits_.max_body_bytes));
@@ -275,10 +350,11 @@ HttpRequestParser::Status HttpRequestParser::parse_chunks(std::string_view bytes
     }
     switch (stage_) {
       case Stage::kChunkSize: {
-        std::string_view digits = trim(line.substr(0, line.find(';')));
-        if (digits.empty() || digits.size() > 15 ||
-            !std::all_of(digits.begin(), digits.end(), [](char c) { return hex_value(c) >= 0; }))
-          return fail(400, "a chunk of the request body does not begin with its size in hex");
+        std::string_view digits = chunk_size_digits(line);
+        if (digits.empty() || digits.size() > 15)
+          return fail(400, fmt::format("a chunk of the request body does not begin with its size "
+                                       "in hex: \"{}\"",
+                                       line.substr(0, std::min<size_t>(line.size(), 40))));
         body_length_ = 0;
         for (char c : digits) body_length_ = body_length_ * 16 + uint64_t(hex_value(c));
         if (request_.body.size() + body_length_ > limits_.max_body_bytes)
@@ -310,17 +386,24 @@ HttpRequestParser::Status HttpRequestParser::parse_chunks(std::string_view bytes
 }
 
 std::string HttpRequestParser::stall_reason(int seconds) const {
-  std::string silence =
-      fmt::format("the client sent nothing for {} s or closed the connection", seconds);
+  return short_body(
+      fmt::format("the client sent nothing for {} s or closed the connection", seconds));
+}
+
+std::string HttpRequestParser::cut_short_reason() const {
+  return short_body("the client closed the connection");
+}
+
+std::string HttpRequestParser::short_body(const std::string& cause) const {
   if (stage_ == Stage::kBody)
     return fmt::format(
         "the request body ended after {} of the {} bytes its Content-Length "
         "gives: {}",
-        seen_ - position_, body_length_, silence);
+        seen_ - position_, body_length_, cause);
   if (stage_ == Stage::kChunkSize || stage_ == Stage::kChunkData || stage_ == Stage::kChunkEnd ||
       stage_ == Stage::kTrailers)
     return fmt::format("the chunked request body stopped after {} bytes: {}", request_.body.size(),
-                       silence);
+                       cause);
   return "";
 }
 

@@ -44,7 +44,7 @@ class HttpRequestParser {
   /// The request, once kComplete; consumed() of the bytes were its.
   HttpRequest& request() { return request_; }
   size_t consumed() const { return consumed_; }
-  /// Once kFailed: the HTTP status to answer with (400, 413, 431, 501, 505) and why.
+  /// Once kFailed: the HTTP status to answer with (400, 413, 415, 431, 501, 505) and why.
   int error_status() const { return error_status_; }
   const std::string& error() const { return error_; }
   /// Whether the request line and header fields are in.
@@ -55,6 +55,8 @@ class HttpRequestParser {
   /// Why a request stopped short when its client stopped sending for `seconds`; "" when no
   /// body had begun, as when a client opens a connection and never uses it.
   std::string stall_reason(int seconds) const;
+  /// The same for a client that closed its connection inside the body; "" when none had begun.
+  std::string cut_short_reason() const;
   /// Ready for the next request on the connection.
   void reset() { *this = HttpRequestParser(limits_); }
 
@@ -63,8 +65,10 @@ class HttpRequestParser {
   Status fail(int status, std::string why);
   Status parse_head(std::string_view bytes);
   Status read_header_fields(std::string_view head);
+  Status check_host();
   Status choose_body();
   Status parse_chunks(std::string_view bytes);
+  std::string short_body(const std::string& cause) const;
 
   HttpLimits limits_;
   HttpRequest request_;

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -17,6 +21,7 @@ HttpLoopOptions loop_options(const HttpOptions& options) {
   loop.limits.max_body_bytes = static_cast<size_t>(options.max_body_bytes);
   loop.read_timeout_seconds = options.read_timeout_seconds;
   loop.max_connections = options.max_connections;
+  loop.log = options.log;
   return loop;
 }
 
@@ -25,6 +30,20 @@ HttpAnswer json_error(int status, const std::string& message) {
 }
 
 }  // namespace
+
+std::string read_token_file(const std::string& path) {
+  std::string token = read_text_line(path);
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front())))
+    token.erase(0, 1);
+  if (token.empty()) throw UsageError(path + ": the token file's first line is empty");
+  for (char c : token)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+      throw UsageError(fmt::format(
+          "{}: the token holds a space or control character (0x{:02x}); a request header "
+          "cannot carry it",
+          path, static_cast<uint8_t>(c)));
+  return token;
+}
 
 HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
     : handler_(handler),

@@ -7,6 +7,7 @@
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "kiln/serving/http_event_loop.h"
@@ -19,7 +20,13 @@ struct HttpOptions {
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
   std::string token;              // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
   int max_connections = 4096;     // open at once; more wait to be accepted
+  std::function<void(const std::string&)> log;  // what no client is told (a body cut short)
 };
+
+/// The bearer token in the first line of `path` (--token-file of serve and predict --server).
+/// UsageError when it is empty or holds a space or a control character, which no request header
+/// could carry.
+std::string read_token_file(const std::string& path);
 
 class HttpServer {
  public:

@@ -89,6 +89,20 @@ TEST_F(ServingHttp, GarbageIsA400) {
   expect_answered();
 }
 
+// A body nested 30,000 deep (60 KB) once overflowed the server's stack: now a 400, and the server
+// answers the next request.
+TEST_F(ServingHttp, ADeeplyNestedBodyIsA400AndTheServerGoesOn) {
+  start(10);
+  httplib::Client client("127.0.0.1", port_);
+  std::string deep = "{\"instances\": " + std::string(30000, '[') + std::string(30000, ']') + "}";
+  httplib::Result result = client.Post("/v1/models/half:predict", deep, "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  EXPECT_THAT(Json::parse(result->body).at("error").get<std::string>(),
+              HasSubstr("nested more than 64 levels deep"));
+  expect_answered();
+}
+
 TEST_F(ServingHttp, WhatIsNotAnEndpointIsRefusedNamingTheEndpoints) {
   start(10);
   httplib::Client client("127.0.0.1", port_);

@@ -147,6 +147,11 @@ TEST(PredictRequest, MalformedBodiesAreRefusedSayingWhy) {
               HasSubstr("'signature_name' key must be a string value"));
   EXPECT_THAT(error_of(R"({"instances": {"image": 1}})", kImage), HasSubstr("must be a list"));
   EXPECT_THAT(error_of(R"({"instances": []})", kImage), HasSubstr("empty"));
+  // 60 KB nested 30,000 deep: refused before anything recurses over it.
+  EXPECT_THAT(error_of("{\"instances\": " + std::string(30000, '[') + std::string(30000, ']') + "}",
+                       kImage),
+              HasSubstr("the request body is not JSON: nested more than 64 levels deep at line 1, "
+                        "column 78 (byte 77)"));
 }
 
 TEST(PredictRequest, ShapesAndTypesMustFitTheSignature) {

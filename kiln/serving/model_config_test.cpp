@@ -7,7 +7,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::serving {
-namespace {
+namespace model_config_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -114,5 +114,5 @@ TEST(VersionsToServe, LatestAllAndSpecificChooseAmongTheVersionsOnDisk) {
   EXPECT_THAT(versions_to_serve(specific, {1, 2, 3}), ElementsAre(1));
 }
 
-}  // namespace
+}  // namespace model_config_test
 }  // namespace kiln::serving

@@ -63,6 +63,11 @@ std::vector<int64_t> ModelTable::status_versions(const Route& route) const {
   return versions;
 }
 
+bool ModelTable::serves(const std::string& model) const {
+  std::shared_lock lock(mutex_);
+  return models_.count(model) > 0;
+}
+
 std::map<std::string, size_t> ModelTable::models() const {
   std::shared_lock lock(mutex_);
   std::map<std::string, size_t> counts;

@@ -37,6 +37,9 @@ class ModelTable {
   /// status request; ServingError (kNotFound) when there are none.
   std::vector<int64_t> status_versions(const Route& route) const;
 
+  /// Whether `model` is served now.
+  bool serves(const std::string& model) const;
+
   /// Every model with the number of versions it serves.
   std::map<std::string, size_t> models() const;
 

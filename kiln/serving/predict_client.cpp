@@ -8,12 +8,15 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
+#include "kiln/core/json_text.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/core/text_file.h"
 
 namespace kiln::serving {
 namespace {
@@ -34,10 +37,17 @@ Target parse_url(const std::string& url) {
   return target;
 }
 
+// The instances of a JSON lines file. Bytes that cannot be JSON text (a NUL, or bytes that are
+// not UTF-8: an image, a TFRecord file) are refused here rather than sent line by line.
 std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw IoError("read", path, errno);
+  std::string text = read_text_file(path);
+  size_t bad = std::min(text.find('\0'), first_invalid_utf8(text));
+  if (bad != std::string::npos)
+    throw DataError(path, -1, static_cast<int64_t>(bad),
+                    "is not JSON lines (it holds bytes no JSON text has); predict --server sends "
+                    "one JSON instance a line, and an image as {\"b64\": \"...\"}");
   std::vector<std::string> lines;
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
     if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
   if (lines.empty()) throw DataError(path, -1, -1, "holds no instances");
@@ -48,11 +58,11 @@ std::vector<std::string> read_lines(const std::string& path) {
 std::string answer_line(const httplib::Result& result) {
   if (!result) return Json{{"error", httplib::to_string(result.error())}}.dump();
   try {
-    Json body = Json::parse(result->body);
+    Json body = parse_json_text(result->body);
     if (result->status == 200 && body.contains("predictions") && body["predictions"].size() == 1)
       return body["predictions"][0].dump();
     return Json{{"error", body.value("error", result->body)}, {"status", result->status}}.dump();
-  } catch (const Json::exception&) {
+  } catch (const std::exception&) {  // not JSON, nested too deep, or not the expected shape
     return Json{{"error", result->body}, {"status", result->status}}.dump();
   }
 }

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <limits>
 
+#include "kiln/core/json_text.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -87,8 +88,8 @@ Json parse_request_json(const std::string& body) {
   bool may_hold_non_finite =
       body.find("NaN") != std::string::npos || body.find("Infinity") != std::string::npos;
   try {
-    return Json::parse(may_hold_non_finite ? with_non_finite_quoted(body) : body);
-  } catch (const Json::exception& e) {
+    return parse_json_text(may_hold_non_finite ? with_non_finite_quoted(body) : body);
+  } catch (const JsonTextError& e) {
     throw ServingError(StatusCode::kInvalidArgument,
                        fmt::format("the request body is not JSON: {}", e.what()));
   }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "kiln/core/json_text.h"
 #include "kiln/serving/example_request.h"
 #include "kiln/serving/example_results.h"
 #include "kiln/serving/responses.h"
@@ -78,11 +79,15 @@ HttpReply RestHandler::handle(const std::string& method, const std::string& path
 
 void RestHandler::finished(const Route& route, std::chrono::steady_clock::time_point start,
                            HttpReply reply, const ReplyDone& done) const {
-  // Counted before the client has its answer, so that it finds its request in the metrics.
-  if (metrics_)
+  // Counted before the client has its answer, so that it finds its request in the metrics. A
+  // model the server does not serve is counted with the requests that named none: a series per
+  // name a client makes up would let random names grow the server and /metrics without bound.
+  if (metrics_) {
+    bool served = !route.model.empty() && table_.serves(route.model);
     metrics_->request(
-        route.model, route.model.empty() ? "" : api_name(route.kind), reply.status,
+        served ? route.model : "", served ? api_name(route.kind) : "", reply.status,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   done(std::move(reply));
   std::lock_guard<std::mutex> lock(mutex_);  // notified under the lock: ~RestHandler may follow
   if (--in_flight_ == 0) idle_.notify_all();
@@ -107,12 +112,13 @@ int64_t RestHandler::in_flight() const {
 HttpReply RestHandler::answer_now(const Route& route) const {
   switch (route.kind) {
     case RouteKind::kStatus:
-      return {200, model_status_response(table_.status_versions(route)).dump(1), {}};
+      return {200, dump_json(model_status_response(table_.status_versions(route)), 1), {}};
     case RouteKind::kMetadata: {
       FoundVersion found = table_.find(route);
       return {
           200,
-          model_metadata_response(route.model, found.version, found.servable->signatures()).dump(1),
+          dump_json(
+              model_metadata_response(route.model, found.version, found.servable->signatures()), 1),
           {}};
     }
     default:  // the others are answered when their model has run

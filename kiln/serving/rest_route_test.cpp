@@ -5,7 +5,7 @@
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
-namespace {
+namespace rest_route_test {
 
 std::string error_of(const std::string& method, const std::string& path) {
   try {
@@ -61,5 +61,5 @@ TEST(RestRoute, AnythingElseIsRefusedWithTensorFlowServingsMessages) {
             "Failed to convert version: 99999999999999999999");
 }
 
-}  // namespace
+}  // namespace rest_route_test
 }  // namespace kiln::serving

@@ -82,6 +82,38 @@ std::string text_or_empty(const Json& json, const char* key, const std::string& 
   return json[key].get<std::string>();
 }
 
+// The dtype an output's op gives: text for labels, int64 for class ids, numbers otherwise. A
+// string declared for numbers made predict and serve read strings that were never written.
+void check_output_dtype(const SignatureOutput& out, const std::string& file,
+                        const std::string& where) {
+  DType dtype = out.spec.dtype;
+  bool fits = false;
+  const char* wanted = "";
+  switch (out.op) {
+    case OutputOp::kArgmaxLabel:
+      fits = dtype == DType::kString;
+      wanted = "string";
+      break;
+    case OutputOp::kArgmax:
+    case OutputOp::kAboveHalf:
+      fits = dtype == DType::kInt64;
+      wanted = "int64";
+      break;
+    case OutputOp::kSoftmax:
+    case OutputOp::kSigmoid:
+      fits = dtype == DType::kFloat32 || dtype == DType::kFloat64;
+      wanted = "float32 or float64";
+      break;
+    default:  // identity, layer: the model's own numbers
+      fits = dtype != DType::kString;
+      wanted = "a number type";
+  }
+  if (!fits)
+    throw DataError(file, -1, -1,
+                    fmt::format("signatures: {}: op {} gives {}, not {}", where,
+                                output_op_name(out.op), wanted, dtype_name(dtype)));
+}
+
 Signature parse_signature(const Json& json, const std::string& file, const std::string& name) {
   if (!json.is_object() || !json.contains("inputs") || !json["inputs"].is_object() ||
       !json.contains("outputs") || !json["outputs"].is_object() || json["outputs"].empty())
@@ -98,6 +130,7 @@ Signature parse_signature(const Json& json, const std::string& file, const std::
     out.from = text_or_empty(spec, "from", file, where);
     out.op = spec.contains("op") ? parse_op(spec["op"], file, where) : OutputOp::kIdentity;
     out.layer = text_or_empty(spec, "layer", file, where);
+    check_output_dtype(out, file, where);
     signature.outputs[output] = out;
   }
   return signature;

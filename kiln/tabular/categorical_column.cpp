@@ -2,11 +2,15 @@
 // training split's most frequent values) with OOV buckets for the rest, or hashed into buckets;
 // delivered one-hot, multi-hot (lists of values) or as the index (for an embedding).
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 #include <unordered_map>
 
 #include "kiln/core/error.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/core/text_file.h"
 #include "kiln/tabular/feature_column.h"
 
 namespace kiln::tabular {
@@ -58,8 +62,19 @@ struct CategoricalOptions {
 };
 
 std::vector<std::string> read_vocabulary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("vocabulary_file", "", "cannot read " + path);
+  std::string text;
+  try {
+    text = read_text_file(path);  // a regular file of bounded size: not /dev/zero
+  } catch (const Error& e) {
+    throw ConfigError("vocabulary_file", "", e.what());
+  }
+  // The vocabulary is written to preprocessing.json as text: it must be UTF-8.
+  if (size_t bad = first_invalid_utf8(text); bad != std::string::npos)
+    throw ConfigError("vocabulary_file", "",
+                      fmt::format("{}: byte 0x{:02x} at offset {} is not UTF-8; a vocabulary is "
+                                  "text, one category a line",
+                                  path, static_cast<uint8_t>(text[bad]), bad));
+  std::istringstream in(text);
   std::vector<std::string> words;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -73,7 +88,16 @@ struct CategoryCounts : ColumnStatistics {
   CategoryCounts(std::string f) : feature(std::move(f)) {}
   void add(const io::Features& example, const io::RecordLocation& where) override {
     if (const io::Feature* values = find_feature(example, feature))
-      for (auto& value : category_values(*values, feature, where)) counts[value] += 1;
+      for (auto& value : category_values(*values, feature, where)) {
+        // A computed vocabulary is written to preprocessing.json as text and must read back.
+        if (size_t bad = first_invalid_utf8(value); bad != std::string::npos)
+          throw DataError(where.file, where.record, where.offset,
+                          fmt::format("feature \"{}\": the category holds byte 0x{:02x}, which "
+                                      "is not UTF-8; a computed vocabulary is text (hash_buckets "
+                                      "takes any bytes)",
+                                      feature, static_cast<uint8_t>(value[bad])));
+        counts[value] += 1;
+      }
   }
   void merge(ColumnStatistics& other) override {
     for (const auto& [value, count] : static_cast<CategoryCounts&>(other).counts)
@@ -135,7 +159,15 @@ class CategoricalColumn : public FeatureColumn {
 
   void restore(const Json& fitted, const std::string& path) override {
     if (o_.hash_buckets > 0) return;
-    use(fitted_strings(fitted, "vocabulary", path));
+    std::vector<std::string> words = fitted_strings(fitted, "vocabulary", path);
+    // A category twice would have two indices, and the second would never be written.
+    std::unordered_map<std::string, size_t> seen;
+    for (size_t i = 0; i < words.size(); ++i)
+      if (!seen.emplace(words[i], i).second)
+        throw ConfigError(path, "",
+                          fmt::format("\"vocabulary\" lists \"{}\" twice (at {} and {})", words[i],
+                                      seen[words[i]], i));
+    use(std::move(words));
   }
 
   void write(const io::Features& example, const io::RecordLocation& where,

@@ -132,11 +132,16 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
     throw ConfigError("preprocessing.json", "",
                       std::string("not a kiln preprocessing file (\"format\": \"") + kFormat +
                           "\" with \"columns\")");
+  const Json& version = preprocessing.value("version", Json());
+  if (!version.is_number_integer() || version.get<int64_t>() != 1)
+    malformed("its \"version\" is " + show_value(version) + "; this kiln reads version 1");
   std::unique_ptr<FeatureColumns> made(new FeatureColumns());
   const Json& columns = preprocessing["columns"];
   std::vector<std::string> names;
   for (size_t i = 0; i < columns.size(); ++i) {
     std::string name = column_name(columns[i], i);
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      malformed("the column \"" + name + "\" is listed twice");
     ComponentSpec spec("column");
     spec.path = "preprocessing.json:" + name;
     spec.spec = column_registry().resolve(columns[i]["spec"], ReadContext{spec.path, nullptr});
@@ -145,6 +150,16 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
   }
   made->groups_ = saved_groups(preprocessing, names);
   made->restore(preprocessing);
+  // The widths it states are what its columns write: a row of another width would be read as
+  // the wrong features.
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].value("width", Json()) != made->columns_[i]->width())
+      malformed(fmt::format("column \"{}\" says width {}, but it writes {}", names[i],
+                            show_value(columns[i].value("width", Json())),
+                            made->columns_[i]->width()));
+  if (preprocessing.value("width", Json()) != made->width_)
+    malformed(fmt::format("its \"width\" is {}, but its columns write {}",
+                          show_value(preprocessing.value("width", Json())), made->width_));
   return made;
 }
 

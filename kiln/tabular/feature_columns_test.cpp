@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kiln/core/error.h"
 #include "tests/support/tabular_rows.h"
 
@@ -104,6 +106,29 @@ TEST(NumericColumn, AStringOrAWrongCountIsADataErrorNamingTheFeature) {
       ::testing::ThrowsMessage<DataError>(HasSubstr("has 2 values; the column's shape is 1")));
 }
 
+// Served rows once answered NaN (class "in") for an infinity: refused as training refuses it.
+TEST(NumericColumn, InfinityAndNaNAreDataErrorsNamingTheRecordAndFeature) {
+  FeatureColumns c = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
+                            numbers("x", {1, 2, 3}));
+  for (float bad : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                    std::numeric_limits<float>::quiet_NaN()})
+    EXPECT_THAT([&] { row_of(c, number("x", bad)); },
+                ::testing::ThrowsMessage<DataError>(
+                    AllOf(HasSubstr("x.tfrecord, record 7, byte offset 70"),
+                          HasSubstr("feature \"x\" holds"), HasSubstr("finite float32"))));
+  // A finite value whose normalization leaves float32 is refused too.
+  FeatureColumns tiny = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
+                               numbers("x", {0, 1e-30f}));
+  EXPECT_THAT([&] { row_of(tiny, number("x", 3e38f)); },
+              ::testing::ThrowsMessage<DataError>(HasSubstr("beyond float32")));
+  EXPECT_THAT(
+      [&] {
+        fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
+               numbers("x", {1, std::numeric_limits<float>::infinity()}));
+      },
+      ::testing::ThrowsMessage<DataError>(HasSubstr("holds inf")));
+}
+
 TEST(BucketizeColumn, AValueOnAnEdgeGoesToTheBucketAbove) {
   FeatureColumns c =
       fitted({{"x", {{"type", "bucketize"}, {"boundaries", {0, 10}}}}}, {"x"}, numbers("x", {1}));
@@ -136,6 +161,21 @@ TEST(CategoricalColumn, ComputedVocabularyIsByCountThenByteOrder) {
   EXPECT_THAT(row_of(c, category("c", {"zebra"})), ElementsAre(0, 0, 0, 0, 0, 1));
   EXPECT_EQ(c.unseen(), (std::map<std::string, int64_t>{{"c", 1}}));
   EXPECT_THAT(row_of(c, {}), ElementsAre(0, 0, 0, 0, 0, 0));
+}
+
+// A computed vocabulary goes to preprocessing.json as text: a category that is not UTF-8 is
+// refused there, naming the record; hashed, any bytes are a category.
+TEST(CategoricalColumn, AComputedVocabularyRefusesBytesThatAreNotUtf8) {
+  std::vector<io::Features> rows = {category("c", {"ok"}), category("c", {"caf\xe9"})};
+  EXPECT_THAT(
+      [&] {
+        fitted({{"c", {{"type", "categorical"}}}}, {"c"}, Rows(rows));
+      },
+      ::testing::ThrowsMessage<DataError>(
+          HasSubstr("feature \"c\": the category holds byte 0xe9, which is not UTF-8")));
+  FeatureColumns hashed =
+      fitted({{"c", {{"type", "categorical"}, {"hash_buckets", 4}}}}, {"c"}, Rows(rows));
+  EXPECT_EQ(row_of(hashed, category("c", {"caf\xe9"})).size(), 4u);
 }
 
 TEST(CategoricalColumn, MinCountAndMaxTokensTrimTheVocabulary) {
@@ -394,7 +434,9 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(problem_of(R"({"columns": []})"), HasSubstr("not a kiln preprocessing file"));
   EXPECT_THAT(problem_of(R"({"format": 1, "columns": []})"),
               HasSubstr("not a kiln preprocessing file"));
-  std::string head = R"({"format": "kiln.preprocessing", "columns": [)";
+  EXPECT_THAT(problem_of(R"({"format": "kiln.preprocessing", "columns": []})"),
+              HasSubstr("its \"version\" is null; this kiln reads version 1"));
+  std::string head = R"({"format": "kiln.preprocessing", "version": 1, "columns": [)";
   EXPECT_THAT(problem_of(head + R"({"spec": "numeric"}]})"), HasSubstr("no \"name\""));
   EXPECT_THAT(problem_of(head + R"({"name": "x"}]})"), HasSubstr("has no \"spec\""));
   std::string zscore = R"({"name": "x", "spec": {"type": "numeric", "normalize": "zscore"}, )";
@@ -406,9 +448,18 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(problem_of(head + R"({"name": "b", "spec": {"type": "bucketize", "quantiles": 2},)" +
                          R"( "fitted": {"boundaries": [2, 1]}}]})"),
               HasSubstr("must increase strictly"));
-  EXPECT_EQ(
-      problem_of(head + R"({"name": "h", "spec": {"type": "categorical", "hash_buckets": 3}}]})"),
-      "accepted");
+  std::string hashed = R"({"name": "h", "spec": {"type": "categorical", "hash_buckets": 3}, )";
+  EXPECT_EQ(problem_of(head + hashed + R"("width": 3}], "width": 3})"), "accepted");
+  // Widths that do not add up, a column twice, a category twice: each read rows wrongly.
+  EXPECT_THAT(problem_of(head + hashed + R"("width": 4}], "width": 4})"),
+              HasSubstr("column \"h\" says width 4, but it writes 3"));
+  EXPECT_THAT(problem_of(head + hashed + R"("width": 3}], "width": 5})"),
+              HasSubstr("its \"width\" is 5, but its columns write 3"));
+  EXPECT_THAT(problem_of(head + hashed + R"("width": 3}, )" + hashed + R"("width": 3}]})"),
+              HasSubstr("the column \"h\" is listed twice"));
+  EXPECT_THAT(problem_of(head + R"({"name": "c", "spec": {"type": "categorical"}, )" +
+                         R"("fitted": {"vocabulary": ["a", "b", "a"]}, "width": 4}]})"),
+              HasSubstr("\"vocabulary\" lists \"a\" twice (at 0 and 2)"));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // numeric: numbers as they are or normalized (z-score or min-max, per element), optionally
 // clipped and log-scaled first, with a policy for records that lack the feature.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -166,6 +168,13 @@ class NumericColumn : public FeatureColumn {
       throw DataError(where.file, where.record, where.offset,
                       "feature \"" + feature_ + "\" has " + std::to_string(values.size()) +
                           " values; the column's shape is " + std::to_string(o_.shape));
+    // Infinity (or 1e39, which becomes it as a float32) and NaN would train or answer NaN.
+    for (double x : values)
+      if (!std::isfinite(x))
+        throw DataError(where.file, where.record, where.offset,
+                        fmt::format("feature \"{}\" holds {}; a numeric column takes finite "
+                                    "float32 numbers",
+                                    feature_, x));
     return values;
   }
 
@@ -177,6 +186,10 @@ class NumericColumn : public FeatureColumn {
       double x = prepared(values[size_t(i)], where);
       if (!fitted_.shift.empty()) x = (x - fitted_.shift[size_t(i)]) / fitted_.scale[size_t(i)];
       out[i] = static_cast<float>(x);
+      if (!std::isfinite(out[i]))
+        throw DataError(where.file, where.record, where.offset,
+                        fmt::format("feature \"{}\": {} normalizes to {}, beyond float32", feature_,
+                                    values[size_t(i)], x));
     }
   }
 

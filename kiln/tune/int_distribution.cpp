@@ -17,8 +17,9 @@ struct IntOptions {
   int64_t low = 0, high = 10, step = 1;
   bool log = false;
   void describe(Schema& s) {
-    s.field("low", low, "The smallest value.");
-    s.field("high", high, "The largest value; above low (with a step: the last step at or below).");
+    s.field("low", low, "The smallest value.").require();
+    s.field("high", high, "The largest value; above low (with a step: the last step at or below).")
+        .require();
     s.field("step", step, "Values are low, low + step, ...").min(1);
     s.field("log", log, "Drawn evenly on a log scale (low >= 1, step 1).");
   }

@@ -106,14 +106,19 @@ TEST(SearchSpace, BadRangesAndConditionsNameTheParameter) {
   EXPECT_THAT(error_of("w: {type: uniform, low: 0, hight: 1}\n"), HasSubstr("\"hight\""));
   EXPECT_THAT(error_of("a: {type: choice, values: [1]}\n"), HasSubstr("two values or more"));
   EXPECT_THAT(error_of("a: {type: choice, values: [1, 2, 1]}\n"), HasSubstr("repeats values[0]"));
-  EXPECT_THAT(error_of("a..b: {type: uniform}\n"), HasSubstr("malformed config path"));
-  EXPECT_THAT(error_of("m: {type: uniform, when: {o: sgd}}\n"),
+  EXPECT_THAT(error_of("a..b: {type: uniform, low: 0, high: 1}\n"),
+              HasSubstr("malformed config path"));
+  EXPECT_THAT(error_of("m: {type: uniform, low: 0, high: 1, when: {o: sgd}}\n"),
               AllOf(HasSubstr("tune.space.m.when"), HasSubstr("\"o\" is not a choice written "
                                                               "above")));
   EXPECT_THAT(error_of("o: {type: choice, values: [adam, sgd]}\n"
-                       "m: {type: uniform, when: {o: rmsprop}}\n"),
+                       "m: {type: uniform, low: 0, high: 1, when: {o: rmsprop}}\n"),
               HasSubstr("\"rmsprop\" is none of the values of the choice o"));
   EXPECT_THAT(error_of("[1, 2]"), HasSubstr("expected a mapping of config paths"));
+  // A bound left out once defaulted to 0 or 1 and searched a range nobody meant.
+  EXPECT_THAT(error_of("lr: {type: uniform, low: 0.5}\n"), HasSubstr("tune.space.lr.high"));
+  EXPECT_THAT(error_of("lr: {type: loguniform, high: 0.5}\n"), HasSubstr("tune.space.lr.low"));
+  EXPECT_THAT(error_of("n: {type: int, low: 2}\n"), HasSubstr("tune.space.n.high"));
 }
 
 TEST(SearchSpace, WritesBackWhatItRead) {

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 
 namespace kiln::tune {
 namespace {
@@ -76,6 +78,8 @@ class Statement {
   int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
   double real(int column) const { return sqlite3_column_double(statement_, column); }
   bool null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
+  int type(int column) const { return sqlite3_column_type(statement_, column); }
+  const char* column_name(int column) const { return sqlite3_column_name(statement_, column); }
   std::string text(int column) const {
     const unsigned char* at = sqlite3_column_text(statement_, column);
     return at ? reinterpret_cast<const char*>(at) : "";
@@ -110,11 +114,79 @@ sqlite3* connect(const std::string& path, int flags, double busy_seconds) {
   return db;
 }
 
-TrialState state_of(const std::string& name, const std::string& path) {
+// The columns of one row a query read, each checked for the type the schema gives it before it is
+// used: SQLite keeps whatever a hand edit stored (text in a REAL column reads as 0 otherwise, and
+// a made-up trial number indexes past the trials). A problem is a DataError naming the file, the
+// table and the row.
+class CheckedRow {
+ public:
+  /// `rowid_column`: where the query selected the row's rowid, which names the row in messages.
+  CheckedRow(const Statement& row, const std::string& path, const char* table, int rowid_column)
+      : row_(row), path_(path), table_(table), rowid_(row.integer(rowid_column)) {}
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw DataError(path_, -1, -1,
+                    fmt::format("table {}, rowid {}: {}; the study was left as it is", table_,
+                                rowid_, problem));
+  }
+  int64_t integer(int column) const {
+    expect(column, row_.type(column) == SQLITE_INTEGER, "a whole number");
+    return row_.integer(column);
+  }
+  double number(int column) const {
+    int type = row_.type(column);
+    expect(column, type == SQLITE_INTEGER || type == SQLITE_FLOAT, "a number");
+    double value = row_.real(column);
+    if (!std::isfinite(value))
+      fail(fmt::format("{} is {}, not a finite number", name(column), value));
+    return value;
+  }
+  std::optional<double> number_or_null(int column) const {
+    if (row_.null(column)) return std::nullopt;
+    return number(column);
+  }
+  std::string text(int column) const {
+    expect(column, row_.type(column) == SQLITE_TEXT, "text");
+    return row_.text(column);
+  }
+  Json json(int column) const {
+    try {
+      return parse_json_text(text(column));
+    } catch (const JsonTextError& e) {
+      fail(fmt::format("{} is not JSON: {}", name(column), e.what()));
+    }
+  }
+  /// A trial number naming one of the `count` trials read before.
+  size_t trial(int column, size_t count) const {
+    int64_t number = integer(column);
+    if (number < 0 || uint64_t(number) >= count)
+      fail(fmt::format("{} {} names no trial of the study (it has {})", name(column), number,
+                       count));
+    return size_t(number);
+  }
+
+ private:
+  std::string name(int column) const { return fmt::format("column {}", row_.column_name(column)); }
+  void expect(int column, bool holds, const char* what) const {
+    static const char* const kTypes[] = {"?",    "a whole number", "a number",
+                                         "text", "bytes",          "NULL"};
+    int type = row_.type(column);
+    if (!holds)
+      fail(fmt::format("{} holds {} where {} goes", name(column),
+                       kTypes[type >= 1 && type <= 5 ? type : 0], what));
+  }
+
+  const Statement& row_;
+  const std::string& path_;
+  const char* table_;
+  int64_t rowid_;
+};
+
+TrialState state_of(const std::string& name, const CheckedRow& row) {
   for (TrialState s :
        {TrialState::kRunning, TrialState::kComplete, TrialState::kPruned, TrialState::kFailed})
     if (name == state_name(s)) return s;
-  throw Error(fmt::format("study database {}: unknown trial state \"{}\"", path, name));
+  row.fail(fmt::format("unknown trial state \"{}\" (running, complete, pruned or failed)", name));
 }
 
 }  // namespace
@@ -199,9 +271,15 @@ Study Study::open(const std::string& path, double busy_seconds) {
 }
 
 StudyInfo Study::info() const {
-  Statement row(db_.get(), path_, "SELECT name, metric, mode, config, created FROM study");
+  Statement row(db_.get(), path_, "SELECT name, metric, mode, config, created, rowid FROM study");
   if (!row.step()) throw Error(fmt::format("study database {}: no study row", path_));
-  return {row.text(0), row.text(1), row.text(2) == "max", Json::parse(row.text(3)), row.text(4)};
+  CheckedRow checked(row, path_, "study", 5);
+  std::string mode = checked.text(2);
+  if (mode != "min" && mode != "max")
+    checked.fail(fmt::format("mode is \"{}\", not min or max", mode));
+  Json config = checked.json(3);
+  if (!config.is_object()) checked.fail("config is not a JSON object");
+  return {checked.text(0), checked.text(1), mode == "max", config, checked.text(4)};
 }
 
 std::string trial_folder(int64_t number) { return fmt::format("trial-{:04d}", number); }
@@ -269,34 +347,46 @@ void Study::report(int64_t number, const ReportedValue& value) {
 
 std::vector<TrialRecord> Study::trials() const {
   std::vector<TrialRecord> out;
-  Statement rows(db_.get(), path_,
-                 "SELECT number, state, value, run_dir, error, started, finished FROM trials "
-                 "ORDER BY number");
-  while (rows.step()) {
+  Statement rows(
+      db_.get(), path_,
+      "SELECT number, state, value, run_dir, error, started, finished, rowid FROM trials "
+      "ORDER BY number");
+  for (int64_t index = 0; rows.step(); ++index) {
+    CheckedRow row(rows, path_, "trials", 7);
     TrialRecord& t = out.emplace_back();
-    t.number = rows.integer(0);
-    t.state = state_of(rows.text(1), path_);
-    if (!rows.null(2)) t.value = rows.real(2);
-    t.run_dir = rows.text(3);
-    t.error = rows.text(4);
-    t.started = rows.text(5);
-    t.finished = rows.text(6);
+    t.number = row.integer(0);
+    // Trials are numbered 0, 1, 2, ... as they start; a gap or a made-up number is damage.
+    if (t.number != index)
+      row.fail(fmt::format("trial number {} where {} comes next", t.number, index));
+    t.state = state_of(row.text(1), row);
+    t.value = row.number_or_null(2);
+    t.run_dir = row.text(3);
+    if (t.run_dir != trial_folder(t.number))  // joined to the study's folder: no other path
+      row.fail(fmt::format("run_dir is \"{}\", not {}", t.run_dir, trial_folder(t.number)));
+    t.error = row.text(4);
+    t.started = row.text(5);
+    t.finished = row.text(6);
   }
-  Statement params(db_.get(), path_,
-                   "SELECT trial_params.trial, trial_params.name, value, coordinate FROM "
-                   "trial_params JOIN parameters ON parameters.name = trial_params.name "
-                   "ORDER BY trial, position");
+  Statement params(
+      db_.get(), path_,
+      "SELECT trial_params.trial, trial_params.name, value, coordinate, trial_params.rowid FROM "
+      "trial_params JOIN parameters ON parameters.name = trial_params.name "
+      "ORDER BY trial, position");
   while (params.step()) {
-    TrialRecord& t = out.at(size_t(params.integer(0)));
-    t.values[params.text(1)] = Json::parse(params.text(2));
-    t.assignment[params.text(1)] = params.real(3);
+    CheckedRow row(params, path_, "trial_params", 4);
+    TrialRecord& t = out[row.trial(0, out.size())];
+    std::string name = row.text(1);
+    t.values[name] = row.json(2);
+    t.assignment[name] = row.number(3);
   }
   Statement reported(
       db_.get(), path_,
-      "SELECT trial, step, epoch, value FROM intermediate_values ORDER BY trial, step");
-  while (reported.step())
-    out.at(size_t(reported.integer(0)))
-        .reported.push_back({reported.integer(1), reported.real(2), reported.real(3)});
+      "SELECT trial, step, epoch, value, rowid FROM intermediate_values ORDER BY trial, step");
+  while (reported.step()) {
+    CheckedRow row(reported, path_, "intermediate_values", 4);
+    out[row.trial(0, out.size())].reported.push_back(
+        {row.integer(1), row.number(2), row.number(3)});
+  }
   return out;
 }
 

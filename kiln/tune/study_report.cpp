@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "kiln/core/json_text.h"
 #include "kiln/core/text_table.h"
 
 namespace kiln::tune {
@@ -15,7 +16,7 @@ namespace {
 std::string cell(const Json& value) {
   if (value.is_number_float()) return fmt::format("{:.4g}", value.get<double>());
   if (value.is_string()) return value.get<std::string>();
-  return value.dump();
+  return dump_json(value);
 }
 
 // The group of each trial by `p`: its value's index (choices), its quantile bin (numbers), or

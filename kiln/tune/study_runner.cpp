@@ -10,6 +10,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/parent_death.h"
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
@@ -135,7 +136,7 @@ class StudyRun {
   // after the study was killed and before it could record the end.
   void resume_trial(int64_t number) {
     wait_for_earlier_process(number);
-    std::string status = run_record_of(number).value("status", "");
+    std::string status = text_at(run_record_of(number), "status");
     if (status != "finished" && status != "pruned") return launch(number, true);
     say(fmt::format("trial {} had ended ({}) while no study watched it", number, status));
     finish(number, 0);
@@ -181,11 +182,11 @@ class StudyRun {
       return;
     }
     Json record = run_record_of(number);
-    if (record.value("status", "") == "pruned") {
+    if (text_at(record, "status") == "pruned") {
       std::optional<double> last;
       TrialRecord trial = study_.trial(number);
       if (!trial.reported.empty()) last = trial.reported.back().value;
-      std::string reason = record.value("stop_reason", "");
+      std::string reason = text_at(record, "stop_reason");
       study_.finish_trial(number, TrialState::kPruned, last, reason, setup_.now());
       say(fmt::format("trial {} pruned ({})", number, reason));
       return;
@@ -201,20 +202,31 @@ class StudyRun {
     say(fmt::format("trial {} complete: {} {:.6g}", number, metric(), *value));
   }
 
-  // The trial's run.json; an empty object when it is missing or unreadable.
-  Json run_record_of(int64_t number) const {
-    Json record = Json::parse(
-        read_text_file_if_any(run_dir_of(number) + "/run.json").value_or("{}"), nullptr, false);
-    return record.is_object() ? record : Json::object();
+  // The trial's `name` (run.json, summary.json) as an object; an empty object when it is
+  // missing, unreadable or damaged: the trial then counts as ended without a value.
+  Json run_file_of(int64_t number, const std::string& name) const {
+    try {
+      std::optional<std::string> text = read_text_file_if_any(run_dir_of(number) + "/" + name);
+      Json json = text ? parse_json_text(*text) : Json::object();
+      return json.is_object() ? json : Json::object();
+    } catch (const std::exception&) {  // JsonTextError, or a file kiln refuses to read
+      return Json::object();
+    }
+  }
+
+  Json run_record_of(int64_t number) const { return run_file_of(number, "run.json"); }
+
+  // The text at `key` of a run file's object; "" when absent or not text (a hand-edited file).
+  static std::string text_at(const Json& object, const char* key) {
+    const Json& value = object.value(key, Json());
+    return value.is_string() ? value.get<std::string>() : "";
   }
 
   std::optional<double> final_value(int64_t number) const {
-    std::optional<std::string> text = read_text_file_if_any(run_dir_of(number) + "/summary.json");
-    if (!text) return std::nullopt;
-    Json summary = Json::parse(*text, nullptr, false);
-    if (summary.is_discarded() || !summary.contains("final")) return std::nullopt;
-    const Json& final_values = summary["final"];
-    if (!final_values.contains(metric()) || !final_values[metric()].is_number())
+    const Json summary = run_file_of(number, "summary.json");
+    const Json& final_values = summary.value("final", Json());
+    if (!final_values.is_object() || !final_values.contains(metric()) ||
+        !final_values[metric()].is_number())
       return std::nullopt;
     return final_values[metric()].get<double>();
   }

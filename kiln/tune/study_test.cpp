@@ -75,6 +75,91 @@ TEST(Study, KeepsTrialsValuesAndReportsAcrossConnections) {
   EXPECT_FALSE(views[1].loss);
 }
 
+// Runs `sql` on the study at `path` as a hand edit would, outside kiln.
+void edit(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* message = nullptr;
+  // A hand edit need not honour the schema's CHECKs (sqlite3 with this pragma, or another tool).
+  std::string unchecked = "PRAGMA ignore_check_constraints = ON; " + sql;
+  int rc = sqlite3_exec(db, unchecked.c_str(), nullptr, nullptr, &message);
+  std::string problem = message ? message : "";
+  sqlite3_free(message);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << problem;
+}
+
+// A study of two trials, one with reports, to damage.
+std::string two_trials(const testing::TempDir& dir, const std::string& name) {
+  std::string path = dir.file(name);
+  SearchSpace s = space();
+  Study study = Study::create(path, info(), s);
+  study.start_trial(s, {{"o", 1}, {"m", 0.25}}, "t0");
+  study.report(0, {100, 1.0, 0.5});
+  study.finish_trial(0, TrialState::kComplete, 0.8, "", "t1");
+  study.start_trial(s, {{"o", 0}}, "t2");
+  return path;
+}
+
+std::string trials_error(const testing::TempDir& dir, const std::string& name,
+                         const std::string& sql) {
+  std::string path = two_trials(dir, name);
+  edit(path, sql);
+  try {
+    Study::open(path).trials();
+    return "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), path);
+    return e.what();
+  }
+}
+
+TEST(Study, EveryRowIsCheckedAndADamagedOneIsNamedByTableAndRowid) {
+  testing::TempDir dir;
+  // Text where a number goes read as 0 once, and 0 became the best trial.
+  EXPECT_THAT(trials_error(dir, "a.db", "UPDATE trials SET value = 'high' WHERE number = 0"),
+              HasSubstr("table trials, rowid 0: column value holds text where a number goes"));
+  EXPECT_THAT(trials_error(dir, "b.db", "UPDATE trials SET number = 7 WHERE number = 1"),
+              HasSubstr("table trials, rowid 7: trial number 7 where 1 comes next"));
+  // What breaks the schema's CHECKs is refused by SQLite's own integrity check, naming the table.
+  EXPECT_THAT(error_of([&] {
+                std::string path = two_trials(dir, "c.db");
+                edit(path, "UPDATE trials SET state = 'done' WHERE number = 1");
+                Study::open(path);
+              }),
+              HasSubstr("CHECK constraint failed in trials"));
+  EXPECT_THAT(trials_error(dir, "d.db", "UPDATE trials SET run_dir = '../../elsewhere'"),
+              HasSubstr("run_dir is \"../../elsewhere\", not trial-0000"));
+  EXPECT_THAT(
+      trials_error(dir, "e.db", "INSERT INTO intermediate_values VALUES (5, 1, 1.0, 0.9)"),
+      HasSubstr("table intermediate_values, rowid 2: column trial 5 names no trial of the study "
+                "(it has 2)"));
+  EXPECT_THAT(trials_error(dir, "f.db", "UPDATE intermediate_values SET epoch = 'one'"),
+              HasSubstr("column epoch holds text where a number goes"));
+  EXPECT_THAT(trials_error(dir, "g.db", "UPDATE trial_params SET value = '{\"cut'"),
+              HasSubstr("table trial_params, rowid "));
+  EXPECT_THAT(trials_error(dir, "h.db",
+                           "UPDATE trial_params SET value = '" + std::string(100, '[') +
+                               std::string(100, ']') + "' WHERE name = 'o'"),
+              HasSubstr("column value is not JSON: nested more than 64 levels deep"));
+  EXPECT_THAT(trials_error(dir, "i.db", "UPDATE trial_params SET coordinate = 'x'"),
+              HasSubstr("column coordinate holds text where a number goes"));
+  EXPECT_EQ(trials_error(dir, "j.db", "UPDATE trials SET value = 0.9 WHERE number = 0"),
+            "no error");
+}
+
+TEST(Study, ADamagedStudyRowIsNamedWhenTheStudyIsOpened) {
+  testing::TempDir dir;
+  std::string path = two_trials(dir, "study.db");
+  edit(path, "UPDATE study SET config = '[1, 2]'");
+  EXPECT_THAT(
+      error_of([&] { Study::open(path); }),
+      AllOf(HasSubstr(path), HasSubstr("table study, rowid 1: config is not a JSON object")));
+  edit(path, "UPDATE study SET config = '{}', name = x'ff00'");
+  EXPECT_THAT(error_of([&] { Study::open(path); }),
+              HasSubstr("table study, rowid 1: column name holds bytes where text goes"));
+}
+
 TEST(Study, APrunedTrialCountsWithItsLastReportedValue) {
   testing::TempDir dir;
   SearchSpace s = space();

@@ -16,8 +16,9 @@ namespace {
 struct RangeOptions {
   double low = 0, high = 1;
   void describe(Schema& s) {
-    s.field("low", low, "The smallest value.");
-    s.field("high", high, "The largest value; above low.");
+    // Both bounds are given: a default bound (0 or 1) once searched a range nobody meant.
+    s.field("low", low, "The smallest value.").require();
+    s.field("high", high, "The largest value; above low.").require();
   }
 };
 

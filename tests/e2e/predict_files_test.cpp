@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "kiln/core/json.h"
@@ -85,6 +86,31 @@ std::string write_records(const testing::TempDir& dir, const std::string& name, 
   }
   writer.close();
   return dir.file(name);
+}
+
+// A line nested 100,000 deep (it overflowed the stack once) is refused naming the file and line,
+// and so is a model.yaml that is a link to /dev/zero (it was read until memory ran out).
+TEST(PredictFiles, ADeeplyNestedLineAndADeviceForAFileAreDataErrors) {
+  testing::TempDir dir;
+  testing::train_and_export_binary(KILN_BINARY, dir);
+  std::string model = dir.file("models/binary");
+  std::string deep = "[1, 2]\n" + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  auto nested =
+      testing::run_command(kiln("predict " + model + " --input " + dir.write("deep.jsonl", deep)));
+  EXPECT_EQ(nested.exit_code, 1) << nested.err;
+  EXPECT_THAT(nested.err, HasSubstr("deep.jsonl, record 2: line 2: the request body is not JSON: "
+                                    "nested more than 64 levels deep"));
+
+  std::string version;
+  for (const auto& entry : std::filesystem::directory_iterator(model))
+    if (entry.is_directory()) version = entry.path().string();
+  ASSERT_FALSE(version.empty());
+  std::filesystem::remove(version + "/model.yaml");
+  std::filesystem::create_symlink("/dev/zero", version + "/model.yaml");
+  auto device = testing::run_command(
+      kiln("predict " + model + " --input " + dir.write("points.jsonl", points_jsonl())));
+  EXPECT_EQ(device.exit_code, 1) << device.err;
+  EXPECT_THAT(device.err, HasSubstr("model.yaml: is not a regular file"));
 }
 
 TEST(PredictFiles, TfRecordFilesAreReadWithTheTrainingFeatureSpecWithoutLabels) {

@@ -104,6 +104,21 @@ TEST_F(Predict, TheClientGetsWhatOfflinePredictionComputes) {
   EXPECT_EQ(server.wait(), 0);
 }
 
+// The client refuses what cannot be JSON lines (it once sent an image line by line), and takes
+// only the first line of a token file, refusing a token no header could carry.
+TEST_F(Predict, TheClientRefusesABinaryInputAndABadTokenFile) {
+  std::string url = "http://127.0.0.1:9/v1/models/binary";  // nothing is sent in either case
+  std::string image = dir_->write("image.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+  auto binary = testing::run_command(kiln("predict --server " + url + " --input " + image));
+  EXPECT_EQ(binary.exit_code, 1) << binary.err;
+  EXPECT_THAT(binary.err, HasSubstr(image + ", byte offset 0: is not JSON lines"));
+  std::string token = dir_->write("token", "se cret\n");
+  auto spaced = testing::run_command(
+      kiln("predict --server " + url + " --input " + *input_ + " --token-file " + token));
+  EXPECT_EQ(spaced.exit_code, 2) << spaced.err;
+  EXPECT_THAT(spaced.err, HasSubstr("the token holds a space or control character (0x20)"));
+}
+
 // IDX images through a Fashion-MNIST model: answered with the dataset's class names.
 TEST(PredictImages, IdxImagesAreScaledAsTheDatasetDoesAndNamedByClass) {
   testing::TempDir dir;

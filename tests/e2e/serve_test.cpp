@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include "kiln/core/json.h"
@@ -128,8 +129,31 @@ TEST_F(Serve, BadRequestsGetA4xxAndTheServerStaysUp) {
   post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 200);  // still serving
 }
 
+// A server that would serve nothing does not start: a folder that is not there, one without
+// versions, and a label on a version that is not loaded each end it at once, naming the folder.
+TEST_F(Serve, AServerThatWouldServeNothingDoesNotStart) {
+  auto missing = testing::run_command(kiln("serve " + dir_->file("models/nothing") + " --port 0"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err,
+              HasSubstr(dir_->file("models/nothing") + ": model nothing: no such folder"));
+  std::string empty = dir_->file("empty/model");
+  std::filesystem::create_directories(empty);
+  auto none = testing::run_command(kiln("serve " + empty + " --port 0"));
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_THAT(none.err, HasSubstr("model model: no version loaded from this folder"));
+  std::string config = dir_->write(
+      "models.yaml", "model_config_list:\n  config:\n    - name: binary\n      base_path: " +
+                         dir_->file("models/binary") +
+                         "\n      model_version_policy: {all: {}}\n      version_labels: "
+                         "{stable: 7}\n");
+  auto label = testing::run_command(kiln("serve --model-config " + config + " --port 0"));
+  EXPECT_EQ(label.exit_code, 1) << label.out;
+  EXPECT_THAT(label.err, HasSubstr("label \"stable\" names version 7, which is not loaded"));
+}
+
 TEST_F(Serve, ATokenIsRequiredWhenGiven) {
-  start("--max-batch 0 --token-file " + dir_->write("token", "s3cret\n"));  // no batcher either
+  // The file's first line is the token (a comment after it is not part of it); no batcher either.
+  start("--max-batch 0 --token-file " + dir_->write("token", "s3cret\n# rotated monthly\n"));
   post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 401);
   client_->set_bearer_token_auth("s3cret");
   post("/v1/models/binary:predict", R"({"instances": [[1, 2]]})", 200);

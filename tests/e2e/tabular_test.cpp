@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "kiln/core/json.h"
+#include "kiln/io/manifest.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -291,7 +292,19 @@ TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
       kiln("predict " + version + " --input " + dir.write("row.jsonl", "[0]\n")));
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err, HasSubstr(version + "/preprocessing.json"));
-  EXPECT_THAT(refused.err, HasSubstr("not a kiln preprocessing file"));
+  EXPECT_THAT(refused.err, HasSubstr("checksum or size differs from the MANIFEST"));
+  // Edited with its MANIFEST line to match, what it says is still checked.
+  std::istringstream listed(testing::read_file(version + "/MANIFEST"));
+  std::string manifest, damaged = R"({"format": "kiln.preprocessing"})";
+  for (std::string line; std::getline(listed, line);)
+    manifest += line.find(" preprocessing.json") == std::string::npos
+                    ? line + "\n"
+                    : io::manifest_line("preprocessing.json", damaged);
+  std::ofstream(version + "/MANIFEST") << manifest;
+  auto still =
+      testing::run_command(kiln("predict " + version + " --input " + dir.file("row.jsonl")));
+  EXPECT_NE(still.exit_code, 0);
+  EXPECT_THAT(still.err, HasSubstr("not a kiln preprocessing file"));
 }
 
 // The first `count` rows of a shapes CSV as JSON objects of raw features, as a client sends them.

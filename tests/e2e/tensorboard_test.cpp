@@ -151,6 +151,15 @@ TEST_F(TensorBoardFiles, HistogramsOfEveryParameterAndItsGradientOncePerEpoch) {
   EXPECT_GT(gradients.sum_squares, 0) << "the gradients of the step, not cleared ones";
 }
 
+// A run shorter than histograms_every wrote no histogram at all: it writes them when it ends.
+TEST_F(TensorBoardFiles, ARunShorterThanTheHistogramPeriodWritesThemWhenItEnds) {
+  std::string run = trained("--set tensorboard.histograms_every='100 epochs'");
+  auto histograms = values_of(run + "/tensorboard/train", "histograms");
+  ASSERT_EQ(histograms["weights/layers.1.weight"].size(), 1u);
+  EXPECT_EQ(histograms["weights/layers.1.weight"][0].first, 32);
+  ASSERT_EQ(histograms["gradients/layers.3.bias"].size(), 1u);
+}
+
 // At each validation (steps 16 and 32): 16 inputs of 28x28 pixels, enlarged twice, framed and
 // captioned in a 4x4 grid; and the confusion matrix of the 10 classes, counting every example.
 TEST_F(TensorBoardFiles, ValidationImagesShowSamplesAndTheConfusionMatrix) {

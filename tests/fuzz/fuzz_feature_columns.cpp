@@ -20,17 +20,19 @@ using kiln::Json;
 // Columns of every kind, fitted as a run's preprocessing.json says.
 const kiln::tabular::FeatureColumns& fitted_columns() {
   static auto columns = kiln::tabular::FeatureColumns::from_preprocessing(Json::parse(R"({
-    "format": "kiln.preprocessing", "version": 1, "width": 0, "columns": [
+    "format": "kiln.preprocessing", "version": 1, "width": 22, "columns": [
       {"name": "z", "spec": {"type": "numeric", "feature": "body_mass_g", "normalize": "zscore",
                              "missing": "mean", "log": true, "clip": [0, 1e6]},
-       "fitted": {"shift": [1.5], "scale": [0.5], "fill": [3.0]}},
+       "fitted": {"shift": [1.5], "scale": [0.5], "fill": [3.0]}, "width": 1},
       {"name": "b", "spec": {"type": "bucketize", "feature": "culmen_depth_mm",
-                             "boundaries": [0.1, 0.5, 0.9], "missing": 0.0}},
+                             "boundaries": [0.1, 0.5, 0.9], "missing": 0.0}, "width": 4},
       {"name": "c", "spec": {"type": "categorical", "feature": "species", "output": "multi_hot",
-                             "num_oov_buckets": 2}, "fitted": {"vocabulary": ["0", "1", "b"]}},
-      {"name": "h", "spec": {"type": "categorical", "feature": "label", "hash_buckets": 7}},
+                             "num_oov_buckets": 2}, "fitted": {"vocabulary": ["0", "1", "b"]},
+       "width": 5},
+      {"name": "h", "spec": {"type": "categorical", "feature": "label", "hash_buckets": 7},
+       "width": 7},
       {"name": "x", "spec": {"type": "crossed", "features": ["species", "label"],
-                             "hash_buckets": 5}}]})"));
+                             "hash_buckets": 5}, "width": 5}]})"));
   return *columns;
 }
 

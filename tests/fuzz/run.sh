@@ -17,7 +17,9 @@ mode=grow
 case "${1:-}" in --fresh | --regressions) mode=${1#--} && shift ;; esac
 binary=$1
 name=$(basename "$binary")
-limits=(-timeout=10 -rss_limit_mb=2048)
+# -max_len: inputs may grow to 1 MiB, enough for a body nested far past every depth limit (each
+# JSON-reading target has such a seed).
+limits=(-timeout=10 -rss_limit_mb=2048 -max_len=1048576)
 # UBSan findings come with their stack, as ASan's do.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 

@@ -8,7 +8,9 @@
 #include <map>
 #include <set>
 
+#include "kiln/core/error.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/data/dataset.h"
 #include "kiln/io/csv.h"
 
@@ -124,8 +126,17 @@ std::vector<std::string> text_labels(const CsvOptions& o, const io::CsvTable& ta
   if (!o.classes.empty()) return o.classes;
   if (io::infer_column_type(table, column) == io::CsvType::kInt64) return {};
   std::set<std::string> labels;
-  for (const auto& row : table.rows)
-    if (!row[column].empty()) labels.insert(row[column]);
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const std::string& label = table.rows[r][column];
+    if (label.empty()) continue;
+    // Class names go into inputs.json, model.yaml and metric names: text that reads back.
+    if (size_t bad = first_invalid_utf8(label); bad != std::string::npos)
+      throw DataError(table.name, table.row_numbers[r], table.row_offsets[r],
+                      fmt::format("column \"{}\": the class name holds byte 0x{:02x}, which is "
+                                  "not UTF-8; class names are text",
+                                  table.header[column], static_cast<uint8_t>(label[bad])));
+    labels.insert(label);
+  }
   return {labels.begin(), labels.end()};
 }
 

@@ -57,6 +57,18 @@ TEST(CsvDataset, TextLabelsAreNumberedInSortedOrderAndFloatTargetsAreColumns) {
   EXPECT_FLOAT_EQ(regression.target[2][0].item<float>(), 3.0f);
 }
 
+// A class name of bytes that are not UTF-8 ended training with exit 3 when it was written to
+// JSON; it is refused where it is read, naming the file and row.
+TEST(CsvDataset, AClassNameThatIsNotUtf8IsADataErrorNamingTheRow) {
+  testing::TempDir dir;
+  std::string file = dir.write("latin1.csv", "x,species\n1,setosa\n2,caf\xe9\n");
+  EXPECT_THAT([&] { csv_dataset(file, "target: species"); },
+              ::testing::ThrowsMessage<DataError>(AllOf(
+                  HasSubstr("latin1.csv, record 1"),
+                  HasSubstr("column \"species\": the class name holds byte 0xe9, which is not "
+                            "UTF-8"))));
+}
+
 TEST(CsvDataset, WindowsOverATimeSeriesPredictHorizonRowsAhead) {
   testing::TempDir dir;
   std::string text = "t,v\n";

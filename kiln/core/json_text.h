@@ -1,0 +1,49 @@
+#pragma once
+// JSON text from outside kiln (request bodies, files kiln reads back, study rows), parsed with its
+// nesting bounded. nlohmann's parser itself keeps its own stack, but every walk of the tree after
+// it (dumping it, reading a tensor from nested lists, destroying it in older releases) recurses
+// once per level: a 60 KB body of 30,000 `[` would overflow the stack there. The depth is checked
+// by a scan of the text before the parser builds anything.
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "kiln/core/json.h"
+
+namespace kiln {
+
+/// How deep JSON from outside may nest: objects and arrays, the outermost counting one. A tensor
+/// of rank 8 in a TF Serving request sits 10 levels deep.
+constexpr size_t kMaxJsonDepth = 64;
+
+/// JSON text refused: not JSON, nested too deep, or a number beyond a double. `byte` is the
+/// offset of the problem in the text when known, else -1.
+class JsonTextError : public std::runtime_error {
+ public:
+  JsonTextError(const std::string& message, int64_t byte)
+      : std::runtime_error(message), byte_(byte) {}
+  int64_t byte() const { return byte_; }
+
+ private:
+  int64_t byte_;
+};
+
+/// The first byte of `text` at which objects and arrays nest deeper than `max_depth` (brackets in
+/// strings do not count), or std::string::npos.
+size_t json_depth_exceeded_at(const std::string& text, size_t max_depth = kMaxJsonDepth);
+
+/// Parses `text`, refusing nesting deeper than `max_depth`. Throws JsonTextError, whose message
+/// names the line and column.
+Json parse_json_text(const std::string& text, size_t max_depth = kMaxJsonDepth);
+
+/// JSON that kiln writes for people and other programs to read (--json outputs, the board, the
+/// report): bytes that are not UTF-8 in a string are shown as U+FFFD, never an exception. Text
+/// that must read back exactly (a vocabulary, a class name) is refused where it enters instead.
+std::string dump_json(const Json& value, int indent = -1);
+
+/// Reads and parses a JSON file kiln reads back (read_text_file's limits, then parse_json_text).
+/// Throws DataError naming the file and the byte offset, or IoError.
+Json read_json_file(const std::string& path);
+
+}  // namespace kiln

@@ -1,0 +1,97 @@
+#include "kiln/core/json_text.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_file.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace json_text_test {
+
+using ::testing::HasSubstr;
+
+std::string nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_json_text(text);
+    return "no error";
+  } catch (const JsonTextError& e) {
+    return e.what();
+  }
+}
+
+TEST(JsonText, NestingDeeperThanTheLimitIsRefusedNamingWhere) {
+  EXPECT_EQ(error_of(nested(kMaxJsonDepth)), "no error");
+  // 30,000 levels in 60 KB: the body that overflowed the server's stack.
+  EXPECT_EQ(error_of(nested(30000)),
+            "nested more than 64 levels deep at line 1, column 65 (byte 64)");
+  EXPECT_THAT(error_of("{\n  \"a\": " + std::string(100000, '[')),
+              HasSubstr("at line 2, column 71 (byte 72)"));
+  try {
+    parse_json_text("{\"a\":" + nested(100));
+    FAIL() << "no error";
+  } catch (const JsonTextError& e) {
+    EXPECT_EQ(e.byte(), 5 + 63);
+  }
+}
+
+TEST(JsonText, BracketsInsideStringsDoNotCount) {
+  std::string brackets(1000, '[');
+  Json parsed = parse_json_text("{\"text\": \"" + brackets + "\\\"" + brackets + "\"}");
+  EXPECT_EQ(parsed["text"].get<std::string>().size(), 2001u);
+  // An escaped backslash ends before the quote: the string closes and the brackets count.
+  EXPECT_THAT(error_of("[\"\\\\\", " + nested(100) + "]"), HasSubstr("nested more than 64"));
+}
+
+TEST(JsonText, ObjectsCountAsArraysDo) {
+  std::string deep;
+  for (int i = 0; i < 65; ++i) deep += "{\"a\":";
+  deep += "1" + std::string(65, '}');
+  EXPECT_THAT(error_of(deep), HasSubstr("nested more than 64 levels deep"));
+  EXPECT_EQ(error_of(deep.substr(5, deep.size() - 6)), "no error");
+}
+
+TEST(JsonText, SyntaxErrorsAndHugeNumbersGiveTheParsersMessageAndOffset) {
+  try {
+    parse_json_text("[1, 2,");
+    FAIL() << "no error";
+  } catch (const JsonTextError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("syntax error"));
+    EXPECT_GE(e.byte(), 5);  // the end of the text, where a value was due
+    EXPECT_LE(e.byte(), 6);
+  }
+  EXPECT_THAT(error_of("[1e400]"), HasSubstr("1e400"));
+  EXPECT_EQ(error_of("[1e300]"), "no error");
+}
+
+TEST(JsonText, AFileNamesItselfAndTheOffset) {
+  testing::TempDir dir;
+  std::string path = dir.write("run.json", "{\"status\": " + nested(200) + "}");
+  try {
+    read_json_file(path);
+    FAIL() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.offset(), 11 + 63);
+    EXPECT_THAT(e.what(), HasSubstr("nested more than 64 levels deep at line 1, column 75"));
+  }
+  EXPECT_EQ(read_json_file(dir.write("ok.json", "{\"a\": [1]}"))["a"][0], 1);
+}
+
+// What kiln writes for reading never fails on text that is not UTF-8 (a hand-edited metrics.csv's
+// tag, a folder name): the bytes show as U+FFFD, and the output is JSON.
+TEST(JsonText, DumpedForReadingBytesThatAreNotUtf8ShowAsReplacementCharacters) {
+  Json value = {{"tag\xff", "caf\xe9"}, {"n", 1}};
+  EXPECT_THROW(value.dump(), Json::type_error);
+  std::string text = dump_json(value);
+  EXPECT_EQ(parse_json_text(text)["n"], 1);
+  EXPECT_EQ(parse_json_text(text)["tag\xef\xbf\xbd"], "caf\xef\xbf\xbd");
+}
+
+}  // namespace json_text_test
+}  // namespace kiln
