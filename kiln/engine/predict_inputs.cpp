@@ -109,9 +109,24 @@ torch::Tensor read_images(const std::vector<std::string>& files, const ModelInpu
   return host_to_tensor(host, input.dtype, input.name);
 }
 
+// An option of the dataset spec the model read its examples with (model.yaml's `reader`, which
+// may have been edited by hand): `fallback` when absent, a DataError when of another type.
+template <class T>
+T reader_option(const Json& spec, const char* key, T fallback) {
+  const Json& value = spec.value(key, Json());
+  if (value.is_null()) return fallback;
+  try {
+    return value.get<T>();
+  } catch (const Json::exception&) {
+    throw DataError(
+        "model.yaml", -1, -1,
+        fmt::format("reader.{} is {}, not what the dataset takes there", key, show_value(value)));
+  }
+}
+
 // The dataset spec the model read its examples with, checked to be of `type`.
 Json reader_of(const Json& reader, const std::string& type, const std::string& path) {
-  std::string trained_on = reader.is_object() ? reader.value("type", "") : "";
+  std::string trained_on = reader.is_object() ? reader_option<std::string>(reader, "type", "") : "";
   if (trained_on != type)
     throw UsageError(fmt::format(
         "{} is a {} file, but the model was trained on {} data, which says nothing of how to read "
@@ -143,7 +158,7 @@ std::shared_ptr<data::Dataset> dataset_for(const std::string& path, const Json& 
     return data::dataset_registry().create(ComponentSpec("dataset", spec));
   } catch (const ConfigError& e) {
     throw UsageError(fmt::format("{}: the model's {} spec does not read it: {}", path,
-                                 spec.value("type", ""), e.what()));
+                                 reader_option<std::string>(spec, "type", ""), e.what()));
   }
 }
 
@@ -190,18 +205,21 @@ torch::Tensor read_csv_rows(const std::string& path, const ModelInput& input, co
                             const Json& preprocessing) {
   auto given = [&](const char* key) { return spec.contains(key) && !spec[key].empty(); };
   if (given("input") || given("inputs")) return read_csv_records(path, input, spec, preprocessing);
-  if (spec.value("window", 0) != 0)
+  if (reader_option<int64_t>(spec, "window", 0) != 0)
     throw UsageError(path +
                      ": the model reads windows of CSV rows (a time series); give its "
                      "examples as JSON lines");
-  std::string delimiter = spec.value("delimiter", std::string(","));
+  std::string delimiter = reader_option<std::string>(spec, "delimiter", ",");
   io::CsvTable table = io::read_csv(path, delimiter.empty() ? ',' : delimiter[0]);
   std::vector<size_t> columns;
   if (spec.contains("features") && spec["features"].is_array() && !spec["features"].empty()) {
-    for (const Json& name : spec["features"])
+    for (const Json& name : spec["features"]) {
+      if (!name.is_string())
+        throw DataError("model.yaml", -1, -1, "reader.features lists " + show_value(name));
       columns.push_back(table.column(name.get<std::string>()));
+    }
   } else {
-    std::string target = spec.value("target", std::string());
+    std::string target = reader_option<std::string>(spec, "target", "");
     for (size_t c = 0; c < table.header.size(); ++c)
       if (table.header[c] != target) columns.push_back(c);
   }

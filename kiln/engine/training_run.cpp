@@ -78,7 +78,8 @@ std::string prepare_resume(RunFolder& run, Console& console) {
 // Whether a run being resumed finished with the config it is resumed with: then there is
 // nothing to train, and its files stay as they are.
 bool finished_as_configured(const RunDirectory& run, const ExperimentConfig& config) {
-  if (run.read_json("run.json").value("status", "") != "finished") return false;
+  // Compared as JSON: a hand-edited status of another type is simply not "finished".
+  if (run.read_json("run.json").value("status", Json()) != "finished") return false;
   RawConfig saved = load_config({run.file("config.yaml")}, {});
   return resolved_config(parse_experiment(saved)) == resolved_config(config);
 }

@@ -41,7 +41,8 @@ ImageInput parse_image_input(const Json& json, const std::string& file) {
   if (image.channels == 2) return fail("\"channels\" is 1, 3 or 4");
   image.height = size("height", kMaxImagePixels);
   image.width = size("width", kMaxImagePixels / image.height);
-  std::string layout = json.value("layout", "");
+  const Json& given = json.value("layout", Json());  // not value(key, ""): a number would throw
+  std::string layout = given.is_string() ? given.get<std::string>() : "";
   if (layout != "chw" && layout != "hwc") return fail("\"layout\" is chw or hwc");
   image.channels_first = layout == "chw";
   if (!json.contains("scale") || !json["scale"].is_number() || !(json["scale"].get<double>() > 0))

@@ -85,6 +85,8 @@ TEST(ImageInput, MalformedJsonNamesTheFileAndTheKey) {
   EXPECT_THAT(broken("height", -3), HasSubstr("\"height\""));
   EXPECT_THAT(broken("width", "wide"), HasSubstr("\"width\""));
   EXPECT_THAT(broken("layout", "nchw"), HasSubstr("\"layout\" is chw or hwc"));
+  // fuzz_signatures: a number as the layout threw nlohmann's type_error (exit 3).
+  EXPECT_THAT(broken("layout", 62745098), HasSubstr("\"layout\" is chw or hwc"));
   EXPECT_THAT(broken("scale", 0), HasSubstr("\"scale\" is a positive number"));
   EXPECT_THAT(error_of([&] { parse_image_input(Json::array(), "v/1/model.yaml"); }),
               HasSubstr("v/1/model.yaml"));

@@ -38,7 +38,8 @@ class GridSampler : public Sampler {
 
  private:
   void enumerate(const SearchSpace& space) {
-    for (const auto& [name, points] : options_.points_of) {
+    for (const auto& named : options_.points_of) {
+      const std::string& name = named.first;  // a structured binding cannot be captured (C++17)
       const auto& ps = space.parameters();
       if (std::none_of(ps.begin(), ps.end(), [&](const Parameter& p) { return p.name == name; }))
         throw ConfigError("points_of." + name, "", "is not a parameter of tune.space");

@@ -12,13 +12,8 @@
 #include "kiln/tabular/feature_columns.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  kiln::Json json;
   try {
-    json = kiln::parse_json_text(std::string(reinterpret_cast<const char*>(data), size));
-  } catch (const kiln::JsonTextError&) {
-    return 0;
-  }
-  try {
+    kiln::Json json = kiln::parse_json_text(std::string(reinterpret_cast<const char*>(data), size));
     auto columns = kiln::tabular::FeatureColumns::from_preprocessing(json);
     if (columns->width() != json.at("width").get<int64_t>()) std::abort();
     if (columns->width() <= (int64_t{1} << 20)) {
@@ -31,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (kiln::tabular::FeatureColumns::from_preprocessing(columns->preprocessing())
             ->preprocessing() != columns->preprocessing())
       std::abort();
+  } catch (const kiln::JsonTextError&) {
   } catch (const kiln::Error&) {
   }
   return 0;

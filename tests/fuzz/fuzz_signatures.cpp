@@ -15,13 +15,8 @@ using kiln::serving::DType;
 using kiln::serving::OutputOp;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  kiln::Json json;
   try {
-    json = kiln::parse_json_text(std::string(reinterpret_cast<const char*>(data), size));
-  } catch (const kiln::JsonTextError&) {
-    return 0;
-  }
-  try {
+    kiln::Json json = kiln::parse_json_text(std::string(reinterpret_cast<const char*>(data), size));
     kiln::serving::Signatures signatures = kiln::serving::parse_signatures(json, "model.yaml");
     for (const auto& [name, signature] : signatures)
       for (const auto& [output, out] : signature.outputs)
@@ -31,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (kiln::serving::signatures_json(kiln::serving::parse_signatures(written, "again")) !=
         written)
       std::abort();
+  } catch (const kiln::JsonTextError&) {
   } catch (const kiln::Error&) {
   }
   return 0;
