@@ -268,6 +268,10 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
           "model.yaml", "is declared int64 [-1, 2, 5]");
   refused(edited_yaml("four_labels", [&](Json& y) { y["labels"].push_back("emu"); }), "model.yaml",
           "output classes picks from 3 classes, but `labels` names 4");
+  // The reader predict reads files with is read as predict will read it (a campaign's find: a
+  // list of features given as a number was taken for none).
+  refused(edited_yaml("reader_key", [&](Json& y) { y["reader"]["imagez"] = "x.gz"; }), "model.yaml",
+          "reader.imagez");
   refused(edited_yaml("version_zero", [&](Json& y) { y["format_version"] = 0; }), "model.yaml",
           "format_version 0 is not one this kiln reads (1 to 2)");
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "kiln/core/config.h"
+#include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/export.h"
 #include "kiln/engine/signatures.h"
@@ -124,6 +125,22 @@ void check_preprocessing(const ModelInput& input, const Json& preprocessing,
                              show_value(tabular::layout_json(input.layout))));
 }
 
+// model.yaml's `reader`: the dataset spec kiln predict reads CSV and TFRecord files with, its files
+// left out. Read now as predict will read it (with a file in place of the one predict names), so
+// that an option of the wrong type is refused at load, not taken for its default.
+void check_reader(const Json& reader, const std::string& file) {
+  if (!reader.is_object() || !reader.value("type", Json()).is_string())
+    refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
+  Json spec = reader;
+  if (spec["type"] == "csv") spec["file"] = "given-to-predict.csv";
+  if (spec["type"] == "tfrecord") spec["files"] = Json::array({"given-to-predict.tfrecord"});
+  try {
+    data::dataset_registry().resolve(spec, ReadContext{"reader", nullptr});
+  } catch (const Error& e) {
+    refuse(file, e.what());
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
@@ -148,9 +165,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   if (fs::exists(directory + "/preprocessing.json"))
     loaded->preprocessing_ = read_preprocessing(directory + "/preprocessing.json");
   check_preprocessing(loaded->inputs_.front(), loaded->preprocessing_, directory);
-  if (!loaded->reader_.is_null() &&
-      (!loaded->reader_.is_object() || !loaded->reader_.value("type", Json()).is_string()))
-    refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
+  if (!loaded->reader_.is_null()) check_reader(loaded->reader_, file);
   if (yaml["format"] == kTorchScriptFormat) {
     try {
       loaded->transforms_ = read_transforms(yaml);

@@ -48,6 +48,21 @@ int64_t pixels_of(const io::Image& image, uint8_t r, uint8_t g, uint8_t b) {
   return count;
 }
 
+// How many rows apart the highest and lowest pixels of exactly `colour` are: the legend's box of
+// a run's colour is one band about 12 rows high; anything drawn in the chart lies above it.
+int64_t rows_spanned(const io::Image& image, uint8_t r, uint8_t g, uint8_t b) {
+  int64_t first = -1, last = -1;
+  for (int64_t y = 0; y < image.height; ++y)
+    for (int64_t x = 0; x < image.width; ++x) {
+      size_t i = size_t((y * image.width + x) * image.channels);
+      if (image.pixels[i] == r && image.pixels[i + 1] == g && image.pixels[i + 2] == b) {
+        if (first < 0) first = y;
+        last = y;
+      }
+    }
+  return first < 0 ? 0 : last - first;
+}
+
 class BoardInBrowser : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -101,6 +116,34 @@ TEST_F(BoardInBrowser, ListsTheRunsAndDrawsTheirCurves) {
   EXPECT_GT(pixels_of(image, 0x1f, 0x77, 0xb4), 100) << "the first run's curve";
   EXPECT_GT(pixels_of(image, 0xd6, 0x27, 0x28), 100) << "the second run's curve";
 
+  board.signal(SIGTERM);
+  EXPECT_EQ(board.wait(), 0);
+}
+
+// A run that logged its metric once: a line needs two points, so the one point is drawn as a dot
+// (it was invisible). The run is written by hand, as the board reads any run folder.
+TEST(BoardInBrowserAlone, ASeriesOfOnePointIsDrawn) {
+  if (testing::run_command("command -v chromium").exit_code != 0)
+    GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  std::string run = "runs/once/20261128-000000/";
+  dir.write(run + "run.json", R"({"status": "finished", "start_time": "2026-11-28T00:00:00Z"})");
+  dir.write(run + "config.yaml", "name: once\n");
+  dir.write(run + "metrics.csv", "step,epoch,split,metric,value,wall_time\n10,1,val,loss,0.5,1\n");
+  testing::ChildProcess board(kiln("board " + dir.file("runs") + " --port 0"));
+  std::string line;
+  ASSERT_TRUE(board.read_line(line));
+  std::string url = line.substr(12, line.find(" over ") - 12);
+  std::string shot = std::string(KILN_BUILD_DIR) + "/board_one_point.png";
+  fs::remove(shot);
+  auto taken = testing::run_command(
+      "chromium --headless --no-sandbox --disable-gpu --window-size=1400,900 "
+      "--virtual-time-budget=5000 --screenshot=" +
+      shot + " '" + url + "' 2>/dev/null");
+  ASSERT_EQ(taken.exit_code, 0);
+  io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
+  EXPECT_GT(rows_spanned(image, 0x1f, 0x77, 0xb4), 30)
+      << "the one point, in the first run's colour, above its legend";
   board.signal(SIGTERM);
   EXPECT_EQ(board.wait(), 0);
 }
