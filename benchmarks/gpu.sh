@@ -9,7 +9,8 @@
 # peer: the steps after its warm-up), peak GPU memory (torch.cuda.max_memory_allocated and kiln's
 # system/cuda_peak_allocated_mb count the same allocator), and the GPU's utilisation (the mean
 # of nvidia-smi's samples every 100 ms from the first busy one to the last). With RUNS > 1 each row is the median of RUNS
-# runs. ROWS=FILE keeps the rows as they are measured. Prints a Markdown table; the ratios are
+# runs. ROWS=FILE keeps the rows as they are measured; ROWS_MATCHING=REGEX measures only the rows
+# whose label matches (scripts/gpu-device.sh, short of time, takes kiln's and eager's float32). Prints a Markdown table; the ratios are
 # kiln over each peer (> 1: kiln faster).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +75,7 @@ peer_run() {
 row() {
   local label=$1
   shift
+  [[ "$label" =~ ${ROWS_MATCHING:-.} ]] || return 0
   : > "$work/row.txt"
   for _ in $(seq "$runs"); do
     utilisation_during "$@" | tr '\n' ' ' >> "$work/row.txt"

@@ -3,7 +3,7 @@
 # resnet_gpu.yaml) in its variants side by side, each for as many epochs as fit the time given.
 # A one-epoch probe of every variant, run side by side as the real runs will be, measures the
 # seconds an epoch takes; each variant then trains a whole cosine schedule of the epochs that fit.
-# The final validation of this config is on the 10,000 test images. Writes summary.txt (each
+# Validation is on the 5,000 training images the config holds out. Writes summary.txt (each
 # variant's epochs, samples/s, final and best accuracy, and its accuracy after every epoch) and
 # build.txt to $OUT (or ./gpu-recipe-out), and prints the summary.
 #
