@@ -157,8 +157,8 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
         config_.data.columns, tabular->input_groups(), input_key("train", tabular->input_groups()),
         "data.columns");
     auto fit = [&] {
-      if (fitting_.saved.is_null() && columns->needs_fitting())
-        columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());
+      // Even with nothing to learn the pass runs once: it finds the features no record has.
+      if (fitting_.saved.is_null()) columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());
       return fitting_.saved.is_null() ? columns->preprocessing() : fitting_.saved;
     };
     Json fitted = fitting_.share ? fitting_.share(fit) : fit();

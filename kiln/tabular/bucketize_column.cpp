@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "kiln/core/error.h"
 #include "kiln/tabular/feature_column.h"
@@ -19,7 +20,7 @@ struct BucketizeOptions {
   std::string feature;
   std::vector<double> boundaries;
   int64_t quantiles = 0;
-  std::optional<double> missing;
+  Json missing = nullptr;
   BucketOutput output = BucketOutput::kOneHot;
   void describe(Schema& s) {
     s.field("feature", feature,
@@ -36,7 +37,14 @@ struct BucketizeOptions {
             "N: N buckets of about equal counts, edges at the training split's quantiles (as "
             "numpy.quantile; equal edges merged). 0: use boundaries.")
         .min(0);
-    s.field("missing", missing, "The value of a record without the feature; null: an error.");
+    s.field("missing", missing,
+            "The value of a record without the feature: a number, mean or median (of the "
+            "training split's values); null: an error.")
+        .check(
+            [](const Json& m) {
+              return m.is_null() || m.is_number() || m == "mean" || m == "median";
+            },
+            "a number, mean, median or null");
     s.field("output", output, "one_hot (a 1 at the bucket) or index (the bucket's number).");
   }
 };
@@ -51,6 +59,7 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 class BucketizeColumn;
 
+// The values of the training split, for quantiles or a mean or median to fill gaps with.
 struct BucketValues : ColumnStatistics {
   explicit BucketValues(const BucketizeColumn& c) : column(c) {}
   void add(const io::Features& example, const io::RecordLocation& where) override;
@@ -66,6 +75,7 @@ class BucketizeColumn : public FeatureColumn {
  public:
   BucketizeColumn(const BucketizeOptions& o, const std::string& name)
       : o_(o), feature_(o.feature.empty() ? name : o.feature), boundaries_(o.boundaries) {
+    if (o.missing.is_number()) missing_ = o.missing.get<double>();
     if ((o.quantiles > 0) == !o.boundaries.empty())
       throw ConfigError("quantiles", "", "give either boundaries or quantiles (N >= 2), not both");
     if (o.quantiles == 1)
@@ -78,15 +88,20 @@ class BucketizeColumn : public FeatureColumn {
   }
 
   std::unique_ptr<ColumnStatistics> statistics() const override {
-    if (o_.quantiles == 0) return nullptr;
+    if (o_.quantiles == 0 && !fills_from_data()) return nullptr;
     return std::make_unique<BucketValues>(*this);
   }
 
   void fit(ColumnStatistics& gathered) override {
     std::vector<double>& values = static_cast<BucketValues&>(gathered).values;
     if (values.empty())
-      throw Error("no training example has \"" + feature_ + "\" to take quantiles of");
+      throw Error("no training example has a value of \"" + feature_ + "\" (to take " +
+                  (o_.quantiles > 0 ? "quantiles" : "the " + o_.missing.get<std::string>()) +
+                  " of)");
     std::sort(values.begin(), values.end());
+    if (fills_from_data())
+      missing_ = o_.missing == "median" ? quantile(values, 0.5) : mean_of(values);
+    if (o_.quantiles == 0) return;
     boundaries_.clear();
     for (int64_t i = 1; i < o_.quantiles; ++i) {
       double edge = quantile(values, double(i) / double(o_.quantiles));
@@ -95,17 +110,32 @@ class BucketizeColumn : public FeatureColumn {
   }
 
   Json fitted() const override {
-    if (o_.quantiles == 0) return nullptr;
-    return {{"boundaries", boundaries_}};
+    Json fitted = Json::object();
+    if (o_.quantiles > 0) fitted["boundaries"] = boundaries_;
+    if (fills_from_data() && missing_) fitted["missing"] = *missing_;
+    return fitted.empty() ? Json() : fitted;
   }
 
   void restore(const Json& fitted, const std::string& path) override {
+    if (fills_from_data()) {
+      missing_ = fitted_fill(fitted, path);
+    }
     if (o_.quantiles == 0) return;
     std::vector<double> edges = fitted_numbers(fitted, "boundaries", path);
     if (!std::is_sorted(edges.begin(), edges.end()) ||
         std::adjacent_find(edges.begin(), edges.end()) != edges.end())
       throw ConfigError(path, "", "\"boundaries\" must increase strictly");
     boundaries_ = std::move(edges);
+  }
+
+  bool crossable() const override { return true; }
+  // The bucket's number, as TensorFlow crosses a bucketized column.
+  std::vector<std::string> cross_values(const io::Features& example,
+                                        const io::RecordLocation& where) const override {
+    std::optional<double> x = value(example, where);
+    if (!x) x = missing_;
+    if (!x) return {};
+    return {std::to_string(bucket_of(*x, where))};
   }
 
   // The feature's one value, or none when the record lacks it.
@@ -124,16 +154,12 @@ class BucketizeColumn : public FeatureColumn {
   void write(const io::Features& example, const io::RecordLocation& where,
              float* out) const override {
     std::optional<double> x = value(example, where);
-    if (!x) x = o_.missing;
+    if (!x) x = missing_;
     if (!x)
       throw DataError(where.file, where.record, where.offset,
-                      "feature \"" + feature_ + "\" is missing; give the column missing: VALUE");
-    if (std::isnan(*x))
-      throw DataError(where.file, where.record, where.offset,
-                      "feature \"" + feature_ + "\" is NaN, which falls in no bucket");
-    // The number of edges at or below x: a value on an edge goes to the bucket above it.
-    auto bucket =
-        std::upper_bound(boundaries_.begin(), boundaries_.end(), *x) - boundaries_.begin();
+                      "feature \"" + feature_ +
+                          "\" is missing; give the column missing: VALUE, mean or median");
+    int64_t bucket = bucket_of(*x, where);
     if (o_.output == BucketOutput::kIndex) {
       out[0] = float(bucket);
       return;
@@ -143,13 +169,38 @@ class BucketizeColumn : public FeatureColumn {
   }
 
  private:
+  bool fills_from_data() const { return o_.missing.is_string(); }
+
+  static double mean_of(const std::vector<double>& values) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return sum / double(values.size());
+  }
+
+  static double fitted_fill(const Json& fitted, const std::string& path) {
+    if (!fitted.is_object() || !fitted.contains("missing") || !fitted["missing"].is_number())
+      throw ConfigError(path, "", "expected \"missing\": the number that fills a gap");
+    return fitted["missing"].get<double>();
+  }
+
+  // The number of edges at or below x: a value on an edge goes to the bucket above it.
+  int64_t bucket_of(double x, const io::RecordLocation& where) const {
+    if (std::isnan(x))
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ + "\" is NaN, which falls in no bucket");
+    return std::upper_bound(boundaries_.begin(), boundaries_.end(), x) - boundaries_.begin();
+  }
+
   BucketizeOptions o_;
   std::string feature_;
   std::vector<double> boundaries_;
+  std::optional<double> missing_;  // what fills a gap: given, or fitted (mean, median)
 };
 
 void BucketValues::add(const io::Features& example, const io::RecordLocation& where) {
-  if (std::optional<double> x = column.value(example, where)) values.push_back(*x);
+  // A NaN falls in no bucket (write() refuses it) and has no place in a sorted list.
+  std::optional<double> x = column.value(example, where);
+  if (x && !std::isnan(*x)) values.push_back(*x);
 }
 
 }  // namespace

@@ -23,6 +23,13 @@ EnumNameList<CategoryOutput> enum_names(CategoryOutput) {
           {CategoryOutput::kIndex, "index"}};
 }
 
+enum class CategoryMissing { kNone, kValue, kMode };
+EnumNameList<CategoryMissing> enum_names(CategoryMissing) {
+  return {{CategoryMissing::kNone, "none"},
+          {CategoryMissing::kValue, "value"},
+          {CategoryMissing::kMode, "mode"}};
+}
+
 struct CategoricalOptions {
   std::string feature;
   std::vector<std::string> vocabulary;
@@ -33,6 +40,8 @@ struct CategoricalOptions {
   int64_t hash_buckets = 0;
   CategoryOutput output = CategoryOutput::kOneHot;
   int64_t embedding_dim = 0;
+  CategoryMissing missing = CategoryMissing::kNone;
+  std::string value;
   void describe(Schema& s) {
     s.field("feature", feature,
             "The feature read (bytes_list or int64_list); \"\": the column's name.");
@@ -58,6 +67,12 @@ struct CategoricalOptions {
             "With output: index, the width of the embedding the dnn and wide_deep models look "
             "the index up in (0: none; such a model then refuses the column).")
         .min(0);
+    s.field("missing", missing,
+            "A record without the feature: none (no category: zeros, and an index refuses it), "
+            "value (the category `value`) or mode (the training split's most frequent one).");
+    s.field("value", value,
+            "The category that stands for a missing value with missing: value; a computed "
+            "vocabulary counts it as any other.");
   }
 };
 
@@ -84,10 +99,15 @@ std::vector<std::string> read_vocabulary(const std::string& path) {
   return words;
 }
 
+// How often each category occurs in the training split; `fill` (when not empty) counted for each
+// record that lacks the feature.
 struct CategoryCounts : ColumnStatistics {
-  CategoryCounts(std::string f) : feature(std::move(f)) {}
+  CategoryCounts(std::string f, std::string stand_in)
+      : feature(std::move(f)), fill(std::move(stand_in)) {}
   void add(const io::Features& example, const io::RecordLocation& where) override {
-    if (const io::Feature* values = find_feature(example, feature))
+    const io::Feature* values = find_feature(example, feature);
+    if (!values && !fill.empty()) counts[fill] += 1;
+    if (values)
       for (auto& value : category_values(*values, feature, where)) {
         // A computed vocabulary is written to preprocessing.json as text and must read back.
         if (size_t bad = first_invalid_utf8(value); bad != std::string::npos)
@@ -103,9 +123,21 @@ struct CategoryCounts : ColumnStatistics {
     for (const auto& [value, count] : static_cast<CategoryCounts&>(other).counts)
       counts[value] += count;
   }
-  std::string feature;
+  std::string feature, fill;
   std::unordered_map<std::string, int64_t> counts;
 };
+
+// Most frequent first, ties in byte order.
+std::vector<std::pair<std::string, int64_t>> by_frequency(
+    const std::unordered_map<std::string, int64_t>& counts, int64_t min_count) {
+  std::vector<std::pair<std::string, int64_t>> kept;
+  for (const auto& entry : counts)
+    if (entry.second >= min_count) kept.push_back(entry);
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  return kept;
+}
 
 class CategoricalColumn : public FeatureColumn {
  public:
@@ -118,6 +150,11 @@ class CategoricalColumn : public FeatureColumn {
                         "vocabulary is computed on the training split)");
     if (o.embedding_dim > 0 && o.output != CategoryOutput::kIndex)
       throw ConfigError("embedding_dim", "", "an embedding looks up an index: give output: index");
+    if ((o.missing == CategoryMissing::kValue) == o.value.empty())
+      throw ConfigError("value", "",
+                        o.value.empty() ? "missing: value needs the category: give value: TEXT"
+                                        : "value is the category of missing: value; give both");
+    if (o.missing == CategoryMissing::kValue) fill_ = o.value;
     if (!o.vocabulary_file.empty()) use(read_vocabulary(o.vocabulary_file));
     if (!o.vocabulary.empty()) use(o.vocabulary);
   }
@@ -130,18 +167,18 @@ class CategoricalColumn : public FeatureColumn {
   int64_t embedding_dim() const override { return o_.embedding_dim; }
 
   std::unique_ptr<ColumnStatistics> statistics() const override {
-    if (!computed()) return nullptr;
-    return std::make_unique<CategoryCounts>(feature_);
+    if (!computed() && o_.missing != CategoryMissing::kMode) return nullptr;
+    return std::make_unique<CategoryCounts>(feature_, fill_);
   }
 
   void fit(ColumnStatistics& gathered) override {
     const auto& counts = static_cast<CategoryCounts&>(gathered).counts;
-    std::vector<std::pair<std::string, int64_t>> kept;
-    for (const auto& entry : counts)
-      if (entry.second >= o_.min_count) kept.push_back(entry);
-    std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
-      return a.second != b.second ? a.second > b.second : a.first < b.first;
-    });
+    if (counts.empty())
+      throw Error("no training record has a value of \"" + feature_ +
+                  "\"; give the column a vocabulary, or missing: value with a value");
+    if (o_.missing == CategoryMissing::kMode) fill_ = by_frequency(counts, 1)[0].first;
+    if (!computed()) return;
+    std::vector<std::pair<std::string, int64_t>> kept = by_frequency(counts, o_.min_count);
     if (o_.max_tokens > 0 && int64_t(kept.size()) > o_.max_tokens)
       kept.resize(size_t(o_.max_tokens));
     if (kept.empty())
@@ -153,11 +190,19 @@ class CategoricalColumn : public FeatureColumn {
   }
 
   Json fitted() const override {
-    if (o_.hash_buckets > 0) return nullptr;
-    return {{"vocabulary", words_}};
+    Json fitted = Json::object();
+    if (o_.hash_buckets == 0) fitted["vocabulary"] = words_;
+    if (o_.missing == CategoryMissing::kMode && !fill_.empty()) fitted["missing"] = fill_;
+    return fitted.empty() ? Json() : fitted;
   }
 
   void restore(const Json& fitted, const std::string& path) override {
+    if (o_.missing == CategoryMissing::kMode) {
+      if (!fitted.is_object() || !fitted.contains("missing") || !fitted["missing"].is_string() ||
+          fitted["missing"].get<std::string>().empty())
+        throw ConfigError(path, "", "expected \"missing\": the category that fills a gap");
+      fill_ = fitted["missing"].get<std::string>();
+    }
     if (o_.hash_buckets > 0) return;
     std::vector<std::string> words = fitted_strings(fitted, "vocabulary", path);
     // A category twice would have two indices, and the second would never be written.
@@ -172,9 +217,7 @@ class CategoricalColumn : public FeatureColumn {
 
   void write(const io::Features& example, const io::RecordLocation& where,
              float* out) const override {
-    const io::Feature* feature = find_feature(example, feature_);
-    std::vector<std::string> values;
-    if (feature) values = category_values(*feature, feature_, where);
+    std::vector<std::string> values = cross_values(example, where);
     if (o_.output != CategoryOutput::kMultiHot && values.size() > 1)
       throw DataError(where.file, where.record, where.offset,
                       "feature \"" + feature_ + "\" has " + std::to_string(values.size()) +
@@ -182,7 +225,9 @@ class CategoricalColumn : public FeatureColumn {
     if (o_.output == CategoryOutput::kIndex) {
       if (values.empty())
         throw DataError(where.file, where.record, where.offset,
-                        "feature \"" + feature_ + "\" is missing; an index needs a value");
+                        "feature \"" + feature_ +
+                            "\" is missing; an index needs a value (give the column missing: "
+                            "value or mode)");
       int64_t id = index_of(values[0]);
       out[0] = float(id);
       return;
@@ -190,6 +235,16 @@ class CategoricalColumn : public FeatureColumn {
     std::fill(out, out + width(), 0.0f);
     for (const std::string& value : values)
       if (int64_t id = index_of(value); id >= 0) out[id] = 1.0f;
+  }
+
+  bool crossable() const override { return true; }
+  // The record's categories, or the one that fills a gap.
+  std::vector<std::string> cross_values(const io::Features& example,
+                                        const io::RecordLocation& where) const override {
+    if (const io::Feature* feature = find_feature(example, feature_))
+      return category_values(*feature, feature_, where);
+    if (!fill_.empty()) return {fill_};
+    return {};
   }
 
  private:
@@ -218,6 +273,7 @@ class CategoricalColumn : public FeatureColumn {
 
   CategoricalOptions o_;
   std::string feature_;
+  std::string fill_;  // the category of a record without the feature; "" for none
   std::vector<std::string> words_;
   std::unordered_map<std::string, int64_t> ids_;
 };

@@ -1,5 +1,8 @@
 // crossed: every combination of the values of several categorical features, hashed into buckets
 // (tf.feature_column.crossed_column), one-hot: what a wide linear model learns interactions from.
+// A name it crosses is a categorical or bucketize column of the input when one is declared under
+// it (crossing its categories, or its bucket numbers, as TensorFlow crosses bucketized columns),
+// else a raw feature of the records.
 
 #include <algorithm>
 
@@ -13,7 +16,9 @@ struct CrossedOptions {
   std::vector<std::string> features;
   int64_t hash_buckets = 0;
   void describe(Schema& s) {
-    s.field("features", features, "The categorical features crossed (two or more).")
+    s.field("features", features,
+            "What is crossed (two or more): categorical or bucketize columns of the input, by "
+            "name, or raw features.")
         .require()
         .check([](const std::vector<std::string>& f) { return f.size() >= 2; }, "of two or more");
     s.field("hash_buckets", hash_buckets, "Buckets the combinations are hashed into.")
@@ -24,9 +29,26 @@ struct CrossedOptions {
 
 class CrossedColumn : public FeatureColumn {
  public:
-  CrossedColumn(const CrossedOptions& o, const std::string&) : o_(o) {}
+  CrossedColumn(const CrossedOptions& o, const std::string&)
+      : o_(o), sources_(o.features.size(), nullptr) {}
 
-  std::vector<std::string> features() const override { return o_.features; }
+  void link(const std::function<const FeatureColumn*(const std::string&)>& column,
+            const std::string&) override {
+    for (size_t i = 0; i < o_.features.size(); ++i) {
+      // Other columns (numeric ones) leave the name to the raw feature, as before.
+      const FeatureColumn* found = column(o_.features[i]);
+      if (found && found->crossable()) sources_[i] = found;
+    }
+  }
+
+  std::vector<std::string> features() const override {
+    std::vector<std::string> read;
+    for (size_t i = 0; i < o_.features.size(); ++i)
+      for (const std::string& f :
+           sources_[i] ? sources_[i]->features() : std::vector<std::string>{o_.features[i]})
+        if (std::find(read.begin(), read.end(), f) == read.end()) read.push_back(f);
+    return read;
+  }
   int64_t width() const override { return o_.hash_buckets; }
 
   void write(const io::Features& example, const io::RecordLocation& where,
@@ -35,10 +57,10 @@ class CrossedColumn : public FeatureColumn {
     // The crossed keys so far: "a_X_b" for each combination, as TensorFlow joins them.
     std::vector<std::string> keys = {""};
     for (size_t f = 0; f < o_.features.size(); ++f) {
-      const io::Feature* feature = find_feature(example, o_.features[f]);
-      if (!feature) return;  // a missing feature crosses into nothing
+      std::vector<std::string> values = values_of(f, example, where);
+      if (values.empty()) return;  // a missing feature crosses into nothing
       std::vector<std::string> grown;
-      for (const std::string& value : category_values(*feature, o_.features[f], where))
+      for (const std::string& value : values)
         for (const std::string& key : keys) grown.push_back(f == 0 ? value : key + "_X_" + value);
       keys = std::move(grown);
     }
@@ -46,7 +68,16 @@ class CrossedColumn : public FeatureColumn {
   }
 
  private:
+  std::vector<std::string> values_of(size_t f, const io::Features& example,
+                                     const io::RecordLocation& where) const {
+    if (sources_[f]) return sources_[f]->cross_values(example, where);
+    const io::Feature* feature = find_feature(example, o_.features[f]);
+    if (!feature) return {};
+    return category_values(*feature, o_.features[f], where);
+  }
+
   CrossedOptions o_;
+  std::vector<const FeatureColumn*> sources_;  // by feature: the column crossed, or null (raw)
 };
 
 }  // namespace

@@ -37,6 +37,11 @@ std::vector<std::string> category_values(const io::Feature& feature, const std::
   return values;
 }
 
+std::vector<std::string> FeatureColumn::cross_values(const io::Features&,
+                                                     const io::RecordLocation&) const {
+  throw InternalError("cross_values of a column that is not crossable");
+}
+
 namespace {
 
 const Json& fitted_list(const Json& fitted, const char* key, const std::string& path,

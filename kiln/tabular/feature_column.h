@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,16 @@ class FeatureColumn {
   /// naming `where` and the feature.
   virtual void write(const io::Features& example, const io::RecordLocation& where,
                      float* out) const = 0;
+  /// Whether a crossed column may cross this column's values (categorical and bucketize do).
+  virtual bool crossable() const { return false; }
+  /// The values a cross combines for one example: the categories, or the bucket's number; none
+  /// when the record lacks the feature. Only for a crossable() column.
+  virtual std::vector<std::string> cross_values(const io::Features& example,
+                                                const io::RecordLocation& where) const;
+  /// Called once all columns are built, with a look-up of the others by name (null when there is
+  /// none): a crossed column finds the columns it crosses. Throws ConfigError at `path`.
+  virtual void link(const std::function<const FeatureColumn*(const std::string&)>& /*column*/,
+                    const std::string& /*path*/) {}
   /// Examples whose category the vocabulary did not have (they went to an OOV bucket).
   int64_t unseen() const { return unseen_.load(); }
 

@@ -122,6 +122,7 @@ FeatureColumns::FeatureColumns(const ComponentMap& declared, const InputGroups& 
       throw ConfigError(
           child_path(declared_path, name), "",
           "the column is not in the model's input; list it in " + input_path + ", or remove it");
+  link();
   measure();
 }
 
@@ -149,6 +150,7 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
     names.push_back(name);
   }
   made->groups_ = saved_groups(preprocessing, names);
+  made->link();
   made->restore(preprocessing);
   // The widths it states are what its columns write: a row of another width would be read as
   // the wrong features.
@@ -169,6 +171,14 @@ void FeatureColumns::add(const std::string& name, ComponentSpec spec, const Json
   columns_.push_back(column_registry().create(built, name));
   names_.push_back(name);
   specs_.push_back(std::move(spec));
+}
+
+void FeatureColumns::link() {
+  auto column_named = [&](const std::string& name) -> const FeatureColumn* {
+    auto found = std::find(names_.begin(), names_.end(), name);
+    return found == names_.end() ? nullptr : columns_[size_t(found - names_.begin())].get();
+  };
+  for (size_t c = 0; c < columns_.size(); ++c) columns_[c]->link(column_named, specs_[c].path);
 }
 
 void FeatureColumns::measure() {
@@ -201,11 +211,22 @@ void RefusedRows::merge(const RefusedRows& later) {
 
 namespace {
 
-// One part of the fitting pass: what its rows gave each column, and the rows refused.
+// One part of the fitting pass: what its rows gave each column, the rows refused, which of the
+// features the columns read its records hold (even without a value), and the first record's
+// feature names.
 struct PartFit {
   PartStatistics statistics;
   RefusedRows refused;
+  std::vector<char> present;
+  std::vector<std::string> first_names;
 };
+
+// Up to a screenful of the names a record holds, for a message.
+std::string some_names(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 30;
+  std::vector<std::string> shown(names.begin(), names.begin() + std::min(names.size(), kShown));
+  return fmt::format("{}{}", fmt::join(shown, ", "), names.size() > kShown ? ", ..." : "");
+}
 
 // The rows of a source but those refused, numbered and parted as the source's own: a source
 // that can only be read in order (streamed records, whose passes read the files once each)
@@ -257,15 +278,21 @@ void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_
 
 void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, RefusedRows* refused) {
   if (train.rows() == 0) throw Error("no training record to fit the feature columns on");
+  std::vector<std::string> wanted = features();
   std::vector<PartFit> gathered = gather_parts<PartFit>(
       train, threads,
       [&] {
         PartFit part;
         for (const auto& column : columns_) part.statistics.push_back(column->statistics());
+        part.present.assign(wanted.size(), 0);
         return part;
       },
       [&](PartFit& part, int64_t row, const io::Features& features,
           const io::RecordLocation& where) {
+        if (part.first_names.empty())
+          for (const auto& named : features) part.first_names.push_back(named.first);
+        for (size_t f = 0; f < wanted.size(); ++f)
+          if (!part.present[f] && features.count(wanted[f])) part.present[f] = 1;
         try {
           for (auto& statistics : part.statistics)
             if (statistics) statistics->add(features, where);
@@ -274,6 +301,10 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
           part.refused.add(row, e.what());
         }
       });
+  std::vector<char> present(wanted.size(), 0);
+  for (const PartFit& part : gathered)
+    for (size_t f = 0; f < wanted.size(); ++f) present[f] = present[f] || part.present[f];
+  check_present(wanted, present, gathered[0].first_names);
   if (refused) {
     for (const PartFit& part : gathered) refused->merge(part.refused);
     // A refused row may have reached some columns' statistics before the one that refused it:
@@ -293,6 +324,31 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
     }
   }
   measure();
+}
+
+// A feature that no record holds is a name the data does not have (a misspelt `feature:`): its
+// column would write nothing but zeros, or its default, for every example.
+void FeatureColumns::check_present(const std::vector<std::string>& wanted,
+                                   const std::vector<char>& present,
+                                   const std::vector<std::string>& first_names) const {
+  for (size_t f = 0; f < wanted.size(); ++f) {
+    if (present[f]) continue;
+    size_t c = 0;
+    auto reads = [&](size_t i) {
+      std::vector<std::string> read = columns_[i]->features();
+      return std::find(read.begin(), read.end(), wanted[f]) != read.end();
+    };
+    while (c + 1 < columns_.size() && !reads(c)) ++c;
+    const Json& spec = specs_[c].spec;
+    std::string path = specs_[c].path;
+    if (spec.is_object() && spec.value("feature", Json("")) != "")
+      path = child_path(path, "feature");
+    else if (spec.is_object() && spec.contains("features"))
+      path = child_path(path, "features");
+    throw ConfigError(path, "",
+                      "no training record has a feature \"" + wanted[f] +
+                          "\"; the first record's are: " + some_names(first_names));
+  }
 }
 
 RefusedRows FeatureColumns::refused(const TabularSource& source, int64_t threads) const {

@@ -122,6 +122,11 @@ class FeatureColumns {
   FeatureColumns() = default;
   /// Adds the column `spec` describes, built from `built_from` instead when given.
   void add(const std::string& name, ComponentSpec spec, const Json& built_from = nullptr);
+  /// Lets each column find the others it reads (a cross, the columns it crosses).
+  void link();
+  /// A ConfigError at the column reading the first of `wanted` that no record holds.
+  void check_present(const std::vector<std::string>& wanted, const std::vector<char>& present,
+                     const std::vector<std::string>& first_names) const;
   void measure();
   /// fit() over `train`: with `refused`, rows a column's statistics refuse are added to it and
   /// the statistics gathered again without them.

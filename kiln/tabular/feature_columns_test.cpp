@@ -21,25 +21,9 @@ using ::testing::FloatNear;
 using ::testing::HasSubstr;
 
 using Rows = kiln::testing::TabularRows;
-
-ComponentMap columns(const Json& specs) {
-  ComponentMap map("column");
-  OptionTraits<ComponentMap>::read(specs, map, ReadContext{"data.columns", nullptr});
-  return map;
-}
-
-FeatureColumns fitted(const Json& specs, std::vector<std::string> input, const Rows& rows,
-                      int64_t threads = 1) {
-  FeatureColumns made(columns(specs), input, "data.train.input", "data.columns");
-  made.fit(rows, threads);
-  return made;
-}
-
-std::vector<float> row_of(const FeatureColumns& columns, const io::Features& features) {
-  std::vector<float> row(size_t(columns.width()), -99.0f);
-  columns.write(features, {"x.tfrecord", 7, 70}, row.data());
-  return row;
-}
+using kiln::testing::declared_columns;
+using kiln::testing::fitted_columns;
+using kiln::testing::row_written;
 
 io::Features number(const std::string& name, float value) {
   return {{name, io::float_feature({value})}};
@@ -53,37 +37,40 @@ Rows numbers(const std::string& name, std::vector<float> values) {
 
 TEST(NumericColumn, ZscoreUsesTheTrainingMeanAndPopulationStd) {
   Rows rows = numbers("x", {1, 2, 3, 4});
-  FeatureColumns c = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows);
-  EXPECT_THAT(row_of(c, number("x", 1)), ElementsAre(FloatNear(-1.3416408f, 1e-6f)));
-  EXPECT_THAT(row_of(c, number("x", 2.5f)), ElementsAre(FloatNear(0, 1e-6f)));
+  FeatureColumns c =
+      fitted_columns({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows);
+  EXPECT_THAT(row_written(c, number("x", 1)), ElementsAre(FloatNear(-1.3416408f, 1e-6f)));
+  EXPECT_THAT(row_written(c, number("x", 2.5f)), ElementsAre(FloatNear(0, 1e-6f)));
 }
 
 TEST(NumericColumn, MinmaxAfterClipAndLog) {
   Rows rows = numbers("x", {0, 3, 1000});
-  FeatureColumns c = fitted(
+  FeatureColumns c = fitted_columns(
       {{"x", {{"type", "numeric"}, {"normalize", "minmax"}, {"log", true}, {"clip", {0, 15}}}}},
       {"x"}, rows);
   // log1p(clip(x)) spans [0, log 16]; 3 -> log 4, half of it.
-  EXPECT_THAT(row_of(c, number("x", 3)), ElementsAre(FloatNear(0.5f, 1e-6f)));
-  EXPECT_THAT(row_of(c, number("x", 1e6f)), ElementsAre(FloatNear(1.0f, 1e-6f)));
+  EXPECT_THAT(row_written(c, number("x", 3)), ElementsAre(FloatNear(0.5f, 1e-6f)));
+  EXPECT_THAT(row_written(c, number("x", 1e6f)), ElementsAre(FloatNear(1.0f, 1e-6f)));
 }
 
 TEST(NumericColumn, AConstantFeatureIsShiftedNotDividedByZero) {
   Rows rows = numbers("x", {5, 5});
-  FeatureColumns c = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows);
-  EXPECT_THAT(row_of(c, number("x", 6)), ElementsAre(1.0f));
+  FeatureColumns c =
+      fitted_columns({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows);
+  EXPECT_THAT(row_written(c, number("x", 6)), ElementsAre(1.0f));
 }
 
 TEST(NumericColumn, MissingValuesFollowThePolicy) {
   Rows rows = numbers("x", {2, 4});
-  FeatureColumns mean = fitted({{"x", {{"type", "numeric"}, {"missing", "mean"}}}}, {"x"}, rows);
-  EXPECT_THAT(row_of(mean, {}), ElementsAre(3.0f));
-  FeatureColumns value =
-      fitted({{"x", {{"type", "numeric"}, {"missing", "value"}, {"value", -1}}}}, {"x"}, rows);
-  EXPECT_THAT(row_of(value, {{"x", io::Feature{}}}), ElementsAre(-1.0f));
-  FeatureColumns fail = fitted({{"x", "numeric"}}, {"x"}, rows);
+  FeatureColumns mean =
+      fitted_columns({{"x", {{"type", "numeric"}, {"missing", "mean"}}}}, {"x"}, rows);
+  EXPECT_THAT(row_written(mean, {}), ElementsAre(3.0f));
+  FeatureColumns value = fitted_columns(
+      {{"x", {{"type", "numeric"}, {"missing", "value"}, {"value", -1}}}}, {"x"}, rows);
+  EXPECT_THAT(row_written(value, {{"x", io::Feature{}}}), ElementsAre(-1.0f));
+  FeatureColumns fail = fitted_columns({{"x", "numeric"}}, {"x"}, rows);
   try {
-    row_of(fail, {});
+    row_written(fail, {});
     FAIL() << "a missing feature with missing: fail was accepted";
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(), HasSubstr("x.tfrecord"));
@@ -93,57 +80,57 @@ TEST(NumericColumn, MissingValuesFollowThePolicy) {
 }
 
 TEST(NumericColumn, AStringOrAWrongCountIsADataErrorNamingTheFeature) {
-  FeatureColumns c = fitted({}, {"x"}, numbers("x", {1}));
+  FeatureColumns c = fitted_columns({}, {"x"}, numbers("x", {1}));
   EXPECT_THAT(
       [&] {
-        row_of(c, {{"x", io::bytes_feature({"7"})}});
+        row_written(c, {{"x", io::bytes_feature({"7"})}});
       },
       ::testing::ThrowsMessage<DataError>(HasSubstr("make it a categorical column")));
   EXPECT_THAT(
       [&] {
-        row_of(c, {{"x", io::float_feature({1, 2})}});
+        row_written(c, {{"x", io::float_feature({1, 2})}});
       },
       ::testing::ThrowsMessage<DataError>(HasSubstr("has 2 values; the column's shape is 1")));
 }
 
 // Served rows once answered NaN (class "in") for an infinity: refused as training refuses it.
 TEST(NumericColumn, InfinityAndNaNAreDataErrorsNamingTheRecordAndFeature) {
-  FeatureColumns c = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
-                            numbers("x", {1, 2, 3}));
+  FeatureColumns c = fitted_columns({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
+                                    numbers("x", {1, 2, 3}));
   for (float bad : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
                     std::numeric_limits<float>::quiet_NaN()})
-    EXPECT_THAT([&] { row_of(c, number("x", bad)); },
+    EXPECT_THAT([&] { row_written(c, number("x", bad)); },
                 ::testing::ThrowsMessage<DataError>(
                     AllOf(HasSubstr("x.tfrecord, record 7, byte offset 70"),
                           HasSubstr("feature \"x\" holds"), HasSubstr("finite float32"))));
   // A finite value whose normalization leaves float32 is refused too.
-  FeatureColumns tiny = fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
-                               numbers("x", {0, 1e-30f}));
-  EXPECT_THAT([&] { row_of(tiny, number("x", 3e38f)); },
+  FeatureColumns tiny = fitted_columns({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}},
+                                       {"x"}, numbers("x", {0, 1e-30f}));
+  EXPECT_THAT([&] { row_written(tiny, number("x", 3e38f)); },
               ::testing::ThrowsMessage<DataError>(HasSubstr("beyond float32")));
   EXPECT_THAT(
       [&] {
-        fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
-               numbers("x", {1, std::numeric_limits<float>::infinity()}));
+        fitted_columns({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"},
+                       numbers("x", {1, std::numeric_limits<float>::infinity()}));
       },
       ::testing::ThrowsMessage<DataError>(HasSubstr("holds inf")));
 }
 
 TEST(BucketizeColumn, AValueOnAnEdgeGoesToTheBucketAbove) {
-  FeatureColumns c =
-      fitted({{"x", {{"type", "bucketize"}, {"boundaries", {0, 10}}}}}, {"x"}, numbers("x", {1}));
-  EXPECT_THAT(row_of(c, number("x", -5)), ElementsAre(1, 0, 0));
-  EXPECT_THAT(row_of(c, number("x", 0)), ElementsAre(0, 1, 0));
-  EXPECT_THAT(row_of(c, number("x", 10)), ElementsAre(0, 0, 1));
+  FeatureColumns c = fitted_columns({{"x", {{"type", "bucketize"}, {"boundaries", {0, 10}}}}},
+                                    {"x"}, numbers("x", {1}));
+  EXPECT_THAT(row_written(c, number("x", -5)), ElementsAre(1, 0, 0));
+  EXPECT_THAT(row_written(c, number("x", 0)), ElementsAre(0, 1, 0));
+  EXPECT_THAT(row_written(c, number("x", 10)), ElementsAre(0, 0, 1));
 }
 
 TEST(BucketizeColumn, QuantileEdgesAreNumpysLinearQuantiles) {
   Rows rows = numbers("x", {10, 9, 8, 7, 6, 5, 4, 3, 2, 1});
-  FeatureColumns c =
-      fitted({{"x", {{"type", "bucketize"}, {"quantiles", 4}, {"output", "index"}}}}, {"x"}, rows);
+  FeatureColumns c = fitted_columns(
+      {{"x", {{"type", "bucketize"}, {"quantiles", 4}, {"output", "index"}}}}, {"x"}, rows);
   // numpy.quantile(range(1, 11), [.25, .5, .75]) = [3.25, 5.5, 7.75]
   EXPECT_EQ(c.preprocessing()["columns"][0]["fitted"]["boundaries"], Json({3.25, 5.5, 7.75}));
-  EXPECT_THAT(row_of(c, number("x", 5.5f)), ElementsAre(2));
+  EXPECT_THAT(row_written(c, number("x", 5.5f)), ElementsAre(2));
 }
 
 io::Features category(const std::string& name, std::vector<std::string> values) {
@@ -154,13 +141,13 @@ TEST(CategoricalColumn, ComputedVocabularyIsByCountThenByteOrder) {
   Rows rows({category("c", {"b"}), category("c", {"a"}), category("c", {"z"}), category("c", {"z"}),
              category("c", {"q"})});
   FeatureColumns c =
-      fitted({{"c", {{"type", "categorical"}, {"num_oov_buckets", 2}}}}, {"c"}, rows);
+      fitted_columns({{"c", {{"type", "categorical"}, {"num_oov_buckets", 2}}}}, {"c"}, rows);
   EXPECT_EQ(c.preprocessing()["columns"][0]["fitted"]["vocabulary"], Json({"z", "a", "b", "q"}));
-  EXPECT_THAT(row_of(c, category("c", {"a"})), ElementsAre(0, 1, 0, 0, 0, 0));
+  EXPECT_THAT(row_written(c, category("c", {"a"})), ElementsAre(0, 1, 0, 0, 0, 0));
   // Unseen: the vocabulary's size plus FNV-1a("zebra") % 2 = 4 + 1.
-  EXPECT_THAT(row_of(c, category("c", {"zebra"})), ElementsAre(0, 0, 0, 0, 0, 1));
+  EXPECT_THAT(row_written(c, category("c", {"zebra"})), ElementsAre(0, 0, 0, 0, 0, 1));
   EXPECT_EQ(c.unseen(), (std::map<std::string, int64_t>{{"c", 1}}));
-  EXPECT_THAT(row_of(c, {}), ElementsAre(0, 0, 0, 0, 0, 0));
+  EXPECT_THAT(row_written(c, {}), ElementsAre(0, 0, 0, 0, 0, 0));
 }
 
 // A computed vocabulary goes to preprocessing.json as text: a category that is not UTF-8 is
@@ -169,52 +156,53 @@ TEST(CategoricalColumn, AComputedVocabularyRefusesBytesThatAreNotUtf8) {
   std::vector<io::Features> rows = {category("c", {"ok"}), category("c", {"caf\xe9"})};
   EXPECT_THAT(
       [&] {
-        fitted({{"c", {{"type", "categorical"}}}}, {"c"}, Rows(rows));
+        fitted_columns({{"c", {{"type", "categorical"}}}}, {"c"}, Rows(rows));
       },
       ::testing::ThrowsMessage<DataError>(
           HasSubstr("feature \"c\": the category holds byte 0xe9, which is not UTF-8")));
   FeatureColumns hashed =
-      fitted({{"c", {{"type", "categorical"}, {"hash_buckets", 4}}}}, {"c"}, Rows(rows));
-  EXPECT_EQ(row_of(hashed, category("c", {"caf\xe9"})).size(), 4u);
+      fitted_columns({{"c", {{"type", "categorical"}, {"hash_buckets", 4}}}}, {"c"}, Rows(rows));
+  EXPECT_EQ(row_written(hashed, category("c", {"caf\xe9"})).size(), 4u);
 }
 
 TEST(CategoricalColumn, MinCountAndMaxTokensTrimTheVocabulary) {
   Rows rows({category("c", {"a", "a", "b", "c", "c", "c"})});
-  FeatureColumns c = fitted({{"c",
-                              {{"type", "categorical"},
-                               {"min_count", 2},
-                               {"max_tokens", 1},
-                               {"output", "multi_hot"},
-                               {"num_oov_buckets", 0}}}},
-                            {"c"}, rows);
+  FeatureColumns c = fitted_columns({{"c",
+                                      {{"type", "categorical"},
+                                       {"min_count", 2},
+                                       {"max_tokens", 1},
+                                       {"output", "multi_hot"},
+                                       {"num_oov_buckets", 0}}}},
+                                    {"c"}, rows);
   EXPECT_EQ(c.width(), 1);
-  EXPECT_THAT(row_of(c, category("c", {"c", "b"})), ElementsAre(1));
+  EXPECT_THAT(row_written(c, category("c", {"c", "b"})), ElementsAre(1));
 }
 
 TEST(CategoricalColumn, IntegersAreCategoriesAndListsNeedMultiHot) {
   Rows rows({{{"n", io::int64_feature({3})}}, {{"n", io::int64_feature({5})}}});
-  FeatureColumns c = fitted({{"n", {{"type", "categorical"}, {"output", "index"}}}}, {"n"}, rows);
-  EXPECT_THAT(row_of(c, {{"n", io::int64_feature({5})}}), ElementsAre(1));
+  FeatureColumns c =
+      fitted_columns({{"n", {{"type", "categorical"}, {"output", "index"}}}}, {"n"}, rows);
+  EXPECT_THAT(row_written(c, {{"n", io::int64_feature({5})}}), ElementsAre(1));
   EXPECT_THAT(
       [&] {
-        row_of(c, {{"n", io::int64_feature({3, 5})}});
+        row_written(c, {{"n", io::int64_feature({3, 5})}});
       },
       ::testing::ThrowsMessage<DataError>(HasSubstr("output: multi_hot")));
   // A whole number read as a float is that integer; a fraction is no category.
-  EXPECT_THAT(row_of(c, {{"n", io::float_feature({5})}}), ElementsAre(1));
+  EXPECT_THAT(row_written(c, {{"n", io::float_feature({5})}}), ElementsAre(1));
   EXPECT_THAT(
       [&] {
-        row_of(c, {{"n", io::float_feature({3.5f})}});
+        row_written(c, {{"n", io::float_feature({3.5f})}});
       },
       ::testing::ThrowsMessage<DataError>(HasSubstr("cannot be a category")));
 }
 
 TEST(CategoricalColumn, HashBucketsNeedNoFitting) {
-  FeatureColumns c(columns({{"c", {{"type", "categorical"}, {"hash_buckets", 3}}}}), {"c"}, "input",
-                   "data.columns");
+  FeatureColumns c(declared_columns({{"c", {{"type", "categorical"}, {"hash_buckets", 3}}}}), {"c"},
+                   "input", "data.columns");
   EXPECT_FALSE(c.needs_fitting());
   // FNV-1a("Dream") % 3 = 0
-  EXPECT_THAT(row_of(c, category("c", {"Dream"})), ElementsAre(1, 0, 0));
+  EXPECT_THAT(row_written(c, category("c", {"Dream"})), ElementsAre(1, 0, 0));
 }
 
 TEST(CategoricalColumn, AnIndexCountsItsBucketsAndAsksForItsEmbedding) {
@@ -223,15 +211,15 @@ TEST(CategoricalColumn, AnIndexCountsItsBucketsAndAsksForItsEmbedding) {
                 {"num_oov_buckets", 2},
                 {"output", "index"},
                 {"embedding_dim", 4}};
-  FeatureColumns c(columns({{"c", index}}), {"c"}, "input", "data.columns");
+  FeatureColumns c(declared_columns({{"c", index}}), {"c"}, "input", "data.columns");
   EXPECT_EQ(layout_json(c.layout())["indices"],
             Json::parse(R"([{"column": "c", "position": 0, "cardinality": 4,
                              "embedding_dim": 4}])"));
-  EXPECT_THAT(row_of(c, category("c", {"b"})), ElementsAre(1));
+  EXPECT_THAT(row_written(c, category("c", {"b"})), ElementsAre(1));
   index["output"] = "one_hot";
   EXPECT_THAT(
       [&] {
-        FeatureColumns(columns({{"c", index}}), {"c"}, "input", "data.columns");
+        FeatureColumns(declared_columns({{"c", index}}), {"c"}, "input", "data.columns");
       },
       ::testing::ThrowsMessage<ConfigError>(
           AllOf(HasSubstr("data.columns.c.embedding_dim"), HasSubstr("output: index"))));
@@ -239,15 +227,16 @@ TEST(CategoricalColumn, AnIndexCountsItsBucketsAndAsksForItsEmbedding) {
 
 TEST(CrossedColumn, HashesTensorFlowsJoinedKey) {
   FeatureColumns c(
-      columns({{"x", {{"type", "crossed"}, {"features", {"a", "b"}}, {"hash_buckets", 16}}}}),
+      declared_columns(
+          {{"x", {{"type", "crossed"}, {"features", {"a", "b"}}, {"hash_buckets", 16}}}}),
       {"x"}, "input", "data.columns");
   io::Features features = {{"a", io::bytes_feature({"Gentoo"})},
                            {"b", io::bytes_feature({"Biscoe"})}};
-  std::vector<float> row = row_of(c, features);
+  std::vector<float> row = row_written(c, features);
   std::vector<float> expected(16, 0.0f);
   expected[12] = 1;  // FNV-1a("Gentoo_X_Biscoe") % 16
   EXPECT_THAT(row, ElementsAreArray(expected));
-  EXPECT_THAT(row_of(c, {{"a", io::bytes_feature({"Gentoo"})}}),
+  EXPECT_THAT(row_written(c, {{"a", io::bytes_feature({"Gentoo"})}}),
               ElementsAreArray(std::vector<float>(16, 0.0f)));
 }
 
@@ -258,22 +247,23 @@ TEST(StableHash, IsFnv1a64) {
 
 TEST(FeatureColumns, WriteTheInputsOrderAndPlainFeaturesAsNumbers) {
   Rows rows({{{"a", io::float_feature({2})}, {"c", io::bytes_feature({"u"})}}});
-  FeatureColumns c = fitted({{"c", "categorical"}}, {"c", "a"}, rows);
+  FeatureColumns c = fitted_columns({{"c", "categorical"}}, {"c", "a"}, rows);
   EXPECT_EQ(c.width(), 3);
   EXPECT_THAT(c.names(), ElementsAre("c", "a"));
-  EXPECT_THAT(row_of(c, rows[0]), ElementsAre(1, 0, 2));
+  EXPECT_THAT(row_written(c, rows[0]), ElementsAre(1, 0, 2));
   EXPECT_THAT(c.features(), ElementsAre("a", "c"));
 }
 
 TEST(FeatureColumns, ADeclaredColumnMissingFromTheInputIsAConfigError) {
   EXPECT_THAT(
       [] {
-        FeatureColumns(columns({{"b", "numeric"}}), {"a"}, "data.train.input", "data.columns");
+        FeatureColumns(declared_columns({{"b", "numeric"}}), {"a"}, "data.train.input",
+                       "data.columns");
       },
       ::testing::ThrowsMessage<ConfigError>(HasSubstr("data.columns.b")));
   EXPECT_THAT(
       [] {
-        FeatureColumns(columns({}), {"a", "a"}, "data.train.input", "data.columns");
+        FeatureColumns(declared_columns({}), {"a", "a"}, "data.train.input", "data.columns");
       },
       ::testing::ThrowsMessage<ConfigError>(HasSubstr("data.train.input[1]")));
 }
@@ -295,7 +285,7 @@ TEST(FeatureColumns, NamedInputsAreConsecutivePartsOfTheRowWithTheirIndices) {
   Rows rows({{{"c", io::bytes_feature({"u"})}, {"x", io::float_feature({1})}},
              {{"c", io::bytes_feature({"v"})}, {"x", io::float_feature({2})}},
              {{"c", io::bytes_feature({"v"})}, {"x", io::float_feature({3})}}});
-  FeatureColumns c(columns(kWideDeepColumns), wide_and_deep({"c"}, {"x", "c_index"}),
+  FeatureColumns c(declared_columns(kWideDeepColumns), wide_and_deep({"c"}, {"x", "c_index"}),
                    "data.train.inputs", "data.columns");
   c.fit(rows, 1);
   // The vocabulary is [v, u] and one OOV bucket: the wide part is 3 wide, the deep one 2.
@@ -304,7 +294,7 @@ TEST(FeatureColumns, NamedInputsAreConsecutivePartsOfTheRowWithTheirIndices) {
                                       {"name": "deep", "offset": 3, "width": 2}],
                             "indices": [{"column": "c_index", "position": 4, "cardinality": 3,
                                          "embedding_dim": 3}]})"));
-  EXPECT_THAT(row_of(c, rows[0]), ElementsAre(0, 1, 0, 1, 1));
+  EXPECT_THAT(row_written(c, rows[0]), ElementsAre(0, 1, 0, 1, 1));
   auto again = FeatureColumns::from_preprocessing(c.preprocessing());
   EXPECT_EQ(layout_json(again->layout()), layout_json(c.layout()));
   EXPECT_EQ(again->groups(), c.groups());
@@ -317,7 +307,7 @@ TEST(FeatureColumns, NamedInputsAreConsecutivePartsOfTheRowWithTheirIndices) {
 TEST(FeatureColumns, AColumnInTwoInputsIsAConfigErrorNamingBoth) {
   EXPECT_THAT(
       [] {
-        FeatureColumns(columns(Json::object()), wide_and_deep({"a"}, {"b", "a"}),
+        FeatureColumns(declared_columns(Json::object()), wide_and_deep({"a"}, {"b", "a"}),
                        "data.train.inputs", "data.columns");
       },
       ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.train.inputs.deep[1]"),
@@ -327,11 +317,12 @@ TEST(FeatureColumns, AColumnInTwoInputsIsAConfigErrorNamingBoth) {
 
 TEST(FeatureColumns, RestoringOtherInputsIsAConfigError) {
   Rows rows = numbers("x", {1, 2});
-  Json saved = fitted(Json::object(), {"x"}, rows).preprocessing();
+  Json saved = fitted_columns(Json::object(), {"x"}, rows).preprocessing();
   InputGroups wide_x;
   wide_x.named = true;
   wide_x.groups = {{"wide", {"x"}}};
-  FeatureColumns named(columns(Json::object()), wide_x, "data.train.inputs", "data.columns");
+  FeatureColumns named(declared_columns(Json::object()), wide_x, "data.train.inputs",
+                       "data.columns");
   EXPECT_THAT([&] { named.restore(saved); },
               ::testing::ThrowsMessage<ConfigError>(HasSubstr("are not the config's")));
 }
@@ -362,8 +353,8 @@ TEST(FeatureColumns, SkippingRefusedRowsLeavesThemOutOfTheStatistics) {
              {{"x", io::float_feature({100})}}});
   Json specs = {{"x", {{"type", "numeric"}, {"normalize", "zscore"}}},
                 {"y", {{"type", "numeric"}, {"missing", "fail"}}}};
-  EXPECT_THROW(fitted(specs, {"x", "y"}, rows), DataError);
-  FeatureColumns c(columns(specs), {"x", "y"}, "input", "data.columns");
+  EXPECT_THROW(fitted_columns(specs, {"x", "y"}, rows), DataError);
+  FeatureColumns c(declared_columns(specs), {"x", "y"}, "input", "data.columns");
   c.fit(rows, 2, true);
   EXPECT_EQ(c.preprocessing()["columns"][0]["fitted"]["shift"], Json::array({2.0}));
   RefusedRows refused = c.refused(rows, 2);
@@ -371,7 +362,7 @@ TEST(FeatureColumns, SkippingRefusedRowsLeavesThemOutOfTheStatistics) {
   EXPECT_THAT(refused.first_problem, HasSubstr("feature \"x\" holds the string \"big\""));
   // Nothing left to fit on is an error saying why.
   Rows all_bad({{{"x", io::bytes_feature({"big"})}, {"y", io::float_feature({0})}}});
-  FeatureColumns none(columns(specs), {"x", "y"}, "input", "data.columns");
+  FeatureColumns none(declared_columns(specs), {"x", "y"}, "input", "data.columns");
   EXPECT_THAT([&] { none.fit(all_bad, 1, true); },
               ::testing::ThrowsMessage<Error>(HasSubstr("refused every training record")));
 }
@@ -385,39 +376,39 @@ TEST(FeatureColumns, ParallelFittingEqualsOneThread) {
   Json specs = {{"x", {{"type", "numeric"}, {"normalize", "zscore"}}},
                 {"q", {{"type", "bucketize"}, {"feature", "x"}, {"quantiles", 5}}},
                 {"c", "categorical"}};
-  Json one = fitted(specs, {"x", "q", "c"}, rows, 1).preprocessing();
-  Json four = fitted(specs, {"x", "q", "c"}, rows, 4).preprocessing();
+  Json one = fitted_columns(specs, {"x", "q", "c"}, rows, 1).preprocessing();
+  Json four = fitted_columns(specs, {"x", "q", "c"}, rows, 4).preprocessing();
   EXPECT_EQ(one, four);
 }
 
 TEST(FeatureColumns, PreprocessingRebuildsTheSameColumns) {
   Rows rows({category("c", {"x"}), category("c", {"y"}), category("c", {"y"})});
-  FeatureColumns c = fitted({{"c", "categorical"}}, {"c"}, rows);
+  FeatureColumns c = fitted_columns({{"c", "categorical"}}, {"c"}, rows);
   auto again = FeatureColumns::from_preprocessing(c.preprocessing());
   EXPECT_EQ(again->width(), c.width());
   for (const char* value : {"x", "y", "new"})
-    EXPECT_EQ(row_of(*again, category("c", {value})), row_of(c, category("c", {value})));
+    EXPECT_EQ(row_written(*again, category("c", {value})), row_written(c, category("c", {value})));
 }
 
 TEST(FeatureColumns, PreprocessingNeedsNoCopyOfAVocabularyFile) {
   std::string words = ::testing::TempDir() + "/kiln_vocabulary_test.txt";
   std::ofstream(words) << "x\ny\n";
-  FeatureColumns c(columns({{"c", {{"type", "categorical"}, {"vocabulary_file", words}}}}), {"c"},
-                   "input", "data.columns");
+  FeatureColumns c(declared_columns({{"c", {{"type", "categorical"}, {"vocabulary_file", words}}}}),
+                   {"c"}, "input", "data.columns");
   Json saved = c.preprocessing();
   std::remove(words.c_str());  // as on a server the export was copied to
   auto again = FeatureColumns::from_preprocessing(saved);
   for (const char* value : {"x", "y", "new"})
-    EXPECT_EQ(row_of(*again, category("c", {value})), row_of(c, category("c", {value})));
+    EXPECT_EQ(row_written(*again, category("c", {value})), row_written(c, category("c", {value})));
   EXPECT_EQ(again->preprocessing(), saved);
 }
 
 TEST(FeatureColumns, RestoringAfterTheColumnChangedIsAConfigError) {
   Rows rows = numbers("x", {1, 2});
-  Json saved =
-      fitted({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows).preprocessing();
-  FeatureColumns changed(columns({{"x", {{"type", "numeric"}, {"normalize", "minmax"}}}}), {"x"},
-                         "input", "data.columns");
+  Json saved = fitted_columns({{"x", {{"type", "numeric"}, {"normalize", "zscore"}}}}, {"x"}, rows)
+                   .preprocessing();
+  FeatureColumns changed(declared_columns({{"x", {{"type", "numeric"}, {"normalize", "minmax"}}}}),
+                         {"x"}, "input", "data.columns");
   EXPECT_THAT([&] { changed.restore(saved); },
               ::testing::ThrowsMessage<ConfigError>(HasSubstr("start a new run")));
 }

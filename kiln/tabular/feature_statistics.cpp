@@ -42,7 +42,9 @@ void add_feature(FeatureSummary& s, const io::Feature& feature) {
 }
 
 void merge(FeatureSummary& into, const FeatureSummary& from) {
-  into.type = into.type.empty() || into.type == from.type ? from.type : "mixed";
+  // An empty type: no record of that part had a value.
+  if (!from.type.empty())
+    into.type = into.type.empty() || into.type == from.type ? from.type : "mixed";
   into.records += from.records;
   double numbers = double(into.values), more = double(from.values);
   if (more > 0) {
@@ -64,8 +66,12 @@ FeatureTable describe_features(const TabularSource& source, int64_t threads) {
       source, threads, [] { return FeatureTable{}; },
       [](FeatureTable& part, int64_t, const io::Features& features, const io::RecordLocation&) {
         part.records += 1;
+        // A feature without a value is still listed: one missing in every record shows so.
         for (const auto& [name, feature] : features)
-          if (feature.size() > 0) add_feature(part.features[name], feature);
+          if (feature.size() > 0)
+            add_feature(part.features[name], feature);
+          else
+            part.features.try_emplace(name);
       });
   FeatureTable table;
   for (const FeatureTable& part : parts) {
@@ -78,7 +84,7 @@ FeatureTable describe_features(const TabularSource& source, int64_t threads) {
 Json feature_table_json(const FeatureTable& table, int64_t top) {
   Json features = Json::object();
   for (const auto& [name, s] : table.features) {
-    Json row = {{"type", s.type},
+    Json row = {{"type", s.type.empty() ? "none" : s.type},
                 {"records", s.records},
                 {"missing", table.records - s.records},
                 {"values", s.values}};

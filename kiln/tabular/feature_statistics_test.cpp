@@ -41,5 +41,21 @@ TEST(FeatureStatistics, PartsMergeToTheSameTableWhateverTheThreads) {
             feature_table_json(describe_features(rows, 3), 3));
 }
 
+TEST(FeatureStatistics, AFeatureMissingFromEveryRecordIsListedAsMissing) {
+  // A CSV column with only empty cells: every record holds the name, none a value. In the
+  // second part of the pass "x" has values, and the empty first part must not make it "mixed".
+  std::vector<io::Features> many;
+  for (int i = 0; i < 20000; ++i)
+    many.push_back({{"gone", io::Feature{}},
+                    {"x", i < 17000 ? io::Feature{} : io::float_feature({float(i)})}});
+  Json stats = feature_table_json(describe_features(Rows(many), 2), 3);
+  const Json& gone = stats["features"]["gone"];
+  EXPECT_EQ(gone["type"], "none");
+  EXPECT_EQ(gone["records"], 0);
+  EXPECT_EQ(gone["missing"], 20000);
+  EXPECT_EQ(stats["features"]["x"]["type"], "float_list");
+  EXPECT_EQ(stats["features"]["x"]["missing"], 17000);
+}
+
 }  // namespace
 }  // namespace kiln::tabular

@@ -7,8 +7,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <httplib.h>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "kiln/io/image_codec.h"
 #include "tests/support/binary_task.h"
@@ -144,6 +148,61 @@ TEST(BoardInBrowserAlone, ASeriesOfOnePointIsDrawn) {
   io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
   EXPECT_GT(rows_spanned(image, 0x1f, 0x77, 0xb4), 30)
       << "the one point, in the first run's colour, above its legend";
+  board.signal(SIGTERM);
+  EXPECT_EQ(board.wait(), 0);
+}
+
+// The runs table stays live: a run that appears and a status that changes show without a
+// reload. The browser talks to the board through a proxy in this test, which changes the runs
+// tree just before the page's second request for the runs, so no timing is involved: the first
+// answer cannot hold the change, and only a page that asks again can show it.
+TEST(BoardInBrowserAlone, TheRunsTableShowsNewRunsAndStatusesWithoutAReload) {
+  if (testing::run_command("command -v chromium").exit_code != 0)
+    GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  testing::TempDir dir;
+  auto write_run = [&](const std::string& name, const std::string& status) {
+    std::string run = "runs/" + name + "/20261128-000000/";
+    dir.write(run + "run.json",
+              "{\"status\": \"" + status + "\", \"start_time\": \"2026-11-28T00:00:00Z\"}");
+    dir.write(run + "config.yaml", "name: " + name + "\n");
+    dir.write(run + "metrics.csv",
+              "step,epoch,split,metric,value,wall_time\n10,1,val,loss,0.5,1\n");
+  };
+  write_run("first", "finished");
+  testing::ChildProcess board(kiln("board " + dir.file("runs") + " --port 0"));
+  std::string line;
+  ASSERT_TRUE(board.read_line(line));
+  int board_port = std::stoi(line.substr(line.rfind(':') + 1));
+
+  std::atomic<int> asked{0};
+  httplib::Server proxy;
+  proxy.Get(".*", [&](const httplib::Request& request, httplib::Response& response) {
+    if (request.path == "/api/runs" && ++asked == 2) {
+      write_run("second", "finished");
+      write_run("first", "failed");
+    }
+    httplib::Client to_board("127.0.0.1", board_port);
+    httplib::Result answer = to_board.Get(request.target.c_str());
+    if (!answer) {
+      response.status = 502;
+      return;
+    }
+    response.status = answer->status;
+    response.set_content(answer->body, answer->get_header_value("Content-Type").c_str());
+  });
+  int port = proxy.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { proxy.listen_after_bind(); });
+  testing::CommandResult dom = testing::run_command(
+      "chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 --dump-dom "
+      "'http://127.0.0.1:" +
+      std::to_string(port) + "/' 2>/dev/null");
+  proxy.stop();
+  serving.join();
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_GE(asked.load(), 2) << "the page asked for the runs again";
+  EXPECT_THAT(dom.out, HasSubstr("<tr data-run=\"second/20261128-000000\""));
+  EXPECT_THAT(dom.out, HasSubstr("(2 runs)"));
+  EXPECT_THAT(dom.out, HasSubstr("<td>failed</td>"));
   board.signal(SIGTERM);
   EXPECT_EQ(board.wait(), 0);
 }

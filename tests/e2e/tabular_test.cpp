@@ -180,6 +180,28 @@ TEST(Tabular, AColumnNotInTheInputIsAConfigErrorNamingIt) {
   EXPECT_THAT(result.err, HasSubstr("data.columns.colour"));
 }
 
+TEST(Tabular, AMisspeltFeatureIsAConfigErrorAndAnEmptyColumnIsDescribed) {
+  testing::TempDir dir;
+  std::string train = dir.write("train.csv",
+                                "color,size,shape,gone,label\nred,1,circle,,in\n"
+                                "blue,2,square,,out\n");
+  std::string text = shapes_config(train, train);
+  std::string misspelt = text;
+  misspelt.replace(misspelt.find("    shape: categorical\n"), 23,
+                   "    shape: {type: categorical, feature: shap}\n");
+  auto result = testing::run_command(kiln("train " + dir.write("m.yaml", misspelt) + " --quiet"));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("data.columns.shape.feature: no training record has a "
+                                    "feature \"shap\"; the first record's are: color, gone, "
+                                    "shape, size"));
+  // A column of empty cells is there, missing in every record: data stats lists it so.
+  auto stats = testing::run_command(kiln("data stats " + dir.write("s.yaml", text) + " --json"));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  Json gone = Json::parse(stats.out)["features"]["gone"];
+  EXPECT_EQ(gone["type"], "none");
+  EXPECT_EQ(gone["missing"], 2);
+}
+
 }  // namespace
 }  // namespace kiln
 

@@ -1,0 +1,168 @@
+// Crosses of bucketized and categorical columns, the gaps each column type can fill, and a
+// feature that no training record has (a misspelt name).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/error.h"
+#include "kiln/tabular/feature_columns.h"
+#include "tests/support/tabular_rows.h"
+
+namespace kiln::tabular {
+namespace crosses_and_gaps_test {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+using Rows = kiln::testing::TabularRows;
+using kiln::testing::declared_columns;
+using kiln::testing::fitted_columns;
+using kiln::testing::row_written;
+
+// Where a one-hot row has its 1s.
+std::vector<int64_t> ones(const std::vector<float>& row, size_t from, size_t width) {
+  std::vector<int64_t> at;
+  for (size_t i = from; i < from + width; ++i)
+    if (row[i] == 1.0f) at.push_back(int64_t(i - from));
+  return at;
+}
+
+io::Features place(float lat, float lon) {
+  return {{"lat", io::float_feature({lat})}, {"lon", io::float_feature({lon})}};
+}
+
+// TensorFlow's idiom: bucketize latitude and longitude, cross the buckets.
+const Json kGrid = {
+    {"lat_b", {{"type", "bucketize"}, {"feature", "lat"}, {"boundaries", {0}}}},
+    {"lon_b", {{"type", "bucketize"}, {"feature", "lon"}, {"quantiles", 2}}},
+    {"grid", {{"type", "crossed"}, {"features", {"lat_b", "lon_b"}}, {"hash_buckets", 64}}}};
+
+TEST(CrossedColumn, CrossesTheBucketNumbersOfBucketizedColumns) {
+  Rows rows({place(-1, 1), place(1, 2), place(-2, 3), place(2, 4)});
+  FeatureColumns c = fitted_columns(kGrid, {"lat_b", "lon_b", "grid"}, rows);
+  // lon's median is 2.5: bucket 0 below it, 1 from it. The cross of buckets (i, j) is the key
+  // "i_X_j", as TensorFlow crosses bucket ids.
+  auto cell = [](int lat, int lon) {
+    return int64_t(stable_hash(std::to_string(lat) + "_X_" + std::to_string(lon)) % 64);
+  };
+  EXPECT_THAT(ones(row_written(c, place(-1, 1)), 4, 64), ElementsAre(cell(0, 0)));
+  EXPECT_THAT(ones(row_written(c, place(5, 1)), 4, 64), ElementsAre(cell(1, 0)));
+  EXPECT_THAT(ones(row_written(c, place(5, 9)), 4, 64), ElementsAre(cell(1, 1)));
+  EXPECT_NE(cell(1, 0), cell(1, 1));
+  EXPECT_THAT(c.features(), ElementsAre("lat", "lon"));
+  // An export rebuilds the cross from preprocessing.json alone.
+  auto again = FeatureColumns::from_preprocessing(c.preprocessing());
+  EXPECT_EQ(row_written(*again, place(5, 9)), row_written(c, place(5, 9)));
+}
+
+TEST(CrossedColumn, CrossesACategoricalColumnsFeatureWithItsFill) {
+  Json specs = {
+      {"kind", {{"type", "categorical"}, {"feature", "k"}, {"missing", "value"}, {"value", "?"}}},
+      {"x", {{"type", "crossed"}, {"features", {"kind", "raw"}}, {"hash_buckets", 32}}}};
+  Rows rows({{{"k", io::bytes_feature({"a"})}, {"raw", io::int64_feature({7})}},
+             {{"k", io::Feature{}}, {"raw", io::int64_feature({7})}}});
+  FeatureColumns c = fitted_columns(specs, {"kind", "x"}, rows);
+  size_t kind_width = size_t(c.width() - 32);
+  EXPECT_THAT(ones(row_written(c, rows[0]), kind_width, 32),
+              ElementsAre(int64_t(stable_hash("a_X_7") % 32)));
+  EXPECT_THAT(ones(row_written(c, rows[1]), kind_width, 32),
+              ElementsAre(int64_t(stable_hash("?_X_7") % 32)));
+}
+
+TEST(CategoricalColumn, AGapTakesTheGivenValueOrTheMode) {
+  Rows rows({{{"c", io::bytes_feature({"b"})}},
+             {{"c", io::bytes_feature({"a"})}},
+             {{"c", io::bytes_feature({"a"})}},
+             {{"c", io::Feature{}}},
+             {}});
+  io::Features gap = {{"c", io::Feature{}}};
+  // missing: value, counted in the computed vocabulary like any category (twice: rows 3 and 4).
+  FeatureColumns given = fitted_columns(
+      {{"c", {{"type", "categorical"}, {"missing", "value"}, {"value", "?"}, {"output", "index"}}}},
+      {"c"}, rows);
+  Json fitted_value = given.preprocessing()["columns"][0]["fitted"];
+  EXPECT_EQ(fitted_value["vocabulary"], Json({"?", "a", "b"}));
+  EXPECT_THAT(row_written(given, gap), ElementsAre(0));
+  // missing: mode: the most frequent value, kept in preprocessing.json.
+  FeatureColumns mode = fitted_columns(
+      {{"c", {{"type", "categorical"}, {"missing", "mode"}, {"vocabulary", {"a", "b"}}}}}, {"c"},
+      rows);
+  EXPECT_EQ(mode.preprocessing()["columns"][0]["fitted"]["missing"], "a");
+  EXPECT_THAT(row_written(mode, gap), ElementsAre(1, 0, 0));
+  auto again = FeatureColumns::from_preprocessing(mode.preprocessing());
+  EXPECT_THAT(row_written(*again, gap), ElementsAre(1, 0, 0));
+  // Without missing: an index still refuses a gap, and says how to fill it.
+  FeatureColumns none =
+      fitted_columns({{"c", {{"type", "categorical"}, {"output", "index"}}}}, {"c"}, rows);
+  EXPECT_THAT([&] { row_written(none, gap); },
+              ThrowsMessage<DataError>(HasSubstr("missing: value or mode")));
+  EXPECT_THAT(
+      [] {
+        FeatureColumns(declared_columns({{"c", {{"type", "categorical"}, {"missing", "value"}}}}),
+                       {"c"}, "data.train.input", "data.columns");
+      },
+      ThrowsMessage<ConfigError>(
+          AllOf(HasSubstr("data.columns.c.value"), HasSubstr("give value: TEXT"))));
+  EXPECT_THAT(
+      [] {
+        declared_columns({{"c", {{"type", "categorical"}, {"missing", "often"}}}});
+      },
+      ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.columns.c.missing"), HasSubstr("mode"))));
+}
+
+TEST(BucketizeColumn, AGapTakesTheTrainingMeanOrMedian) {
+  Rows rows({{{"x", io::float_feature({1})}},
+             {{"x", io::float_feature({2})}},
+             {{"x", io::float_feature({3})}},
+             {{"x", io::float_feature({10})}},
+             {}});
+  auto with = [&](const Json& missing) {
+    return fitted_columns(
+        {{"x", {{"type", "bucketize"}, {"boundaries", {3, 5}}, {"missing", missing}}}}, {"x"},
+        rows);
+  };
+  FeatureColumns mean = with("mean"), median = with("median"), given = with(7);
+  EXPECT_EQ(mean.preprocessing()["columns"][0]["fitted"]["missing"], 4.0);
+  EXPECT_EQ(median.preprocessing()["columns"][0]["fitted"]["missing"], 2.5);
+  EXPECT_THAT(row_written(mean, {}), ElementsAre(0, 1, 0));
+  EXPECT_THAT(row_written(median, {}), ElementsAre(1, 0, 0));
+  EXPECT_THAT(row_written(given, {}), ElementsAre(0, 0, 1));
+  auto again = FeatureColumns::from_preprocessing(mean.preprocessing());
+  EXPECT_THAT(row_written(*again, {}), ElementsAre(0, 1, 0));
+  EXPECT_THAT(
+      [] {
+        declared_columns({{"x", {{"type", "bucketize"}, {"boundaries", {0}}, {"missing", "avg"}}}});
+      },
+      ThrowsMessage<ConfigError>(
+          AllOf(HasSubstr("data.columns.x.missing"), HasSubstr("mean, median"))));
+}
+
+TEST(FeatureColumns, AFeatureNoRecordHasIsAConfigErrorAtTheKeyNamingIt) {
+  Rows rows({{{"color", io::bytes_feature({"red"})}, {"size", io::float_feature({1})}},
+             {{"color", io::Feature{}}, {"size", io::float_feature({2})}}});
+  auto fit = [&](const Json& specs, std::vector<std::string> input) {
+    return [&rows, specs, input] { fitted_columns(specs, input, rows); };
+  };
+  EXPECT_THAT(
+      fit({{"c", {{"type", "categorical"}, {"feature", "colr"}}}}, {"c"}),
+      ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.columns.c.feature"), HasSubstr("\"colr\""),
+                                       HasSubstr("the first record's are: color, size"))));
+  EXPECT_THAT(
+      fit({{"x", {{"type", "crossed"}, {"features", {"color", "sise"}}, {"hash_buckets", 8}}}},
+          {"x"}),
+      ThrowsMessage<ConfigError>(
+          AllOf(HasSubstr("data.columns.x.features"), HasSubstr("\"sise\""))));
+  EXPECT_THAT(
+      fit({}, {"size", "weight"}),
+      ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.train.input[1]"), HasSubstr("\"weight\""))));
+  // A feature every record holds without a value (a CSV column of empty cells) is not
+  // misspelt: its column's own missing policy applies.
+  Rows empty({{{"color", io::Feature{}}, {"size", io::float_feature({1})}}});
+  Json spec_c = {{"c", {{"type", "categorical"}, {"feature", "color"}, {"vocabulary", {"red"}}}}};
+  EXPECT_NO_THROW(fitted_columns(spec_c, {"c", "size"}, empty));
+}
+
+}  // namespace crosses_and_gaps_test
+}  // namespace kiln::tabular
