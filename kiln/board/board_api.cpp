@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "kiln/core/error.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 #include "kiln/runs/run_info.h"
@@ -77,24 +78,27 @@ Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& f
 }
 
 Json metric_rows(const std::string& run, int64_t from) {
-  std::ifstream in(run + "/metrics.csv", std::ios::binary | std::ios::ate);
+  std::string path = run + "/metrics.csv";
   Json payload = {{"rows", Json::array()}, {"next", 0}, {"restart", false}};
-  if (!in) return payload;
-  int64_t size = in.tellg();
-  // Where the page stopped is the start of a row unless a resume cut the file back and it grew
-  // again: a position past the end or not after a newline starts over.
-  char before = '\n';
-  if (from > 0 && from <= size) {
-    in.seekg(from - 1);
-    in.get(before);
+  // From the byte before `from`: where the page stopped is the start of a row unless a resume
+  // cut the file back and it grew again, so a position past the end or not after a newline
+  // starts over.
+  std::optional<FilePart> part;
+  try {
+    part = read_file_part(path, std::max<int64_t>(0, from - 1));
+  } catch (const Error& e) {  // not a regular file: the run is listed with the problem already
+    payload["problem"] = e.what();
+    return payload;
   }
-  if (from < 0 || from > size || before != '\n') {
+  if (!part) return payload;
+  if (from > 0 && (from > part->size || part->bytes.empty() || part->bytes[0] != '\n')) from = -1;
+  if (from < 0) {
     payload["restart"] = true;
     from = 0;
+    part = read_file_part(path, 0);
+    if (!part) return payload;
   }
-  in.seekg(from);
-  std::string text(static_cast<size_t>(size - from), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  std::string text = part->bytes.substr(static_cast<size_t>(from - part->from));
   size_t whole = text.rfind('\n');
   size_t used = whole == std::string::npos ? 0 : whole + 1;
   std::istringstream lines(text.substr(0, used));

@@ -27,7 +27,8 @@ Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& f
 /// metrics.csv's whole rows from byte `from` on: {"rows": [[step, epoch, "split/metric", value,
 /// wall_time], ...], "next": the byte after the last whole row}. A row still being written is
 /// left for the next request; a `from` past the end or not at the start of a row (the file was
-/// cut back by a resume) starts again from 0, said by "restart": true.
+/// cut back by a resume) starts again from 0, said by "restart": true. A metrics.csv that is not
+/// a regular file gives no rows and "problem".
 Json metric_rows(const std::string& run, int64_t from);
 
 /// The latest image of each tag the run logged for TensorBoard (RUN/tensorboard/val: the

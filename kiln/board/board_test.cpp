@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -157,6 +158,19 @@ TEST_F(Board, MetricsAreServedFromWhereThePageStopped) {
   Json regrown = get_json("/api/metrics?run=fashion/20261101-100000&from=" + std::to_string(next));
   EXPECT_EQ(regrown["restart"], true);
   EXPECT_EQ(regrown["rows"].size(), 2u);
+}
+
+// A metrics.csv that is a FIFO nothing writes to hung `kiln report` (an outside campaign's find):
+// it is named, never opened for a blocking read.
+TEST_F(Board, AMetricsFileThatIsNotARegularFileIsAProblemNotAWait) {
+  fs::remove(run_ + "/metrics.csv");
+  ASSERT_EQ(::mkfifo((run_ + "/metrics.csv").c_str(), 0600), 0);
+  Json rows = get_json("/api/metrics?run=fashion/20261101-100000&from=0");
+  EXPECT_EQ(rows["rows"].size(), 0u);
+  EXPECT_THAT(rows["problem"].get<std::string>(), HasSubstr("is not a regular file"));
+  Json runs = get_json("/api/runs");
+  ASSERT_EQ(runs["runs"].size(), 1u);
+  EXPECT_THAT(runs["runs"][0]["problems"].dump(), HasSubstr("not a regular file"));
 }
 
 TEST_F(Board, ServesTheLatestImageOfEachTag) {

@@ -39,8 +39,10 @@ Json report_data(const std::string& root) {
     if (!path) continue;
     data["metrics"][name] = metric_rows(*path, 0);
     Json texts = Json::object();
-    for (const char* file : {"notes.md", "summary.json", "config.yaml"})
-      if (std::optional<std::string> text = run_text(*path, file)) texts[file] = *text;
+    for (const char* file : {"notes.md", "summary.json", "config.yaml"}) try {
+        if (std::optional<std::string> text = run_text(*path, file)) texts[file] = *text;
+      } catch (const Error&) {  // not a regular file: the runs table names the problem
+      }
     data["texts"][name] = texts;
     data["images"][name] = run_images(*path);
   }

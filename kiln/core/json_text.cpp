@@ -43,6 +43,12 @@ size_t json_depth_exceeded_at(const std::string& text, size_t max_depth) {
 }
 
 Json parse_json_text(const std::string& text, size_t max_depth) {
+  // nlohmann's lexer takes a NUL byte for the end of the input and would accept what follows it
+  // unread; JSON text holds no NUL anywhere (in a string it is written \u0000).
+  if (size_t nul = text.find('\0'); nul != std::string::npos)
+    throw JsonTextError(fmt::format("a NUL byte at {} (byte {}); JSON text holds none",
+                                    line_and_column(text, nul), nul),
+                        static_cast<int64_t>(nul));
   size_t deep = json_depth_exceeded_at(text, max_depth);
   if (deep != std::string::npos)
     throw JsonTextError(fmt::format("nested more than {} levels deep at {} (byte {})", max_depth,

@@ -23,7 +23,8 @@ struct FileDescriptor {
   }
 };
 
-std::string read_opened_file(int fd, const std::string& path, size_t max_bytes) {
+// The size of the opened file, which must be a regular one.
+size_t regular_file_size(int fd, const std::string& path) {
   struct stat status {};
   if (::fstat(fd, &status) != 0) throw IoError("inspect", path, errno);
   if (!S_ISREG(status.st_mode))
@@ -32,15 +33,15 @@ std::string read_opened_file(int fd, const std::string& path, size_t max_bytes) 
                         ? "is a folder, not a file"
                         : "is not a regular file (a device, a pipe or a socket); kiln reads only "
                           "regular files");
-  size_t size = static_cast<size_t>(status.st_size);
-  if (size > max_bytes)
-    throw DataError(
-        path, -1, -1,
-        fmt::format("is {} bytes, more than the {} kiln reads from such a file", size, max_bytes));
-  std::string bytes(size, '\0');
+  return static_cast<size_t>(status.st_size);
+}
+
+// `count` bytes from `offset`, fewer when the file was cut short meanwhile.
+std::string read_range(int fd, const std::string& path, size_t offset, size_t count) {
+  std::string bytes(count, '\0');
   size_t done = 0;
-  while (done < size) {  // a file cut short meanwhile ends early; one grown is read to `size`
-    ssize_t n = ::read(fd, bytes.data() + done, size - done);
+  while (done < count) {
+    ssize_t n = ::pread(fd, bytes.data() + done, count - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw IoError("read", path, errno);
     if (n == 0) break;
@@ -48,6 +49,15 @@ std::string read_opened_file(int fd, const std::string& path, size_t max_bytes) 
   }
   bytes.resize(done);
   return bytes;
+}
+
+std::string read_opened_file(int fd, const std::string& path, size_t max_bytes) {
+  size_t size = regular_file_size(fd, path);
+  if (size > max_bytes)
+    throw DataError(
+        path, -1, -1,
+        fmt::format("is {} bytes, more than the {} kiln reads from such a file", size, max_bytes));
+  return read_range(fd, path, 0, size);  // one grown meanwhile is read to `size`
 }
 
 // O_NONBLOCK: opening a FIFO with no writer must not wait; the fstat then refuses it.
@@ -72,6 +82,19 @@ std::optional<std::string> read_text_file_if_any(const std::string& path, size_t
   if (file.fd < 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
   if (file.fd < 0) throw IoError("open", path, errno);
   return read_opened_file(file.fd, path, max_bytes);
+}
+
+std::optional<FilePart> read_file_part(const std::string& path, int64_t from, size_t max_bytes) {
+  FileDescriptor file{open_for_reading(path)};
+  if (file.fd < 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
+  if (file.fd < 0) throw IoError("open", path, errno);
+  FilePart part;
+  size_t size = regular_file_size(file.fd, path);
+  part.size = static_cast<int64_t>(size);
+  part.from = from < 0 ? std::max<int64_t>(0, part.size + from) : std::min(from, part.size);
+  size_t count = std::min(max_bytes, size - static_cast<size_t>(part.from));
+  part.bytes = read_range(file.fd, path, static_cast<size_t>(part.from), count);
+  return part;
 }
 
 std::string read_text_line(const std::string& path) {

@@ -5,6 +5,7 @@
 // within a limit. A path linked to /dev/zero, a FIFO or a folder is refused, never read forever.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,17 @@ std::string read_text_file(const std::string& path, size_t max_bytes = kMaxTextF
 /// there yet); a file that is there but cannot be read throws as read_text_file does.
 std::optional<std::string> read_text_file_if_any(const std::string& path,
                                                  size_t max_bytes = kMaxTextFileBytes);
+/// Part of a file that another process may still be appending to (metrics.csv).
+struct FilePart {
+  std::string bytes;
+  int64_t from = 0;  // where `bytes` begin
+  int64_t size = 0;  // the file's size when it was opened
+};
+/// The bytes of the regular file at `path` from `from` (counted from the end when negative:
+/// -N is the last N bytes) to its end, at most `max_bytes` of them; `from` past the end gives
+/// none. Nothing when there is no file; one that is not a regular file throws as read_text_file.
+std::optional<FilePart> read_file_part(const std::string& path, int64_t from,
+                                       size_t max_bytes = kMaxTextFileBytes);
 /// The first line of a file of one word or line (a pointer, a pid, a token), without the
 /// trailing newline or spaces.
 std::string read_text_line(const std::string& path);

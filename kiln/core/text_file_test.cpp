@@ -72,5 +72,23 @@ TEST(TextFile, IfAnyIsEmptyOnlyWhenTheFileIsNotThere) {
   EXPECT_THROW(read_text_file(dir.file("missing.json")), IoError);
 }
 
+TEST(TextFile, APartIsReadFromAnOffsetOrFromTheEnd) {
+  testing::TempDir dir;
+  std::string path = dir.write("metrics.csv", "0123456789");
+  FilePart middle = read_file_part(path, 4).value();
+  EXPECT_EQ(middle.bytes, "456789");
+  EXPECT_EQ(middle.from, 4);
+  EXPECT_EQ(middle.size, 10);
+  FilePart tail = read_file_part(path, -3).value();
+  EXPECT_EQ(tail.bytes, "789");
+  EXPECT_EQ(tail.from, 7);
+  EXPECT_EQ(read_file_part(path, -30)->bytes, "0123456789");
+  EXPECT_EQ(read_file_part(path, 30)->bytes, "");
+  EXPECT_EQ(read_file_part(path, 2, 3)->bytes, "234");
+  EXPECT_FALSE(read_file_part(dir.file("none.csv"), 0));
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  EXPECT_THROW(read_file_part(dir.file("fifo"), -10), DataError);  // and returns at once
+}
+
 }  // namespace text_file_test
 }  // namespace kiln

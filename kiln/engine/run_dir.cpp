@@ -77,7 +77,9 @@ RunLock::RunLock(const RunDirectory& run)
     : lock_(run.path(), "run " + run.path() + " is being trained") {}
 
 void RunDirectory::write_json(const std::string& name, const Json& value) const {
-  write_file_atomic(file(name), value.dump(2) + "\n");
+  // An error message in run.json may quote bytes that are not UTF-8 (a name in a file): they are
+  // shown replaced rather than stopping the run's record (docs/reliability.md).
+  write_file_atomic(file(name), dump_json(value, 2) + "\n");
 }
 
 Json RunDirectory::read_json(const std::string& name) const { return read_json_file(file(name)); }

@@ -143,6 +143,16 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.lr_multiplier = amount_at(json, "lr_multiplier", file, 0, 1);
   s.rewinds = count_at(json, "rewinds", file);
   s.precision = required<Json>(json, "precision", file);
+  // null, or fp16's loss scaler: a positive scale and the good steps since it last grew.
+  if (!s.precision.is_null()) {
+    if (!s.precision.is_object())
+      throw DataError(file, -1, -1,
+                      "train state key \"precision\": expected null or an object with "
+                      "\"loss_scale\" and \"good_steps\", got " +
+                          show_value(s.precision));
+    amount_at(s.precision, "loss_scale", file, 1e-300, 1e300, "precision.");
+    count_at(s.precision, "good_steps", file, "precision.");
+  }
   s.scheduler = required<Json>(json, "scheduler", file);
   Json best = required<Json>(json, "best", file);
   if (!best.is_null())

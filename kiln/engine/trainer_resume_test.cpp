@@ -160,6 +160,13 @@ TEST(TrainState, RefusesCountsAndAmountsOutOfRange) {
   EXPECT_THAT(error_with("/seconds", nullptr), HasSubstr("got null"));
   EXPECT_THAT(error_with("/lr_multiplier", 2), HasSubstr("from 0 to 1, got 2"));
   EXPECT_THAT(error_with("/rewinds", -1), HasSubstr("\"rewinds\""));
+  // fp16's loss scaler: null, or its scale and good steps (a number here was an internal error).
+  EXPECT_THAT(error_with("/precision", -1),
+              HasSubstr("\"precision\": expected null or an object with \"loss_scale\""));
+  EXPECT_THAT(error_with("/precision", {{"loss_scale", 0}, {"good_steps", 3}}),
+              HasSubstr("\"precision.loss_scale\""));
+  EXPECT_THAT(error_with("/precision", {{"loss_scale", 1024}}), HasSubstr("lacks \"good_steps\""));
+  EXPECT_EQ(error_with("/precision", {{"loss_scale", 1024}, {"good_steps", 3}}), "no error");
   EXPECT_EQ(error_with("/step", 12), "no error");
 }
 

@@ -11,6 +11,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/io/file_bytes.h"
 
 namespace kiln::io {
@@ -170,6 +171,23 @@ size_t CsvTable::column(const std::string& column_name) const {
   throw Error(fmt::format("{} has no column \"{}\"; its columns: {}", name, column_name, known));
 }
 
+namespace {
+
+// The header's cells become feature names, which kiln writes into JSON (preprocessing.json,
+// data stats, messages) and must read back: they are UTF-8 text without NUL.
+void check_header_text(std::string_view header, const std::string& name) {
+  if (size_t bad = first_invalid_utf8(header); bad != std::string::npos)
+    throw DataError(name, -1, int64_t(bad),
+                    fmt::format("the header holds byte 0x{:02x}, which is not UTF-8; column "
+                                "names are text (save the file as UTF-8)",
+                                static_cast<uint8_t>(header[bad])));
+  if (size_t nul = header.find('\0'); nul != std::string_view::npos)
+    throw DataError(name, -1, int64_t(nul),
+                    "the header holds a NUL byte; a CSV file is UTF-8 text (is it UTF-16?)");
+}
+
+}  // namespace
+
 CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter,
                    bool skip_bad_rows) {
   if (text.size() >= 3 && text.substr(0, 3) == "\xef\xbb\xbf") text.remove_prefix(3);  // BOM
@@ -178,6 +196,7 @@ CsvTable parse_csv(std::string_view text, const std::string& name, char delimite
   int64_t offset = 0;
   if (!scanner.next_row(table.header, offset))
     throw DataError(name, -1, 0, "the file is empty; a CSV file starts with a header row");
+  check_header_text(text.substr(0, scanner.position()), name);
   std::string_view body = text.substr(scanner.position());
   if (body.size() >= kParallelBytes && !skip_bad_rows && body.find('"') == std::string_view::npos) {
     if (auto parts = read_parts(body, int64_t(scanner.position()), table, delimiter)) {
@@ -212,6 +231,8 @@ bool parse_int64_slowly(std::string_view cell, int64_t& out) {
 }
 
 bool parse_double_slowly(std::string_view cell, double& out) {
+  // strtod also reads C's hexadecimal numbers ("0x10" as 16): a CSV cell is decimal or text.
+  if (cell.find_first_of("xX") != std::string_view::npos) return false;
   std::string text(cell);
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);

@@ -8,6 +8,7 @@
 namespace kiln::io {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -58,6 +59,29 @@ TEST(Csv, BrokenQuotesAndEmptyFilesAreDataErrors) {
   EXPECT_THROW(parse_csv("a\n\"never closed\n", "u.csv"), DataError);
   EXPECT_THROW(parse_csv("a,b\n\"x\"y,2\n", "t.csv"), DataError);
   EXPECT_THROW(parse_csv("", "e.csv"), DataError);
+}
+
+// Column names become feature names that kiln writes as JSON text: a header that is not UTF-8
+// stopped training with an internal error (an outside campaign's find).
+TEST(Csv, AHeaderThatIsNotUtf8TextIsADataErrorNamingTheByte) {
+  using namespace std::string_literals;
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      parse_csv(text, "h.csv");
+    } catch (const DataError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_THAT(error_of("col\xffor,size\nred,1\n"),
+              AllOf(HasSubstr("h.csv"), HasSubstr("byte offset 3"), HasSubstr("0xff"),
+                    HasSubstr("not UTF-8")));
+  EXPECT_THAT(error_of("\xff\xfe"
+                       "c\0o\0l\0\n\0"s),
+              HasSubstr("not UTF-8"));
+  EXPECT_THAT(error_of("c\0o\0l\0\n\0"s), HasSubstr("NUL byte"));
+  EXPECT_EQ(error_of("c\xc3\xa9l,x\n1,2\n"), "no error");  // "cél"
+  EXPECT_EQ(error_of("a,b\n\xff,2\n"), "no error");  // a cell's bytes are the columns' business
 }
 
 TEST(Csv, AnUnknownColumnListsTheColumns) {
@@ -122,6 +146,10 @@ TEST(Csv, NumbersParseStrictly) {
   EXPECT_EQ(d, 0.25);
   EXPECT_FALSE(parse_double("1,5", d));
   EXPECT_FALSE(parse_double("", d));
+  // C's hexadecimal forms are text in a CSV file (strtod took "0x10" for 16).
+  EXPECT_FALSE(parse_double("0x10", d));
+  EXPECT_FALSE(parse_double("+0x1p3", d));
+  EXPECT_FALSE(parse_int64("0x10", i));
 }
 
 }  // namespace

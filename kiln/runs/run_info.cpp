@@ -100,12 +100,16 @@ void read_summary(RunInfo& run) {
 
 // The latest value of each tag from the end of metrics.csv, for runs without a summary.
 void read_metrics_tail(RunInfo& run) {
-  std::ifstream in(run.path + "/metrics.csv", std::ios::binary | std::ios::ate);
-  if (!in) return run.problems.push_back("metrics.csv is missing");
-  std::streamoff size = in.tellg(), from = std::max<std::streamoff>(0, size - kMetricsTail);
-  in.seekg(from);
+  std::optional<FilePart> tail;
+  try {
+    tail = read_file_part(run.path + "/metrics.csv", -kMetricsTail);
+  } catch (const Error& e) {  // a FIFO, a device: never waited on, never read
+    return run.problems.push_back(e.what());
+  }
+  if (!tail) return run.problems.push_back("metrics.csv is missing");
+  std::istringstream in(tail->bytes);
   std::string line;
-  if (from > 0) std::getline(in, line);  // a partial first line
+  if (tail->from > 0) std::getline(in, line);  // a partial first line
   while (std::getline(in, line)) {
     try {
       std::optional<MetricsRow> row = parse_metrics_row(line);
@@ -117,6 +121,24 @@ void read_metrics_tail(RunInfo& run) {
       return;
     }
   }
+}
+
+// A finished run wrote its summary and its metrics; a metrics.csv that is not a regular file (a
+// FIFO, a link to a device) is never read, and said so whether it was needed or not.
+void check_run_files(RunInfo& run) {
+  auto said = [&](const std::string& what) {
+    return std::any_of(run.problems.begin(), run.problems.end(),
+                       [&](const std::string& p) { return p.find(what) != std::string::npos; });
+  };
+  std::error_code error;
+  fs::file_status metrics = fs::status(run.path + "/metrics.csv", error);
+  if (fs::exists(metrics) && !fs::is_regular_file(metrics) && !said(run.path + "/metrics.csv"))
+    run.problems.push_back("metrics.csv is not a regular file");
+  if (run.status != "finished") return;
+  if (!fs::exists(metrics) && !said("metrics.csv is missing"))
+    run.problems.push_back("metrics.csv is missing, though run.json says finished");
+  if (!fs::exists(run.path + "/summary.json", error))
+    run.problems.push_back("summary.json is missing, though run.json says finished");
 }
 
 void read_config(RunInfo& run) {
@@ -172,6 +194,7 @@ RunInfo read_run(const std::string& path) {
   read_config(run);
   read_summary(run);
   if (run.final.empty() || run.steps < 0) read_metrics_tail(run);
+  check_run_files(run);
   try {
     run.notes = read_text_file_if_any(path + "/notes.md").value_or("");
   } catch (const Error& e) {

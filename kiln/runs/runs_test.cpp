@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -159,6 +160,26 @@ TEST_F(RunsTree, MissingFilesAreProblemsToo) {
   RunInfo run = read_run(running_);
   EXPECT_THAT(run.problems, ElementsAre("run.json is missing", "config.yaml is missing"));
   EXPECT_EQ(run.steps, 20);
+}
+
+// An outside campaign's finds: a finished run without its summary or metrics was listed as
+// sound, and a metrics.csv that is a FIFO hung `kiln report` (nothing ever writes to it).
+TEST_F(RunsTree, AFinishedRunWithoutItsSummaryOrMetricsAndAMetricsFifoAreProblems) {
+  fs::remove(finished_ + "/summary.json");
+  fs::remove(finished_ + "/metrics.csv");
+  EXPECT_THAT(read_run(finished_).problems,
+              ElementsAre("metrics.csv is missing",
+                          "summary.json is missing, though run.json says finished"));
+  ASSERT_EQ(::mkfifo((running_ + "/metrics.csv.fifo").c_str(), 0644), 0);
+  fs::remove(running_ + "/metrics.csv");
+  fs::rename(running_ + "/metrics.csv.fifo", running_ + "/metrics.csv");
+  RunInfo running = read_run(running_);  // returns: the FIFO is not opened for a blocking read
+  ASSERT_EQ(running.problems.size(), 1u);
+  EXPECT_THAT(running.problems[0], HasSubstr("metrics.csv"));
+  EXPECT_THAT(running.problems[0], HasSubstr("not a regular file"));
+  fs::remove(running_ + "/metrics.csv");
+  fs::create_symlink("/dev/zero", running_ + "/metrics.csv");
+  EXPECT_THAT(read_run(running_).problems[0], HasSubstr("not a regular file"));
 }
 
 TEST_F(RunsTree, FiltersByFieldTagAndConfigValue) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -260,7 +261,14 @@ Study Study::open(const std::string& path, double busy_seconds) {
     if (version.integer(0) != kSchemaVersion)
       throw Error(fmt::format("its schema version is {}, this kiln reads {}", version.integer(0),
                               kSchemaVersion));
-    study.info();
+    // The config's space is what the samplers draw from; the parameters table what the trials'
+    // values were checked against: they must be one space.
+    Json config_space = OptionTraits<SearchSpace>::write(
+        SearchSpace::read(study.info().config["tune"]["space"], {"tune.space", nullptr}));
+    if (config_space != OptionTraits<SearchSpace>::write(study.stored_space()))
+      throw Error("table study: config's tune.space is not the space of table parameters");
+  } catch (const DataError&) {
+    throw;  // a damaged row, named with the file already
   } catch (const Error& e) {
     throw Error(
         fmt::format("{} is not a kiln study database kiln can read ({}); it was left as "
@@ -278,9 +286,64 @@ StudyInfo Study::info() const {
   if (mode != "min" && mode != "max")
     checked.fail(fmt::format("mode is \"{}\", not min or max", mode));
   Json config = checked.json(3);
-  if (!config.is_object()) checked.fail("config is not a JSON object");
+  // The base config with its tune section: the trials' configs and the space come from it.
+  if (!config.is_object() || !config.contains("tune") || !config["tune"].is_object() ||
+      !config["tune"].contains("space") || !config["tune"]["space"].is_object())
+    checked.fail("config is not a JSON object with a \"tune\" object that holds a \"space\"");
   return {checked.text(0), checked.text(1), mode == "max", config, checked.text(4)};
 }
+
+SearchSpace Study::stored_space() const {
+  Statement rows(db_.get(), path_,
+                 "SELECT name, distribution, rowid FROM parameters ORDER BY position");
+  Json written = Json::object();
+  while (rows.step()) {
+    CheckedRow row(rows, path_, "parameters", 2);
+    std::string name = row.text(0);
+    if (written.contains(name)) row.fail(fmt::format("parameter \"{}\" again", name));
+    written[name] = row.json(1);
+  }
+  try {
+    return SearchSpace::read(written, {"tune.space", nullptr});
+  } catch (const ConfigError& e) {
+    throw DataError(path_, -1, -1, fmt::format("table parameters: {}", e.what()));
+  }
+}
+
+namespace {
+
+// A trial_params row: a parameter of the space, a coordinate in its range, and the value that
+// coordinate gives (as start_trial wrote them).
+void check_trial_value(const SearchSpace& space, const std::string& name, const Json& value,
+                       double coordinate, const CheckedRow& row) {
+  const auto& parameters = space.parameters();
+  auto found = std::find_if(parameters.begin(), parameters.end(),
+                            [&](const Parameter& p) { return p.name == name; });
+  if (found == parameters.end())
+    row.fail(fmt::format("parameter \"{}\" is not in table parameters", name));
+  const Distribution& d = *found->distribution;
+  if (!(coordinate >= d.low() && coordinate <= d.high()))
+    row.fail(fmt::format("coordinate {} of \"{}\" is outside its range [{}, {}]", coordinate, name,
+                         d.low(), d.high()));
+  if (d.value(coordinate) != value)
+    row.fail(fmt::format("value {} of \"{}\" is not the one its coordinate {} gives ({})",
+                         show_value(value), name, coordinate, show_value(d.value(coordinate))));
+}
+
+// Every trial holds a value of each parameter that applies to it, and of no other.
+void check_trial_complete(const SearchSpace& space, const TrialRecord& trial,
+                          const std::string& path) {
+  for (const Parameter& p : space.parameters()) {
+    bool active = space.active(p, trial.assignment), held = trial.assignment.count(p.name) > 0;
+    if (active != held)
+      throw DataError(
+          path, -1, -1,
+          fmt::format("table trial_params: trial {} {} \"{}\"", trial.number,
+                      active ? "has no value of" : "has a value of the inactive", p.name));
+  }
+}
+
+}  // namespace
 
 std::string trial_folder(int64_t number) { return fmt::format("trial-{:04d}", number); }
 
@@ -367,18 +430,24 @@ std::vector<TrialRecord> Study::trials() const {
     t.started = row.text(5);
     t.finished = row.text(6);
   }
+  SearchSpace space = stored_space();
+  // LEFT JOIN: a row naming no parameter is damage, not left out.
   Statement params(
       db_.get(), path_,
       "SELECT trial_params.trial, trial_params.name, value, coordinate, trial_params.rowid FROM "
-      "trial_params JOIN parameters ON parameters.name = trial_params.name "
+      "trial_params LEFT JOIN parameters ON parameters.name = trial_params.name "
       "ORDER BY trial, position");
   while (params.step()) {
     CheckedRow row(params, path_, "trial_params", 4);
     TrialRecord& t = out[row.trial(0, out.size())];
     std::string name = row.text(1);
-    t.values[name] = row.json(2);
-    t.assignment[name] = row.number(3);
+    Json value = row.json(2);
+    double coordinate = row.number(3);
+    check_trial_value(space, name, value, coordinate, row);
+    t.values[name] = value;
+    t.assignment[name] = coordinate;
   }
+  for (const TrialRecord& t : out) check_trial_complete(space, t, path_);
   Statement reported(
       db_.get(), path_,
       "SELECT trial, step, epoch, value, rowid FROM intermediate_values ORDER BY trial, step");

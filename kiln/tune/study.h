@@ -76,6 +76,8 @@ class Study {
   };
   Study(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
   void execute(const std::string& sql) const;
+  /// The space the parameters table holds, in its order; damage names the table and row.
+  SearchSpace stored_space() const;
 
   std::string path_;
   std::unique_ptr<sqlite3, Closer> db_;

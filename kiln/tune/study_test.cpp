@@ -27,7 +27,10 @@ SearchSpace space() {
       {"tune.space", nullptr});
 }
 
-StudyInfo info() { return {"s1", "val/accuracy", true, Json{{"seed", 3}}, "2026-11-26T23:00:00Z"}; }
+StudyInfo info() {
+  Json config = {{"seed", 3}, {"tune", {{"space", OptionTraits<SearchSpace>::write(space())}}}};
+  return {"s1", "val/accuracy", true, config, "2026-11-26T23:00:00Z"};
+}
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -68,7 +71,7 @@ TEST(Study, KeepsTrialsValuesAndReportsAcrossConnections) {
   StudyInfo read = other.info();
   EXPECT_EQ(read.metric, "val/accuracy");
   EXPECT_TRUE(read.maximize);
-  EXPECT_EQ(read.config, Json({{"seed", 3}}));
+  EXPECT_EQ(read.config, info().config);
   // Samplers minimise: a maximised metric is negated.
   std::vector<TrialView> views = trial_views(trials, true);
   EXPECT_EQ(views[0].loss, -0.8);
@@ -148,6 +151,38 @@ TEST(Study, EveryRowIsCheckedAndADamagedOneIsNamedByTableAndRowid) {
             "no error");
 }
 
+// An outside campaign's finds: the parameters table was never read, a trial's value was not
+// checked against its parameter, and a trial without values became the best.
+TEST(Study, TheParametersAndEachTrialsValuesAreCheckedAgainstTheSpace) {
+  testing::TempDir dir;
+  int n = 0;
+  auto error_after = [&](const std::string& sql) {
+    std::string path = two_trials(dir, "s" + std::to_string(n++) + ".db");
+    edit(path, sql);
+    return error_of([&] { Study::open(path).trials(); });
+  };
+  EXPECT_THAT(error_after("UPDATE parameters SET distribution = '{' WHERE name = 'm'"),
+              HasSubstr("table parameters, rowid 2: column distribution is not JSON"));
+  EXPECT_THAT(error_after("UPDATE parameters SET distribution = '{\"type\": \"uniform\", "
+                          "\"low\": 0, \"high\": 5, \"when\": {\"o\": \"sgd\"}}' "
+                          "WHERE name = 'm'"),
+              HasSubstr("config's tune.space is not the space of table parameters"));
+  EXPECT_THAT(error_after("UPDATE trial_params SET value = '\"abc\"' WHERE name = 'm'"),
+              HasSubstr("table trial_params, rowid 1: value \"abc\" of \"m\" is not the one its "
+                        "coordinate 0.25 gives (0.25)"));
+  EXPECT_THAT(error_after("UPDATE trial_params SET coordinate = 7 WHERE name = 'o'"),
+              HasSubstr("coordinate 7 of \"o\" is outside its range [0, 1]"));
+  EXPECT_THAT(error_after("UPDATE trial_params SET name = 'lr' WHERE name = 'm'"),
+              HasSubstr("parameter \"lr\" is not in table parameters"));
+  EXPECT_THAT(error_after("INSERT INTO trials (number, state, value, run_dir, started) "
+                          "VALUES (2, 'complete', 0.99, 'trial-0002', 't')"),
+              HasSubstr("table trial_params: trial 2 has no value of \"o\""));
+  EXPECT_THAT(error_after("DELETE FROM trial_params WHERE name = 'm'"),
+              HasSubstr("trial 0 has no value of \"m\""));
+  EXPECT_THAT(error_after("INSERT INTO trial_params VALUES (1, 'm', '0.5', 0.5)"),
+              HasSubstr("trial 1 has a value of the inactive \"m\""));
+}
+
 TEST(Study, ADamagedStudyRowIsNamedWhenTheStudyIsOpened) {
   testing::TempDir dir;
   std::string path = two_trials(dir, "study.db");
@@ -155,7 +190,12 @@ TEST(Study, ADamagedStudyRowIsNamedWhenTheStudyIsOpened) {
   EXPECT_THAT(
       error_of([&] { Study::open(path); }),
       AllOf(HasSubstr(path), HasSubstr("table study, rowid 1: config is not a JSON object")));
-  edit(path, "UPDATE study SET config = '{}', name = x'ff00'");
+  // Without the tune section `kiln tune show` and a resumed study have no space (exit 3 before).
+  edit(path, "UPDATE study SET config = '{\"tune\": {}}'");
+  EXPECT_THAT(error_of([&] { Study::open(path); }),
+              HasSubstr("config is not a JSON object with a \"tune\" object that holds a "
+                        "\"space\""));
+  edit(path, "UPDATE study SET config = '" + info().config.dump() + "', name = x'ff00'");
   EXPECT_THAT(error_of([&] { Study::open(path); }),
               HasSubstr("table study, rowid 1: column name holds bytes where text goes"));
 }
