@@ -240,6 +240,13 @@ HttpRequestParser::Status HttpRequestParser::read_header_fields(std::string_view
   std::string_view version = line.substr(second_space + 1);
   if (!is_token(request_.method) || target.empty() || target.find(' ') != std::string_view::npos)
     return fail(400, "the request line is not `METHOD TARGET HTTP/1.1`");
+  // A request target is visible ASCII (RFC 9112 3.2; RFC 3986): a NUL or other control byte
+  // would otherwise reach the model name as it is.
+  for (char c : target)
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e)
+      return fail(400, fmt::format("the request target holds the byte 0x{:02x}, which a target "
+                                   "cannot (escape it as %XX)",
+                                   static_cast<uint8_t>(c)));
   if (version.size() != 8 || version.substr(0, 5) != "HTTP/" || version[6] != '.' ||
       !std::isdigit(static_cast<unsigned char>(version[5])) ||
       !std::isdigit(static_cast<unsigned char>(version[7])))
@@ -258,6 +265,8 @@ HttpRequestParser::Status HttpRequestParser::read_header_fields(std::string_view
   if (question != std::string_view::npos) request_.query = std::string(target.substr(question + 1));
   if (!percent_decode(target.substr(0, question), request_.path))
     return fail(400, "the request target has a broken %-escape");
+  if (request_.path.find('\0') != std::string::npos)
+    return fail(400, "the request target's path holds %00 (a NUL byte), which no path has");
 
   for (size_t at = next; (next = line_end(head, at, line)) != std::string_view::npos; at = next) {
     if (line.empty()) break;

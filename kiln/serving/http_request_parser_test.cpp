@@ -159,6 +159,11 @@ TEST(HttpRequestParser, MalformedRequestsAreRefusedWithTheirStatusAndReason) {
        "size in hex"},
       {"POST / HTTP/1.1\r\nHost: k\r\nContent-Encoding: gzip\r\nContent-Length: 1\r\n\r\nx", 415,
        "Content-Encoding \"gzip\" is not decoded here"},
+      // A NUL in the target reached the model name (404 for a served model).
+      {std::string("GET /v1/models/a\0b HTTP/1.1\r\nHost: k\r\n\r\n", 40), 400,
+       "the request target holds the byte 0x00"},
+      {"GET /v1/models/\x7f HTTP/1.1\r\nHost: k\r\n\r\n", 400, "byte 0x7f"},
+      {"GET /v1/models/a%00b HTTP/1.1\r\nHost: k\r\n\r\n", 400, "%00 (a NUL byte)"},
   };
   for (const Malformed& bad : cases) {
     HttpRequestParser parser = parsed(bad.text, Status::kFailed);
