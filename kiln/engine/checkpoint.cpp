@@ -194,7 +194,10 @@ namespace {
 
 // The directory a pointer file (latest, best) names; "" when there is no pointer.
 std::string pointed_to(const std::string& checkpoints_dir, const std::string& pointer) {
-  if (!fs::exists(checkpoints_dir + "/" + pointer)) return "";
+  // With an error code: a pointer linked to itself is not "absent" but unreadable, which reading
+  // it then says as a kiln error naming the file (std::filesystem threw before).
+  std::error_code error;
+  if (!fs::exists(checkpoints_dir + "/" + pointer, error) && !error) return "";
   std::string name = read_text_line(checkpoints_dir + "/" + pointer);
   return name.empty() ? "" : checkpoints_dir + "/" + name;
 }
@@ -229,7 +232,8 @@ std::string newest_valid(const std::string& checkpoints_dir, int64_t newest_step
 // complete under its temporary name. Finishing that rename recovers it.
 void finish_interrupted_replace(const std::string& latest) {
   std::string temporary = latest + ".tmp";
-  if (fs::is_directory(latest) || !fs::is_directory(temporary)) return;
+  std::error_code error;
+  if (fs::is_directory(latest, error) || !fs::is_directory(temporary, error)) return;
   if (verification_problem(temporary).empty()) fs::rename(temporary, latest);
 }
 
@@ -255,7 +259,8 @@ std::string find_checkpoint(const std::string& run_dir, const std::string& which
   if (found.empty()) {
     std::string latest = pointed_to(dir, "latest");
     if (!latest.empty()) finish_interrupted_replace(latest);
-    if (!latest.empty() && !fs::is_directory(latest))
+    std::error_code error;
+    if (!latest.empty() && !fs::is_directory(latest, error))
       warnings.push_back("checkpoints/latest names " + latest +
                          ", which is missing; using the newest checkpoint before it");
     // Without a pointer (a crash before the first one was written) any complete checkpoint

@@ -145,6 +145,16 @@ TEST_F(CheckpointTest, LatestNamesTheNewestCheckpoint) {
   EXPECT_EQ(find_checkpoint(run(), "last"), newest);
 }
 
+// std::filesystem threw on a pointer linked to itself: an internal error (an outside campaign's
+// find). It is a kiln error naming the file.
+TEST_F(CheckpointTest, APointerLinkedToItselfIsAnErrorNamingIt) {
+  save(5, *trained_model(1));
+  std::filesystem::remove(checkpoints() + "/latest");
+  std::filesystem::create_symlink("latest", checkpoints() + "/latest");
+  EXPECT_THAT([&] { find_checkpoint(run(), "last"); },
+              ::testing::ThrowsMessage<Error>(HasSubstr(checkpoints() + "/latest")));
+}
+
 TEST_F(CheckpointTest, BestFallsBackToLastAndFollowsItsPointerWhenThere) {
   auto model = trained_model(1);
   std::string first = save(5, *model);

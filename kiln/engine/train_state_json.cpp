@@ -5,6 +5,7 @@
 #include "kiln/core/json_number.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
+#include "kiln/engine/checkpoint.h"
 #include "kiln/engine/train_state.h"
 
 namespace kiln::engine {
@@ -163,7 +164,15 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
 
 TrainState read_train_state(const std::string& checkpoint_dir) {
   std::string file = checkpoint_dir + "/train_state.json";
-  return parse_train_state(read_text_file(file), file);
+  TrainState state = parse_train_state(read_text_file(file), file);
+  // A checkpoint's folder is named after its step: a state saying otherwise (edited by hand)
+  // would resume at a step the run never reached.
+  int64_t named = checkpoint_step(checkpoint_dir);
+  if (named >= 0 && state.progress.steps != named)
+    throw DataError(file, -1, -1,
+                    fmt::format("train state key \"step\" is {}, but its folder is step {}",
+                                state.progress.steps, named));
+  return state;
 }
 
 TrainState parse_train_state(const std::string& text, const std::string& file) {

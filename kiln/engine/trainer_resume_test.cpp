@@ -238,5 +238,19 @@ TEST(TrainState, ATruncatedStateFileNamesItsFileAndOffset) {
   EXPECT_THROW(read_train_state(dir.path() + "/missing"), Error);
 }
 
+// A state edited to another step resumed at a step the run never reached (a campaign's find).
+TEST(TrainState, AStepOtherThanItsFoldersIsADataError) {
+  kiln::testing::TempDir dir;
+  TrainState state;
+  state.progress.steps = 250;
+  dir.write("step-000000250/train_state.json", to_json(state).dump());
+  EXPECT_EQ(read_train_state(dir.file("step-000000250")).progress.steps, 250);
+  state.progress.steps = 999999;
+  dir.write("step-000000250/train_state.json", to_json(state).dump());
+  EXPECT_THAT([&] { read_train_state(dir.file("step-000000250")); },
+              ::testing::ThrowsMessage<DataError>(
+                  HasSubstr("\"step\" is 999999, but its folder is step 250")));
+}
+
 }  // namespace trainer_resume_test
 }  // namespace kiln::engine

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "kiln/core/config.h"
@@ -68,6 +69,12 @@ void read_record(RunInfo& run) {
   std::optional<Json> record = read_json_object(run, "run.json", true);
   if (!record) return;
   run.status = text_field(run, *record, "run.json", "status");
+  static const std::set<std::string> kStatuses = {"running", "finished", "stopped", "failed",
+                                                  "pruned"};
+  if (!run.status.empty() && !kStatuses.count(run.status))
+    run.problems.push_back(fmt::format(
+        "run.json: \"status\" is \"{}\", not running, finished, stopped, failed or pruned",
+        run.status));
   run.start_time = text_field(run, *record, "run.json", "start_time");
   run.end_time = text_field(run, *record, "run.json", "end_time");
   std::optional<double> start = parse_iso_time(run.start_time), end = parse_iso_time(run.end_time);
@@ -79,11 +86,11 @@ void read_summary(RunInfo& run) {
   std::optional<Json> summary = read_json_object(run, "summary.json", false);
   if (!summary) return;
   const Json& steps = summary->value("steps", Json());
-  if (steps.is_number_integer())
+  if (steps.is_number_integer() && steps.get<int64_t>() >= 0)
     run.steps = steps.get<int64_t>();
   else if (!steps.is_null())
     run.problems.push_back(
-        fmt::format("summary.json: \"steps\" is {}, not a whole number", steps.type_name()));
+        fmt::format("summary.json: \"steps\" is {}, not a whole number >= 0", show_value(steps)));
   const Json& best = summary->value("best", Json());
   if (best.is_object() && best.value("metric", Json()).is_string() &&
       best.value("value", Json()).is_number())
@@ -95,7 +102,11 @@ void read_summary(RunInfo& run) {
   const Json& final = summary->value("final", Json());
   if (final.is_object())
     for (const auto& [tag, value] : final.items())
-      if (value.is_number()) run.final[tag] = value.get<double>();
+      if (value.is_number())
+        run.final[tag] = value.get<double>();
+      else if (!value.is_null() && value != "nan" && value != "inf" && value != "-inf")
+        run.problems.push_back(
+            fmt::format("summary.json: final \"{}\" is {}, not a number", tag, show_value(value)));
 }
 
 // The latest value of each tag from the end of metrics.csv, for runs without a summary.

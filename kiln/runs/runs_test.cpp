@@ -133,7 +133,7 @@ TEST_F(RunsTree, RunFilesOfTheWrongTypesAreProblemsOfTheirRunOnly) {
   RunInfo finished = read_run(finished_);
   EXPECT_EQ(finished.steps, 100) << "from metrics.csv, as summary.json's is not a number";
   EXPECT_THAT(finished.problems,
-              ElementsAre("summary.json: \"steps\" is string, not a whole number",
+              ElementsAre("summary.json: \"steps\" is \"many\", not a whole number >= 0",
                           "summary.json: \"best\" is not {metric: text, value: number}"));
   fs::remove(damaged_ + "/run.json");
   fs::create_directory(damaged_ + "/run.json");
@@ -180,6 +180,17 @@ TEST_F(RunsTree, AFinishedRunWithoutItsSummaryOrMetricsAndAMetricsFifoAreProblem
   fs::remove(running_ + "/metrics.csv");
   fs::create_symlink("/dev/zero", running_ + "/metrics.csv");
   EXPECT_THAT(read_run(running_).problems[0], HasSubstr("not a regular file"));
+}
+
+TEST_F(RunsTree, AnUnknownStatusANegativeStepCountAndATextValueAreProblems) {
+  write(finished_ + "/run.json", R"({"status": "FINISHED", "start_time": "2026-11-01T10:00:00Z"})");
+  write(finished_ + "/summary.json",
+        R"({"final": {"val/accuracy": "high", "val/loss": null}, "steps": -250})");
+  EXPECT_THAT(read_run(finished_).problems,
+              ElementsAre("run.json: \"status\" is \"FINISHED\", not running, finished, stopped, "
+                          "failed or pruned",
+                          "summary.json: \"steps\" is -250, not a whole number >= 0",
+                          "summary.json: final \"val/accuracy\" is \"high\", not a number"));
 }
 
 TEST_F(RunsTree, FiltersByFieldTagAndConfigValue) {

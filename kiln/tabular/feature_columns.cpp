@@ -22,8 +22,9 @@ constexpr const char* kFormat = "kiln.preprocessing";
 }
 
 std::string column_name(const Json& column, size_t index) {
-  if (!column.is_object() || !column.contains("name") || !column["name"].is_string())
-    malformed("columns[" + std::to_string(index) + "] has no \"name\" string");
+  if (!column.is_object() || !column.contains("name") || !column["name"].is_string() ||
+      column["name"].get<std::string>().empty())
+    malformed("columns[" + std::to_string(index) + "] has no \"name\" string (not empty)");
   if (!column.contains("spec"))
     malformed("column \"" + column["name"].get<std::string>() + "\" has no \"spec\"");
   return column["name"].get<std::string>();
@@ -302,9 +303,12 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
         }
       });
   std::vector<char> present(wanted.size(), 0);
-  for (const PartFit& part : gathered)
+  const std::vector<std::string>* first_names = nullptr;  // of the first part that had a record
+  for (const PartFit& part : gathered) {
     for (size_t f = 0; f < wanted.size(); ++f) present[f] = present[f] || part.present[f];
-  check_present(wanted, present, gathered[0].first_names);
+    if (!first_names && !part.first_names.empty()) first_names = &part.first_names;
+  }
+  check_present(wanted, present, first_names ? *first_names : std::vector<std::string>());
   if (refused) {
     for (const PartFit& part : gathered) refused->merge(part.refused);
     // A refused row may have reached some columns' statistics before the one that refused it:

@@ -436,6 +436,12 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(
       problem_of(head + zscore + R"("fitted": {"shift": [0], "scale": [0], "fill": [0]}}]})"),
       HasSubstr("a column divides by it"));
+  // A negative spread flipped a served prediction; an empty name read nothing (a campaign's finds).
+  EXPECT_THAT(
+      problem_of(head + zscore + R"("fitted": {"shift": [0], "scale": [-2.5], "fill": [0]}}]})"),
+      HasSubstr("it is a spread: positive"));
+  EXPECT_THAT(problem_of(head + R"({"name": "", "spec": "numeric", "width": 1}], "width": 1})"),
+              HasSubstr("has no \"name\" string (not empty)"));
   EXPECT_THAT(problem_of(head + R"({"name": "b", "spec": {"type": "bucketize", "quantiles": 2},)" +
                          R"( "fitted": {"boundaries": [2, 1]}}]})"),
               HasSubstr("must increase strictly"));

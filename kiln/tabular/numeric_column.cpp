@@ -135,10 +135,12 @@ class NumericColumn : public FeatureColumn {
     if (!learns()) return;
     auto numbers = [&](const char* key) { return fitted_numbers(fitted, key, path, o_.shape); };
     fitted_ = Fitted{numbers("shift"), numbers("scale"), numbers("fill")};
+    // A standard deviation or a range (or 1): positive; a column divides by it.
     for (double scale : fitted_.scale)
-      if (!std::isfinite(scale) || scale == 0)
+      if (!std::isfinite(scale) || !(scale > 0))
         throw ConfigError(path, "",
-                          "\"scale\" holds " + std::to_string(scale) + "; a column divides by it");
+                          "\"scale\" holds " + std::to_string(scale) +
+                              "; a column divides by it, and it is a spread: positive");
   }
 
   // Clip, then log: the value the statistics and the normalization see.

@@ -81,9 +81,12 @@ class Statement {
   bool null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
   int type(int column) const { return sqlite3_column_type(statement_, column); }
   const char* column_name(int column) const { return sqlite3_column_name(statement_, column); }
+  /// The whole text, NUL bytes included (a C string would end at the first).
   std::string text(int column) const {
     const unsigned char* at = sqlite3_column_text(statement_, column);
-    return at ? reinterpret_cast<const char*>(at) : "";
+    if (!at) return "";
+    return std::string(reinterpret_cast<const char*>(at),
+                       static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
   }
 
  private:
@@ -148,7 +151,11 @@ class CheckedRow {
   }
   std::string text(int column) const {
     expect(column, row_.type(column) == SQLITE_TEXT, "text");
-    return row_.text(column);
+    std::string text = row_.text(column);
+    // kiln writes no NUL; text read as a C string would drop what follows one unseen.
+    if (text.find('\0') != std::string::npos)
+      fail(fmt::format("{} holds a NUL byte at {}", name(column), text.find('\0')));
+    return text;
   }
   Json json(int column) const {
     try {

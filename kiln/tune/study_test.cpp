@@ -179,6 +179,10 @@ TEST(Study, TheParametersAndEachTrialsValuesAreCheckedAgainstTheSpace) {
               HasSubstr("table trial_params: trial 2 has no value of \"o\""));
   EXPECT_THAT(error_after("DELETE FROM trial_params WHERE name = 'm'"),
               HasSubstr("trial 0 has no value of \"m\""));
+  // SQLite keeps text past a NUL, which a C string hides.
+  EXPECT_THAT(
+      error_after("UPDATE trial_params SET value = '0.25' || x'00' || 'junk' WHERE name = 'm'"),
+      HasSubstr("column value holds a NUL byte at 4"));
   EXPECT_THAT(error_after("INSERT INTO trial_params VALUES (1, 'm', '0.5', 0.5)"),
               HasSubstr("trial 1 has a value of the inactive \"m\""));
 }
