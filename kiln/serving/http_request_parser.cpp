@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 namespace kiln::serving {
 namespace {
@@ -306,7 +307,11 @@ HttpRequestParser::Status HttpRequestParser::choose_body() {
   request_.keep_alive = request_.minor_version >= 1
                             ? !(connection && lists(*connection, "close"))
                             : connection && lists(*connection, "keep-alive");
-  const std::string* encoding = request_.header("transfer-encoding");
+  // Repeated field lines are one comma-joined list (RFC 9110 5.3): `chunked` then `gzip` on two
+  // lines is `chunked, gzip`, not `chunked`.
+  std::optional<std::string> encoding;
+  for (const auto& [name, value] : request_.headers)
+    if (name == "transfer-encoding") encoding = encoding ? *encoding + ", " + value : value;
   bool has_length = false;
   for (const auto& [name, value] : request_.headers) {
     if (name != "content-length") continue;

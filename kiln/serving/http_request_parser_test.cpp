@@ -164,6 +164,10 @@ TEST(HttpRequestParser, MalformedRequestsAreRefusedWithTheirStatusAndReason) {
        "the request target holds the byte 0x00"},
       {"GET /v1/models/\x7f HTTP/1.1\r\nHost: k\r\n\r\n", 400, "byte 0x7f"},
       {"GET /v1/models/a%00b HTTP/1.1\r\nHost: k\r\n\r\n", 400, "%00 (a NUL byte)"},
+      // Two field lines are one list: chunked then gzip is not chunked (a smuggling shape).
+      {"POST / HTTP/1.1\r\nHost: k\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: "
+       "gzip\r\n\r\n",
+       501, "Transfer-Encoding \"chunked, gzip\" is not supported"},
   };
   for (const Malformed& bad : cases) {
     HttpRequestParser parser = parsed(bad.text, Status::kFailed);
