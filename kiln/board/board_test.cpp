@@ -213,7 +213,8 @@ TEST_F(Board, NothingOutsideTheRootIsServed) {
 // The report is the page with Chart.js and every run's data inlined: nothing to fetch, and text
 // from the runs cannot end its scripts early.
 TEST_F(Board, TheReportCarriesEverythingInlined) {
-  write(run_ + "/notes.md", "tried </script><b>this</b>\n");
+  // "<!--<script>" (a metric name, an outside campaign's) would keep the data script open.
+  write(run_ + "/notes.md", "tried </script><b>this</b> <!--<script>\n");
   std::string html = report_html(dir_.file("runs"), "/* Chart.js */");
   EXPECT_THAT(html, HasSubstr("<title>kiln report</title>"));
   EXPECT_THAT(html, HasSubstr("<script>/* Chart.js */</script>"));
@@ -222,11 +223,12 @@ TEST_F(Board, TheReportCarriesEverythingInlined) {
   size_t data = html.find("window.KILN_DATA = ");
   ASSERT_NE(data, std::string::npos);
   std::string json = html.substr(data + 19, html.find(";</script>", data) - data - 19);
-  EXPECT_THAT(json, ::testing::Not(HasSubstr("</")));
+  EXPECT_THAT(json, ::testing::Not(HasSubstr("<")));
   Json parsed = Json::parse(json);
   EXPECT_EQ(parsed["runs"]["runs"][0]["run"], "fashion/20261101-100000");
   EXPECT_EQ(parsed["metrics"]["fashion/20261101-100000"]["rows"].size(), 1u);
-  EXPECT_EQ(parsed["texts"]["fashion/20261101-100000"]["notes.md"], "tried </script><b>this</b>\n");
+  EXPECT_EQ(parsed["texts"]["fashion/20261101-100000"]["notes.md"],
+            "tried </script><b>this</b> <!--<script>\n");
   EXPECT_THROW(report_html(dir_.file("runs"), "x = '</script>';"), UsageError);
 }
 

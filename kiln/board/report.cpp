@@ -15,15 +15,13 @@
 namespace kiln::board {
 namespace {
 
-// JSON inside a <script>: "</" would end the script early wherever a string holds it, and
-// "<\/" means the same in JSON.
+// JSON inside a <script>: "</script" would end it early and "<!--" followed by "<script" would
+// keep it open past its end (HTML's escaped script states), wherever a string holds them (a
+// metric's name, a note). '<' appears in JSON only inside strings, where \u003c means the same.
 std::string script_safe_json(const std::string& json) {
   std::string out;
   out.reserve(json.size());
-  for (size_t i = 0; i < json.size(); ++i) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
-  }
+  for (char c : json) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
   return out;
 }
 
