@@ -168,15 +168,6 @@ std::string save_checkpoint(const std::string& checkpoints_dir, const Checkpoint
   return final_dir;
 }
 
-int64_t checkpoint_step(const std::string& dir) {
-  std::string name = fs::path(dir).filename().string();
-  // More than 18 digits is no step kiln wrote (and would overflow stoll).
-  if (name.size() <= 5 || name.size() > 5 + 18 || name.compare(0, 5, "step-") != 0) return -1;
-  for (size_t i = 5; i < name.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
-  return std::stoll(name.substr(5));
-}
-
 std::vector<std::string> checkpoint_directories(const std::string& checkpoints_dir) {
   std::vector<std::pair<int64_t, std::string>> found;
   if (fs::is_directory(checkpoints_dir))

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/engine/train_state.h"
+
 #include "kiln/core/json.h"
 #include "kiln/io/safetensors.h"
 
@@ -56,9 +58,6 @@ void write_pointer(const std::string& checkpoints_dir, const std::string& pointe
 
 /// The step-NNNNNNNNN directories under `checkpoints_dir`, oldest first (temporary ones left out).
 std::vector<std::string> checkpoint_directories(const std::string& checkpoints_dir);
-
-/// The step a checkpoint directory's name gives; -1 when it is not a step-N name.
-int64_t checkpoint_step(const std::string& dir);
 
 /// The verified checkpoint directory `which` names for a run: `last` (checkpoints/latest), `best`
 /// (checkpoints/best, else last) or a path. A pointed-to checkpoint that fails verification is

@@ -51,6 +51,8 @@ TrainState train_state_from_json(const Json& json, const std::string& file);
 /// The train_state.json of a checkpoint folder: IoError naming the file when it cannot be read,
 /// DataError naming it (and the byte offset or key) when it is not JSON or not a train state.
 TrainState read_train_state(const std::string& checkpoint_dir);
+/// The step a checkpoint directory's name gives; -1 when it is not a step-N name.
+int64_t checkpoint_step(const std::string& dir);
 /// The train state in `text`, the content of `file`; DataError as read_train_state.
 TrainState parse_train_state(const std::string& text, const std::string& file);
 

@@ -1,11 +1,13 @@
 // train_state.json: TrainState to JSON and back, every value checked on the way in. Torch-free,
 // so that the fuzz build (tests/fuzz) reads it as a checkpoint load does.
 
+#include <cctype>
+#include <filesystem>
+
 #include "kiln/core/error.h"
 #include "kiln/core/json_number.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
-#include "kiln/engine/checkpoint.h"
 #include "kiln/engine/train_state.h"
 
 namespace kiln::engine {
@@ -160,6 +162,15 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
     s.best = BestValue{required<std::string>(best, "metric", file), number_at(best, "value", file),
                        count_at(best, "step", file, "best.")};
   return s;
+}
+
+int64_t checkpoint_step(const std::string& dir) {
+  std::string name = std::filesystem::path(dir).filename().string();
+  // More than 18 digits is no step kiln wrote (and would overflow stoll).
+  if (name.size() <= 5 || name.size() > 5 + 18 || name.compare(0, 5, "step-") != 0) return -1;
+  for (size_t i = 5; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
+  return std::stoll(name.substr(5));
 }
 
 TrainState read_train_state(const std::string& checkpoint_dir) {

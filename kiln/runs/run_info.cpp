@@ -100,13 +100,14 @@ void read_summary(RunInfo& run) {
   else if (!best.is_null())
     run.problems.push_back("summary.json: \"best\" is not {metric: text, value: number}");
   const Json& final = summary->value("final", Json());
-  if (final.is_object())
-    for (const auto& [tag, value] : final.items())
-      if (value.is_number())
-        run.final[tag] = value.get<double>();
-      else if (!value.is_null() && value != "nan" && value != "inf" && value != "-inf")
-        run.problems.push_back(
-            fmt::format("summary.json: final \"{}\" is {}, not a number", tag, show_value(value)));
+  if (!final.is_object()) return;
+  for (const auto& [tag, value] : final.items()) {
+    if (value.is_number())
+      run.final[tag] = value.get<double>();
+    else if (!value.is_null() && value != "nan" && value != "inf" && value != "-inf")
+      run.problems.push_back(
+          fmt::format("summary.json: final \"{}\" is {}, not a number", tag, show_value(value)));
+  }
 }
 
 // The latest value of each tag from the end of metrics.csv, for runs without a summary.
