@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -136,18 +135,15 @@ void read_metrics_tail(RunInfo& run) {
 }
 
 // A finished run wrote its summary and its metrics; a metrics.csv that is not a regular file (a
-// FIFO, a link to a device) is never read, and said so whether it was needed or not.
-void check_run_files(RunInfo& run) {
-  auto said = [&](const std::string& what) {
-    return std::any_of(run.problems.begin(), run.problems.end(),
-                       [&](const std::string& p) { return p.find(what) != std::string::npos; });
-  };
+// FIFO, a link to a device) is never read, and said so whether it was needed or not. Unless
+// `metrics_read`: reading its tail has said what was wrong with it already.
+void check_run_files(RunInfo& run, bool metrics_read) {
   std::error_code error;
   fs::file_status metrics = fs::status(run.path + "/metrics.csv", error);
-  if (fs::exists(metrics) && !fs::is_regular_file(metrics) && !said(run.path + "/metrics.csv"))
+  if (!metrics_read && fs::exists(metrics) && !fs::is_regular_file(metrics))
     run.problems.push_back("metrics.csv is not a regular file");
   if (run.status != "finished") return;
-  if (!fs::exists(metrics) && !said("metrics.csv is missing"))
+  if (!metrics_read && !fs::exists(metrics))
     run.problems.push_back("metrics.csv is missing, though run.json says finished");
   if (!fs::exists(run.path + "/summary.json", error))
     run.problems.push_back("summary.json is missing, though run.json says finished");
@@ -205,8 +201,9 @@ RunInfo read_run(const std::string& path) {
     run.status = "killed";
   read_config(run);
   read_summary(run);
-  if (run.final.empty() || run.steps < 0) read_metrics_tail(run);
-  check_run_files(run);
+  bool metrics_read = run.final.empty() || run.steps < 0;
+  if (metrics_read) read_metrics_tail(run);
+  check_run_files(run, metrics_read);
   try {
     run.notes = read_text_file_if_any(path + "/notes.md").value_or("");
   } catch (const Error& e) {

@@ -217,7 +217,7 @@ class CategoricalColumn : public FeatureColumn {
 
   void write(const io::Features& example, const io::RecordLocation& where,
              float* out) const override {
-    std::vector<std::string> values = cross_values(example, where);
+    std::vector<std::string> values = categories(example, where);
     if (o_.output != CategoryOutput::kMultiHot && values.size() > 1)
       throw DataError(where.file, where.record, where.offset,
                       "feature \"" + feature_ + "\" has " + std::to_string(values.size()) +
@@ -238,16 +238,21 @@ class CategoricalColumn : public FeatureColumn {
   }
 
   bool crossable() const override { return true; }
-  // The record's categories, or the one that fills a gap.
   std::vector<std::string> cross_values(const io::Features& example,
                                         const io::RecordLocation& where) const override {
+    return categories(example, where);
+  }
+
+ private:
+  // The record's categories, or the one that fills a gap.
+  std::vector<std::string> categories(const io::Features& example,
+                                      const io::RecordLocation& where) const {
     if (const io::Feature* feature = find_feature(example, feature_))
       return category_values(*feature, feature_, where);
     if (!fill_.empty()) return {fill_};
     return {};
   }
 
- private:
   int64_t buckets() const {
     return o_.hash_buckets > 0 ? o_.hash_buckets : int64_t(words_.size()) + o_.num_oov_buckets;
   }
