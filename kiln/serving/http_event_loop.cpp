@@ -460,7 +460,10 @@ void HttpEventLoop::State::deliver_answers() {
       }
       Connection& connection = *found->second;
       connection.with_handler = false;
-      bool keep_alive = connection.keep_alive && !stop_asked && !connection.sender_done;
+      // A client that has stopped sending may have sent more requests behind this one: the
+      // close goes with the answer to its last.
+      bool last_of_sender = connection.sender_done && connection.in.empty();
+      bool keep_alive = connection.keep_alive && !stop_asked && !last_of_sender;
       bool open =
           this->answer(connection, answer.status, answer.content_type, answer.body, keep_alive);
       answer.hold.reset();

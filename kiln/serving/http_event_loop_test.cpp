@@ -121,6 +121,23 @@ TEST_F(EventLoop, AClientThatHasStoppedSendingGetsTheAnswerToItsRequest) {
   EXPECT_TRUE(client.closed_by_server());
 }
 
+// `printf 'GET /a ...GET /b ...GET /c ...' | nc -N`: every request sent whole is answered, the
+// last one with the close.
+TEST_F(EventLoop, PipelinedRequestsOfAClientThatHasStoppedSendingAreAllAnswered) {
+  start();
+  RawConnection client(port_);
+  client.send_text(
+      "GET /a HTTP/1.1\r\nHost: k\r\n\r\nGET /b HTTP/1.1\r\nHost: k\r\n\r\n"
+      "GET /c HTTP/1.1\r\nHost: k\r\n\r\n");
+  client.finish_sending();
+  EXPECT_THAT(client.read_response(), EndsWith("GET /a "));
+  EXPECT_THAT(client.read_response(), EndsWith("GET /b "));
+  std::string last = client.read_response();
+  EXPECT_THAT(last, HasSubstr("Connection: close\r\n"));
+  EXPECT_THAT(last, EndsWith("GET /c "));
+  EXPECT_TRUE(client.closed_by_server());
+}
+
 // No client is left to tell; the server's log says what came of the request.
 TEST_F(EventLoop, ABodyCutShortByACloseIsLogged) {
   start();
