@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
@@ -268,6 +269,14 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
           "model.yaml", "is declared int64 [-1, 2, 5]");
   refused(edited_yaml("four_labels", [&](Json& y) { y["labels"].push_back("emu"); }), "model.yaml",
           "output classes picks from 3 classes, but `labels` names 4");
+  // Weights of inf answered NaN to every request, with exit 0.
+  std::string infinite = damaged("infinite_weights");
+  NamedTensors weights = read_tensor_file(infinite + "/model.safetensors");
+  weights.begin()->second.fill_(std::numeric_limits<float>::infinity());
+  rewrite(infinite, "model.safetensors", serialize_tensors(weights));
+  refused(infinite, "model.safetensors", "values that are not finite (inf or NaN)");
+  refused(edited_yaml("repeated_label", [&](Json& y) { y["labels"][1] = y["labels"][0]; }),
+          "model.yaml", "names the class");
   // The reader predict reads files with is read as predict will read it (a campaign's find: a
   // list of features given as a number was taken for none).
   refused(edited_yaml("reader_key", [&](Json& y) { y["reader"]["imagez"] = "x.gz"; }), "model.yaml",

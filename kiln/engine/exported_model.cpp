@@ -11,6 +11,7 @@
 #include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/export.h"
+#include "kiln/engine/open_model.h"
 #include "kiln/engine/signatures.h"
 #include "kiln/models/fold_batch_norms.h"
 #include "kiln/models/onednn_convolutions.h"
@@ -98,6 +99,10 @@ std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
     if (!label.is_string()) refuse(file, "`labels` is a list of class names");
     labels.push_back(label.get<std::string>());
   }
+  // Two classes of one name would answer `classes` that cannot be told apart.
+  std::string repeated = repeated_label(labels);
+  if (!repeated.empty())
+    refuse(file, fmt::format("`labels` names the class \"{}\" twice", repeated));
   return labels;
 }
 
@@ -201,7 +206,12 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
       refuse(weights, fmt::format("\"{}\" is {} (the model has a {} tensor of that name)", name,
                                   found == tensors.end() ? "missing" : "of another shape",
                                   fmt::join(tensor.sizes(), "x")));
-    tensor.copy_(found->second);
+    // A weight of inf or NaN answers NaN to every request; training never saves one.
+    const torch::Tensor& read = found->second;
+    if (read.is_floating_point() && !torch::isfinite(read).all().item<bool>())
+      refuse(weights, fmt::format("\"{}\" holds {} values that are not finite (inf or NaN)", name,
+                                  (~torch::isfinite(read)).sum().item<int64_t>()));
+    tensor.copy_(read);
   }
   if (tensors.size() != state.size()) refuse(weights, "holds tensors the model does not have");
   loaded->model_->to(device);

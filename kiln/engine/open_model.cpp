@@ -1,6 +1,7 @@
 #include "kiln/engine/open_model.h"
 
 #include <filesystem>
+#include <set>
 
 #include "kiln/core/config.h"
 #include "kiln/core/json_text.h"
@@ -120,7 +121,18 @@ std::vector<std::string> parse_labels(const Json& json, const std::string& file)
     throw DataError(file, -1, -1,
                     "inputs.json: labels is a list of names, not " + show_value(list));
   for (const Json& label : list) labels.push_back(label.get<std::string>());
+  std::string repeated = repeated_label(labels);
+  if (!repeated.empty())
+    throw DataError(file, -1, -1,
+                    fmt::format("inputs.json: labels names the class \"{}\" twice", repeated));
   return labels;
+}
+
+std::string repeated_label(const std::vector<std::string>& labels) {
+  std::set<std::string> seen;
+  for (const std::string& label : labels)
+    if (!seen.insert(label).second) return label;
+  return "";
 }
 
 std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file) {

@@ -39,6 +39,8 @@ Json inputs_json(const std::vector<ModelInput>& inputs,
 std::vector<ModelInput> parse_inputs(const Json& json, const std::string& file);
 /// Its labels; none when it has none, a DataError naming `file` when they are not names.
 std::vector<std::string> parse_labels(const Json& json, const std::string& file);
+/// The first class name `labels` holds twice, or "" when each is there once.
+std::string repeated_label(const std::vector<std::string>& labels);
 
 struct OpenedModel {
   std::shared_ptr<models::Model> model;  // in eval mode, on the device asked for

@@ -138,6 +138,14 @@ TEST(OpenModel, TheTrainingDataLabelsComeAlongAndMalformedOnesAreNamed) {
     EXPECT_EQ(e.file(), run + "/inputs.json");
     EXPECT_THAT(e.what(), HasSubstr("labels is a list of names"));
   }
+  write_file_atomic(run + "/inputs.json",
+                    R"({"inputs": [{"shape": [2, 5]}], "labels": ["no", "yes", "no"]})");
+  try {
+    open_model(run, "last", torch::kCPU);
+    FAIL() << "opened";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("labels names the class \"no\" twice"));
+  }
 }
 
 }  // namespace open_model_test
