@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
@@ -15,6 +19,79 @@ std::string line_and_column(const std::string& text, size_t at) {
   size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
   size_t column = line_start == std::string::npos ? at + 1 : at - line_start;
   return fmt::format("line {}, column {}", line, column);
+}
+
+// Builds the tree as nlohmann's own parser does, refusing an object that holds a key twice:
+// nlohmann keeps the last value, other readers the first (RapidJSON, which TF Serving uses), so
+// the text meant one thing to its writer and may mean another here. (nlohmann's parse callback
+// could do the same at eight times the parse's cost; these events cost a few percent.)
+class RepeatedKeyRefusingParser {
+ public:
+  using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
+  explicit RepeatedKeyRefusingParser(Json& result) : dom_(result) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool value) { return dom_.boolean(value); }
+  bool number_integer(Json::number_integer_t value) { return dom_.number_integer(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return dom_.number_unsigned(value); }
+  bool number_float(Json::number_float_t value, const std::string& text) {
+    return dom_.number_float(value, text);
+  }
+  bool string(std::string& value) { return dom_.string(value); }
+  bool binary(Json::binary_t& value) { return dom_.binary(value); }
+  bool start_array(size_t length) { return dom_.start_array(length); }
+  bool end_array() { return dom_.end_array(); }
+  bool start_object(size_t length) {
+    objects_.push_back({keys_.size(), nullptr});
+    return dom_.start_object(length);
+  }
+  bool key(std::string& name) {
+    if (!first_time(name))
+      throw JsonTextError(fmt::format("an object holds the key \"{}\" twice", name), -1);
+    return dom_.key(name);
+  }
+  bool end_object() {
+    keys_.resize(objects_.back().first_key);
+    objects_.pop_back();
+    return dom_.end_object();
+  }
+  template <class Exception>
+  bool parse_error(size_t position, const std::string& token, const Exception& error) {
+    return dom_.parse_error(position, token, error);  // throws it
+  }
+
+ private:
+  // An object's keys are searched one by one while they are few, and hashed beyond: a request of
+  // one object with a million keys must not take a million squared comparisons.
+  static constexpr size_t kKeysSearchedInOrder = 16;
+  struct OpenObject {
+    size_t first_key;  // in keys_
+    std::unique_ptr<std::unordered_set<std::string>> hashed;
+  };
+  bool first_time(const std::string& name) {
+    OpenObject& object = objects_.back();
+    if (object.hashed) return object.hashed->insert(name).second;
+    auto begin = keys_.begin() + static_cast<std::ptrdiff_t>(object.first_key);
+    if (std::find(begin, keys_.end(), name) != keys_.end()) return false;
+    if (keys_.size() - object.first_key < kKeysSearchedInOrder) {
+      keys_.push_back(name);
+      return true;
+    }
+    object.hashed = std::make_unique<std::unordered_set<std::string>>(begin, keys_.end());
+    keys_.resize(object.first_key);
+    return object.hashed->insert(name).second;
+  }
+
+  Dom dom_;
+  std::vector<std::string> keys_;  // of the open objects searched in order, outermost first
+  std::vector<OpenObject> objects_;
+};
+
+Json parse_refusing_repeated_keys(const std::string& text) {
+  Json result;
+  RepeatedKeyRefusingParser parser(result);
+  Json::sax_parse(text, &parser);
+  return result;
 }
 
 }  // namespace
@@ -55,7 +132,7 @@ Json parse_json_text(const std::string& text, size_t max_depth) {
                                     line_and_column(text, deep), deep),
                         static_cast<int64_t>(deep));
   try {
-    return Json::parse(text);
+    return parse_refusing_repeated_keys(text);
   } catch (const Json::parse_error& e) {
     throw JsonTextError(e.what(), static_cast<int64_t>(e.byte) - 1);
   } catch (const Json::exception& e) {  // out_of_range: a number past a double's range (1e400)

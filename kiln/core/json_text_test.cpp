@@ -1,5 +1,6 @@
 #include "kiln/core/json_text.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -77,6 +78,24 @@ TEST(JsonText, ANulByteIsRefusedWhereverItIs) {
               HasSubstr("a NUL byte at line 1, column 9 (byte 8)"));
   EXPECT_THAT(error_of("[\"a\0b\"]"s), HasSubstr("NUL byte"));
   EXPECT_EQ(error_of("[\"a\\u0000b\"]"), "no error");
+}
+
+// Readers disagree on which of two values of one key counts; kiln takes neither.
+TEST(JsonText, AKeyTwiceInOneObjectIsRefusedAndTheSameKeyInTwoObjectsIsNot) {
+  try {
+    parse_json_text(R"({"format": "bogus", "n": {"format": 1}, "format": "kiln"})");
+    FAIL() << "parsed";
+  } catch (const JsonTextError& e) {
+    EXPECT_STREQ(e.what(), "an object holds the key \"format\" twice");
+  }
+  Json parsed = parse_json_text(R"([{"a": 1, "b": {"a": 2}}, {"a": 3}])");
+  EXPECT_EQ(parsed[1]["a"], 3);
+  EXPECT_EQ(parsed[0]["b"]["a"], 2);
+  // Past a few keys an object's keys are hashed; objects inside it keep their own.
+  std::string wide = "{";
+  for (int i = 0; i < 40; ++i) wide += fmt::format("\"k{}\": {{\"k{}\": {}}}, ", i, i, i);
+  EXPECT_EQ(parse_json_text(wide + "\"end\": 0}").size(), 41u);
+  EXPECT_THROW(parse_json_text(wide + "\"k7\": 0}"), JsonTextError);
 }
 
 TEST(JsonText, AFileNamesItselfAndTheOffset) {

@@ -147,6 +147,9 @@ TEST(PredictRequest, MalformedBodiesAreRefusedSayingWhy) {
               HasSubstr("'signature_name' key must be a string value"));
   EXPECT_THAT(error_of(R"({"instances": {"image": 1}})", kImage), HasSubstr("must be a list"));
   EXPECT_THAT(error_of(R"({"instances": []})", kImage), HasSubstr("empty"));
+  // TF Serving's parser takes the first of two, nlohmann's the last: neither is sure.
+  EXPECT_THAT(error_of(R"({"instances": [[1]], "instances": [[2]]})", kImage),
+              HasSubstr("an object holds the key \"instances\" twice"));
   // 60 KB nested 30,000 deep: refused before anything recurses over it.
   EXPECT_THAT(error_of("{\"instances\": " + std::string(30000, '[') + std::string(30000, ']') + "}",
                        kImage),
