@@ -256,6 +256,22 @@ Study Study::create(const std::string& path, const StudyInfo& info, const Search
   return study;
 }
 
+namespace {
+
+// The metric and mode the study ranks trials by are those its config's tune section gives, as
+// the study was created with them: a resumed study reads the config.
+void check_metric(const StudyInfo& info) {
+  const Json& tune = info.config["tune"];
+  std::string mode = info.maximize ? "max" : "min";
+  if (tune.value("metric", Json()) != Json(info.metric) || tune.value("mode", Json()) != Json(mode))
+    throw Error(fmt::format(
+        "table study: metric \"{}\", mode {} are not the config's tune.metric {}, tune.mode {}",
+        info.metric, mode, show_value(tune.value("metric", Json())),
+        show_value(tune.value("mode", Json()))));
+}
+
+}  // namespace
+
 Study Study::open(const std::string& path, double busy_seconds) {
   if (!std::filesystem::exists(path)) throw Error(fmt::format("no study database at {}", path));
   Study study(path, connect(path, SQLITE_OPEN_READWRITE, busy_seconds));
@@ -268,6 +284,14 @@ Study Study::open(const std::string& path, double busy_seconds) {
     if (version.integer(0) != kSchemaVersion)
       throw Error(fmt::format("its schema version is {}, this kiln reads {}", version.integer(0),
                               kSchemaVersion));
+    // A trigger runs its own statements inside kiln's writes (one that deletes every trial's
+    // values as a trial is added): kiln's schema has none, and no view either.
+    Statement extra(study.db_.get(), path,
+                    "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')");
+    if (extra.step())
+      throw Error(fmt::format("it holds a {} \"{}\", which kiln's schema does not have",
+                              extra.text(0), extra.text(1)));
+    check_metric(study.info());
     // The config's space is what the samplers draw from; the parameters table what the trials'
     // values were checked against: they must be one space.
     Json config_space = OptionTraits<SearchSpace>::write(

@@ -28,7 +28,11 @@ SearchSpace space() {
 }
 
 StudyInfo info() {
-  Json config = {{"seed", 3}, {"tune", {{"space", OptionTraits<SearchSpace>::write(space())}}}};
+  Json config = {{"seed", 3},
+                 {"tune",
+                  {{"space", OptionTraits<SearchSpace>::write(space())},
+                   {"metric", "val/accuracy"},
+                   {"mode", "max"}}}};
   return {"s1", "val/accuracy", true, config, "2026-11-26T23:00:00Z"};
 }
 
@@ -202,6 +206,26 @@ TEST(Study, ADamagedStudyRowIsNamedWhenTheStudyIsOpened) {
   edit(path, "UPDATE study SET config = '" + info().config.dump() + "', name = x'ff00'");
   EXPECT_THAT(error_of([&] { Study::open(path); }),
               HasSubstr("table study, rowid 1: column name holds bytes where text goes"));
+}
+
+// Campaign finds: each was opened and used as if nothing had changed.
+TEST(Study, ATriggerAViewOrAMetricTheConfigDoesNotRankByIsRefused) {
+  testing::TempDir dir;
+  std::string path = two_trials(dir, "study.db");
+  edit(path, "UPDATE study SET metric = 'val/loss'");
+  EXPECT_THAT(error_of([&] { Study::open(path); }),
+              HasSubstr("table study: metric \"val/loss\", mode max are not the config's "
+                        "tune.metric \"val/accuracy\", tune.mode \"max\""));
+  edit(path, "UPDATE study SET metric = 'val/accuracy', mode = 'min'");
+  EXPECT_THAT(error_of([&] { Study::open(path); }), HasSubstr("mode min are not"));
+  edit(path, "UPDATE study SET mode = 'max'");
+  Study::open(path);
+  edit(path, "CREATE TRIGGER wipe AFTER INSERT ON trials BEGIN DELETE FROM trial_params; END");
+  EXPECT_THAT(error_of([&] { Study::open(path); }),
+              AllOf(HasSubstr(path), HasSubstr("it holds a trigger \"wipe\", which kiln's "
+                                               "schema does not have")));
+  edit(path, "DROP TRIGGER wipe; CREATE VIEW best AS SELECT * FROM trials");
+  EXPECT_THAT(error_of([&] { Study::open(path); }), HasSubstr("a view \"best\""));
 }
 
 TEST(Study, APrunedTrialCountsWithItsLastReportedValue) {
