@@ -186,6 +186,23 @@ std::optional<double> parse_iso_time(const std::string& text) {
   return static_cast<double>(timegm(&parts));
 }
 
+namespace {
+
+// A run.json that says running, of a run whose lock no process holds, belongs to a run that
+// ended without saying so: killed (SIGKILL, out of memory) or its machine went down. The kernel
+// lets go of a lock however its holder ends. A holder on another machine may hold a lock that
+// does not reach this one (a filesystem without shared locks): its heartbeat tells instead. (A
+// run from before run folders had a lock cannot be told apart, and keeps what it says.)
+bool holder_has_gone(const std::string& run) {
+  std::optional<LockRecord> lock = FolderLock::record(run);
+  if (!lock || FolderLock::holder(run)) return false;
+  bool elsewhere = !lock->host.empty() && lock->host != this_host();
+  return !elsewhere ||
+         std::chrono::system_clock::now() - lock->beat > FolderLock::kPresumedDeadAfter;
+}
+
+}  // namespace
+
 RunInfo read_run(const std::string& path) {
   RunInfo run;
   run.path = path;
@@ -193,12 +210,7 @@ RunInfo read_run(const std::string& path) {
   run.id = folder.filename().string();
   run.name = folder.parent_path().filename().string();
   read_record(run);
-  // A run.json that says running, of a run whose lock no process holds, belongs to a run that
-  // ended without saying so: killed (SIGKILL, out of memory) or its machine went down. The
-  // kernel lets go of a lock however its holder ends. (A run from before run folders had a lock
-  // cannot be told apart, and keeps what it says.)
-  if (run.status == "running" && fs::exists(folder / "lock") && !FolderLock::holder(path))
-    run.status = "killed";
+  if (run.status == "running" && holder_has_gone(path)) run.status = "killed";
   read_config(run);
   read_summary(run);
   bool metrics_read = run.final.empty() || run.steps < 0;

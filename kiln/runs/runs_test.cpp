@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
@@ -152,6 +153,41 @@ TEST_F(RunsTree, ARunWhoseLockNoProcessHoldsWasKilled) {
     EXPECT_EQ(read_run(running_).status, "running");
   }
   EXPECT_EQ(read_run(finished_).status, "finished") << "only a run that says running";
+}
+
+// A run trained on another machine, over a filesystem that does not carry its lock here: its
+// heartbeat (the lock file's time) says whether it still runs.
+TEST_F(RunsTree, ARunOfAnotherMachineIsKilledWhenItsHeartbeatStops) {
+  auto beat_ago = [&](std::chrono::seconds age) {
+    fs::last_write_time(running_ + "/lock", fs::file_time_type::clock::now() - age);
+  };
+  write(running_ + "/lock", "12345 another-machine-" + this_host() + "\n");
+  beat_ago(std::chrono::seconds(20));
+  EXPECT_EQ(read_run(running_).status, "running");
+  beat_ago(FolderLock::kPresumedDeadAfter + std::chrono::seconds(5));
+  EXPECT_EQ(read_run(running_).status, "killed");
+  // On its own machine the lock alone tells, however fresh the beat.
+  write(running_ + "/lock", "12345 " + this_host() + "\n");
+  EXPECT_EQ(read_run(running_).status, "killed");
+}
+
+TEST(FolderLockTest, TheHolderBeatsAndIsNamedWithItsHost) {
+  testing::TempDir dir;
+  FolderLock held(dir.path(), "busy", std::chrono::milliseconds(1));
+  std::string lock = dir.path() + "/lock";
+  auto long_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(lock, long_ago);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (fs::last_write_time(lock) == long_ago && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  EXPECT_GT(fs::last_write_time(lock), long_ago) << "no beat";
+  EXPECT_EQ(FolderLock::holder(dir.path()), std::to_string(::getpid()) + " on " + this_host());
+  try {
+    FolderLock second(dir.path(), "busy");
+    FAIL() << "locked twice";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("(pid " + std::to_string(::getpid()) + " on " + this_host()));
+  }
 }
 
 TEST_F(RunsTree, MissingFilesAreProblemsToo) {
