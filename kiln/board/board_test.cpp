@@ -100,7 +100,8 @@ TEST_F(Board, ListsTheRunsWithTheFiltersOfKilnRuns) {
 // problem, none reached through a link out of the root; the report carries them too.
 TEST_F(Board, ListsTheStudiesUnderTheRootWithTheirTrials) {
   Json config = parse_config_text(
-      "tune:\n  space:\n    optimizer.lr: {type: loguniform, low: 1.0e-4, high: 1}\n"
+      "tune:\n  metric: val/accuracy\n  mode: max\n  space:\n"
+      "    optimizer.lr: {type: loguniform, low: 1.0e-4, high: 1}\n"
       "    kind: {type: choice, values: [a, b]}\n",
       "t.yaml", false);
   tune::SearchSpace space =

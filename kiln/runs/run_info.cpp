@@ -3,17 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 
 namespace kiln::runs {
@@ -24,6 +27,26 @@ namespace fs = std::filesystem;
 // The last part of metrics.csv is enough for the latest values: a long run's file is not read
 // whole, so listing stays fast however long runs trained.
 constexpr std::streamoff kMetricsTail = 64 * 1024;
+constexpr std::string_view kMetricsHeader = "step,epoch,split,metric,value,wall_time";
+
+// A cell as the writer formats a number ({:g}: no hexadecimal, no spaces, nan and inf as words).
+double number_cell(const std::string& cell, const char* column) {
+  double value = 0;
+  auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (cell.empty() || error != std::errc() || end != cell.data() + cell.size())
+    throw std::invalid_argument(
+        fmt::format("{} \"{}\" is not a number", column, cell.substr(0, 40)));
+  return value;
+}
+
+int64_t whole_cell(const std::string& cell, const char* column) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (cell.empty() || error != std::errc() || end != cell.data() + cell.size() || value < 0)
+    throw std::invalid_argument(
+        fmt::format("{} \"{}\" is not a whole number >= 0", column, cell.substr(0, 40)));
+  return value;
+}
 
 void flatten(const Json& node, const std::string& path, std::map<std::string, Json>& out) {
   if (node.is_object() && !node.empty()) {
@@ -78,6 +101,13 @@ void read_record(RunInfo& run) {
   run.end_time = text_field(run, *record, "run.json", "end_time");
   std::optional<double> start = parse_iso_time(run.start_time), end = parse_iso_time(run.end_time);
   if (start && end) run.duration_s = *end - *start;
+  for (const auto& [key, text, time] :
+       {std::tuple("start_time", run.start_time, start), std::tuple("end_time", run.end_time, end)})
+    if (!text.empty() && !time)
+      run.problems.push_back(
+          fmt::format("run.json: \"{}\" is {}, not a UTC time as "
+                      "2026-11-28T07:40:56Z",
+                      key, show_value(Json(text))));
 }
 
 void read_summary(RunInfo& run) {
@@ -99,6 +129,8 @@ void read_summary(RunInfo& run) {
   else if (!best.is_null())
     run.problems.push_back("summary.json: \"best\" is not {metric: text, value: number}");
   const Json& final = summary->value("final", Json());
+  if (!final.is_object() && !final.is_null())
+    run.problems.push_back("summary.json: \"final\" is not {tag: number}");
   if (!final.is_object()) return;
   for (const auto& [tag, value] : final.items()) {
     if (value.is_number())
@@ -109,43 +141,64 @@ void read_summary(RunInfo& run) {
   }
 }
 
-// The latest value of each tag from the end of metrics.csv, for runs without a summary.
-void read_metrics_tail(RunInfo& run) {
+// The first line of metrics.csv, which `tail` holds when it starts at the file's start.
+std::string metrics_header(const std::string& path, const FilePart& tail) {
+  std::string start =
+      tail.from == 0 ? tail.bytes : read_file_part(path, 0, kMetricsHeader.size() + 1)->bytes;
+  return start.substr(0, start.find('\n'));
+}
+
+// metrics.csv, checked as far as it is read: its header and each row of its last part (a long
+// run's file is not read whole, so listing stays fast however long runs trained). With
+// `take_values` (runs without a summary) the latest value of each tag and the last step.
+void read_metrics(RunInfo& run, bool take_values) {
+  std::string path = run.path + "/metrics.csv";
   std::optional<FilePart> tail;
   try {
-    tail = read_file_part(run.path + "/metrics.csv", -kMetricsTail);
+    tail = read_file_part(path, -kMetricsTail);
   } catch (const Error& e) {  // a FIFO, a device: never waited on, never read
     return run.problems.push_back(e.what());
   }
-  if (!tail) return run.problems.push_back("metrics.csv is missing");
-  std::istringstream in(tail->bytes);
-  std::string line;
-  if (tail->from > 0) std::getline(in, line);  // a partial first line
-  while (std::getline(in, line)) {
+  if (!tail)
+    return run.problems.push_back(take_values ? "metrics.csv is missing"
+                                              : "metrics.csv is missing, though run.json says " +
+                                                    run.status);
+  std::string header = metrics_header(path, *tail);
+  if (header != kMetricsHeader)
+    return run.problems.push_back(fmt::format("metrics.csv: its header is {}, not {}",
+                                              show_value(Json(header.substr(0, 80))),
+                                              kMetricsHeader));
+  const std::string& text = tail->bytes;
+  size_t whole = text.rfind('\n') + 1;  // 0 without a newline
+  // A run still training may be writing its last row; one that ended wrote each row whole.
+  if (whole < text.size() && run.status != "running" && run.status != "killed")
+    run.problems.push_back("metrics.csv ends in a row cut short");
+  size_t at = tail->from > 0 ? text.find('\n') + 1 : 0;  // past a partial first line
+  int64_t rows = 0;
+  while (at < whole) {
+    size_t end = text.find('\n', at);
     try {
-      std::optional<MetricsRow> row = parse_metrics_row(line);
-      if (!row) continue;  // the header, or a row cut short
-      run.steps = std::max(run.steps, row->step);
-      run.final[row->tag] = row->value;
-    } catch (const std::exception&) {
-      run.problems.push_back("metrics.csv has a row that is not numbers: " + line.substr(0, 80));
-      return;
+      std::optional<MetricsRow> row = parse_metrics_row(text.substr(at, end - at));
+      rows += row ? 1 : 0;
+      if (row && take_values) {
+        run.steps = std::max(run.steps, row->step);
+        run.final[row->tag] = row->value;
+      }
+    } catch (const std::invalid_argument& e) {
+      return run.problems.push_back(
+          fmt::format("metrics.csv, byte {}: {}", tail->from + int64_t(at), e.what()));
     }
+    at = end + 1;
   }
+  if (rows == 0 && run.status == "finished" && run.steps > 0)
+    run.problems.push_back(
+        fmt::format("metrics.csv holds no rows, though summary.json counts {} steps", run.steps));
 }
 
-// A finished run wrote its summary and its metrics; a metrics.csv that is not a regular file (a
-// FIFO, a link to a device) is never read, and said so whether it was needed or not. Unless
-// `metrics_read`: reading its tail has said what was wrong with it already.
-void check_run_files(RunInfo& run, bool metrics_read) {
+// A finished run wrote its summary.
+void check_summary_written(RunInfo& run) {
   std::error_code error;
-  fs::file_status metrics = fs::status(run.path + "/metrics.csv", error);
-  if (!metrics_read && fs::exists(metrics) && !fs::is_regular_file(metrics))
-    run.problems.push_back("metrics.csv is not a regular file");
-  if (run.status != "finished") return;
-  if (!metrics_read && !fs::exists(metrics))
-    run.problems.push_back("metrics.csv is missing, though run.json says finished");
-  if (!fs::exists(run.path + "/summary.json", error))
+  if (run.status == "finished" && !fs::exists(run.path + "/summary.json", error))
     run.problems.push_back("summary.json is missing, though run.json says finished");
 }
 
@@ -154,6 +207,13 @@ void read_config(RunInfo& run) {
   if (!fs::exists(file)) return run.problems.push_back("config.yaml is missing");
   try {
     Json config = load_config_file(file);
+    // kiln writes a mapping and a final newline: a file cut short may still be YAML, but
+    // seldom that.
+    std::optional<FilePart> end = read_file_part(file, -1);
+    if (!end || end->bytes != "\n" || !config.is_object() || config.empty())
+      run.problems.push_back(
+          "config.yaml is not a whole config as kiln writes it (empty, or cut short?)");
+    if (!config.is_object()) return;
     if (config.contains("name") && config["name"].is_string())
       run.name = config["name"].get<std::string>();
     flatten(config, "", run.hparams);
@@ -170,12 +230,22 @@ bool is_run_folder(const fs::path& dir) {
 }  // namespace
 
 std::optional<MetricsRow> parse_metrics_row(const std::string& line) {
+  if (line == kMetricsHeader) return std::nullopt;
   std::vector<std::string> cells;
   std::istringstream fields(line);
   for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-  if (cells.size() != 6 || cells[0] == "step") return std::nullopt;
-  return MetricsRow{std::stoll(cells[0]), std::stod(cells[1]), cells[2] + "/" + cells[3],
-                    std::stod(cells[4]), std::stod(cells[5])};
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  if (cells.size() != 6)
+    throw std::invalid_argument(fmt::format("a row of {} cells, not 6", cells.size()));
+  for (size_t i : {size_t(2), size_t(3)})
+    if (!is_valid_utf8(cells[i]) || std::any_of(cells[i].begin(), cells[i].end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        }))
+      throw std::invalid_argument("a split or metric name that is not UTF-8 text");
+  if (cells[3].empty()) throw std::invalid_argument("a row without its metric's name");
+  return MetricsRow{whole_cell(cells[0], "step"), number_cell(cells[1], "epoch"),
+                    cells[2] + "/" + cells[3], number_cell(cells[4], "value"),
+                    number_cell(cells[5], "wall_time")};
 }
 
 std::optional<double> parse_iso_time(const std::string& text) {
@@ -213,9 +283,8 @@ RunInfo read_run(const std::string& path) {
   if (run.status == "running" && holder_has_gone(path)) run.status = "killed";
   read_config(run);
   read_summary(run);
-  bool metrics_read = run.final.empty() || run.steps < 0;
-  if (metrics_read) read_metrics_tail(run);
-  check_run_files(run, metrics_read);
+  read_metrics(run, run.final.empty() || run.steps < 0);
+  check_summary_written(run);
   try {
     run.notes = read_text_file_if_any(path + "/notes.md").value_or("");
   } catch (const Error& e) {

@@ -46,8 +46,9 @@ struct MetricsRow {
   double value = 0, wall_time = 0;
 };
 
-/// The row `line` holds; nothing for the header or a row cut short (not six cells). Throws
-/// std::invalid_argument or std::out_of_range for a cell that should be a number and is not.
+/// The row `line` holds; nothing for the header. Throws std::invalid_argument saying what is
+/// wrong with any other line that is not a row as kiln writes them (six cells, a whole step,
+/// numbers as {:g} writes them, UTF-8 names without control characters).
 std::optional<MetricsRow> parse_metrics_row(const std::string& line);
 
 /// Reads one run folder; never throws for damaged files (see `problems`).

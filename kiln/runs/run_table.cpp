@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kiln/core/json_text.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/core/text_table.h"
 #include "kiln/runs/run_query.h"
 
@@ -86,7 +87,7 @@ std::string runs_table(const std::vector<RunInfo>& runs) {
   std::string out = aligned_columns(rows);
   for (const RunInfo& run : runs)
     for (const std::string& problem : run.problems)
-      out += fmt::format("(!) {}: {}\n", run.path, problem);
+      out += fmt::format("(!) {}: {}\n", terminal_text(run.path), terminal_text(problem));
   return out;
 }
 

@@ -2,6 +2,7 @@
 // damaged one (run.json cut short, config.yaml not YAML, a metrics row cut short) and a folder
 // that is not a run. Damage is listed with the run, never stops the listing.
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
+#include "kiln/core/text_file.h"
 #include "kiln/runs/run_info.h"
 #include "kiln/runs/run_notes.h"
 #include "kiln/runs/run_query.h"
@@ -21,11 +23,17 @@
 namespace kiln::runs {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
 constexpr const char* kHeader = "step,epoch,split,metric,value,wall_time\n";
+// The start of every config.yaml kiln writes (a run's differs in its optimizer).
+constexpr const char* kConfigStart =
+    "version: 1\nname: fashion\ndata: {batch_size: 32}\nmodel: {type: mlp}\ntrain: {max: 1 "
+    "epochs}\n";
 
 class RunsTree : public ::testing::Test {
  protected:
@@ -33,7 +41,7 @@ class RunsTree : public ::testing::Test {
     finished_ = make("fashion/20261101-100000",
                      R"({"status": "finished", "start_time": "2026-11-01T10:00:00Z",
                          "end_time": "2026-11-01T11:02:03Z"})",
-                     "name: fashion\noptimizer: {type: sgd, lr: 0.1}\ndata: {batch_size: 32}\n",
+                     std::string(kConfigStart) + "optimizer: {type: sgd, lr: 0.1}\n",
                      std::string(kHeader) + "100,1,train,loss,0.5,1\n100,1,val,accuracy,0.91,1\n");
     write(finished_ + "/summary.json",
           R"({"final": {"val/accuracy": 0.91, "val/loss": 0.3, "train/loss": 0.5,
@@ -41,7 +49,7 @@ class RunsTree : public ::testing::Test {
               "value": 0.92, "step": 80}, "steps": 100})");
     running_ = make("fashion/20261102-100000",
                     R"({"status": "running", "start_time": "2026-11-02T10:00:00Z"})",
-                    "name: fashion\noptimizer: {type: sgd, lr: 0.01}\ndata: {batch_size: 32}\n",
+                    std::string(kConfigStart) + "optimizer: {type: sgd, lr: 0.01}\n",
                     std::string(kHeader) + "10,0.1,train,loss,2.0,1\n20,0.2,train,loss,1.5,1\n" +
                         "20,0.2,val,accuracy,0.7,1\n");
     damaged_ = make("mnist/20261103-100000", R"({"status": "fin)", "name: [unclosed\n",
@@ -114,9 +122,10 @@ TEST_F(RunsTree, ADamagedRunIsListedWithItsProblemsNamingTheFiles) {
   EXPECT_EQ(run.name, "mnist") << "from the parent folder, as config.yaml cannot be read";
   EXPECT_EQ(run.status, "");
   EXPECT_EQ(run.steps, 5) << "the row cut short is left out";
-  ASSERT_EQ(run.problems.size(), 2u);
+  ASSERT_EQ(run.problems.size(), 3u);
   EXPECT_THAT(run.problems[0], HasSubstr("run.json is not a JSON object"));
   EXPECT_THAT(run.problems[1], HasSubstr("config.yaml"));
+  EXPECT_EQ(run.problems[2], "metrics.csv ends in a row cut short");
   std::string table = runs_table(all());
   EXPECT_THAT(table, HasSubstr("damaged (!)"));
   EXPECT_THAT(table, HasSubstr("(!) " + damaged_ + ": run.json is not a JSON object"));
@@ -135,7 +144,8 @@ TEST_F(RunsTree, RunFilesOfTheWrongTypesAreProblemsOfTheirRunOnly) {
   EXPECT_EQ(finished.steps, 100) << "from metrics.csv, as summary.json's is not a number";
   EXPECT_THAT(finished.problems,
               ElementsAre("summary.json: \"steps\" is \"many\", not a whole number >= 0",
-                          "summary.json: \"best\" is not {metric: text, value: number}"));
+                          "summary.json: \"best\" is not {metric: text, value: number}",
+                          "summary.json: \"final\" is not {tag: number}"));
   fs::remove(damaged_ + "/run.json");
   fs::create_directory(damaged_ + "/run.json");
   EXPECT_THAT(read_run(damaged_).problems[0], HasSubstr("run.json: is a folder, not a file"));
@@ -188,6 +198,60 @@ TEST(FolderLockTest, TheHolderBeatsAndIsNamedWithItsHost) {
   } catch (const UsageError& e) {
     EXPECT_THAT(e.what(), HasSubstr("(pid " + std::to_string(::getpid()) + " on " + this_host()));
   }
+}
+
+// A campaign's finds: a finished run's metrics.csv emptied, cut short or given another header,
+// its rows damaged, its config.yaml emptied or cut short, were all listed as sound.
+TEST_F(RunsTree, AFinishedRunsMetricsAndConfigAreCheckedThoughItsSummaryGivesTheValues) {
+  auto problems_with = [&](const std::string& file, const std::string& text) {
+    std::string saved = read_text_file(finished_ + "/" + file);
+    write(finished_ + "/" + file, text);
+    std::vector<std::string> problems = read_run(finished_).problems;
+    write(finished_ + "/" + file, saved);
+    return problems;
+  };
+  EXPECT_THAT(read_run(finished_).problems, ElementsAre());
+  std::string good = std::string(kHeader) + "100,1,train,loss,0.5,1\n";
+  EXPECT_THAT(problems_with("metrics.csv", ""), ElementsAre(HasSubstr("its header is \"\"")));
+  EXPECT_THAT(problems_with("metrics.csv", "a,b,c,d,e,f\n100,1,train,loss,0.5,1\n"),
+              ElementsAre(HasSubstr("its header is \"a,b,c,d,e,f\", not step,epoch,")));
+  EXPECT_THAT(problems_with("metrics.csv", good + "100,1,val,accur"),
+              ElementsAre("metrics.csv ends in a row cut short"));
+  EXPECT_THAT(problems_with("metrics.csv", kHeader),
+              ElementsAre("metrics.csv holds no rows, though summary.json counts 100 steps"));
+  for (const auto& [row, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"250.5,1,val,loss,0.5,1", "step \"250.5\" is not a whole number >= 0"},
+           {"18446744073709551616,1,val,loss,0.5,1", "is not a whole number >= 0"},
+           {"100,1,val,loss,0x10,1", "value \"0x10\" is not a number"},
+           {"100,1,val,loss,,1", "value \"\" is not a number"},
+           {"100,1,val,loss,0.5", "a row of 5 cells, not 6"},
+           {std::string("100,1,v\0l,loss,0.5,1", 21), "not UTF-8 text"},
+           {"100,1,val,\xc0\xafloss,0.5,1", "not UTF-8 text"}})
+    EXPECT_THAT(problems_with("metrics.csv", good + row + "\n"),
+                ElementsAre(AllOf(StartsWith(fmt::format("metrics.csv, byte {}: ", good.size())),
+                                  HasSubstr(problem))))
+        << row;
+  EXPECT_THAT(problems_with("metrics.csv", good + "100,1,val,loss,nan,1\n100,1,,lr,-inf,1\n"),
+              ElementsAre())
+      << "nan and inf are written so, and a tag without a split";
+  EXPECT_THAT(problems_with("config.yaml", ""), ElementsAre(HasSubstr("not a whole config")));
+  // Cut short, and still YAML, but without its last newline.
+  EXPECT_THAT(problems_with("config.yaml", std::string(kConfigStart) + "optimizer: {type: s}"),
+              ElementsAre(HasSubstr("not a whole config as kiln writes it")));
+  EXPECT_THAT(
+      problems_with("run.json", R"({"status": "finished", "start_time": "2026-13-45T99:99:99Z"})"),
+      ElementsAre(HasSubstr("run.json: \"start_time\" is \"2026-13-45T99:99:99Z\", not a UTC")));
+}
+
+// A campaign's find: `"status": "finished\u0000x"` ended the table at the NUL, and the rest of the
+// runs and the problems with it.
+TEST_F(RunsTree, TheTableShowsControlBytesEscapedAndListsEveryRun) {
+  write(finished_ + "/run.json", R"({"status": "finished\u0000x"})");
+  std::string table = runs_table(all());
+  EXPECT_EQ(table.find('\0'), std::string::npos);
+  EXPECT_THAT(table, HasSubstr("finished\\x00x"));
+  EXPECT_THAT(table, HasSubstr("20261102-100000"));
+  EXPECT_THAT(table, HasSubstr("(!) " + finished_ + ": run.json: \"status\" is"));
 }
 
 TEST_F(RunsTree, MissingFilesAreProblemsToo) {
@@ -292,7 +356,7 @@ TEST_F(RunsTree, CsvAndJsonCarryTheSameRuns) {
   ASSERT_EQ(json.size(), 3u);
   EXPECT_EQ(json[0]["final"]["val/confusion_matrix/true_0/pred_0"], 12);
   EXPECT_EQ(json[0]["config"]["optimizer.lr"], 0.1);
-  EXPECT_EQ(json[2]["problems"].size(), 2u);
+  EXPECT_EQ(json[2]["problems"].size(), 3u);
 }
 
 TEST_F(RunsTree, CompareShowsTheConfigDifferencesAndTheMetricsSideBySide) {
