@@ -307,8 +307,6 @@ void verify_checkpoint(const std::string& checkpoint_dir) {
   verify_manifest(checkpoint_dir, "checkpoint");
 }
 
-namespace {
-
 void copy_weights_from(const std::string& path, torch::nn::Module& model) {
   io::SafeTensorsFile file = io::read_safetensors(path);
   NamedTensors state = named_state(model);
@@ -321,14 +319,23 @@ void copy_weights_from(const std::string& path, torch::nn::Module& model) {
     KILN_CHECK(source.sizes() == it->second.sizes(),
                "{}: tensor \"{}\" has shape [{}] but the model expects [{}]", path, tensor.name,
                fmt::join(source.sizes(), ", "), fmt::join(it->second.sizes(), ", "));
+    // Another dtype of the same size would be read as this one's bits (F32 taken for I32).
+    if (source.scalar_type() != it->second.scalar_type())
+      throw DataError(path, -1, -1,
+                      fmt::format("tensor \"{}\" is {}, but the model's is {}", tensor.name,
+                                  c10::toString(source.scalar_type()),
+                                  c10::toString(it->second.scalar_type())));
+    // A weight of inf or NaN answers NaN to every input; training never saves one.
+    if (source.is_floating_point() && !torch::isfinite(source).all().item<bool>())
+      throw DataError(path, -1, -1,
+                      fmt::format("tensor \"{}\" holds {} values that are not finite (inf or NaN)",
+                                  tensor.name, (~torch::isfinite(source)).sum().item<int64_t>()));
     it->second.copy_(source);
     state.erase(it);
   }
   if (!state.empty())
     throw DataError(path, -1, -1, "the checkpoint lacks \"" + state.begin()->first + "\"");
 }
-
-}  // namespace
 
 void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& model) {
   verify_checkpoint(checkpoint_dir);

@@ -76,6 +76,9 @@ void verify_checkpoint(const std::string& checkpoint_dir);
 /// Copies the weights of `checkpoint_dir` (verified) into `model`; every parameter and buffer
 /// must be present with its shape, and nothing else may be.
 void load_model_weights(const std::string& checkpoint_dir, torch::nn::Module& model);
+/// Copies the safetensors file at `path` into `model`'s parameters and buffers: every tensor the
+/// model has, of its shape and dtype, finite, and no other. Throws DataError naming the file.
+void copy_weights_from(const std::string& path, torch::nn::Module& model);
 
 /// The weights to evaluate or export with: ema.safetensors when the run kept an EMA of its weights,
 /// else model.safetensors. Returns the file used.

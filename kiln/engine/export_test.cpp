@@ -275,6 +275,34 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
   weights.begin()->second.fill_(std::numeric_limits<float>::infinity());
   rewrite(infinite, "model.safetensors", serialize_tensors(weights));
   refused(infinite, "model.safetensors", "values that are not finite (inf or NaN)");
+  // Another dtype of the same size was read as the model's bits (F32 taken for I32).
+  std::string retyped = damaged("retyped_weights");
+  weights = read_tensor_file(retyped + "/model.safetensors");
+  weights.begin()->second = weights.begin()->second.to(torch::kInt32);
+  rewrite(retyped, "model.safetensors", serialize_tensors(weights));
+  refused(retyped, "model.safetensors", "is Int, but the model's is Float");
+  // A checkpoint of NaN weights is refused by export itself, not written as a version that
+  // every load then refuses.
+  std::string checkpoint = dir.file("nan_checkpoint");
+  fs::copy(find_checkpoint(dir.file("run"), "last"), checkpoint, fs::copy_options::recursive);
+  weights = read_tensor_file(checkpoint + "/model.safetensors");
+  weights.begin()->second.fill_(std::numeric_limits<float>::quiet_NaN());
+  rewrite(checkpoint, "model.safetensors", serialize_tensors(weights));
+  try {
+    export_model({checkpoint, "", dir.file("nan_exports"), ""});
+    FAIL() << "exported";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), checkpoint + "/model.safetensors");
+    EXPECT_THAT(e.what(), HasSubstr("not finite"));
+  }
+  EXPECT_FALSE(fs::exists(dir.file("nan_exports")));
+  refused(edited_yaml("other_layer",
+                      [&](Json& y) {
+                        y["signatures"]["embed"]["outputs"]["embedding"]["layer"] = "layers.99";
+                      }),
+          "model.yaml",
+          "signature embed: output embedding gives the layer \"layers.99\", but this version "
+          "gives the activations of embedding_layer \"\" only");
   refused(edited_yaml("repeated_label", [&](Json& y) { y["labels"][1] = y["labels"][0]; }),
           "model.yaml", "names the class");
   // The reader predict reads files with is read as predict will read it (a campaign's find: a

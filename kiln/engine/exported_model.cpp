@@ -130,6 +130,18 @@ void check_preprocessing(const ModelInput& input, const Json& preprocessing,
                              show_value(tabular::layout_json(input.layout))));
 }
 
+// A `layer` output gives the activations of the one layer model.yaml's `embedding_layer` names
+// (the run's tensorboard.projector.layer): another name would be taken for that one in silence.
+void check_layer_outputs(const serving::Signatures& signatures, const std::string& layer,
+                         const std::string& file) {
+  for (const auto& [name, signature] : signatures)
+    for (const auto& [output, out] : signature.outputs)
+      if (out.op == serving::OutputOp::kLayer && out.layer != layer)
+        refuse(file, fmt::format("signature {}: output {} gives the layer \"{}\", but this version "
+                                 "gives the activations of embedding_layer \"{}\" only",
+                                 name, output, out.layer, layer));
+}
+
 // model.yaml's `reader`: the dataset spec kiln predict reads CSV and TFRecord files with, its files
 // left out. Read now as predict will read it (with a file in place of the one predict names), so
 // that an option of the wrong type is refused at load, not taken for its default.
@@ -191,29 +203,13 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
     const Json& layer = yaml.value("embedding_layer", Json(""));
     if (!layer.is_string()) refuse(file, "`embedding_layer` is a layer's dotted name");
     loaded->embedding_.emplace(*loaded->model_, layer.get<std::string>(), "embedding_layer");
+    check_layer_outputs(loaded->signatures_, layer.get<std::string>(), file);
   } catch (const DataError&) {
     throw;
   } catch (const Error& e) {  // a component this kiln lacks, an option it refuses
     refuse(file, e.what());
   }
-  std::string weights = directory + "/model.safetensors";
-  NamedTensors tensors = read_tensor_file(weights);
-  NamedTensors state = named_state(*loaded->model_);
-  torch::NoGradGuard no_grad;
-  for (auto& [name, tensor] : state) {
-    auto found = tensors.find(name);
-    if (found == tensors.end() || found->second.sizes() != tensor.sizes())
-      refuse(weights, fmt::format("\"{}\" is {} (the model has a {} tensor of that name)", name,
-                                  found == tensors.end() ? "missing" : "of another shape",
-                                  fmt::join(tensor.sizes(), "x")));
-    // A weight of inf or NaN answers NaN to every request; training never saves one.
-    const torch::Tensor& read = found->second;
-    if (read.is_floating_point() && !torch::isfinite(read).all().item<bool>())
-      refuse(weights, fmt::format("\"{}\" holds {} values that are not finite (inf or NaN)", name,
-                                  (~torch::isfinite(read)).sum().item<int64_t>()));
-    tensor.copy_(read);
-  }
-  if (tensors.size() != state.size()) refuse(weights, "holds tensors the model does not have");
+  copy_weights_from(directory + "/model.safetensors", *loaded->model_);
   loaded->model_->to(device);
   loaded->model_->eval();
   loaded->check_signatures(file);
