@@ -169,6 +169,14 @@ TEST(Normalize, RejectsANonPositiveStdWhenRead) {
   EXPECT_THROW(make_transform("{type: normalize, std: []}"), ConfigError);
 }
 
+// A campaign's find: an export's model.yaml with `mean: [.inf]` answered NaN to every request.
+TEST(Normalize, RefusesValuesThatFloat32MakesInfiniteOrZero) {
+  for (const char* spec : {"{type: normalize, mean: [.inf]}", "{type: normalize, mean: 1.0e39}",
+                           "{type: normalize, std: .inf}", "{type: normalize, std: 1.0e-46}"})
+    EXPECT_THROW(make_transform(spec), ConfigError) << spec;
+  EXPECT_NO_THROW(make_transform("{type: normalize, mean: -3.0e38, std: 1.0e-30}"));
+}
+
 TEST(TensorDataset, RejectsInputsAndTargetsOfDifferentLengths) {
   try {
     TensorDataset(torch::zeros({3, 2}), torch::zeros({4}, torch::kInt64));

@@ -1,5 +1,8 @@
 // normalize: (x - mean) / std, per channel (dimension 1) or for all values at once.
 
+#include <cmath>
+#include <limits>
+
 #include "kiln/data/transform.h"
 
 namespace kiln::data {
@@ -9,15 +12,26 @@ struct NormalizeOptions {
   std::vector<double> mean = {0.0};
   std::vector<double> std = {1.0};
   void describe(Schema& s) {
-    s.field("mean", mean, "Mean to subtract: one value, or one per channel.");
+    // Applied in float32: a value that float32 holds as infinity (or a std as 0) would make
+    // every input NaN or infinite.
+    s.field("mean", mean, "Mean to subtract: one value, or one per channel.")
+        .check(
+            [](const std::vector<double>& v) {
+              for (double x : v)
+                if (!(std::abs(x) <= std::numeric_limits<float>::max())) return false;
+              return !v.empty();
+            },
+            "with every item a finite float32");
     s.field("std", std, "Standard deviation to divide by: one value, or one per channel.")
         .check(
             [](const std::vector<double>& v) {
               for (double x : v)
-                if (!(x > 0)) return false;
+                if (!(x >= std::numeric_limits<float>::min() &&
+                      x <= std::numeric_limits<float>::max()))
+                  return false;
               return !v.empty();
             },
-            "with every item > 0");
+            "with every item > 0 (a normal float32)");
   }
 };
 
