@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -186,6 +187,20 @@ void check_header_text(std::string_view header, const std::string& name) {
                     "the header holds a NUL byte; a CSV file is UTF-8 text (is it UTF-16?)");
 }
 
+// A column is found by its name: of two of one name, one would be read and the other dropped
+// in silence. (Columns without a name, as pandas writes an index, are read by nobody.)
+void check_header_names(const std::vector<std::string>& header, const std::string& name) {
+  std::map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i].empty()) continue;
+    auto [found, first] = seen.emplace(header[i], i);
+    if (!first)
+      throw DataError(name, -1, 0,
+                      fmt::format("the header names column \"{}\" twice (columns {} and {})",
+                                  header[i], found->second + 1, i + 1));
+  }
+}
+
 }  // namespace
 
 CsvTable parse_csv(std::string_view text, const std::string& name, char delimiter,
@@ -197,6 +212,7 @@ CsvTable parse_csv(std::string_view text, const std::string& name, char delimite
   if (!scanner.next_row(table.header, offset))
     throw DataError(name, -1, 0, "the file is empty; a CSV file starts with a header row");
   check_header_text(text.substr(0, scanner.position()), name);
+  check_header_names(table.header, name);
   std::string_view body = text.substr(scanner.position());
   if (body.size() >= kParallelBytes && !skip_bad_rows && body.find('"') == std::string_view::npos) {
     if (auto parts = read_parts(body, int64_t(scanner.position()), table, delimiter)) {

@@ -84,6 +84,18 @@ TEST(Csv, AHeaderThatIsNotUtf8TextIsADataErrorNamingTheByte) {
   EXPECT_EQ(error_of("a,b\n\xff,2\n"), "no error");  // a cell's bytes are the columns' business
 }
 
+// A campaign's find: a second `color` column was read in place of the first, in silence.
+TEST(Csv, AColumnNamedTwiceInTheHeaderIsRefused) {
+  try {
+    parse_csv("color,size,color\nred,1,purple\n", "d.csv");
+    FAIL() << "parsed";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("d.csv"), HasSubstr("the header names column \"color\" "
+                                                              "twice (columns 1 and 3)")));
+  }
+  EXPECT_EQ(parse_csv(",a,\n1,2,3\n", "unnamed.csv").header.size(), 3u);
+}
+
 TEST(Csv, AnUnknownColumnListsTheColumns) {
   CsvTable t = parse_csv("sepal,petal\n", "iris.csv");
   try {
