@@ -10,6 +10,7 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/config.h"
 #include "kiln/core/json_text.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/experiment.h"
 #include "kiln/engine/runtime.h"
@@ -32,7 +33,8 @@ std::string top_text(const Json& row) {
   if (!row.contains("top")) return "";
   std::string text = fmt::format("{} distinct:", row["distinct"].get<int64_t>());
   for (const Json& v : row["top"])
-    text += fmt::format(" {} ({})", v["value"].get<std::string>(), v["count"].get<int64_t>());
+    text += fmt::format(" {} ({})", terminal_text(v["value"].get<std::string>()),
+                        v["count"].get<int64_t>());
   return text;
 }
 
@@ -41,7 +43,7 @@ void print_table(const Json& stats) {
   std::printf("%-24s %-11s %8s %8s %11s %11s %11s %11s  %s\n", "feature", "type", "records",
               "missing", "min", "max", "mean", "std", "top values");
   for (const auto& [name, row] : stats["features"].items())
-    std::printf("%-24s %-11s %8lld %8lld %11s %11s %11s %11s  %s\n", name.c_str(),
+    std::printf("%-24s %-11s %8lld %8lld %11s %11s %11s %11s  %s\n", terminal_text(name).c_str(),
                 row["type"].get<std::string>().c_str(),
                 static_cast<long long>(row["records"].get<int64_t>()),
                 static_cast<long long>(row["missing"].get<int64_t>()),

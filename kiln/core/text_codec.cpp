@@ -1,5 +1,7 @@
 #include "kiln/core/text_codec.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 
 namespace kiln {
@@ -80,6 +82,26 @@ size_t first_invalid_utf8(std::string_view bytes) {
 
 bool is_valid_utf8(std::string_view bytes) {
   return first_invalid_utf8(bytes) == std::string_view::npos;
+}
+
+std::string terminal_text(std::string_view text) {
+  std::string shown;
+  shown.reserve(text.size());
+  while (!text.empty()) {
+    size_t bad = first_invalid_utf8(text);
+    std::string_view valid = text.substr(0, bad);
+    for (char c : valid) {
+      auto byte = static_cast<uint8_t>(c);
+      if (byte < 0x20 || byte == 0x7f)
+        shown += fmt::format("\\x{:02x}", byte);
+      else
+        shown += c;
+    }
+    if (bad == std::string_view::npos) break;
+    shown += fmt::format("\\x{:02x}", static_cast<uint8_t>(text[bad]));
+    text.remove_prefix(bad + 1);
+  }
+  return shown;
 }
 
 }  // namespace kiln

@@ -19,5 +19,8 @@ std::optional<std::string> base64_decode(std::string_view text);
 bool is_valid_utf8(std::string_view bytes);
 /// The offset of the first byte that does not start a well-formed sequence, or npos.
 size_t first_invalid_utf8(std::string_view bytes);
+/// `text` as a terminal may show it: control bytes (a NUL, which ends a C string, a newline inside
+/// a cell, an escape sequence) and bytes that are not UTF-8 written as `\xNN`.
+std::string terminal_text(std::string_view text);
 
 }  // namespace kiln

@@ -50,5 +50,14 @@ TEST(Utf8, RejectsMalformedSequences) {
   EXPECT_FALSE(is_valid_utf8("\xe2\x28\xa1"));      // a bad continuation byte
 }
 
+// A NUL in a run's status once ended `kiln runs`' table there, and the runs after it with it.
+TEST(TerminalText, ControlBytesAndBytesThatAreNotUtf8AreShownEscaped) {
+  EXPECT_EQ(terminal_text(std::string("finished\0x", 10)), "finished\\x00x");
+  EXPECT_EQ(terminal_text("a\nb\x1b[31m\x7f"), "a\\x0ab\\x1b[31m\\x7f");
+  EXPECT_EQ(terminal_text("caf\xc3\xa9 \xff!"), "caf\xc3\xa9 \\xff!");
+  EXPECT_EQ(terminal_text("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(terminal_text(""), "");
+}
+
 }  // namespace
 }  // namespace kiln

@@ -4,9 +4,16 @@
 
 #include <algorithm>
 
+#include "kiln/core/text_codec.h"
+
 namespace kiln {
 
-std::string aligned_columns(const std::vector<std::vector<std::string>>& rows) {
+std::string aligned_columns(const std::vector<std::vector<std::string>>& cells) {
+  std::vector<std::vector<std::string>> rows;  // cells as a terminal shows them
+  for (const auto& row : cells) {
+    rows.emplace_back();
+    for (const std::string& cell : row) rows.back().push_back(terminal_text(cell));
+  }
   std::vector<size_t> widths;
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) {

@@ -8,7 +8,8 @@
 
 namespace kiln {
 
-/// The rows as lines, each column padded to its widest cell, trailing spaces cut.
+/// The rows as lines, each column padded to its widest cell, trailing spaces cut; control bytes
+/// and bytes that are not UTF-8 shown as `\xNN` (terminal_text).
 std::string aligned_columns(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace kiln
