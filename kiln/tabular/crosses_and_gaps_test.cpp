@@ -1,6 +1,7 @@
 // Crosses of bucketized and categorical columns, the gaps each column type can fill, and a
 // feature that no training record has (a misspelt name).
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -55,6 +56,33 @@ TEST(CrossedColumn, CrossesTheBucketNumbersOfBucketizedColumns) {
   // An export rebuilds the cross from preprocessing.json alone.
   auto again = FeatureColumns::from_preprocessing(c.preprocessing());
   EXPECT_EQ(row_written(*again, place(5, 9)), row_written(c, place(5, 9)));
+}
+
+// A campaign's find: an export's cross edited to name a feature training never read (or the
+// cross itself) served rows the model never saw. preprocessing.json lists the features fitted on.
+TEST(CrossedColumn, ACrossEditedToNameAFeatureTheColumnsWereNotFittedOnIsRefused) {
+  Rows rows({place(-1, 1), place(1, 2), place(-2, 3), place(2, 4)});
+  Json saved = fitted_columns(kGrid, {"lat_b", "lon_b", "grid"}, rows).preprocessing();
+  EXPECT_EQ(saved["features"], Json::array({"lat", "lon"}));
+  for (const char* name : {"nope", "grid"}) {
+    Json edited = saved;
+    edited["columns"][2]["spec"]["features"][0] = name;
+    try {
+      FeatureColumns::from_preprocessing(edited);
+      FAIL() << name;
+    } catch (const ConfigError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(fmt::format(
+                                "column \"grid\" reads the feature \"{}\", which is not one of "
+                                "the features its columns were fitted on: [\"lat\",\"lon\"]",
+                                name)));
+    }
+  }
+  Json older = saved;
+  older.erase("features");  // written before the list was
+  EXPECT_NO_THROW(FeatureColumns::from_preprocessing(older));
+  Json listed_more = saved;
+  listed_more["features"].push_back("other");
+  EXPECT_THROW(FeatureColumns::from_preprocessing(listed_more), ConfigError);
 }
 
 TEST(CrossedColumn, CrossesACategoricalColumnsFeatureWithItsFill) {

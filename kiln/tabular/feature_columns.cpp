@@ -163,7 +163,29 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
   if (preprocessing.value("width", Json()) != made->width_)
     malformed(fmt::format("its \"width\" is {}, but its columns write {}",
                           show_value(preprocessing.value("width", Json())), made->width_));
+  made->check_fitted_features(preprocessing.value("features", Json()));
   return made;
+}
+
+// The raw features the columns were fitted on (written since 2026-11-28; older files have none):
+// a column reading another, a cross edited to name a feature training never read, would write
+// rows of values the model never saw.
+void FeatureColumns::check_fitted_features(const Json& fitted) const {
+  if (fitted.is_null()) return;
+  bool names = fitted.is_array();
+  for (size_t i = 0; names && i < fitted.size(); ++i) names = fitted[i].is_string();
+  if (!names) malformed("its \"features\" is not a list of feature names");
+  std::set<std::string> known(fitted.begin(), fitted.end());
+  for (size_t c = 0; c < columns_.size(); ++c)
+    for (const std::string& feature : columns_[c]->features())
+      if (!known.count(feature))
+        malformed(
+            fmt::format("column \"{}\" reads the feature \"{}\", which is not one of "
+                        "the features its columns were fitted on: {}",
+                        names_[c], feature, show_value(fitted)));
+  if (known.size() != features().size())
+    malformed(fmt::format("its \"features\" {} are not the ones its columns read: {}",
+                          show_value(fitted), show_value(Json(features()))));
 }
 
 void FeatureColumns::add(const std::string& name, ComponentSpec spec, const Json& built_from) {
@@ -385,7 +407,11 @@ Json FeatureColumns::preprocessing() const {
                        {"spec", specs_[c].spec},
                        {"fitted", columns_[c]->fitted()},
                        {"width", columns_[c]->width()}});
-  Json made = {{"format", kFormat}, {"version", 1}, {"columns", columns}, {"width", width_}};
+  Json made = {{"format", kFormat},
+               {"version", 1},
+               {"columns", columns},
+               {"width", width_},
+               {"features", features()}};
   if (groups_.named) made["inputs"] = groups_.json();
   return made;
 }

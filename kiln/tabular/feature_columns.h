@@ -120,6 +120,8 @@ class FeatureColumns {
 
  private:
   FeatureColumns() = default;
+  /// Refuses a preprocessing.json whose columns read a feature its "features" list lacks.
+  void check_fitted_features(const Json& fitted) const;
   /// Adds the column `spec` describes, built from `built_from` instead when given.
   void add(const std::string& name, ComponentSpec spec, const Json& built_from = nullptr);
   /// Lets each column find the others it reads (a cross, the columns it crosses).
