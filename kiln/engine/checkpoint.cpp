@@ -307,6 +307,14 @@ void verify_checkpoint(const std::string& checkpoint_dir) {
   verify_manifest(checkpoint_dir, "checkpoint");
 }
 
+namespace {
+
+std::string count_of(int64_t count, const char* one, const char* more) {
+  return fmt::format("{} {}", count, count == 1 ? one : more);
+}
+
+}  // namespace
+
 void copy_weights_from(const std::string& path, torch::nn::Module& model) {
   io::SafeTensorsFile file = io::read_safetensors(path);
   NamedTensors state = named_state(model);
@@ -328,8 +336,9 @@ void copy_weights_from(const std::string& path, torch::nn::Module& model) {
     // A weight of inf or NaN answers NaN to every input; training never saves one.
     if (source.is_floating_point() && !torch::isfinite(source).all().item<bool>())
       throw DataError(path, -1, -1,
-                      fmt::format("tensor \"{}\" holds {} values that are not finite (inf or NaN)",
-                                  tensor.name, (~torch::isfinite(source)).sum().item<int64_t>()));
+                      fmt::format("tensor \"{}\" holds {} not finite (inf or NaN)", tensor.name,
+                                  count_of((~torch::isfinite(source)).sum().item<int64_t>(),
+                                           "value that is", "values that are")));
     it->second.copy_(source);
     state.erase(it);
   }

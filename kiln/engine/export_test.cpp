@@ -275,6 +275,12 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
   weights.begin()->second.fill_(std::numeric_limits<float>::infinity());
   rewrite(infinite, "model.safetensors", serialize_tensors(weights));
   refused(infinite, "model.safetensors", "values that are not finite (inf or NaN)");
+  // Finite weights that overflow answered inf and NaN to every request.
+  std::string huge = damaged("huge_weights");
+  weights = read_tensor_file(huge + "/model.safetensors");
+  for (auto& [name, tensor] : weights) tensor.fill_(3e38);
+  rewrite(huge, "model.safetensors", serialize_tensors(weights));
+  refused(huge, "model.yaml", "is not finite (inf or NaN) for an example of zeros");
   // Another dtype of the same size was read as the model's bits (F32 taken for I32).
   std::string retyped = damaged("retyped_weights");
   weights = read_tensor_file(retyped + "/model.safetensors");

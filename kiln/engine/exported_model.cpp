@@ -314,6 +314,12 @@ void ExportedModel::check_signatures(const std::string& file) {
         refuse(file, fmt::format("signature {}: output {} is declared [{}] but the model gives {}",
                                  name, output, fmt::join(out.spec.shape, ", "),
                                  value.defined() ? c10::str(value.sizes()) : "nothing"));
+      // Finite weights can still overflow (every weight 3e38): such a version answers inf and
+      // NaN to every request. (A TorchScript model's own arithmetic may give inf on zeros.)
+      if (!torchscript_ && value.is_floating_point() && !torch::isfinite(value).all().item<bool>())
+        refuse(file, fmt::format("signature {}: output {} is not finite (inf or NaN) for an "
+                                 "example of zeros; are the weights damaged?",
+                                 name, output));
     }
   }
 }
