@@ -101,6 +101,8 @@ void read_record(RunInfo& run) {
   run.end_time = text_field(run, *record, "run.json", "end_time");
   std::optional<double> start = parse_iso_time(run.start_time), end = parse_iso_time(run.end_time);
   if (start && end) run.duration_s = *end - *start;
+  if (run.duration_s < 0 && start && end)
+    run.problems.push_back("run.json: \"end_time\" is before \"start_time\"");
   for (const auto& [key, text, time] :
        {std::tuple("start_time", run.start_time, start), std::tuple("end_time", run.end_time, end)})
     if (!text.empty() && !time)
@@ -128,6 +130,11 @@ void read_summary(RunInfo& run) {
         best.value("step", Json()).is_number_integer() ? best["step"].get<int64_t>() : int64_t{0}};
   else if (!best.is_null())
     run.problems.push_back("summary.json: \"best\" is not {metric: text, value: number}");
+  if (run.best && run.steps >= 0 && run.best->step > run.steps)
+    run.problems.push_back(
+        fmt::format("summary.json: the best value's step {} is past the run's "
+                    "{} steps",
+                    run.best->step, run.steps));
   const Json& final = summary->value("final", Json());
   if (!final.is_object() && !final.is_null())
     run.problems.push_back("summary.json: \"final\" is not {tag: number}");
@@ -190,7 +197,10 @@ void read_metrics(RunInfo& run, bool take_values) {
     }
     at = end + 1;
   }
-  if (rows == 0 && run.status == "finished" && run.steps > 0)
+  if (rows == 0 && tail->from > 0)
+    run.problems.push_back(fmt::format(
+        "metrics.csv: its last {} bytes hold no whole row (a row longer than that?)", text.size()));
+  else if (rows == 0 && run.status == "finished" && run.steps > 0)
     run.problems.push_back(
         fmt::format("metrics.csv holds no rows, though summary.json counts {} steps", run.steps));
 }

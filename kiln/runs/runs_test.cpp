@@ -234,6 +234,17 @@ TEST_F(RunsTree, AFinishedRunsMetricsAndConfigAreCheckedThoughItsSummaryGivesThe
   EXPECT_THAT(problems_with("metrics.csv", good + "100,1,val,loss,nan,1\n100,1,,lr,-inf,1\n"),
               ElementsAre())
       << "nan and inf are written so, and a tag without a split";
+  // A row longer than the part read: not mistaken for a file without rows.
+  EXPECT_THAT(
+      problems_with("metrics.csv", good + "100,1,val," + std::string(70000, 'm') + ",0.5,1\n"),
+      ElementsAre(HasSubstr("hold no whole row (a row longer than that?)")));
+  EXPECT_THAT(problems_with("summary.json",
+                            R"({"steps": 100, "best": {"metric": "val/loss", "value": 1,
+                                "step": 99999}})"),
+              ElementsAre("summary.json: the best value's step 99999 is past the run's 100 steps"));
+  EXPECT_THAT(problems_with("run.json", R"({"status": "finished",
+      "start_time": "2026-11-01T10:00:00Z", "end_time": "2026-11-01T09:00:00Z"})"),
+              ElementsAre("run.json: \"end_time\" is before \"start_time\""));
   EXPECT_THAT(problems_with("config.yaml", ""), ElementsAre(HasSubstr("not a whole config")));
   // Cut short, and still YAML, but without its last newline.
   EXPECT_THAT(problems_with("config.yaml", std::string(kConfigStart) + "optimizer: {type: s}"),
