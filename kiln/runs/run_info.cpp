@@ -167,9 +167,10 @@ void read_metrics(RunInfo& run, bool take_values) {
     return run.problems.push_back(e.what());
   }
   if (!tail)
-    return run.problems.push_back(take_values ? "metrics.csv is missing"
-                                              : "metrics.csv is missing, though run.json says " +
-                                                    run.status);
+    return run.problems.push_back(take_values || run.status.empty()
+                                      ? "metrics.csv is missing"
+                                      : "metrics.csv is missing, though run.json says " +
+                                            run.status);
   std::string header = metrics_header(path, *tail);
   if (header != kMetricsHeader)
     return run.problems.push_back(fmt::format("metrics.csv: its header is {}, not {}",
