@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "kiln/serving/http_listener.h"
+#include "kiln/board/http_listener.h"
 
 namespace kiln::board {
 
@@ -31,7 +31,7 @@ class BoardServer {
   void add_routes();
 
   std::string root_, chart_js_;
-  serving::HttpListener listener_;
+  HttpListener listener_;
 };
 
 }  // namespace kiln::board

@@ -25,7 +25,7 @@ declare -A allowed=(
   [serving]="core io"
   [tensorboard]="core io"
   [tune]="core"
-  [board]="core io runs serving tensorboard tune"
+  [board]="core io runs tensorboard tune"
   [engine]="core io tabular data models losses metrics optim distributed runs serving tensorboard tune"
 )
 # Folders whose code builds without LibTorch (their targets do not link it).

@@ -1,8 +1,8 @@
 #pragma once
-// The life of a cpp-httplib server, shared by `kiln serve` and `kiln board`: bound to an address
-// (a port of its own: address reuse after a restart, never httplib's SO_REUSEPORT, with which a
-// second server on the same port would share the requests in silence), answering on one thread
-// until stopped from another.
+// The life of the cpp-httplib server that carries `kiln board`: bound to an address (a port of
+// its own: address reuse after a restart, never httplib's SO_REUSEPORT, with which a second
+// server on the same port would share the requests in silence), answering on one thread until
+// stopped from another. (`kiln serve` has its own server: serving/http_event_loop.)
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
 #include <condition_variable>
@@ -14,7 +14,7 @@ namespace httplib {
 class Server;
 }
 
-namespace kiln::serving {
+namespace kiln::board {
 
 class HttpListener {
  public:
@@ -38,4 +38,4 @@ class HttpListener {
   bool stop_asked_ = false;
 };
 
-}  // namespace kiln::serving
+}  // namespace kiln::board

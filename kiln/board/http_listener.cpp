@@ -1,4 +1,4 @@
-#include "kiln/serving/http_listener.h"
+#include "kiln/board/http_listener.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -8,7 +8,7 @@
 
 #include "kiln/core/error.h"
 
-namespace kiln::serving {
+namespace kiln::board {
 
 HttpListener::HttpListener() : server_(std::make_unique<httplib::Server>()) {
   server_->set_socket_options([](int socket) {
@@ -58,4 +58,4 @@ void HttpListener::stop() {
   }
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::board
