@@ -54,7 +54,7 @@ class ColumnsDataset::Stream : public StreamingDataset {
   ExampleOrigin locate(int64_t index) const override { return owner_.locate(index); }
   std::vector<std::string> target_names() const override { return owner_.target_names(); }
   std::vector<std::string> class_names() const override { return owner_.class_names(); }
-  tabular::InputLayout input_layout() const override { return owner_.input_layout(); }
+  InputLayout input_layout() const override { return owner_.input_layout(); }
   int64_t examples_per_epoch(int64_t world) const override {
     return records_.examples_per_epoch(world);
   }

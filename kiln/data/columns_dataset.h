@@ -35,7 +35,7 @@ class ColumnsDataset : public Dataset {
   ExampleOrigin locate(int64_t index) const override { return records_->locate(index); }
   std::vector<std::string> target_names() const override { return records_->target_names(); }
   std::vector<std::string> class_names() const override { return records_->class_names(); }
-  tabular::InputLayout input_layout() const override { return columns_->layout(); }
+  InputLayout input_layout() const override { return columns_->layout(); }
   /// Counted since the rows were checked (the check writes every row once).
   std::map<std::string, int64_t> unseen_categories() const override;
 

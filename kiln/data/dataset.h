@@ -89,7 +89,7 @@ class Dataset {
   virtual std::optional<io::ImageInput> image_input() const { return std::nullopt; }
   /// Where the named parts and category indices of tabular inputs sit in the input row; empty
   /// for other data.
-  virtual tabular::InputLayout input_layout() const { return {}; }
+  virtual InputLayout input_layout() const { return {}; }
   /// Values its feature columns found in no vocabulary (they went to OOV buckets), by column,
   /// since the dataset was made.
   virtual std::map<std::string, int64_t> unseen_categories() const { return {}; }

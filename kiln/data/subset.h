@@ -20,7 +20,7 @@ class SubsetDataset : public Dataset {
   std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
   torch::Dtype input_dtype() const override { return base_->input_dtype(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
-  tabular::InputLayout input_layout() const override { return base_->input_layout(); }
+  InputLayout input_layout() const override { return base_->input_layout(); }
   std::map<std::string, int64_t> unseen_categories() const override {
     return base_->unseen_categories();
   }

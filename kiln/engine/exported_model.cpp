@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "kiln/core/config.h"
+#include "kiln/core/input_layout.h"
 #include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/export.h"
@@ -16,7 +17,6 @@
 #include "kiln/models/fold_batch_norms.h"
 #include "kiln/models/onednn_convolutions.h"
 #include "kiln/tabular/feature_columns.h"
-#include "kiln/tabular/input_layout.h"
 
 namespace kiln::engine {
 namespace fs = std::filesystem;
@@ -124,10 +124,10 @@ void check_preprocessing(const ModelInput& input, const Json& preprocessing,
     refuse(file, fmt::format("its columns write rows of {} numbers, but model.yaml's input \"{}\" "
                              "has the shape [{}]",
                              columns->width(), input.name, fmt::join(input.shape, ", ")));
-  if (tabular::layout_json(columns->layout()) != tabular::layout_json(input.layout))
+  if (layout_json(columns->layout()) != layout_json(input.layout))
     refuse(file, fmt::format("its columns lay the row out as {}, but model.yaml's input says {}",
-                             show_value(tabular::layout_json(columns->layout())),
-                             show_value(tabular::layout_json(input.layout))));
+                             show_value(layout_json(columns->layout())),
+                             show_value(layout_json(input.layout))));
 }
 
 // A `layer` output gives the activations of the one layer model.yaml's `embedding_layer` names

@@ -51,7 +51,7 @@ ModelInput parse_input(const Json& item, const std::string& file) {
   if (item.contains("layout")) {
     if (input.shape.size() != 1) return fail("a layout describes a row: a shape of one size");
     try {
-      input.layout = tabular::parse_layout(item["layout"], input.shape[0], file);
+      input.layout = parse_layout(item["layout"], input.shape[0], file);
     } catch (const ConfigError& e) {
       return fail(e.problem());
     }
@@ -103,7 +103,7 @@ Json inputs_json(const std::vector<ModelInput>& inputs, const std::vector<std::s
     Json item = {
         {"name", input.name}, {"shape", input.shape}, {"dtype", data::dtype_name(input.dtype)}};
     if (input.image) item["image"] = io::image_input_json(*input.image);
-    if (!input.layout.empty()) item["layout"] = tabular::layout_json(input.layout);
+    if (!input.layout.empty()) item["layout"] = layout_json(input.layout);
     list.push_back(item);
   }
   Json json = {{"inputs", list}};

@@ -25,7 +25,7 @@ struct ModelInput {
   std::vector<int64_t> shape;  // of one example, without the batch dimension
   torch::Dtype dtype = torch::kFloat32;
   std::optional<io::ImageInput> image;  // how an encoded image becomes it, for image data
-  tabular::InputLayout layout{};        // its named parts and indices, for tabular data
+  InputLayout layout{};                 // its named parts and indices, for tabular data
 };
 
 /// What a model built over `dataset` takes.

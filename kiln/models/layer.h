@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/input_layout.h"
 #include "kiln/core/registry.h"
 #include "kiln/models/observe.h"
-#include "kiln/tabular/input_layout.h"
 
 namespace kiln::models {
 
@@ -45,7 +45,7 @@ struct LayerList : ComponentList {
 struct BuildScope {
   const std::map<std::string, LayerList>* blocks = nullptr;
   std::vector<std::string> expanding;
-  const tabular::InputLayout* row_parts = nullptr;
+  const InputLayout* row_parts = nullptr;
 };
 
 class Layer {

@@ -5,9 +5,9 @@
 
 #include <torch/torch.h>
 
+#include "kiln/core/input_layout.h"
 #include "kiln/core/registry.h"
 #include "kiln/models/layer.h"
-#include "kiln/tabular/input_layout.h"
 
 namespace kiln::models {
 
@@ -70,8 +70,8 @@ void unfreeze(Model& model);
 /// converts to the shape, so a model that needs only that takes `const Shape&`.
 struct Inputs {
   Shape shape;
-  tabular::InputLayout layout;
-  Inputs(Shape s = {}, tabular::InputLayout l = {}) : shape(std::move(s)), layout(std::move(l)) {}
+  InputLayout layout;
+  Inputs(Shape s = {}, InputLayout l = {}) : shape(std::move(s)), layout(std::move(l)) {}
   Inputs(std::initializer_list<int64_t> dims) : shape(dims) {}
   operator const Shape&() const { return shape; }
 };

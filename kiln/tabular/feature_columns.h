@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/input_layout.h"
 #include "kiln/tabular/feature_column.h"
-#include "kiln/tabular/input_layout.h"
 
 namespace kiln::tabular {
 

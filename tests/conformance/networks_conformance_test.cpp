@@ -21,7 +21,7 @@ struct NetworkExample {
 
 // A tabular row of six: wide = [number, number, index of 4], deep = [number, number, index of 5
 // embedded in 2].
-tabular::InputLayout wide_and_deep() {
+InputLayout wide_and_deep() {
   return {{{"wide", 0, 3}, {"deep", 3, 3}}, {{"a", 2, 4, 0}, {"b", 5, 5, 2}}};
 }
 

@@ -64,7 +64,7 @@ class GraphImpl : public torch::nn::Module {
  public:
   /// `parts` are the named parts of the row, values 1.. after the input; the nodes follow.
   GraphImpl(std::vector<GraphNode> nodes, const std::vector<std::string>& node_names,
-            std::vector<tabular::InputPart> parts, size_t output)
+            std::vector<InputPart> parts, size_t output)
       : nodes_(std::move(nodes)), parts_(std::move(parts)), output_(output) {
     for (size_t i = 0; i < nodes_.size(); ++i) register_module(node_names[i], nodes_[i].layers);
   }
@@ -89,7 +89,7 @@ class GraphImpl : public torch::nn::Module {
 
  private:
   std::vector<GraphNode> nodes_;
-  std::vector<tabular::InputPart> parts_;
+  std::vector<InputPart> parts_;
   size_t output_;
 };
 
@@ -102,7 +102,7 @@ class Graph : public Layer {
   BuiltLayer build_in(const Shape& input, const BuildScope& scope) const override {
     std::vector<std::string> names{kInput};
     std::vector<Shape> shapes{input};
-    std::vector<tabular::InputPart> parts;
+    std::vector<InputPart> parts;
     if (scope.row_parts) parts = scope.row_parts->parts;
     for (const auto& part : parts) {
       names.push_back(part.name);

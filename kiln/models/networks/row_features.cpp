@@ -7,10 +7,10 @@
 namespace kiln::models {
 
 RowPart row_part(const Inputs& input, const std::string& name, const std::string& option) {
-  const tabular::InputLayout& layout = input.layout;
+  const InputLayout& layout = input.layout;
   int64_t begin = 0, end = element_count(input.shape);
   if (!name.empty()) {
-    const tabular::InputPart* part = layout.find(name);
+    const InputPart* part = layout.find(name);
     if (!part && layout.parts.empty())
       throw ConfigError(option, "",
                         "the data has no named inputs: give the training split inputs: {" + name +
@@ -23,7 +23,7 @@ RowPart row_part(const Inputs& input, const std::string& name, const std::string
   }
   RowPart part{name, {}, {}};
   std::set<int64_t> indexed;
-  for (const tabular::InputIndex& index : layout.indices)
+  for (const InputIndex& index : layout.indices)
     if (index.position >= begin && index.position < end) {
       part.indices.push_back(index);
       indexed.insert(index.position);
@@ -34,7 +34,7 @@ RowPart row_part(const Inputs& input, const std::string& name, const std::string
 }
 
 RowFeaturesImpl::RowFeaturesImpl(const RowPart& part,
-                                 const std::function<int64_t(const tabular::InputIndex&)>& width)
+                                 const std::function<int64_t(const InputIndex&)>& width)
     : part_(part), width_(number_count()) {
   number_positions_ =
       register_buffer("number_positions", torch::tensor(part.numbers, torch::kLong));
@@ -54,7 +54,7 @@ std::vector<torch::Tensor> RowFeaturesImpl::embedded(const torch::Tensor& row) {
   torch::Tensor flat = row.flatten(1);
   std::vector<torch::Tensor> out;
   for (size_t i = 0; i < embeddings_.size(); ++i) {
-    const tabular::InputIndex& index = part_.indices[i];
+    const InputIndex& index = part_.indices[i];
     torch::Tensor ids = flat.select(1, index.position).round().to(torch::kLong);
     torch::Tensor known = ids.ge(0).logical_and(ids.lt(index.cardinality));
     torch::Tensor looked_up = embeddings_[i]->forward(ids.clamp(0, index.cardinality - 1));
@@ -70,8 +70,8 @@ torch::Tensor RowFeaturesImpl::forward(const torch::Tensor& row) {
 }
 
 RowLinearImpl::RowLinearImpl(const RowPart& part, int64_t out) {
-  features_ = register_module("features",
-                              RowFeatures(part, [out](const tabular::InputIndex&) { return out; }));
+  features_ =
+      register_module("features", RowFeatures(part, [out](const InputIndex&) { return out; }));
   if (features_->number_count() > 0)
     numbers_ = register_module(
         "numbers",

@@ -17,7 +17,7 @@ namespace kiln::models {
 struct RowPart {
   std::string name;  // "" for the whole row
   std::vector<int64_t> numbers;
-  std::vector<tabular::InputIndex> indices;
+  std::vector<InputIndex> indices;
 };
 
 /// The part called `name` of `input`'s row, or the whole row for "". A name the data lacks is a
@@ -28,8 +28,7 @@ RowPart row_part(const Inputs& input, const std::string& name, const std::string
 class RowFeaturesImpl : public torch::nn::Module {
  public:
   /// Each index gets an embedding of `width(index)` numbers.
-  RowFeaturesImpl(const RowPart& part,
-                  const std::function<int64_t(const tabular::InputIndex&)>& width);
+  RowFeaturesImpl(const RowPart& part, const std::function<int64_t(const InputIndex&)>& width);
   /// [N, numbers] of the row [N, ...].
   torch::Tensor numbers(const torch::Tensor& row) const;
   /// [N, width] per index, in order: zeros for an index outside [0, cardinality) (-1: a value

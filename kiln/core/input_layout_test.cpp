@@ -1,11 +1,11 @@
-#include "kiln/tabular/input_layout.h"
+#include "kiln/core/input_layout.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "kiln/core/error.h"
 
-namespace kiln::tabular {
+namespace kiln {
 namespace {
 
 using ::testing::HasSubstr;
@@ -63,4 +63,4 @@ TEST(InputLayout, AMalformedLayoutIsAConfigErrorNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace kiln::tabular
+}  // namespace kiln

@@ -1,8 +1,8 @@
-#include "kiln/tabular/input_layout.h"
+#include "kiln/core/input_layout.h"
 
 #include "kiln/core/error.h"
 
-namespace kiln::tabular {
+namespace kiln {
 namespace {
 
 int64_t whole_number(const Json& entry, const char* key, const std::string& file) {
@@ -93,4 +93,4 @@ InputLayout parse_layout(const Json& json, int64_t row_width, const std::string&
   return layout;
 }
 
-}  // namespace kiln::tabular
+}  // namespace kiln

@@ -4,6 +4,7 @@
 // of consecutive columns), and a categorical column with `output: index` writes a category's
 // number that a model looks up in an embedding. Models built for such data read their parts and
 // indices from here; inputs.json and preprocessing.json carry it to eval, export and serving.
+// A plain value in core/, so that models read it without depending on tabular/, which makes it.
 // Thread-safety: a value; const use from any thread.
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 #include "kiln/core/json.h"
 
-namespace kiln::tabular {
+namespace kiln {
 
 /// A named span of the row: [offset, offset + width).
 struct InputPart {
@@ -50,4 +51,4 @@ Json layout_json(const InputLayout& layout);
 /// follow one another, and the indices lie in them; `row_width` checks both against the row.
 InputLayout parse_layout(const Json& json, int64_t row_width, const std::string& file);
 
-}  // namespace kiln::tabular
+}  // namespace kiln
