@@ -22,7 +22,8 @@ test: build format-check
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) fuzz-short
 
-# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer (docs/reliability.md).
+# The suite again under AddressSanitizer and UndefinedBehaviorSanitizer, less the few tests labelled
+# `heavy` in CMakeLists.txt (docs/reliability.md).
 ASAN_DIR ?= build-asan
 # Leak checks on (ASan's default), no suppressions: the suite runs clean without any. UB reports
 # come with their stack.
@@ -33,7 +34,7 @@ $(ASAN_DIR)/build.ninja: CMakeLists.txt
 
 test-asan: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
-	cd $(ASAN_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) -LE heavy
 
 demo: build
 	bash scripts/demo.sh $(BUILD_DIR)/kiln $(DEMO_CONFIG)

@@ -13,7 +13,7 @@
 #include "kiln/core/parent_death.h"
 #include "kiln/core/plugin.h"
 #include "kiln/core/registry.h"
-#include "kiln/engine/run_dir.h"
+#include "kiln/engine/run_environment.h"
 
 namespace kiln {
 namespace {

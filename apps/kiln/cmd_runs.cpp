@@ -6,9 +6,9 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
-#include "kiln/runs/run_notes.h"
-#include "kiln/runs/run_query.h"
-#include "kiln/runs/run_table.h"
+#include "kiln/run/run_notes.h"
+#include "kiln/run/run_query.h"
+#include "kiln/run/run_table.h"
 
 namespace kiln::cli {
 namespace {
@@ -22,23 +22,23 @@ struct RunsArgs {
 };
 
 int list_runs(const RunsArgs& args) {
-  std::vector<runs::RunFilter> filters;
-  for (const std::string& text : args.filters) filters.push_back(runs::RunFilter::parse(text));
-  std::vector<runs::RunInfo> listed =
-      runs::filtered(runs::read_runs(runs::find_runs(args.root)), filters);
-  if (!args.sort.empty()) runs::sort_runs(listed, args.sort);
-  std::string out = args.json  ? runs::runs_json(listed)
-                    : args.csv ? runs::runs_csv(listed)
-                               : runs::runs_table(listed);
+  std::vector<run::RunFilter> filters;
+  for (const std::string& text : args.filters) filters.push_back(run::RunFilter::parse(text));
+  std::vector<run::RunInfo> listed =
+      run::filtered(run::read_runs(run::find_runs(args.root)), filters);
+  if (!args.sort.empty()) run::sort_runs(listed, args.sort);
+  std::string out = args.json  ? run::runs_json(listed)
+                    : args.csv ? run::runs_csv(listed)
+                               : run::runs_table(listed);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
 
 int compare_runs(const RunsArgs& args) {
   for (const std::string& path : args.compared)
-    if (runs::find_runs(path) != std::vector<std::string>{path})
+    if (run::find_runs(path) != std::vector<std::string>{path})
       throw UsageError(path + ": not a run folder (it has no run.json or metrics.csv)");
-  std::fputs(runs::compare_table(runs::read_runs(args.compared)).c_str(), stdout);
+  std::fputs(run::compare_table(run::read_runs(args.compared)).c_str(), stdout);
   return 0;
 }
 
@@ -70,7 +70,7 @@ void add_runs_command(CLI::App& app, Action& action) {
   note->add_option("text", args->note, "What to note")->required();
   note->callback([&action, args] {
     action = [args] {
-      runs::append_note(args->noted, args->note);
+      run::append_note(args->noted, args->note);
       return 0;
     };
   });

@@ -10,6 +10,7 @@
 #include "kiln/engine/resume.h"
 #include "kiln/engine/training_run.h"
 #include "kiln/engine/trial_reporter.h"
+#include "kiln/run/run_info.h"
 
 namespace kiln::cli {
 namespace {
@@ -38,7 +39,7 @@ engine::TrainRequest resume_request(const TrainArgs& args) {
   RawConfig config = load_config(args.config.files, args.config.overrides);
   if (!args.name.empty()) apply_override(config, "name=\"" + args.name + "\"");
   request.resume_dir =
-      engine::newest_unfinished_run(args.runs_root, config.tree.value("name", "experiment"));
+      run::newest_unfinished_run(args.runs_root, config.tree.value("name", "experiment"));
   // The files given may have been edited since the run began: only resumable keys may differ.
   std::string files;
   for (const auto& file : args.config.files) files += (files.empty() ? "" : " ") + file;

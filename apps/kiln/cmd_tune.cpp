@@ -11,7 +11,7 @@
 #include "kiln/core/folder_lock.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/experiment_config.h"
-#include "kiln/engine/run_dir.h"
+#include "kiln/run/run_directory.h"
 #include "kiln/tune/study_runner.h"
 
 namespace kiln::cli {
@@ -25,7 +25,7 @@ struct TuneArgs {
   bool resume = false;
 };
 
-std::string now_text() { return engine::iso_time(std::time_t(engine::system_seconds())); }
+std::string now_text() { return run::iso_time(std::time_t(engine::system_seconds())); }
 
 // `study-20261126-231500`, in local time as run folders are named.
 std::string default_study_name() {

@@ -8,8 +8,9 @@
 #include "kiln/core/error.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
-#include "kiln/runs/run_info.h"
-#include "kiln/runs/run_table.h"
+#include "kiln/run/metrics_csv.h"
+#include "kiln/run/run_info.h"
+#include "kiln/run/run_table.h"
 #include "kiln/tensorboard/event_reader.h"
 
 namespace kiln::board {
@@ -17,24 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kRunTexts[] = {"config.yaml", "notes.md", "summary.json", "run.json",
-                                 "train.log"};
-
 // Whether `path` is `root` or lies under it, both canonical.
 bool is_within(const fs::path& root, const fs::path& path) {
   auto [root_end, ignored] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
   return root_end == root.end();
-}
-
-// One metrics.csv row as [step, epoch, "split/metric", value, wall_time]; null when damaged.
-Json row_json(const std::string& line) {
-  try {
-    std::optional<runs::MetricsRow> row = runs::parse_metrics_row(line);
-    if (!row) return nullptr;
-    return Json::array({row->step, row->epoch, row->tag, row->value, row->wall_time});
-  } catch (const std::exception&) {
-    return nullptr;
-  }
 }
 
 }  // namespace
@@ -46,28 +33,28 @@ std::optional<std::string> run_under(const std::string& root, const std::string&
   if (error) return std::nullopt;
   fs::path run = fs::canonical(base / relative, error);
   if (error || !is_within(base, run)) return std::nullopt;
-  std::vector<std::string> found = runs::find_runs(run.string());
+  std::vector<std::string> found = run::find_runs(run.string());
   if (found.size() != 1 || found.front() != run.string()) return std::nullopt;
   return run.string();
 }
 
-Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& filters,
+Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& filters,
                   const std::string& sort) {
   // A run reached through a link out of the root is not served, so it is not listed either.
   fs::path base = fs::canonical(root);
   std::vector<std::string> inside;
-  for (const std::string& path : runs::find_runs(root))
+  for (const std::string& path : run::find_runs(root))
     if (is_within(base, fs::canonical(path))) inside.push_back(path);
-  std::vector<runs::RunInfo> all = runs::read_runs(inside);
-  Json payload = {{"keys", runs::known_keys(all)}};
-  std::vector<runs::RunInfo> listed = runs::filtered(all, filters);
-  if (!sort.empty()) runs::sort_runs(listed, sort);
-  std::vector<std::string> columns = runs::table_columns(listed);
+  std::vector<run::RunInfo> all = run::read_runs(inside);
+  Json payload = {{"keys", run::known_keys(all)}};
+  std::vector<run::RunInfo> listed = run::filtered(all, filters);
+  if (!sort.empty()) run::sort_runs(listed, sort);
+  std::vector<std::string> columns = run::table_columns(listed);
   payload["columns"] = columns;
   payload["runs"] = Json::array();
-  for (const runs::RunInfo& run : listed) {
+  for (const run::RunInfo& run : listed) {
     Json cells = Json::array();
-    for (const std::string& column : columns) cells.push_back(runs::cell_text(run, column));
+    for (const std::string& column : columns) cells.push_back(run::cell_text(run, column));
     payload["runs"].push_back({{"run", fs::relative(fs::canonical(run.path), base).string()},
                                {"cells", cells},
                                {"status", run.status},
@@ -77,35 +64,12 @@ Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& f
 }
 
 Json metric_rows(const std::string& run, int64_t from) {
-  std::string path = run + "/metrics.csv";
-  Json payload = {{"rows", Json::array()}, {"next", 0}, {"restart", false}};
-  // From the byte before `from`: where the page stopped is the start of a row unless a resume
-  // cut the file back and it grew again, so a position past the end or not after a newline
-  // starts over.
-  std::optional<FilePart> part;
-  try {
-    part = read_file_part(path, std::max<int64_t>(0, from - 1));
-  } catch (const Error& e) {  // not a regular file: the run is listed with the problem already
-    payload["problem"] = e.what();
-    return payload;
-  }
-  if (!part) return payload;
-  if (from > 0 && (from > part->size || part->bytes.empty() || part->bytes[0] != '\n')) from = -1;
-  if (from < 0) {
-    payload["restart"] = true;
-    from = 0;
-    part = read_file_part(path, 0);
-    if (!part) return payload;
-  }
-  std::string text = part->bytes.substr(static_cast<size_t>(from - part->from));
-  size_t whole = text.rfind('\n');
-  size_t used = whole == std::string::npos ? 0 : whole + 1;
-  std::istringstream lines(text.substr(0, used));
-  for (std::string line; std::getline(lines, line);) {
-    Json row = row_json(line);
-    if (!row.is_null()) payload["rows"].push_back(std::move(row));
-  }
-  payload["next"] = from + static_cast<int64_t>(used);
+  run::MetricsSince since = run::read_metrics_since(run, from);
+  Json rows = Json::array();
+  for (const run::MetricsRow& row : since.rows)
+    rows.push_back(Json::array({row.step, row.epoch, row.tag, row.value, row.wall_time}));
+  Json payload = {{"rows", rows}, {"next", since.next}, {"restart", since.restart}};
+  if (!since.problem.empty()) payload["problem"] = since.problem;
   return payload;
 }
 
@@ -120,9 +84,7 @@ Json run_images(const std::string& run) {
 }
 
 std::optional<std::string> run_text(const std::string& run, const std::string& name) {
-  for (const char* allowed : kRunTexts)
-    if (name == allowed) return read_text_file_if_any(run + "/" + name);
-  return std::nullopt;
+  return run::read_run_text(run, name);
 }
 
 }  // namespace kiln::board

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kiln/core/json.h"
-#include "kiln/runs/run_query.h"
+#include "kiln/run/run_query.h"
 
 namespace kiln::board {
 
@@ -21,7 +21,7 @@ std::optional<std::string> run_under(const std::string& root, const std::string&
 
 /// The runs table: {"columns": [...], "runs": [{"run": relative path, "cells": [...],
 /// "status", "problems": [...]}], "keys": every key a filter or sort may name}.
-Json runs_payload(const std::string& root, const std::vector<runs::RunFilter>& filters,
+Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& filters,
                   const std::string& sort);
 
 /// metrics.csv's whole rows from byte `from` on: {"rows": [[step, epoch, "split/metric", value,

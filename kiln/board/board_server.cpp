@@ -22,10 +22,10 @@ void refuse(httplib::Response& response, int status, const std::string& why) {
   send_json(response, {{"error", why}});
 }
 
-std::vector<runs::RunFilter> filters_of(const httplib::Request& request) {
-  std::vector<runs::RunFilter> filters;
+std::vector<run::RunFilter> filters_of(const httplib::Request& request) {
+  std::vector<run::RunFilter> filters;
   for (size_t i = 0; i < request.get_param_value_count("filter"); ++i)
-    filters.push_back(runs::RunFilter::parse(request.get_param_value("filter", i)));
+    filters.push_back(run::RunFilter::parse(request.get_param_value("filter", i)));
   return filters;
 }
 
@@ -33,7 +33,7 @@ std::vector<runs::RunFilter> filters_of(const httplib::Request& request) {
 
 BoardServer::BoardServer(std::string root, const std::string& chart_js)
     : root_(std::move(root)), chart_js_(read_chart_js(chart_js)) {
-  runs::find_runs(root_);  // a root that is no folder is a UsageError now, not on each request
+  run::find_runs(root_);  // a root that is no folder is a UsageError now, not on each request
   add_routes();
 }
 

@@ -142,7 +142,7 @@ std::string save_checkpoint(const std::string& checkpoints_dir, const Checkpoint
   fs.make_directory(temp_dir);
   std::vector<std::pair<std::string, std::string>> files = {
       {"model.safetensors", serialize_weights(*c.model)},
-      {"train_state.json", c.train_state.dump(2) + "\n"},
+      {kTrainStateFile, c.train_state.dump(2) + "\n"},
       {"config.yaml", c.config_yaml}};
   if (!c.inputs.is_null()) files.emplace_back("inputs.json", c.inputs.dump(2) + "\n");
   if (c.optimizer) {

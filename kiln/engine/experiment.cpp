@@ -6,12 +6,14 @@
 
 #include <fmt/ranges.h>
 
+#include "kiln/core/json_text.h"
+
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/subset.h"
 #include "kiln/engine/device_feed.h"
 #include "kiln/engine/init_from.h"
-#include "kiln/engine/run_dir.h"
 #include "kiln/optim/param_groups.h"
+#include "kiln/run/run_directory.h"
 
 namespace kiln::engine {
 
@@ -129,10 +131,9 @@ std::string groups_text(const tabular::InputGroups& groups) {
 }  // namespace
 
 ColumnFitting saved_columns(const std::string& run_path) {
-  std::string path = run_path + "/preprocessing.json";
+  std::string path = run_path + "/" + run::kPreprocessingFile;
   ColumnFitting fitting;
-  if (std::filesystem::exists(path))
-    fitting.saved = RunDirectory::open(run_path).read_json("preprocessing.json");
+  if (std::filesystem::exists(path)) fitting.saved = read_json_file(path);
   return fitting;
 }
 

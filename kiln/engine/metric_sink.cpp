@@ -1,12 +1,8 @@
 #include "kiln/engine/metric_sink.h"
 
-#include <cerrno>
-
 #include <fmt/format.h>
 
-#include "kiln/core/error.h"
 #include "kiln/engine/console.h"
-#include "kiln/engine/resume.h"
 
 namespace kiln::engine {
 
@@ -21,31 +17,6 @@ void MetricSinks::end_record() {
 
 void MetricSinks::truncate_after(int64_t step) {
   for (MetricSink* sink : sinks_) sink->truncate_after(step);
-}
-
-MetricsLog::MetricsLog(const std::string& path) : path_(path) { open(); }
-
-void MetricsLog::open() {
-  out_.open(path_, std::ios::app);
-  if (!out_) throw IoError("open", path_, errno);
-  out_.seekp(0, std::ios::end);
-  if (out_.tellp() == 0) out_ << "step,epoch,split,metric,value,wall_time\n";
-}
-
-void MetricsLog::append(int64_t step, double epoch, const std::string& tag, double value,
-                        double wall_time) {
-  size_t slash = tag.find('/');
-  std::string split = slash == std::string::npos ? "" : tag.substr(0, slash);
-  std::string metric = slash == std::string::npos ? tag : tag.substr(slash + 1);
-  out_ << fmt::format("{},{:.6g},{},{},{:.9g},{:.3f}\n", step, epoch, split, metric, value,
-                      wall_time);
-  out_.flush();
-}
-
-void MetricsLog::truncate_after(int64_t step) {
-  out_.close();  // trimming replaces the file: the stream would write into the old one
-  trim_metrics(path_, step);
-  open();
 }
 
 void ConsoleMetricSink::append(int64_t step, double epoch, const std::string& tag, double value,

@@ -7,10 +7,11 @@
 // Thread-safety: one thread.
 
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "kiln/run/metrics_csv.h"
 
 namespace kiln::engine {
 
@@ -45,21 +46,19 @@ class MetricSinks : public MetricSink {
   std::vector<MetricSink*> sinks_;
 };
 
-/// Appends `step,epoch,split,metric,value,wall_time` rows to metrics.csv, flushing each row so
-/// other processes (`kiln runs`, a crash post-mortem) see them at once.
+/// metrics.csv as a sink (run/metrics_csv.h writes the rows).
 class MetricsLog : public MetricSink {
  public:
-  explicit MetricsLog(const std::string& path);
+  explicit MetricsLog(const std::string& path) : csv_(path) {}
   void append(int64_t step, double epoch, const std::string& tag, double value,
-              double wall_time) override;
+              double wall_time) override {
+    csv_.append(step, epoch, tag, value, wall_time);
+  }
   /// Rewrites the file without the rows after `step` (and any row a crash cut short).
-  void truncate_after(int64_t step) override;
+  void truncate_after(int64_t step) override { csv_.truncate_after(step); }
 
  private:
-  void open();
-
-  std::string path_;
-  std::ofstream out_;
+  run::MetricsCsv csv_;
 };
 
 /// The console's two kinds of value lines: a training line (loss, rate, throughput) for a record

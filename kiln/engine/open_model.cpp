@@ -9,7 +9,7 @@
 #include "kiln/data/dtype_names.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/experiment.h"
-#include "kiln/engine/run_dir.h"
+#include "kiln/run/run_directory.h"
 
 namespace kiln::engine {
 namespace fs = std::filesystem;
@@ -152,7 +152,7 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     verify_checkpoint(path);
     opened.checkpoint = path;
   } else {
-    run = RunDirectory::open(path).path();
+    run = run::RunDirectory::open(path).path();
     opened.checkpoint = find_checkpoint(run, which);
   }
   opened.config = parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));

@@ -6,7 +6,6 @@
 #include <set>
 #include <sstream>
 
-#include "kiln/core/json_text.h"
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
@@ -60,36 +59,12 @@ bool is_resumable(const std::string& key) {
   return std::find(keys.begin(), keys.end(), own) != keys.end();
 }
 
-std::string run_status(const std::string& run_dir) {
-  try {
-    Json record = read_json_file(run_dir + "/run.json");
-    const Json& status = record.is_object() ? record.value("status", Json()) : Json();
-    return status.is_string() ? status.get<std::string>() : "";
-  } catch (const Error&) {
-    return "";  // unreadable: not known to be finished
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> changed_keys(const Json& before, const Json& after) {
   std::vector<std::string> out;
   collect_changes(before, after, "", out);
   return out;
-}
-
-std::string newest_unfinished_run(const std::string& runs_root, const std::string& name) {
-  std::string parent = runs_root + "/" + name;
-  std::vector<std::string> runs;
-  if (fs::is_directory(parent))
-    for (const auto& entry : fs::directory_iterator(parent))
-      if (fs::exists(entry.path() / "config.yaml")) runs.push_back(entry.path().string());
-  // Run names start with their YYYYmmdd-HHMMSS creation time, so the name orders them.
-  std::sort(runs.rbegin(), runs.rend());
-  for (const auto& run : runs)
-    if (run_status(run) != "finished") return run;
-  throw UsageError("no unfinished run of \"" + name + "\" under " + parent +
-                   " to resume; give the run directory: --resume RUN_DIR");
 }
 
 RawConfig resume_config(const std::string& run_dir, const std::vector<std::string>& overrides) {
@@ -143,25 +118,6 @@ RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
         run_dir);
   refuse_unresumable(saved, changed, source, run_dir);
   return changed;
-}
-
-void trim_metrics(const std::string& metrics_csv, int64_t step) {
-  if (!fs::exists(metrics_csv)) return;
-  std::istringstream in(read_text_file(metrics_csv));
-  std::string line, kept;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (header || line.empty()) {
-      kept += line + "\n";
-      header = false;
-      continue;
-    }
-    // A row cut short by a crash lacks fields; it is dropped with the later ones.
-    bool complete = std::count(line.begin(), line.end(), ',') == 5;
-    std::optional<int64_t> row_step = digits_value(line.substr(0, line.find(',')));
-    if (complete && row_step && *row_step <= step) kept += line + "\n";
-  }
-  write_file_atomic(metrics_csv, kept);
 }
 
 void remove_checkpoints_after(const std::string& checkpoints_dir, int64_t step) {

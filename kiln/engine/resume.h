@@ -1,6 +1,6 @@
 #pragma once
-// What `kiln train --resume` needs before any model is built: the run to continue (given, or the
-// newest unfinished run of a config's name), its saved config with the resumable `--set`
+// What `kiln train --resume` needs before any model is built (run/run_info.h finds the newest
+// unfinished run of a config's name): the run's saved config with the resumable `--set`
 // overrides applied (any other change is refused, naming the key), and the run's files trimmed
 // back to the checkpoint it continues from, so nothing is logged twice.
 // Thread-safety: one resume per run directory.
@@ -11,10 +11,6 @@
 #include "kiln/core/config.h"
 
 namespace kiln::engine {
-
-/// The newest run directory under `runs_root`/`name` whose run.json status is not "finished";
-/// UsageError when there is none.
-std::string newest_unfinished_run(const std::string& runs_root, const std::string& name);
 
 /// The run's saved config with `overrides` (PATH=VALUE) applied; UsageError naming the first key
 /// whose resolved value changes and is not one of resumable_keys().
@@ -28,10 +24,6 @@ RawConfig resumable_config(const std::string& run_dir, RawConfig changed,
 
 /// The dotted paths at which two resolved configs differ (lists compare whole).
 std::vector<std::string> changed_keys(const Json& before, const Json& after);
-
-/// Drops the metrics.csv rows logged after `step` (by the attempt that stopped after its last
-/// checkpoint); they will be logged again.
-void trim_metrics(const std::string& metrics_csv, int64_t step);
 
 /// Removes checkpoint directories after `step` and unfinished temporary ones: they belong to the
 /// attempt being replaced.

@@ -103,43 +103,6 @@ TEST(ResumeConfig, AStageKeyIsNamedByItsStageAndResumableAsAtTheTop) {
   }
 }
 
-TEST(NewestUnfinishedRun, SkipsFinishedRunsAndTakesTheNewest) {
-  testing::TempDir dir;
-  auto make_run = [&](const std::string& stamp, const std::string& status) {
-    std::string run = dir.file("runs/r/" + stamp);
-    fs::create_directories(run);
-    write_file_atomic(run + "/config.yaml", kConfig);
-    write_file_atomic(run + "/run.json", "{\"status\": \"" + status + "\"}");
-  };
-  make_run("20261101-100000", "running");
-  make_run("20261102-100000", "stopped");
-  make_run("20261103-100000", "finished");
-  EXPECT_EQ(newest_unfinished_run(dir.file("runs"), "r"), dir.file("runs/r/20261102-100000"));
-  try {
-    newest_unfinished_run(dir.file("runs"), "other");
-    FAIL();
-  } catch (const UsageError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("no unfinished run of \"other\""));
-  }
-}
-
-TEST(TrimMetrics, DropsRowsAfterTheStepAndAHalfWrittenLastRow) {
-  testing::TempDir dir;
-  std::string csv = dir.write("metrics.csv",
-                              "step,epoch,split,metric,value,wall_time\n"
-                              "4,1,train,loss,0.5,100\n"
-                              "8,2,val,loss,0.4,101\n"
-                              "12,3,train,loss,0.3,102\n"
-                              "16,4,tra");
-  trim_metrics(csv, 8);
-  EXPECT_EQ(read_text_file(csv),
-            "step,epoch,split,metric,value,wall_time\n"
-            "4,1,train,loss,0.5,100\n"
-            "8,2,val,loss,0.4,101\n");
-  trim_metrics(csv, -1);
-  EXPECT_EQ(read_text_file(csv), "step,epoch,split,metric,value,wall_time\n");
-}
-
 TEST(RemoveCheckpointsAfter, RemovesLaterAndTemporaryDirectoriesOnly) {
   testing::TempDir dir;
   for (const char* name :

@@ -22,11 +22,11 @@ std::string indented(const std::string& text) {
 
 }  // namespace
 
-RunFolder::RunFolder(RunDirectory directory, int rank)
+RunFolder::RunFolder(run::RunDirectory directory, int rank)
     : directory_(std::move(directory)), rank_(rank) {}
 
-std::unique_ptr<RunLock> RunFolder::lock() const {
-  return writes() ? std::make_unique<RunLock>(directory_) : nullptr;
+std::unique_ptr<run::RunLock> RunFolder::lock() const {
+  return writes() ? std::make_unique<run::RunLock>(directory_) : nullptr;
 }
 
 void RunFolder::open_tensorboard(const TensorBoardOptions& options, Clock clock) {
@@ -38,7 +38,7 @@ void RunFolder::open_tensorboard(const TensorBoardOptions& options, Clock clock)
     return;
   }
   events_ = std::make_unique<tensorboard::EventLog>(
-      directory_.file("tensorboard"),
+      directory_.file(run::kTensorBoardFolder),
       tensorboard::EventFileName{0, tensorboard::host_name(), static_cast<int>(::getpid())});
   if (options.scalars) {
     events_sink_ = std::make_unique<TensorBoardSink>(*events_);
@@ -48,41 +48,41 @@ void RunFolder::open_tensorboard(const TensorBoardOptions& options, Clock clock)
 
 void RunFolder::write_config(const std::string& yaml) {
   if (!writes()) return;
-  write_file_atomic(directory_.file("config.yaml"), yaml);
+  write_file_atomic(directory_.file(run::kConfigFile), yaml);
   // Four spaces: a Markdown code block, so TensorBoard's text tab keeps the YAML's indentation.
   if (events_ && tensorboard_.text) events_->text("", "config", 0, indented(yaml), clock_());
 }
 
 void RunFolder::write_notes(const std::string& text) {
   if (!writes()) return;
-  write_file_atomic(directory_.file("notes.md"), text + "\n");
+  write_file_atomic(directory_.file(run::kNotesFile), text + "\n");
   if (events_ && tensorboard_.text) events_->text("", "notes", 0, text, clock_());
 }
 
 void RunFolder::write_record(const RunRecord& record) const {
-  if (writes()) directory_.write_json("run.json", record.json());
+  if (writes()) directory_.write_json(run::kRecordFile, record.json());
 }
 
 void RunFolder::write_summary(const Json& summary) const {
-  if (writes()) directory_.write_json("summary.json", summary);
+  if (writes()) directory_.write_json(run::kSummaryFile, summary);
 }
 
 void RunFolder::write_trace(const Json& trace) const {
-  if (writes()) directory_.write_json("trace.json", trace);
+  if (writes()) directory_.write_json(run::kTraceFile, trace);
 }
 
 void RunFolder::write_inputs(const Json& inputs) const {
-  if (writes()) directory_.write_json("inputs.json", inputs);
+  if (writes()) directory_.write_json(run::kInputsFile, inputs);
 }
 
 void RunFolder::write_preprocessing(const Json& preprocessing) const {
-  if (writes()) directory_.write_json("preprocessing.json", preprocessing);
+  if (writes()) directory_.write_json(run::kPreprocessingFile, preprocessing);
 }
 
 MetricSink& RunFolder::metrics() {
   if (!writes()) return nothing_;
   if (!csv_) {
-    csv_ = std::make_unique<MetricsLog>(directory_.file("metrics.csv"));
+    csv_ = std::make_unique<MetricsLog>(directory_.file(run::kMetricsFile));
     sinks_.add(*csv_);
   }
   return sinks_;

@@ -13,10 +13,10 @@
 #include "kiln/core/json.h"
 #include "kiln/engine/console.h"
 #include "kiln/engine/metric_sink.h"
-#include "kiln/engine/run_dir.h"
 #include "kiln/engine/run_record.h"
 #include "kiln/engine/tensorboard_options.h"
 #include "kiln/engine/tensorboard_sink.h"
+#include "kiln/run/run_directory.h"
 #include "kiln/tensorboard/event_log.h"
 
 namespace kiln::engine {
@@ -24,15 +24,15 @@ namespace kiln::engine {
 class RunFolder {
  public:
   /// The folder `directory` as seen by the process of rank `rank`.
-  RunFolder(RunDirectory directory, int rank);
+  RunFolder(run::RunDirectory directory, int rank);
 
-  const RunDirectory& directory() const { return directory_; }
+  const run::RunDirectory& directory() const { return directory_; }
   const std::string& path() const { return directory_.path(); }
   /// Whether this process writes the folder (rank 0).
   bool writes() const { return rank_ == 0; }
 
   /// Locks the run against a second trainer (RunLock); other ranks take no lock.
-  std::unique_ptr<RunLock> lock() const;
+  std::unique_ptr<run::RunLock> lock() const;
   /// TensorBoard's event files under RUN/tensorboard/, for what `options` switch on: scalars
   /// join metrics(), and the config and notes written after this go there as text too. Call it
   /// before metrics() and rewind_to(). `clock` gives the events' wall time.
@@ -57,7 +57,7 @@ class RunFolder {
   /// Where the trainer saves checkpoints: checkpoints(), or "" when this process writes nothing.
   std::string checkpoints_to_save() const { return writes() ? checkpoints() : ""; }
   /// train.log for the console, or "" when this process writes nothing.
-  std::string console_log() const { return writes() ? directory_.file("train.log") : ""; }
+  std::string console_log() const { return writes() ? directory_.file(run::kTrainLogFile) : ""; }
   /// Every sink of logged values (metrics.csv), opened on first use: a resume trims the files
   /// first.
   MetricSink& metrics();
@@ -66,7 +66,7 @@ class RunFolder {
   void rewind_to(int64_t step);
 
  private:
-  RunDirectory directory_;
+  run::RunDirectory directory_;
   int rank_;
   std::unique_ptr<MetricsLog> csv_;
   TensorBoardOptions tensorboard_{};

@@ -44,7 +44,7 @@ std::vector<std::string> files_in(const std::string& dir) {
 
 TEST(RunFolder, RankZeroWritesEachFile) {
   kiln::testing::TempDir dir;
-  RunFolder folder(RunDirectory::create_at(dir.file("run")), 0);
+  RunFolder folder(run::RunDirectory::create_at(dir.file("run")), 0);
   EXPECT_TRUE(folder.writes());
   write_everything(folder);
   EXPECT_EQ(files_in(folder.path()),
@@ -58,7 +58,7 @@ TEST(RunFolder, RankZeroWritesEachFile) {
 TEST(RunFolder, AnyOtherRankWritesNothing) {
   kiln::testing::TempDir dir;
   fs::create_directories(dir.file("run"));
-  RunFolder folder(RunDirectory::named(dir.file("run")), 1);
+  RunFolder folder(run::RunDirectory::named(dir.file("run")), 1);
   EXPECT_FALSE(folder.writes());
   write_everything(folder);
   EXPECT_THAT(files_in(folder.path()), IsEmpty());
@@ -69,7 +69,7 @@ TEST(RunFolder, AnyOtherRankWritesNothing) {
 
 TEST(RunFolder, RewindingRemovesLaterCheckpointsAndRows) {
   kiln::testing::TempDir dir;
-  RunFolder folder(RunDirectory::create_at(dir.file("run")), 0);
+  RunFolder folder(run::RunDirectory::create_at(dir.file("run")), 0);
   for (int64_t step : {4, 8}) {
     fs::create_directories(folder.checkpoints() + fmt::format("/step-{:09d}", step));
     folder.metrics().append(step, 1, "train/loss", 1, 100);

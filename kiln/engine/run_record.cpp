@@ -2,14 +2,15 @@
 
 #include <ctime>
 
-#include "kiln/engine/run_dir.h"
+#include "kiln/engine/run_environment.h"
 #include "kiln/engine/stages.h"
 #include "kiln/engine/trainer.h"
+#include "kiln/run/run_directory.h"
 
 namespace kiln::engine {
 namespace {
 
-std::string time_text(double now) { return iso_time(static_cast<std::time_t>(now)); }
+std::string time_text(double now) { return run::iso_time(static_cast<std::time_t>(now)); }
 
 }  // namespace
 

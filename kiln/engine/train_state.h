@@ -45,6 +45,14 @@ struct TrainState {
   Json scheduler = Json::object();  // the learning-rate schedule's state() (reduce_on_plateau)
 };
 
+/// A checkpoint's file of its TrainState; train_state_json.cpp is its one reader, the checkpoint
+/// writer (checkpoint.cpp) its one writer.
+inline constexpr const char* kTrainStateFile = "train_state.json";
+/// The train state file of the checkpoint folder `checkpoint_dir`.
+inline std::string train_state_file(const std::string& checkpoint_dir) {
+  return checkpoint_dir + "/" + kTrainStateFile;
+}
+
 Json to_json(const TrainState& state);
 /// Reads what to_json wrote; DataError naming `file` and the missing or malformed key.
 TrainState train_state_from_json(const Json& json, const std::string& file);

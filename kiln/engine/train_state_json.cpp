@@ -174,7 +174,7 @@ int64_t checkpoint_step(const std::string& dir) {
 }
 
 TrainState read_train_state(const std::string& checkpoint_dir) {
-  std::string file = checkpoint_dir + "/train_state.json";
+  std::string file = train_state_file(checkpoint_dir);
   TrainState state = parse_train_state(read_text_file(file), file);
   // A checkpoint's folder is named after its step: a state saying otherwise (edited by hand)
   // would resume at a step the run never reached.

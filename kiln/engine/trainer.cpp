@@ -123,9 +123,9 @@ void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir)
   validated_ = state.validated;
   result_.best = state.best;
   result_.last = state.last;
-  restore_rng(state.rng, checkpoint_dir + "/train_state.json");
+  restore_rng(state.rng, train_state_file(checkpoint_dir));
   parts_.train.seek(state.data);
-  load_scheduler_state(state.scheduler, checkpoint_dir + "/train_state.json");
+  load_scheduler_state(state.scheduler, train_state_file(checkpoint_dir));
   for (Callback* callback : parts_.callbacks) {
     if (state.callbacks.contains(callback->type))
       callback->load_state(state.callbacks.at(callback->type));

@@ -25,7 +25,6 @@
 #include "kiln/engine/metric_sink.h"
 #include "kiln/engine/precision.h"
 #include "kiln/engine/regularization.h"
-#include "kiln/engine/run_dir.h"
 #include "kiln/engine/step_profiler.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/optim/hyper_schedules.h"

@@ -20,6 +20,7 @@
 #include "kiln/engine/training_session.h"
 #include "kiln/engine/trial_reporter.h"
 #include "kiln/models/summary.h"
+#include "kiln/run/run_info.h"
 
 namespace kiln::engine {
 namespace {
@@ -77,9 +78,9 @@ std::string prepare_resume(RunFolder& run, Console& console) {
 
 // Whether a run being resumed finished with the config it is resumed with: then there is
 // nothing to train, and its files stay as they are.
-bool finished_as_configured(const RunDirectory& run, const ExperimentConfig& config) {
+bool finished_as_configured(const run::RunDirectory& run, const ExperimentConfig& config) {
   // Compared as JSON: a hand-edited status of another type is simply not "finished".
-  if (run.read_json("run.json").value("status", Json()) != "finished") return false;
+  if (run::read_record(run.path()).value("status", Json()) != "finished") return false;
   RawConfig saved = load_config({run.file("config.yaml")}, {});
   return resolved_config(parse_experiment(saved)) == resolved_config(config);
 }
@@ -255,22 +256,23 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
 
 // The run's folder: the one resumed, the one the command or a launcher names, or a new one that
 // rank 0 makes and names for every process.
-RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& config,
-                           Clock& clock) {
-  if (!request.resume_dir.empty()) return RunDirectory::open(request.resume_dir);
+run::RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& config,
+                                Clock& clock) {
+  if (!request.resume_dir.empty()) return run::RunDirectory::open(request.resume_dir);
   bool first = request.context->rank() == 0;
   if (!request.run_dir.empty())
-    return first ? RunDirectory::create_at(request.run_dir) : RunDirectory::named(request.run_dir);
-  if (!first) return RunDirectory::named(request.context->broadcast(""));
-  RunDirectory made =
-      RunDirectory::create(request.runs_root, config.name, static_cast<std::time_t>(clock()));
+    return first ? run::RunDirectory::create_at(request.run_dir)
+                 : run::RunDirectory::named(request.run_dir);
+  if (!first) return run::RunDirectory::named(request.context->broadcast(""));
+  run::RunDirectory made =
+      run::RunDirectory::create(request.runs_root, config.name, static_cast<std::time_t>(clock()));
   request.context->broadcast(made.path());
   return made;
 }
 
 // Feature columns: a resumed run reuses what it fitted; a new one fits on rank 0, which gives the
 // result to the other ranks.
-ColumnFitting column_fitting(const RunDirectory& run, bool resuming,
+ColumnFitting column_fitting(const run::RunDirectory& run, bool resuming,
                              std::shared_ptr<distributed::Context> context) {
   ColumnFitting fitting = resuming ? saved_columns(run.path()) : ColumnFitting{};
   fitting.share = [context](const std::function<Json()>& fit) {
@@ -300,7 +302,7 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
   bool resuming = !request.resume_dir.empty();
   RunFolder run(run_directory(request, config, clock), request.context->rank());
   run.open_tensorboard(config.tensorboard, clock);
-  std::unique_ptr<RunLock> lock = run.lock();
+  std::unique_ptr<run::RunLock> lock = run.lock();
   std::fprintf(out, "run: %s\n", run.path().c_str());
   std::fflush(out);
   if (resuming && finished_as_configured(run.directory(), config)) {
@@ -313,8 +315,8 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
   std::string config_yaml = resuming ? read_text_file(run.directory().file("config.yaml"))
                                      : to_yaml(resolved_config(config));
   RunRecord record =
-      resuming ? RunRecord::resumed(run.directory().read_json("run.json"), request.command_line,
-                                    clock(), request.context->world_size())
+      resuming ? RunRecord::resumed(run::read_record(run.path()), request.command_line, clock(),
+                                    request.context->world_size())
                : RunRecord::started(request.command_line, clock(), request.context->world_size());
   if (!resuming) {
     record.plan_stages(stages);
@@ -359,7 +361,7 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
 
 RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
                            const std::string& split, const Clock& clock) {
-  RunDirectory run = RunDirectory::open(run_dir);
+  run::RunDirectory run = run::RunDirectory::open(run_dir);
   Runtime runtime = Runtime::of(parse_experiment(load_config({run.file("config.yaml")}, {})));
   runtime.apply();
   OpenedModel opened = open_model(run.path(), checkpoint, runtime.device);

@@ -121,8 +121,9 @@ TEST_F(EventLoop, AClientThatHasStoppedSendingGetsTheAnswerToItsRequest) {
   EXPECT_TRUE(client.closed_by_server());
 }
 
-// `printf 'GET /a ...GET /b ...GET /c ...' | nc -N`: every request sent whole is answered, the
-// last one with the close.
+// `printf 'GET /a ...GET /b ...GET /c ...' | nc -N`: every request sent whole is answered, then the
+// connection is closed. Whether the last answer carries `Connection: close` depends on whether the
+// server saw the end of input before it answered, which is the scheduler's choice.
 TEST_F(EventLoop, PipelinedRequestsOfAClientThatHasStoppedSendingAreAllAnswered) {
   start();
   RawConnection client(port_);
@@ -132,9 +133,7 @@ TEST_F(EventLoop, PipelinedRequestsOfAClientThatHasStoppedSendingAreAllAnswered)
   client.finish_sending();
   EXPECT_THAT(client.read_response(), EndsWith("GET /a "));
   EXPECT_THAT(client.read_response(), EndsWith("GET /b "));
-  std::string last = client.read_response();
-  EXPECT_THAT(last, HasSubstr("Connection: close\r\n"));
-  EXPECT_THAT(last, EndsWith("GET /c "));
+  EXPECT_THAT(client.read_response(), EndsWith("GET /c "));
   EXPECT_TRUE(client.closed_by_server());
 }
 

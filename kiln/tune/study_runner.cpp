@@ -10,10 +10,9 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
-#include "kiln/core/json_text.h"
 #include "kiln/core/parent_death.h"
 #include "kiln/core/remove_tree.h"
-#include "kiln/core/text_file.h"
+#include "kiln/run/run_info.h"
 #include "kiln/tune/study_report.h"
 #include "kiln/tune/trial_process.h"
 
@@ -202,19 +201,24 @@ class StudyRun {
     say(fmt::format("trial {} complete: {} {:.6g}", number, metric(), *value));
   }
 
-  // The trial's `name` (run.json, summary.json) as an object; an empty object when it is
-  // missing, unreadable or damaged: the trial then counts as ended without a value.
-  Json run_file_of(int64_t number, const std::string& name) const {
+  // The trial's run.json; an empty object when it is missing, unreadable or damaged: the trial
+  // then counts as ended without a value.
+  Json run_record_of(int64_t number) const {
     try {
-      std::optional<std::string> text = read_text_file_if_any(run_dir_of(number) + "/" + name);
-      Json json = text ? parse_json_text(*text) : Json::object();
-      return json.is_object() ? json : Json::object();
-    } catch (const std::exception&) {  // JsonTextError, or a file kiln refuses to read
+      return run::read_record(run_dir_of(number));
+    } catch (const Error&) {
       return Json::object();
     }
   }
 
-  Json run_record_of(int64_t number) const { return run_file_of(number, "run.json"); }
+  // The trial's summary.json, as run_record_of reads run.json.
+  Json summary_of(int64_t number) const {
+    try {
+      return run::read_summary(run_dir_of(number)).value_or(Json::object());
+    } catch (const Error&) {
+      return Json::object();
+    }
+  }
 
   // The text at `key` of a run file's object; "" when absent or not text (a hand-edited file).
   static std::string text_at(const Json& object, const char* key) {
@@ -223,7 +227,7 @@ class StudyRun {
   }
 
   std::optional<double> final_value(int64_t number) const {
-    const Json summary = run_file_of(number, "summary.json");
+    const Json summary = summary_of(number);
     const Json& final_values = summary.value("final", Json());
     if (!final_values.is_object() || !final_values.contains(metric()) ||
         !final_values[metric()].is_number())

@@ -21,15 +21,15 @@ declare -A allowed=(
   [metrics]="core"
   [optim]="core"
   [distributed]="core"
-  [runs]="core"
+  [run]="core"
   [serving]="core io"
   [tensorboard]="core io"
-  [tune]="core"
-  [board]="core io runs tensorboard tune"
-  [engine]="core io tabular data models losses metrics optim distributed runs serving tensorboard tune"
+  [tune]="core run"
+  [board]="core io run tensorboard tune"
+  [engine]="core io tabular data models losses metrics optim distributed run serving tensorboard tune"
 )
 # Folders whose code builds without LibTorch (their targets do not link it).
-torch_free="core io tabular runs serving tensorboard tune board"
+torch_free="core io tabular run serving tensorboard tune board"
 
 # Checks the tree at ROOT; prints each breach, returns 1 if any.
 check() {

@@ -14,13 +14,13 @@
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
 #include "kiln/core/text_file.h"
-#include "kiln/runs/run_info.h"
-#include "kiln/runs/run_notes.h"
-#include "kiln/runs/run_query.h"
-#include "kiln/runs/run_table.h"
+#include "kiln/run/run_info.h"
+#include "kiln/run/run_notes.h"
+#include "kiln/run/run_query.h"
+#include "kiln/run/run_table.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 namespace {
 
 using ::testing::AllOf;
@@ -408,4 +408,4 @@ TEST(IsoTime, ReadsWhatKilnWrites) {
 }
 
 }  // namespace
-}  // namespace kiln::runs
+}  // namespace kiln::run

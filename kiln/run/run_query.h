@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/runs/run_info.h"
+#include "kiln/run/run_info.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 
 /// The value of `key` for `run`, or null when the run has none.
 Json value_of(const RunInfo& run, const std::string& key);
@@ -37,4 +37,4 @@ std::vector<std::string> known_keys(const std::vector<RunInfo>& runs);
 /// as a value).
 std::vector<std::string> differing_hparams(const std::vector<RunInfo>& runs);
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

@@ -1,4 +1,4 @@
-#include "kiln/runs/run_notes.h"
+#include "kiln/run/run_notes.h"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "kiln/core/error.h"
-#include "kiln/runs/run_info.h"
+#include "kiln/run/run_info.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 
 void append_note(const std::string& run, const std::string& text) {
   std::error_code error;
@@ -26,4 +26,4 @@ void append_note(const std::string& run, const std::string& text) {
   if (!out) throw IoError("append to", path, errno);
 }
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

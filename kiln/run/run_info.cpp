@@ -1,9 +1,9 @@
-#include "kiln/runs/run_info.h"
+#include "kiln/run/run_info.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
@@ -18,35 +18,17 @@
 #include "kiln/core/parallel.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
+#include "kiln/run/metrics_csv.h"
+#include "kiln/run/run_directory.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 namespace {
 
 namespace fs = std::filesystem;
 
 // The last part of metrics.csv is enough for the latest values: a long run's file is not read
 // whole, so listing stays fast however long runs trained.
-constexpr std::streamoff kMetricsTail = 64 * 1024;
-constexpr std::string_view kMetricsHeader = "step,epoch,split,metric,value,wall_time";
-
-// A cell as the writer formats a number ({:g}: no hexadecimal, no spaces, nan and inf as words).
-double number_cell(const std::string& cell, const char* column) {
-  double value = 0;
-  auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-  if (cell.empty() || error != std::errc() || end != cell.data() + cell.size())
-    throw std::invalid_argument(
-        fmt::format("{} \"{}\" is not a number", column, cell.substr(0, 40)));
-  return value;
-}
-
-int64_t whole_cell(const std::string& cell, const char* column) {
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-  if (cell.empty() || error != std::errc() || end != cell.data() + cell.size() || value < 0)
-    throw std::invalid_argument(
-        fmt::format("{} \"{}\" is not a whole number >= 0", column, cell.substr(0, 40)));
-  return value;
-}
+constexpr int64_t kMetricsTail = 64 * 1024;
 
 void flatten(const Json& node, const std::string& path, std::map<std::string, Json>& out) {
   if (node.is_object() && !node.empty()) {
@@ -87,18 +69,17 @@ std::string text_field(RunInfo& run, const Json& object, const std::string& file
   return "";
 }
 
-void read_record(RunInfo& run) {
-  std::optional<Json> record = read_json_object(run, "run.json", true);
-  if (!record) return;
-  run.status = text_field(run, *record, "run.json", "status");
+// run.json's fields into `run`, each checked.
+void check_record(RunInfo& run, const Json& record) {
+  run.status = text_field(run, record, "run.json", "status");
   static const std::set<std::string> kStatuses = {"running", "finished", "stopped", "failed",
                                                   "pruned"};
   if (!run.status.empty() && !kStatuses.count(run.status))
     run.problems.push_back(fmt::format(
         "run.json: \"status\" is \"{}\", not running, finished, stopped, failed or pruned",
         run.status));
-  run.start_time = text_field(run, *record, "run.json", "start_time");
-  run.end_time = text_field(run, *record, "run.json", "end_time");
+  run.start_time = text_field(run, record, "run.json", "start_time");
+  run.end_time = text_field(run, record, "run.json", "end_time");
   std::optional<double> start = parse_iso_time(run.start_time), end = parse_iso_time(run.end_time);
   if (start && end) run.duration_s = *end - *start;
   if (run.duration_s < 0 && start && end)
@@ -112,17 +93,20 @@ void read_record(RunInfo& run) {
                       key, show_value(Json(text))));
 }
 
-void read_summary(RunInfo& run) {
-  // written when training ends: a running or killed run has none
-  std::optional<Json> summary = read_json_object(run, "summary.json", false);
-  if (!summary) return;
-  const Json& steps = summary->value("steps", Json());
+void read_record(RunInfo& run) {
+  std::optional<Json> record = read_json_object(run, kRecordFile, true);
+  if (record) check_record(run, *record);
+}
+
+// summary.json's fields into `run`, each checked.
+void check_summary(RunInfo& run, const Json& summary) {
+  const Json& steps = summary.value("steps", Json());
   if (steps.is_number_integer() && steps.get<int64_t>() >= 0)
     run.steps = steps.get<int64_t>();
   else if (!steps.is_null())
     run.problems.push_back(
         fmt::format("summary.json: \"steps\" is {}, not a whole number >= 0", show_value(steps)));
-  const Json& best = summary->value("best", Json());
+  const Json& best = summary.value("best", Json());
   if (best.is_object() && best.value("metric", Json()).is_string() &&
       best.value("value", Json()).is_number())
     run.best = BestValue{
@@ -135,7 +119,7 @@ void read_summary(RunInfo& run) {
         fmt::format("summary.json: the best value's step {} is past the run's "
                     "{} steps",
                     run.best->step, run.steps));
-  const Json& final = summary->value("final", Json());
+  const Json& final = summary.value("final", Json());
   if (!final.is_object() && !final.is_null())
     run.problems.push_back("summary.json: \"final\" is not {tag: number}");
   if (!final.is_object()) return;
@@ -148,60 +132,35 @@ void read_summary(RunInfo& run) {
   }
 }
 
-// The first line of metrics.csv, which `tail` holds when it starts at the file's start.
-std::string metrics_header(const std::string& path, const FilePart& tail) {
-  std::string start =
-      tail.from == 0 ? tail.bytes : read_file_part(path, 0, kMetricsHeader.size() + 1)->bytes;
-  return start.substr(0, start.find('\n'));
+void read_summary(RunInfo& run) {
+  // written when training ends: a running or killed run has none
+  std::optional<Json> summary = read_json_object(run, kSummaryFile, false);
+  if (summary) check_summary(run, *summary);
 }
 
-// metrics.csv, checked as far as it is read: its header and each row of its last part (a long
-// run's file is not read whole, so listing stays fast however long runs trained). With
+// metrics.csv, checked as far as it is read: its header and each row of its last part. With
 // `take_values` (runs without a summary) the latest value of each tag and the last step.
 void read_metrics(RunInfo& run, bool take_values) {
-  std::string path = run.path + "/metrics.csv";
-  std::optional<FilePart> tail;
-  try {
-    tail = read_file_part(path, -kMetricsTail);
-  } catch (const Error& e) {  // a FIFO, a device: never waited on, never read
-    return run.problems.push_back(e.what());
-  }
-  if (!tail)
+  MetricsTail tail = read_metrics_tail(run.path + "/" + kMetricsFile, kMetricsTail);
+  if (!tail.unreadable.empty()) return run.problems.push_back(tail.unreadable);
+  if (tail.missing)
     return run.problems.push_back(take_values || run.status.empty()
                                       ? "metrics.csv is missing"
                                       : "metrics.csv is missing, though run.json says " +
                                             run.status);
-  std::string header = metrics_header(path, *tail);
-  if (header != kMetricsHeader)
-    return run.problems.push_back(fmt::format("metrics.csv: its header is {}, not {}",
-                                              show_value(Json(header.substr(0, 80))),
-                                              kMetricsHeader));
-  const std::string& text = tail->bytes;
-  size_t whole = text.rfind('\n') + 1;  // 0 without a newline
   // A run still training may be writing its last row; one that ended wrote each row whole.
-  if (whole < text.size() && run.status != "running" && run.status != "killed")
+  if (tail.ends_cut_short && run.status != "running" && run.status != "killed")
     run.problems.push_back("metrics.csv ends in a row cut short");
-  size_t at = tail->from > 0 ? text.find('\n') + 1 : 0;  // past a partial first line
-  int64_t rows = 0;
-  while (at < whole) {
-    size_t end = text.find('\n', at);
-    try {
-      std::optional<MetricsRow> row = parse_metrics_row(text.substr(at, end - at));
-      rows += row ? 1 : 0;
-      if (row && take_values) {
-        run.steps = std::max(run.steps, row->step);
-        run.final[row->tag] = row->value;
-      }
-    } catch (const std::invalid_argument& e) {
-      return run.problems.push_back(
-          fmt::format("metrics.csv, byte {}: {}", tail->from + int64_t(at), e.what()));
+  if (take_values)
+    for (const MetricsRow& row : tail.rows) {
+      run.steps = std::max(run.steps, row.step);
+      run.final[row.tag] = row.value;
     }
-    at = end + 1;
-  }
-  if (rows == 0 && tail->from > 0)
+  if (!tail.damaged_row.empty()) return run.problems.push_back(tail.damaged_row);
+  if (tail.rows.empty() && tail.partial)
     run.problems.push_back(fmt::format(
-        "metrics.csv: its last {} bytes hold no whole row (a row longer than that?)", text.size()));
-  else if (rows == 0 && run.status == "finished" && run.steps > 0)
+        "metrics.csv: its last {} bytes hold no whole row (a row longer than that?)", tail.bytes));
+  else if (tail.rows.empty() && run.status == "finished" && run.steps > 0)
     run.problems.push_back(
         fmt::format("metrics.csv holds no rows, though summary.json counts {} steps", run.steps));
 }
@@ -235,29 +194,10 @@ void read_config(RunInfo& run) {
 
 bool is_run_folder(const fs::path& dir) {
   std::error_code error;
-  return fs::exists(dir / "run.json", error) || fs::exists(dir / "metrics.csv", error);
+  return fs::exists(dir / kRecordFile, error) || fs::exists(dir / kMetricsFile, error);
 }
 
 }  // namespace
-
-std::optional<MetricsRow> parse_metrics_row(const std::string& line) {
-  if (line == kMetricsHeader) return std::nullopt;
-  std::vector<std::string> cells;
-  std::istringstream fields(line);
-  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  if (cells.size() != 6)
-    throw std::invalid_argument(fmt::format("a row of {} cells, not 6", cells.size()));
-  for (size_t i : {size_t(2), size_t(3)})
-    if (!is_valid_utf8(cells[i]) || std::any_of(cells[i].begin(), cells[i].end(), [](char c) {
-          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        }))
-      throw std::invalid_argument("a split or metric name that is not UTF-8 text");
-  if (cells[3].empty()) throw std::invalid_argument("a row without its metric's name");
-  return MetricsRow{whole_cell(cells[0], "step"), number_cell(cells[1], "epoch"),
-                    cells[2] + "/" + cells[3], number_cell(cells[4], "value"),
-                    number_cell(cells[5], "wall_time")};
-}
 
 std::optional<double> parse_iso_time(const std::string& text) {
   std::tm parts{};
@@ -283,6 +223,62 @@ bool holder_has_gone(const std::string& run) {
 }
 
 }  // namespace
+
+namespace {
+
+// The run's JSON file `name` checked by `check`: nothing when it is missing and not `required`;
+// DataError naming the file and every problem found otherwise.
+std::optional<Json> checked_object(const std::string& path, const char* name, bool required,
+                                   void (*check)(RunInfo&, const Json&)) {
+  RunInfo scratch;
+  scratch.path = path;
+  std::optional<Json> object = read_json_object(scratch, name, required);
+  if (object) check(scratch, *object);
+  if (scratch.problems.empty()) return object;
+  std::string problems;
+  for (std::string problem : scratch.problems) {
+    if (problem.rfind(std::string(name) + ": ", 0) == 0) problem.erase(0, strlen(name) + 2);
+    problems += (problems.empty() ? "" : "; ") + problem;
+  }
+  throw DataError(path + "/" + name, -1, -1, problems);
+}
+
+}  // namespace
+
+Json read_record(const std::string& path) {
+  return *checked_object(path, kRecordFile, true, check_record);
+}
+
+std::optional<Json> read_summary(const std::string& path) {
+  return checked_object(path, kSummaryFile, false, check_summary);
+}
+
+std::string newest_unfinished_run(const std::string& runs_root, const std::string& name) {
+  std::string parent = runs_root + "/" + name;
+  std::vector<std::string> runs;
+  std::error_code error;
+  if (fs::is_directory(parent, error))
+    for (const auto& entry : fs::directory_iterator(parent))
+      if (fs::exists(entry.path() / kConfigFile)) runs.push_back(entry.path().string());
+  // Run names start with their YYYYmmdd-HHMMSS creation time, so the name orders them.
+  std::sort(runs.rbegin(), runs.rend());
+  for (const auto& run : runs) {
+    std::string status;
+    try {
+      status = read_record(run).value("status", "");
+    } catch (const Error&) {  // unreadable: not known to be finished
+    }
+    if (status != "finished") return run;
+  }
+  throw UsageError("no unfinished run of \"" + name + "\" under " + parent +
+                   " to resume; give the run directory: --resume RUN_DIR");
+}
+
+std::optional<std::string> read_run_text(const std::string& path, const std::string& name) {
+  for (const char* shown : {kConfigFile, kNotesFile, kSummaryFile, kRecordFile, kTrainLogFile})
+    if (name == shown) return read_text_file_if_any(path + "/" + name);
+  return std::nullopt;
+}
 
 RunInfo read_run(const std::string& path) {
   RunInfo run;
@@ -330,4 +326,4 @@ std::vector<std::string> find_runs(const std::string& root) {
   return found;
 }
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

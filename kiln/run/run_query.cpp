@@ -1,4 +1,4 @@
-#include "kiln/runs/run_query.h"
+#include "kiln/run/run_query.h"
 
 #include <fmt/format.h>
 #include <fnmatch.h>
@@ -10,7 +10,7 @@
 #include "kiln/core/json_text.h"
 #include "kiln/core/suggest.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 namespace {
 
 const char* const kFields[] = {"name",     "id",    "status", "start", "end",
@@ -154,4 +154,4 @@ std::vector<std::string> differing_hparams(const std::vector<RunInfo>& runs) {
   return differing;
 }
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

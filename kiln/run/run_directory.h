@@ -1,18 +1,29 @@
 #pragma once
-// The run directory of docs/design.md §6: `<root>/<name>/<YYYYmmdd-HHMMSS>[-N]/` holding the
+// The run folder's layout (docs/design.md §6): `<root>/<name>/<YYYYmmdd-HHMMSS>[-N]/` holding the
 // resolved config, run.json (status and environment), metrics.csv (long format), summary.json,
-// train.log, notes.md and checkpoints/. Small files are replaced atomically, so a crash mid-write
-// leaves the previous version. Thread-safety: one writer per run.
+// train.log, notes.md, inputs.json, preprocessing.json, checkpoints/ and tensorboard/. The names
+// below are the only spelling of those files in kiln; small files are replaced atomically, so a
+// crash mid-write leaves the previous version. Torch-free. Thread-safety: one writer per run.
 
 #include <ctime>
-#include <fstream>
 #include <string>
 
 #include "kiln/core/folder_lock.h"
 #include "kiln/core/json.h"
-#include "kiln/engine/metric_sink.h"
 
-namespace kiln::engine {
+namespace kiln::run {
+
+inline constexpr const char* kConfigFile = "config.yaml";
+inline constexpr const char* kRecordFile = "run.json";
+inline constexpr const char* kSummaryFile = "summary.json";
+inline constexpr const char* kMetricsFile = "metrics.csv";
+inline constexpr const char* kNotesFile = "notes.md";
+inline constexpr const char* kTrainLogFile = "train.log";
+inline constexpr const char* kTraceFile = "trace.json";
+inline constexpr const char* kInputsFile = "inputs.json";
+inline constexpr const char* kPreprocessingFile = "preprocessing.json";
+inline constexpr const char* kCheckpointsFolder = "checkpoints";
+inline constexpr const char* kTensorBoardFolder = "tensorboard";
 
 class RunDirectory {
  public:
@@ -27,10 +38,10 @@ class RunDirectory {
 
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
-  std::string checkpoints() const { return file("checkpoints"); }
+  std::string checkpoints() const { return file(kCheckpointsFolder); }
 
+  /// Replaces the run's file `name` with `value`, atomically.
   void write_json(const std::string& name, const Json& value) const;
-  Json read_json(const std::string& name) const;
 
  private:
   explicit RunDirectory(std::string path) : path_(std::move(path)) {}
@@ -51,9 +62,5 @@ class RunLock {
 
 /// `YYYY-mm-ddTHH:MM:SSZ`.
 std::string iso_time(std::time_t t);
-/// The LibTorch this binary was built against, e.g. 1.13.0.
-std::string libtorch_version();
-/// Facts about this process for run.json: host, versions, CPU and GPU, git commit.
-Json environment_info();
 
-}  // namespace kiln::engine
+}  // namespace kiln::run

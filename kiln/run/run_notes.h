@@ -5,9 +5,9 @@
 
 #include <string>
 
-namespace kiln::runs {
+namespace kiln::run {
 
 /// Throws UsageError when `run` is not a run folder, IoError when the file cannot be written.
 void append_note(const std::string& run, const std::string& text);
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

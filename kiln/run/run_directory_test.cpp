@@ -1,7 +1,7 @@
-// The run directory: its `<root>/<name>/<stamp>[-N]` naming, opening an existing run, JSON files,
-// and metrics.csv in long format with a single header across reopenings.
+// The run directory: its `<root>/<name>/<stamp>[-N]` naming, opening an existing run, JSON files
+// and the checked reader of run.json.
 
-#include "kiln/engine/run_dir.h"
+#include "kiln/run/run_directory.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,10 +11,11 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
+#include "kiln/run/run_info.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
-namespace run_dir_test {
+namespace kiln::run {
+namespace run_directory_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -79,49 +80,50 @@ TEST(RunDirectory, JsonFilesRoundTripAndAMalformedOneIsADataError) {
   RunDirectory run = RunDirectory::create(root.path(), "x", kNow);
   Json info = {{"status", "running"}, {"world_size", 1}};
   run.write_json("run.json", info);
-  EXPECT_EQ(run.read_json("run.json"), info);
+  EXPECT_EQ(read_record(run.path()), info);
   write_file_atomic(run.file("summary.json"), "{\"final\": ");
   try {
-    run.read_json("summary.json");
+    read_summary(run.path());
     FAIL() << "parsed a truncated summary.json";
   } catch (const DataError& e) {
     EXPECT_EQ(e.file(), run.file("summary.json"));
   }
 }
 
-TEST(MetricsLog, WritesTheHeaderOnceAndOneLongFormatRowPerValue) {
-  kiln::testing::TempDir dir;
-  std::string path = dir.file("metrics.csv");
-  {
-    MetricsLog log(path);
-    log.append(100, 0.5, "train/loss", 0.25, 12.5);
-    log.append(200, 1, "val/accuracy", 0.875, 13.0);
-    // Rows are flushed as they are written, for readers of a live run.
-    EXPECT_EQ(read_text_file(path),
-              "step,epoch,split,metric,value,wall_time\n"
-              "100,0.5,train,loss,0.25,12.500\n"
-              "200,1,val,accuracy,0.875,13.000\n");
+TEST(RunRecord, WhatReadRunWouldCallAProblemIsADataErrorNamingTheFile) {
+  kiln::testing::TempDir root;
+  RunDirectory run = RunDirectory::create(root.path(), "x", kNow);
+  try {
+    read_record(run.path());
+    FAIL() << "read a missing run.json";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), run.file("run.json"));
   }
-  MetricsLog reopened(path);
-  reopened.append(300, 1.25, "train/samples_per_s", 1234.5, 14.25);
-  EXPECT_EQ(read_text_file(path),
-            "step,epoch,split,metric,value,wall_time\n"
-            "100,0.5,train,loss,0.25,12.500\n"
-            "200,1,val,accuracy,0.875,13.000\n"
-            "300,1.25,train,samples_per_s,1234.5,14.250\n");
+  run.write_json("run.json", {{"status", "paused"}, {"start_time", "yesterday"}});
+  try {
+    read_record(run.path());
+    FAIL() << "read a run.json with an unknown status";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("\"status\" is \"paused\", not running"));
+    EXPECT_THAT(e.what(), HasSubstr("\"start_time\" is \"yesterday\""));
+  }
+  EXPECT_EQ(read_summary(run.path()), std::nullopt);  // a run still training has none
+  run.write_json("summary.json", {{"steps", -3}});
+  EXPECT_THROW(read_summary(run.path()), DataError);
 }
 
-TEST(MetricsLog, KeepsNineSignificantDigitsAndAnUnsplitTag) {
-  kiln::testing::TempDir dir;
-  MetricsLog log(dir.file("metrics.csv"));
-  log.append(1, 0.333333333, "lr", 0.123456789012, 1.0);
-  EXPECT_THAT(read_text_file(dir.file("metrics.csv")),
-              HasSubstr("\n1,0.333333,,lr,0.123456789,1.000\n"));
-}
-
-TEST(MetricsLog, AnUnwritablePathIsAnIoError) {
-  kiln::testing::TempDir dir;
-  EXPECT_THROW(MetricsLog(dir.file("missing/metrics.csv")), IoError);
+TEST(NewestUnfinishedRun, SkipsFinishedRunsAndCountsAnUnreadableOneAsUnfinished) {
+  kiln::testing::TempDir root;
+  RunDirectory older = RunDirectory::create(root.path(), "x", kNow);
+  RunDirectory newer = RunDirectory::create(root.path(), "x", kNow + 60);
+  for (const RunDirectory* run : {&older, &newer})
+    write_file_atomic(run->file("config.yaml"), "name: x\n");
+  older.write_json("run.json", {{"status", "stopped"}});
+  newer.write_json("run.json", {{"status", "finished"}});
+  EXPECT_EQ(newest_unfinished_run(root.path(), "x"), older.path());
+  write_file_atomic(newer.file("run.json"), "{\"status\": \"fin");
+  EXPECT_EQ(newest_unfinished_run(root.path(), "x"), newer.path());
+  EXPECT_THROW(newest_unfinished_run(root.path(), "y"), UsageError);
 }
 
 TEST(IsoTime, FormatsUtc) {
@@ -129,5 +131,5 @@ TEST(IsoTime, FormatsUtc) {
   EXPECT_EQ(iso_time(kNow), "2021-03-04T05:06:07Z");
 }
 
-}  // namespace run_dir_test
-}  // namespace kiln::engine
+}  // namespace run_directory_test
+}  // namespace kiln::run

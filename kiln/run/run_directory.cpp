@@ -1,21 +1,15 @@
-#include "kiln/engine/run_dir.h"
+#include "kiln/run/run_directory.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <torch/torch.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <filesystem>
-#include <thread>
 
 #include "kiln/core/error.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 
-namespace kiln::engine {
+namespace kiln::run {
 namespace fs = std::filesystem;
 
 RunDirectory RunDirectory::create(const std::string& root, const std::string& name,
@@ -32,7 +26,7 @@ RunDirectory RunDirectory::create(const std::string& root, const std::string& na
   for (int n = 0; n < 1000; ++n) {
     std::string path = parent + "/" + stamp + (n == 0 ? "" : "-" + std::to_string(n));
     if (::mkdir(path.c_str(), 0755) == 0) {
-      fs::create_directories(path + "/checkpoints");
+      fs::create_directories(path + "/" + kCheckpointsFolder);
       return RunDirectory(path);
     }
     if (errno != EEXIST) throw IoError("create", path, errno);
@@ -56,19 +50,20 @@ RunDirectory RunDirectory::named(const std::string& path) {
 
 RunDirectory RunDirectory::create_at(const std::string& path) {
   std::string trimmed = without_trailing_slash(path);
-  if (fs::exists(trimmed + "/config.yaml"))
+  if (fs::exists(trimmed + "/" + kConfigFile))
     throw UsageError(trimmed +
                      " already holds a run (it has config.yaml); continue it with --resume " +
                      trimmed + ", or give another --run-dir");
+  std::string checkpoints = trimmed + "/" + kCheckpointsFolder;
   std::error_code error;
-  fs::create_directories(trimmed + "/checkpoints", error);
-  if (error) throw IoError("create", trimmed + "/checkpoints", error.value());
+  fs::create_directories(checkpoints, error);
+  if (error) throw IoError("create", checkpoints, error.value());
   return RunDirectory(trimmed);
 }
 
 RunDirectory RunDirectory::open(const std::string& path) {
   std::string trimmed = without_trailing_slash(path);
-  if (!fs::exists(trimmed + "/config.yaml"))
+  if (!fs::exists(trimmed + "/" + kConfigFile))
     throw UsageError(trimmed + " is not a run directory: it has no config.yaml");
   return RunDirectory(trimmed);
 }
@@ -82,8 +77,6 @@ void RunDirectory::write_json(const std::string& name, const Json& value) const 
   write_file_atomic(file(name), dump_json(value, 2) + "\n");
 }
 
-Json RunDirectory::read_json(const std::string& name) const { return read_json_file(file(name)); }
-
 std::string iso_time(std::time_t t) {
   char text[32];
   std::tm utc{};
@@ -92,45 +85,4 @@ std::string iso_time(std::time_t t) {
   return text;
 }
 
-namespace {
-
-std::string first_line_of_command(const char* command) {
-  std::string out;
-  if (FILE* pipe = ::popen(command, "r")) {
-    char line[256];
-    if (std::fgets(line, sizeof(line), pipe)) out = line;
-    ::pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-}  // namespace
-
-std::string libtorch_version() {
-  return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
-}
-
-Json environment_info() {
-  char host[256] = "unknown";
-  ::gethostname(host, sizeof(host) - 1);
-  Json info = Json::object();
-  info["host"] = host;
-  info["kiln_version"] = KILN_VERSION;
-  info["libtorch_version"] = libtorch_version();
-  info["cpu"] = fmt::format("{} ({} threads)", cpu_model(), std::thread::hardware_concurrency());
-  info["cuda_devices"] = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
-  std::string commit = first_line_of_command("git rev-parse HEAD 2>/dev/null");
-  info["git_commit"] = commit.empty() ? Json() : Json(commit);
-  return info;
-}
-
-}  // namespace kiln::engine
+}  // namespace kiln::run

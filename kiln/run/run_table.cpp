@@ -1,4 +1,4 @@
-#include "kiln/runs/run_table.h"
+#include "kiln/run/run_table.h"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_table.h"
-#include "kiln/runs/run_query.h"
+#include "kiln/run/run_query.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 namespace {
 
 const std::vector<std::string> kFixedColumns = {"name",     "id",    "status", "start",
@@ -154,4 +154,4 @@ std::string compare_table(const std::vector<RunInfo>& runs) {
   return out;
 }
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/runs/run_info.h"
+#include "kiln/run/run_info.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 
 /// The table's columns for these runs: fixed fields, then metric tags, then differing values.
 std::vector<std::string> table_columns(const std::vector<RunInfo>& runs);
@@ -28,4 +28,4 @@ std::string compare_table(const std::vector<RunInfo>& runs);
 /// "1:02:03" / "4:05"; "" for an unknown (negative) duration.
 std::string duration_text(double seconds);
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

@@ -3,7 +3,9 @@
 // alone (run.json, summary.json, config.yaml, metrics.csv, notes.md) without LibTorch. A folder
 // whose files are missing, cut short or not valid JSON/YAML is still listed: what could be read
 // is kept and `problems` says what could not, naming the file.
-// Thread-safety: values; read_run, read_runs and find_runs only read files.
+// The same checks back the readers of single files (run.json, summary.json) that resume and tune
+// use: this file and metrics_csv.h are the only readers of a run folder's files.
+// Thread-safety: values; the functions only read files.
 
 #include <cstdint>
 #include <map>
@@ -13,7 +15,7 @@
 
 #include "kiln/core/json.h"
 
-namespace kiln::runs {
+namespace kiln::run {
 
 struct BestValue {
   std::string metric;
@@ -38,19 +40,6 @@ struct RunInfo {
   std::vector<std::string> problems;
 };
 
-/// One row of metrics.csv (`step,epoch,split,metric,value,wall_time`), the tag joined back.
-struct MetricsRow {
-  int64_t step = 0;
-  double epoch = 0;
-  std::string tag;
-  double value = 0, wall_time = 0;
-};
-
-/// The row `line` holds; nothing for the header. Throws std::invalid_argument saying what is
-/// wrong with any other line that is not a row as kiln writes them (six cells, a whole step,
-/// numbers as {:g} writes them, UTF-8 names without control characters).
-std::optional<MetricsRow> parse_metrics_row(const std::string& line);
-
 /// Reads one run folder; never throws for damaged files (see `problems`).
 RunInfo read_run(const std::string& path);
 
@@ -62,7 +51,24 @@ std::vector<RunInfo> read_runs(const std::vector<std::string>& paths);
 /// one holding run.json or metrics.csv; checkpoints/ and tensorboard/ are not searched.
 std::vector<std::string> find_runs(const std::string& root);
 
+/// run.json of the run folder `path`, checked as read_run checks it (a JSON object, a known
+/// status, times as kiln writes them, the end not before the start); DataError naming the file
+/// and what is wrong, when it is missing too.
+Json read_record(const std::string& path);
+
+/// summary.json of the run folder `path`, checked as read_run checks it; nothing when there is
+/// none (a run still training), DataError when it is damaged.
+std::optional<Json> read_summary(const std::string& path);
+
+/// The newest run folder under `runs_root`/`name` whose run.json does not say "finished" (an
+/// unreadable one counts as unfinished); UsageError when there is none.
+std::string newest_unfinished_run(const std::string& runs_root, const std::string& name);
+
+/// The text of one of the run's files a person reads (config.yaml, notes.md, summary.json,
+/// run.json, train.log): nothing for another name or a missing file.
+std::optional<std::string> read_run_text(const std::string& path, const std::string& name);
+
 /// Seconds since the epoch of an ISO 8601 UTC time as kiln writes it (2026-11-22T10:15:00Z).
 std::optional<double> parse_iso_time(const std::string& text);
 
-}  // namespace kiln::runs
+}  // namespace kiln::run

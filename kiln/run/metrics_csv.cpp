@@ -1,0 +1,195 @@
+#include "kiln/run/metrics_csv.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <filesystem>
+#include <sstream>
+
+#include "kiln/core/error.h"
+#include "kiln/core/json.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/core/text_file.h"
+#include "kiln/run/run_directory.h"
+
+namespace kiln::run {
+namespace {
+
+// A cell as the writer formats a number ({:g}: no hexadecimal, no spaces, nan and inf as words).
+double number_cell(const std::string& cell, const char* column) {
+  double value = 0;
+  auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (cell.empty() || error != std::errc() || end != cell.data() + cell.size())
+    throw std::invalid_argument(
+        fmt::format("{} \"{}\" is not a number", column, cell.substr(0, 40)));
+  return value;
+}
+
+int64_t whole_cell(const std::string& cell, const char* column) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (cell.empty() || error != std::errc() || end != cell.data() + cell.size() || value < 0)
+    throw std::invalid_argument(
+        fmt::format("{} \"{}\" is not a whole number >= 0", column, cell.substr(0, 40)));
+  return value;
+}
+
+// The step a line's first cell spells, when it is a whole number of at most 18 digits.
+std::optional<int64_t> leading_step(const std::string& line) {
+  std::string text = line.substr(0, line.find(','));
+  if (text.empty() || text.size() > 18 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoll(text);
+}
+
+}  // namespace
+
+std::optional<MetricsRow> parse_metrics_row(const std::string& line) {
+  if (line == kMetricsHeader) return std::nullopt;
+  std::vector<std::string> cells;
+  std::istringstream fields(line);
+  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  if (cells.size() != 6)
+    throw std::invalid_argument(fmt::format("a row of {} cells, not 6", cells.size()));
+  for (size_t i : {size_t(2), size_t(3)})
+    if (!is_valid_utf8(cells[i]) || std::any_of(cells[i].begin(), cells[i].end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        }))
+      throw std::invalid_argument("a split or metric name that is not UTF-8 text");
+  if (cells[3].empty()) throw std::invalid_argument("a row without its metric's name");
+  return MetricsRow{whole_cell(cells[0], "step"), number_cell(cells[1], "epoch"),
+                    cells[2] + "/" + cells[3], number_cell(cells[4], "value"),
+                    number_cell(cells[5], "wall_time")};
+}
+
+MetricsCsv::MetricsCsv(const std::string& path) : path_(path) { open(); }
+
+void MetricsCsv::open() {
+  out_.open(path_, std::ios::app);
+  if (!out_) throw IoError("open", path_, errno);
+  out_.seekp(0, std::ios::end);
+  if (out_.tellp() == 0) out_ << kMetricsHeader << "\n";
+}
+
+void MetricsCsv::append(int64_t step, double epoch, const std::string& tag, double value,
+                        double wall_time) {
+  size_t slash = tag.find('/');
+  std::string split = slash == std::string::npos ? "" : tag.substr(0, slash);
+  std::string metric = slash == std::string::npos ? tag : tag.substr(slash + 1);
+  out_ << fmt::format("{},{:.6g},{},{},{:.9g},{:.3f}\n", step, epoch, split, metric, value,
+                      wall_time);
+  out_.flush();
+}
+
+void MetricsCsv::truncate_after(int64_t step) {
+  out_.close();  // trimming replaces the file: the stream would write into the old one
+  trim_metrics(path_, step);
+  open();
+}
+
+void trim_metrics(const std::string& path, int64_t step) {
+  if (!std::filesystem::exists(path)) return;
+  std::istringstream in(read_text_file(path));
+  std::string line, kept;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header || line.empty()) {
+      kept += line + "\n";
+      header = false;
+      continue;
+    }
+    // A row cut short by a crash lacks cells; it is dropped with the later ones.
+    bool complete = std::count(line.begin(), line.end(), ',') == 5;
+    std::optional<int64_t> row_step = leading_step(line);
+    if (complete && row_step && *row_step <= step) kept += line + "\n";
+  }
+  write_file_atomic(path, kept);
+}
+
+namespace {
+
+// The first line of metrics.csv, which `tail` holds when it starts at the file's start.
+std::string metrics_header(const std::string& path, const FilePart& tail) {
+  std::string start =
+      tail.from == 0 ? tail.bytes : read_file_part(path, 0, kMetricsHeader.size() + 1)->bytes;
+  return start.substr(0, start.find('\n'));
+}
+
+}  // namespace
+
+MetricsTail read_metrics_tail(const std::string& path, int64_t max_bytes) {
+  MetricsTail tail;
+  std::optional<FilePart> part;
+  try {
+    part = read_file_part(path, -max_bytes);
+  } catch (const Error& e) {  // a FIFO, a device: never waited on, never read
+    tail.unreadable = e.what();
+    return tail;
+  }
+  tail.missing = !part;
+  if (!part) return tail;
+  std::string header = metrics_header(path, *part);
+  if (header != kMetricsHeader) {
+    tail.unreadable = fmt::format("metrics.csv: its header is {}, not {}",
+                                  show_value(Json(header.substr(0, 80))), kMetricsHeader);
+    return tail;
+  }
+  const std::string& text = part->bytes;
+  tail.bytes = static_cast<int64_t>(text.size());
+  tail.partial = part->from > 0;
+  size_t whole = text.rfind('\n') + 1;  // 0 without a newline
+  tail.ends_cut_short = whole < text.size();
+  size_t at = tail.partial ? text.find('\n') + 1 : 0;  // past a partial first line
+  for (; at < whole; at = text.find('\n', at) + 1) {
+    try {
+      std::optional<MetricsRow> row = parse_metrics_row(text.substr(at, text.find('\n', at) - at));
+      if (row) tail.rows.push_back(std::move(*row));
+    } catch (const std::invalid_argument& e) {
+      tail.damaged_row =
+          fmt::format("metrics.csv, byte {}: {}", part->from + int64_t(at), e.what());
+      break;
+    }
+  }
+  return tail;
+}
+
+MetricsSince read_metrics_since(const std::string& run, int64_t from) {
+  std::string path = run + "/" + kMetricsFile;
+  MetricsSince since;
+  // From the byte before `from`: where the reader stopped is the start of a row unless a resume
+  // cut the file back and it grew again, so a position past the end or not after a newline
+  // starts over.
+  std::optional<FilePart> part;
+  try {
+    part = read_file_part(path, std::max<int64_t>(0, from - 1));
+  } catch (const Error& e) {  // not a regular file: never waited on, never read
+    since.problem = e.what();
+    return since;
+  }
+  if (!part) return since;
+  if (from > 0 && (from > part->size || part->bytes.empty() || part->bytes[0] != '\n')) from = -1;
+  if (from < 0) {
+    since.restart = true;
+    from = 0;
+    part = read_file_part(path, 0);
+    if (!part) return since;
+  }
+  std::string text = part->bytes.substr(static_cast<size_t>(from - part->from));
+  size_t whole = text.rfind('\n');
+  size_t used = whole == std::string::npos ? 0 : whole + 1;
+  std::istringstream lines(text.substr(0, used));
+  for (std::string line; std::getline(lines, line);) {
+    try {
+      if (std::optional<MetricsRow> row = parse_metrics_row(line)) since.rows.push_back(*row);
+    } catch (const std::invalid_argument&) {  // kiln runs names the damage; a chart skips it
+    }
+  }
+  since.next = from + static_cast<int64_t>(used);
+  return since;
+}
+
+}  // namespace kiln::run
