@@ -11,7 +11,7 @@
 # each; the table shows the median requests/s, p50 and p99 latency, the mean size of the batches
 # kiln formed, and the ratios. Below it, the limit of the hardware: offline images/s for the same
 # model at batch 1 to 32, by `kiln eval` (the model as trained) and by `kiln predict` of the
-# export (the model as served: optimized for inference, engine/exported_model.h).
+# export (the model as served: optimized for inference, export/exported_model.h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}

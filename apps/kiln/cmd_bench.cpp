@@ -4,15 +4,15 @@
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
+#include "kiln/bench/training_bench.h"
 #include "kiln/core/config.h"
-#include "kiln/engine/training_bench.h"
 
 namespace kiln::cli {
 namespace {
 
 struct TrainingBenchArgs {
   ConfigArgs config;
-  engine::BenchOptions options;
+  bench::BenchOptions options;
   int depth = -1;
   bool json = false;
 };
@@ -23,11 +23,11 @@ int run_training_bench(const TrainingBenchArgs& args) {
     std::fprintf(stderr, "timing %lld training steps after %lld warm-up steps...\n",
                  static_cast<long long>(args.options.steps),
                  static_cast<long long>(args.options.warmup));
-  engine::TrainingCost cost = engine::bench_training(raw, args.options, engine::steady_seconds);
+  bench::TrainingCost cost = bench::bench_training(raw, args.options, engine::steady_seconds);
   if (args.json)
-    std::printf("%s\n", engine::training_cost_json(cost).dump().c_str());
+    std::printf("%s\n", bench::training_cost_json(cost).dump().c_str());
   else
-    std::fputs(engine::format_training_cost(cost, args.depth).c_str(), stdout);
+    std::fputs(bench::format_training_cost(cost, args.depth).c_str(), stdout);
   return 0;
 }
 

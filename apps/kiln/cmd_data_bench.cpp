@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
+#include "kiln/bench/pipeline_bench.h"
 #include "kiln/core/config.h"
-#include "kiln/engine/pipeline_bench.h"
 #include "kiln/engine/runtime.h"
 
 namespace kiln::cli {
@@ -26,8 +26,8 @@ int run_bench(const BenchArgs& args) {
   engine::Runtime runtime = engine::Runtime::of(config);
   runtime.apply();
   engine::Experiment experiment(std::move(config), runtime.device);
-  engine::PipelineRate rate =
-      engine::time_pipeline(experiment, args.split, args.epochs, engine::steady_seconds);
+  bench::PipelineRate rate =
+      bench::time_pipeline(experiment, args.split, args.epochs, engine::steady_seconds);
   const auto& data = experiment.config().data;
   if (args.json) {
     Json out = {{"split", args.split},     {"epochs", rate.epochs},

@@ -3,13 +3,13 @@
 #include <cstdio>
 
 #include "apps/kiln/cli.h"
-#include "kiln/engine/export.h"
+#include "kiln/export/export.h"
 
 namespace kiln::cli {
 namespace {
 
-int run_export(const engine::ExportRequest& request) {
-  engine::ExportedVersion exported = engine::export_model(request);
+int run_export(const exports::ExportRequest& request) {
+  exports::ExportedVersion exported = exports::export_model(request);
   std::printf("exported %s (weights %s) as version %lld: %s\n", exported.checkpoint.c_str(),
               exported.weights.c_str(), static_cast<long long>(exported.version),
               exported.directory.c_str());
@@ -21,7 +21,7 @@ int run_export(const engine::ExportRequest& request) {
 void add_export_command(CLI::App& app, Action& action) {
   auto* command = app.add_subcommand(
       "export", "Write a run's model as a new version folder for kiln serve (docs/serving.md)");
-  auto request = std::make_shared<engine::ExportRequest>();
+  auto request = std::make_shared<exports::ExportRequest>();
   command->add_option("source", request->source, "A run directory or a checkpoint directory")
       ->required()
       ->check(CLI::ExistingDirectory);

@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "apps/kiln/cli.h"
+#include "kiln/bench/model_summary.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/model_summary.h"
 
 namespace kiln::cli {
 namespace {
@@ -25,13 +25,13 @@ int print_summary(const SummaryArgs& args) {
       throw UsageError(
           "a run's model is summarised for the inputs it was trained on: drop "
           "--input-shape and --set");
-    std::fputs(engine::run_model_summary_text(files[0], args.depth).c_str(), stdout);
+    std::fputs(bench::run_model_summary_text(files[0], args.depth).c_str(), stdout);
     return 0;
   }
   std::optional<std::vector<int64_t>> shape;
-  if (!args.input_shape.empty()) shape = engine::parse_shape(args.input_shape, "--input-shape");
+  if (!args.input_shape.empty()) shape = bench::parse_shape(args.input_shape, "--input-shape");
   RawConfig raw = load_config(files, args.config.overrides);
-  std::fputs(engine::model_summary_text(raw, shape, args.depth).c_str(), stdout);
+  std::fputs(bench::model_summary_text(raw, shape, args.depth).c_str(), stdout);
   return 0;
 }
 

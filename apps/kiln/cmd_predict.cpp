@@ -5,7 +5,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/predict.h"
+#include "kiln/export/predict.h"
 #include "kiln/serving/http_server.h"
 #include "kiln/serving/predict_client.h"
 
@@ -13,7 +13,7 @@ namespace kiln::cli {
 namespace {
 
 struct PredictArgs {
-  engine::PredictOptions offline;
+  exports::PredictOptions offline;
   serving::ClientOptions client;
   std::string token_file;
   bool no_optimize = false;
@@ -39,7 +39,7 @@ int run_predict(PredictArgs args) {
                  static_cast<long long>(report.failed));
     return report.failed == 0 ? 0 : 1;
   }
-  engine::predict_file(args.offline, stderr);
+  exports::predict_file(args.offline, stderr);
   return 0;
 }
 

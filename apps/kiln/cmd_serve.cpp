@@ -16,8 +16,8 @@
 #include "apps/kiln/cli.h"
 #include "apps/kiln/stop_signals.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/exported_servable.h"
 #include "kiln/engine/runtime.h"
+#include "kiln/export/exported_servable.h"
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/http_server.h"
 #include "kiln/serving/version_watcher.h"
@@ -98,11 +98,11 @@ void serve_log(const std::string& line) {
 std::shared_ptr<serving::Servable> load_version(const std::string& model,
                                                 const std::string& directory, const ServeArgs& args,
                                                 serving::ServingMetrics& metrics) {
-  std::shared_ptr<engine::ExportedModel> loaded =
-      engine::ExportedModel::load(directory, torch::kCPU);
+  std::shared_ptr<exports::ExportedModel> loaded =
+      exports::ExportedModel::load(directory, torch::kCPU);
   if (!args.no_optimize)
     serve_log(fmt::format("model {}: {}: {}", model, directory, loaded->optimize_for_inference()));
-  auto servable = std::make_shared<engine::ExportedServable>(loaded);
+  auto servable = std::make_shared<exports::ExportedServable>(loaded);
   return std::make_shared<serving::BatchingServable>(
       servable, args.batching,
       [model, &metrics](int64_t examples) { metrics.batch(model, examples); });

@@ -27,6 +27,8 @@ declare -A allowed=(
   [tune]="core run"
   [board]="core io run tensorboard tune"
   [engine]="core io tabular data models losses metrics optim distributed run serving tensorboard tune"
+  [export]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
+  [bench]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
 )
 # Folders whose code builds without LibTorch (their targets do not link it).
 torch_free="core io tabular run serving tensorboard tune board"

@@ -1,4 +1,4 @@
-#include "kiln/engine/training_bench.h"
+#include "kiln/bench/training_bench.h"
 
 #include <fmt/format.h>
 
@@ -14,7 +14,11 @@
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
 
-namespace kiln::engine {
+namespace kiln::bench {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
+
 namespace {
 
 constexpr int64_t kNever = std::numeric_limits<int32_t>::max();
@@ -195,4 +199,4 @@ Json training_cost_json(const TrainingCost& cost) {
           {"peak_rss_mb", cost.peak_rss_mb}};
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::bench

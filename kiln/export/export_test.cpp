@@ -2,7 +2,7 @@
 // loaded back without the run to compute what the checkpoint's model computes; damaged versions
 // refused naming their file.
 
-#include "kiln/engine/export.h"
+#include "kiln/export/export.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,12 +15,13 @@
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/exported_model.h"
+#include "kiln/export/exported_model.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/manifest.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+using namespace engine;
 namespace export_test {
 
 using ::testing::ElementsAre;
@@ -320,4 +321,4 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
 }
 
 }  // namespace export_test
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -25,7 +25,7 @@ namespace torch::jit {
 struct Module;
 }
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 /// model.yaml's `format` of a TorchScript version folder.
 inline constexpr const char* kTorchScriptFormat = "torchscript";
@@ -41,11 +41,11 @@ class ExportedModel {
                                                         const std::string& which,
                                                         torch::Device device);
   /// The same from a model already opened (it shares its module); what `kiln export` writes.
-  static std::shared_ptr<ExportedModel> from_opened(const OpenedModel& opened);
+  static std::shared_ptr<ExportedModel> from_opened(const engine::OpenedModel& opened);
 
   const std::string& directory() const { return directory_; }
   const std::string& name() const { return name_; }
-  const std::vector<ModelInput>& inputs() const { return inputs_; }
+  const std::vector<engine::ModelInput>& inputs() const { return inputs_; }
   const std::vector<std::string>& labels() const { return labels_; }
   const serving::Signatures& signatures() const { return signatures_; }
   torch::Device device() const { return device_; }
@@ -85,15 +85,15 @@ class ExportedModel {
 
   std::string directory_, name_;
   torch::Device device_ = torch::kCPU;
-  std::vector<ModelInput> inputs_;
+  std::vector<engine::ModelInput> inputs_;
   std::vector<std::string> labels_;
   Json reader_;
   Json preprocessing_;
   serving::Signatures signatures_;
   std::shared_ptr<models::Model> model_;             // a kiln export's; or
   std::shared_ptr<torch::jit::Module> torchscript_;  // a TorchScript folder's
-  Transforms transforms_;
+  engine::Transforms transforms_;
   std::optional<models::EmbeddingLayer> embedding_;
 };
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -9,7 +9,7 @@
 #include "kiln/engine/console.h"
 #include "kiln/engine/experiment.h"
 
-namespace kiln::engine {
+namespace kiln::bench {
 
 struct PipelineRate {
   int64_t epochs = 0, batches = 0, examples = 0;
@@ -20,7 +20,7 @@ struct PipelineRate {
 /// Builds the dataset of `split` (not timed: reading files into memory is a one-off), then times
 /// building its loader and pulling `epochs` epochs of batches from it, or `max_batches` (> 0)
 /// if that comes first.
-PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int64_t epochs,
-                           const Clock& clock, int64_t max_batches = 0);
+PipelineRate time_pipeline(engine::Experiment& experiment, const std::string& split, int64_t epochs,
+                           const engine::Clock& clock, int64_t max_batches = 0);
 
-}  // namespace kiln::engine
+}  // namespace kiln::bench

@@ -19,19 +19,21 @@
 #include "kiln/models/embedding_layer.h"
 #include "kiln/serving/signature.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 /// The signatures of `model` (in eval mode) over `inputs`, its single output trained with `loss`
 /// (a multi_head model's heads name their own); found by running it once on an example of zeros.
-serving::Signatures derive_signatures(models::Model& model, const std::vector<ModelInput>& inputs,
-                                      const Transforms& transforms, const ComponentSpec& loss,
+serving::Signatures derive_signatures(models::Model& model,
+                                      const std::vector<engine::ModelInput>& inputs,
+                                      const engine::Transforms& transforms,
+                                      const ComponentSpec& loss,
                                       const models::EmbeddingLayer& embedding);
 
 /// A signature's outputs for a batch as the data delivers it (before the eval transforms), each
 /// with the batch dimension first: class ids where the output is a label (argmax_label).
 std::map<std::string, torch::Tensor> run_signature(models::Model& model,
                                                    const serving::Signature& signature,
-                                                   const Transforms& transforms,
+                                                   const engine::Transforms& transforms,
                                                    const models::EmbeddingLayer& embedding,
                                                    const torch::Tensor& input);
 
@@ -46,4 +48,4 @@ std::map<std::string, torch::Tensor> signature_outputs(const serving::Signature&
 /// float32.
 serving::DType serving_dtype(torch::Dtype dtype);
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

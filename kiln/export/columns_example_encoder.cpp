@@ -1,4 +1,4 @@
-#include "kiln/engine/columns_example_encoder.h"
+#include "kiln/export/columns_example_encoder.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,7 +6,10 @@
 #include "kiln/core/error.h"
 #include "kiln/serving/serving_error.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
 
 std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& preprocessing,
                                                                  const ModelInput& input,
@@ -43,4 +46,4 @@ serving::HostTensors ColumnsExampleEncoder::encode(
   return {{input_, std::move(rows)}};
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

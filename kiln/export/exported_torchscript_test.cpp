@@ -9,11 +9,12 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
-#include "kiln/engine/exported_model.h"
+#include "kiln/export/exported_model.h"
 #include "kiln/io/file_bytes.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+using namespace engine;
 namespace exported_torchscript_test {
 
 namespace fs = std::filesystem;
@@ -141,4 +142,4 @@ TEST(ExportedTorchScript, AReaderThatIsNoDatasetSpecIsRefused) {
 }
 
 }  // namespace exported_torchscript_test
-}  // namespace kiln::engine
+}  // namespace kiln::exports

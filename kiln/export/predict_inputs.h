@@ -17,7 +17,7 @@
 #include "kiln/core/json.h"
 #include "kiln/engine/open_model.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 struct PredictInputs {
   torch::Tensor examples;          // [N, ...input shape], in the input's dtype
@@ -29,7 +29,7 @@ struct PredictInputs {
 /// `preprocessing` its fitted feature columns, null when it has none. Throws DataError naming the
 /// file (and line, record or row) for malformed examples, UsageError for a kind of file the model
 /// cannot read.
-PredictInputs read_predict_inputs(const std::string& path, const ModelInput& input,
+PredictInputs read_predict_inputs(const std::string& path, const engine::ModelInput& input,
                                   const Json& reader, const Json& preprocessing = nullptr);
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

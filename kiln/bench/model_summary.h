@@ -10,7 +10,7 @@
 
 #include "kiln/core/config.h"
 
-namespace kiln::engine {
+namespace kiln::bench {
 
 /// "1,28,28" as sizes; throws UsageError naming `option` when it is not a list of positive sizes.
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& option);
@@ -24,4 +24,4 @@ std::string model_summary_text(const RawConfig& raw,
 /// inputs it saved.
 std::string run_model_summary_text(const std::string& run_or_checkpoint, int max_depth);
 
-}  // namespace kiln::engine
+}  // namespace kiln::bench

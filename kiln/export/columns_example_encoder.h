@@ -13,12 +13,12 @@
 #include "kiln/serving/servable.h"
 #include "kiln/tabular/feature_columns.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 /// The columns `preprocessing` holds, checked to write rows of `input`'s shape; a DataError
 /// naming `source` (the run, export or file at hand) when they do not.
 std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& preprocessing,
-                                                                 const ModelInput& input,
+                                                                 const engine::ModelInput& input,
                                                                  const std::string& source);
 
 class ColumnsExampleEncoder : public serving::ExampleEncoder {
@@ -33,4 +33,4 @@ class ColumnsExampleEncoder : public serving::ExampleEncoder {
   std::vector<std::string> features_;
 };
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 struct PredictOptions {
   std::string source;               // run folder, checkpoint, version folder or model folder
@@ -33,4 +33,4 @@ struct PredictOutcome {
 /// Predicts `options.input`; progress (examples done, rate) goes to `progress` when non-null.
 PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress);
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -1,4 +1,4 @@
-#include "kiln/engine/export.h"
+#include "kiln/export/export.h"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,16 @@
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/exported_model.h"
 #include "kiln/engine/open_model.h"
+#include "kiln/export/exported_model.h"
 #include "kiln/io/manifest.h"
 #include "kiln/serving/version_folders.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
+
 namespace fs = std::filesystem;
 namespace {
 
@@ -104,4 +108,4 @@ ExportedVersion export_model(const ExportRequest& request) {
   return exported;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -1,4 +1,4 @@
-#include "kiln/engine/exported_model.h"
+#include "kiln/export/exported_model.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,14 +11,18 @@
 #include "kiln/core/input_layout.h"
 #include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/export.h"
 #include "kiln/engine/open_model.h"
-#include "kiln/engine/signatures.h"
+#include "kiln/export/export.h"
+#include "kiln/export/signatures.h"
 #include "kiln/models/fold_batch_norms.h"
 #include "kiln/models/onednn_convolutions.h"
 #include "kiln/tabular/feature_columns.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
+
 namespace fs = std::filesystem;
 namespace {
 
@@ -398,4 +402,4 @@ serving::HostTensor ExportedModel::to_host(const serving::SignatureOutput& outpu
   return host;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -7,10 +7,10 @@
 
 #include <memory>
 
-#include "kiln/engine/exported_model.h"
+#include "kiln/export/exported_model.h"
 #include "kiln/serving/servable.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 class ExportedServable : public serving::Servable {
  public:
@@ -34,4 +34,4 @@ class ExportedServable : public serving::Servable {
 torch::Tensor host_to_tensor(const serving::HostTensor& host, torch::Dtype dtype,
                              const std::string& input);
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

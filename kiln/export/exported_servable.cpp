@@ -1,12 +1,15 @@
-#include "kiln/engine/exported_servable.h"
+#include "kiln/export/exported_servable.h"
 
 #include <fmt/format.h>
 
 #include "kiln/data/dtype_names.h"
-#include "kiln/engine/columns_example_encoder.h"
+#include "kiln/export/columns_example_encoder.h"
 #include "kiln/serving/serving_error.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
 
 torch::Tensor host_to_tensor(const serving::HostTensor& host, torch::Dtype dtype,
                              const std::string& input) {
@@ -50,4 +53,4 @@ std::map<std::string, serving::HostTensor> ExportedServable::predict(
   return host;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

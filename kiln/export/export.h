@@ -14,7 +14,7 @@
 #include "kiln/core/json.h"
 #include "kiln/engine/experiment_config.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
 
 struct ExportRequest {
   std::string source;               // a run folder or one of its checkpoint directories
@@ -34,7 +34,7 @@ struct ExportedVersion {
 /// The spec of the dataset a model was evaluated on (data.test, else data.val, else data.train)
 /// without its files: model.yaml's `reader`, how `kiln predict` reads TFRecord and CSV files for
 /// it. Null when the config names none.
-Json evaluation_data_spec(const ExperimentConfig& config);
+Json evaluation_data_spec(const engine::ExperimentConfig& config);
 
 /// Exports the request's checkpoint as the next version of its model.
 ExportedVersion export_model(const ExportRequest& request);
@@ -44,4 +44,4 @@ inline constexpr const char* kExportFormat = "kiln.export";
 // 2: the version folder holds a MANIFEST of its files' checksums, verified at load.
 inline constexpr int64_t kExportFormatVersion = 2;
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -1,4 +1,4 @@
-#include "kiln/engine/predict.h"
+#include "kiln/export/predict.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,14 +8,17 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
-#include "kiln/engine/exported_model.h"
-#include "kiln/engine/exported_servable.h"
-#include "kiln/engine/predict_inputs.h"
-#include "kiln/engine/signatures.h"
+#include "kiln/export/exported_model.h"
+#include "kiln/export/exported_servable.h"
+#include "kiln/export/predict_inputs.h"
+#include "kiln/export/signatures.h"
 #include "kiln/serving/serving_error.h"
 #include "kiln/serving/version_folders.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
 namespace fs = std::filesystem;
 namespace {
 
@@ -130,4 +133,4 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
   return outcome;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -1,10 +1,14 @@
-#include "kiln/engine/signatures.h"
+#include "kiln/export/signatures.h"
 
 #include <utility>
 
 #include "kiln/data/transform.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
+
 namespace {
 
 using serving::OutputOp;
@@ -188,4 +192,4 @@ std::map<std::string, torch::Tensor> signature_outputs(const serving::Signature&
   return results;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "kiln/bench/pipeline_bench.h"
 #include "kiln/core/config.h"
 #include "kiln/engine/console.h"
-#include "kiln/engine/pipeline_bench.h"
 #include "kiln/models/summary.h"
 
-namespace kiln::engine {
+namespace kiln::bench {
 
 struct BenchOptions {
   int64_t warmup = 3;             // steps not measured: first-call allocation, caches
@@ -45,10 +45,10 @@ struct TrainingCost {
 };
 
 /// Builds the first train cycle of `raw` as `kiln train` would and times it.
-TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, Clock clock);
+TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, engine::Clock clock);
 
 /// The table (rows no deeper than `max_depth`, < 0: all) and the step's totals.
 std::string format_training_cost(const TrainingCost& cost, int max_depth);
 Json training_cost_json(const TrainingCost& cost);
 
-}  // namespace kiln::engine
+}  // namespace kiln::bench

@@ -1,4 +1,4 @@
-#include "kiln/engine/model_summary.h"
+#include "kiln/bench/model_summary.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,10 @@
 #include "kiln/engine/runtime.h"
 #include "kiln/models/summary.h"
 
-namespace kiln::engine {
+namespace kiln::bench {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
 
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& option) {
   std::vector<int64_t> shape;
@@ -68,4 +71,4 @@ std::string run_model_summary_text(const std::string& run_or_checkpoint, int max
   return models::format_summary(models::summarize(*opened.model, shape), max_depth);
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::bench

@@ -1,6 +1,9 @@
-#include "kiln/engine/pipeline_bench.h"
+#include "kiln/bench/pipeline_bench.h"
 
-namespace kiln::engine {
+namespace kiln::bench {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
 
 PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int64_t epochs,
                            const Clock& clock, int64_t max_batches) {
@@ -22,4 +25,4 @@ PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int
   return rate;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::bench

@@ -7,16 +7,17 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/columns_example_encoder.h"
 #include "kiln/engine/experiment.h"
-#include "kiln/engine/export.h"
 #include "kiln/engine/open_model.h"
-#include "kiln/engine/predict_inputs.h"
+#include "kiln/export/columns_example_encoder.h"
+#include "kiln/export/export.h"
+#include "kiln/export/predict_inputs.h"
 #include "kiln/serving/example_request.h"
 #include "kiln/serving/serving_error.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+using namespace engine;
 namespace predict_inputs_test {
 
 using ::testing::HasSubstr;
@@ -90,4 +91,4 @@ TEST(PredictInputs, ServedExamplesGiveTheRowsTrainingGave) {
 }
 
 }  // namespace predict_inputs_test
-}  // namespace kiln::engine
+}  // namespace kiln::exports

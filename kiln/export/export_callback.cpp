@@ -9,10 +9,14 @@
 #include "kiln/core/json_number.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/callbacks/monitor.h"
-#include "kiln/engine/export.h"
+#include "kiln/export/export.h"
 #include "kiln/serving/version_folders.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
+
 namespace {
 
 enum class ExportWhen { kBest, kValidation, kEnd };
@@ -97,4 +101,4 @@ class ExportCallback : public Callback {
 KILN_REGISTER(callback_registry, "export", ExportCallback, ExportOptions,
               "Exports the model as a new version folder for kiln serve while training runs.");
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports

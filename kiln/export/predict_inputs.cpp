@@ -1,4 +1,4 @@
-#include "kiln/engine/predict_inputs.h"
+#include "kiln/export/predict_inputs.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,9 +13,9 @@
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/idx_tensors.h"
-#include "kiln/engine/columns_example_encoder.h"
-#include "kiln/engine/exported_servable.h"
-#include "kiln/engine/signatures.h"
+#include "kiln/export/columns_example_encoder.h"
+#include "kiln/export/exported_servable.h"
+#include "kiln/export/signatures.h"
 #include "kiln/io/csv.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/idx.h"
@@ -25,7 +25,10 @@
 #include "kiln/serving/example_request.h"
 #include "kiln/serving/serving_error.h"
 
-namespace kiln::engine {
+namespace kiln::exports {
+
+// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+using namespace engine;
 namespace fs = std::filesystem;
 namespace {
 
@@ -274,4 +277,4 @@ PredictInputs read_predict_inputs(const std::string& path, const ModelInput& inp
   return {read_idx_images(path, input), {}};
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::exports
