@@ -12,9 +12,7 @@
 #include "kiln/engine/resume.h"
 #include "kiln/engine/run_folder.h"
 #include "kiln/engine/runtime.h"
-#include "kiln/engine/tensorboard_histograms.h"
-#include "kiln/engine/tensorboard_images.h"
-#include "kiln/engine/tensorboard_projector.h"
+#include "kiln/engine/tensorboard_callbacks.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/training_session.h"
@@ -81,7 +79,7 @@ std::string prepare_resume(RunFolder& run, Console& console) {
 bool finished_as_configured(const run::RunDirectory& run, const ExperimentConfig& config) {
   // Compared as JSON: a hand-edited status of another type is simply not "finished".
   if (run::read_record(run.path()).value("status", Json()) != "finished") return false;
-  RawConfig saved = load_config({run.file("config.yaml")}, {});
+  RawConfig saved = load_config({run.file(run::kConfigFile)}, {});
   return resolved_config(parse_experiment(saved)) == resolved_config(config);
 }
 
@@ -117,22 +115,12 @@ struct StageLoop {
   MetricSink& metrics;
   Clock clock;
   RunRecord& record;
-  Callback* histograms = nullptr;  // TensorBoard's, when switched on
-  TensorBoardImages* images = nullptr;
-  TensorBoardProjector* projector = nullptr;
+  TensorBoardCallbacks& tensorboard;
 
   TrainerParts parts(StageSession& stage, const StageMark& mark) {
     TrainerParts parts =
         stage.parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark);
-    if (histograms) parts.callbacks.push_back(histograms);
-    if (images) {
-      images->attach(stage.val_objective);
-      parts.callbacks.push_back(images);
-    }
-    if (projector) {
-      projector->attach(stage.val_objective, *session.model);
-      parts.callbacks.push_back(projector);
-    }
+    tensorboard.join(parts.callbacks, stage.val_objective, *session.model);
     parts.context = request.context;
     if (request.trial && run.writes()) parts.callbacks.push_back(request.trial.get());
     parts.saves_checkpoints = run.writes();
@@ -238,19 +226,8 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
                             first + 1, stages.size()));
   ConsoleMetricSink console_lines(console);
   MetricSinks sinks({&run.metrics(), &console_lines});
-  std::unique_ptr<Callback> histograms;
-  std::unique_ptr<TensorBoardImages> images;
-  const TensorBoardOptions& tensorboard = run.tensorboard_options();
-  if (run.events() && tensorboard.histograms)
-    histograms = tensorboard_histograms(*run.events(), tensorboard.histograms_every, clock);
-  if (run.events() && tensorboard.images)
-    images = std::make_unique<TensorBoardImages>(*run.events(), tensorboard.max_images, clock);
-  std::unique_ptr<TensorBoardProjector> projector;
-  if (run.events() && tensorboard.projector.enabled)
-    projector = std::make_unique<TensorBoardProjector>(run.events()->directory() + "/val",
-                                                       tensorboard.projector);
-  StageLoop loop{run,   s,     stages, request,          config_yaml,  console,
-                 sinks, clock, record, histograms.get(), images.get(), projector.get()};
+  TensorBoardCallbacks tensorboard(run.events(), run.tensorboard_options(), clock);
+  StageLoop loop{run, s, stages, request, config_yaml, console, sinks, clock, record, tensorboard};
   return loop.train(first, checkpoint, resumed);
 }
 
@@ -282,6 +259,104 @@ ColumnFitting column_fitting(const run::RunDirectory& run, bool resuming,
   return fitting;
 }
 
+// --dry-run: the config builds, every stage checks and the loss and metrics fit the model.
+TrainOutcome check_dry_run(const std::vector<Stage>& stages, const Runtime& runtime,
+                           std::FILE* out) {
+  RunSession session(stages.front().config, runtime.device);
+  check_stages(session, stages);
+  std::fprintf(out, "config ok: model has %lld parameters\n",
+               static_cast<long long>(parameter_count(*session.model)));
+  return {};
+}
+
+void announce_run(const RunFolder& run, std::FILE* out) {
+  std::fprintf(out, "run: %s\n", run.path().c_str());
+  std::fflush(out);
+}
+
+TrainOutcome nothing_to_resume(const RunFolder& run, std::FILE* out) {
+  std::fprintf(out,
+               "the run has finished; nothing to resume (to train it further, raise train.max "
+               "with --set)\n");
+  return {run.path(), 0};
+}
+
+// The config the run trains with, as YAML: on resume the saved one stays (resumable overrides
+// are recorded with the attempt).
+std::string run_config_yaml(const RunFolder& run, const ExperimentConfig& config, bool resuming) {
+  return resuming ? read_text_file(run.directory().file(run::kConfigFile))
+                  : to_yaml(resolved_config(config));
+}
+
+// run.json for this attempt (a new run, or a resumed one), written with the config and notes
+// a new run starts with.
+RunRecord open_record(RunFolder& run, const TrainRequest& request, const std::vector<Stage>& stages,
+                      const std::string& config_yaml, const Clock& clock) {
+  bool resuming = !request.resume_dir.empty();
+  int world = request.context->world_size();
+  RunRecord record = resuming ? RunRecord::resumed(run::read_record(run.path()),
+                                                   request.command_line, clock(), world)
+                              : RunRecord::started(request.command_line, clock(), world);
+  if (!resuming) {
+    record.plan_stages(stages);
+    run.write_config(config_yaml);
+  }
+  if (!request.note.empty()) run.write_notes(request.note);
+  run.write_record(record);
+  return record;
+}
+
+// Before any step: the fitted columns saved, every rank sure it trains the same job from rank
+// 0's weights, every stage checked (a one-batch probe of the loss and metrics too), the inputs
+// written.
+void prepare_session(RunFolder& run, RunSession& session, const std::vector<Stage>& stages,
+                     const TrainRequest& request, const std::string& config_yaml, std::FILE* out) {
+  Json preprocessing = session.experiment.preprocessing();
+  if (request.resume_dir.empty() && !preprocessing.is_null())
+    run.write_preprocessing(preprocessing);
+  check_same_job(*request.context, config_yaml, session.experiment.dataset("train")->size());
+  broadcast_weights(*session.model, *request.context);
+  if (stages.front().config.runtime.distributed.sync_batch_norm)
+    std::fprintf(out, "batch norm: %d layer(s) normalize by the statistics of all %d rank(s)\n",
+                 synchronize_batch_norms(*session.model, request.context),
+                 request.context->world_size());
+  check_stages(session, stages);
+  run.write_inputs(inputs_json(session.inputs, session.labels));
+}
+
+// How training ended, into summary.json, run.json and TensorBoard's hparams session.
+TrainOutcome finish_run(RunFolder& run, RunRecord& record, const TrainResult& result,
+                        const TrainRequest& request, const Clock& clock) {
+  Json summary = summary_json(result);
+  if (!record.stages().is_null()) summary["stages"] = record.stages();
+  run.write_summary(summary);
+  record.ended(result.stopped_by_signal != 0, clock());
+  if (request.trial && request.trial->pruned() && !result.stopped_by_signal)
+    record.pruned(*request.trial->pruned());
+  if (!result.stopped_by_signal) end_hparams(run, tensorboard::SessionStatus::kSuccess, clock());
+  run.write_record(record);
+  return {run.path(), result.stopped_by_signal ? 128 + result.stopped_by_signal : 0};
+}
+
+void record_failure(RunFolder& run, RunRecord& record, const std::exception& error,
+                    const Clock& clock) {
+  end_hparams(run, tensorboard::SessionStatus::kFailure, clock());
+  record.failed(error.what(), clock());
+  run.write_record(record);
+}
+
+// The session of the first stage, prepared, trained through every stage.
+TrainOutcome train_stages(RunFolder& run, RunRecord& record, const std::vector<Stage>& stages,
+                          const Runtime& runtime, const TrainRequest& request,
+                          const std::string& config_yaml, std::FILE* out, const Clock& clock) {
+  const distributed::Context& context = *request.context;
+  RunSession session(stages.front().config, runtime.device, context.rank(), context.world_size(),
+                     column_fitting(run.directory(), !request.resume_dir.empty(), request.context));
+  prepare_session(run, session, stages, request, config_yaml, out);
+  TrainResult result = train_in(run, session, stages, request, config_yaml, out, clock, record);
+  return finish_run(run, record, result, request, clock);
+}
+
 }  // namespace
 
 TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
@@ -289,80 +364,30 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
   std::vector<Stage> stages = plan_stages(given.config, config);
   Runtime runtime = Runtime::of(config, given.job ? given.job->local_world_size : 1);
   runtime.apply();
+  if (given.dry_run) return check_dry_run(stages, runtime, out);
   TrainRequest request = given;
-  if (!request.dry_run && request.job) request.context = join_job(request.job, config);
-  int rank = request.context->rank(), world = request.context->world_size();
-  if (request.dry_run) {
-    RunSession session(stages.front().config, runtime.device);
-    check_stages(session, stages);
-    std::fprintf(out, "config ok: model has %lld parameters\n",
-                 static_cast<long long>(parameter_count(*session.model)));
-    return {};
-  }
+  if (request.job) request.context = join_job(request.job, config);
   bool resuming = !request.resume_dir.empty();
   RunFolder run(run_directory(request, config, clock), request.context->rank());
   run.open_tensorboard(config.tensorboard, clock);
   std::unique_ptr<run::RunLock> lock = run.lock();
-  std::fprintf(out, "run: %s\n", run.path().c_str());
-  std::fflush(out);
-  if (resuming && finished_as_configured(run.directory(), config)) {
-    std::fprintf(out,
-                 "the run has finished; nothing to resume (to train it further, raise train.max "
-                 "with --set)\n");
-    return {run.path(), 0};
-  }
-  // On resume the saved config stays: resumable overrides are recorded with the attempt.
-  std::string config_yaml = resuming ? read_text_file(run.directory().file("config.yaml"))
-                                     : to_yaml(resolved_config(config));
-  RunRecord record =
-      resuming ? RunRecord::resumed(run::read_record(run.path()), request.command_line, clock(),
-                                    request.context->world_size())
-               : RunRecord::started(request.command_line, clock(), request.context->world_size());
-  if (!resuming) {
-    record.plan_stages(stages);
-    run.write_config(config_yaml);
-  }
-  if (!request.note.empty()) run.write_notes(request.note);
-  run.write_record(record);
-  TrainOutcome outcome{run.path(), 0};
+  announce_run(run, out);
+  if (resuming && finished_as_configured(run.directory(), config))
+    return nothing_to_resume(run, out);
+  std::string config_yaml = run_config_yaml(run, config, resuming);
+  RunRecord record = open_record(run, request, stages, config_yaml, clock);
   try {
-    RunSession session(stages.front().config, runtime.device, rank, world,
-                       column_fitting(run.directory(), resuming, request.context));
-    Json preprocessing = session.experiment.preprocessing();
-    if (!resuming && !preprocessing.is_null()) run.write_preprocessing(preprocessing);
-    check_same_job(*request.context, config_yaml, session.experiment.dataset("train")->size());
-    broadcast_weights(*session.model, *request.context);
-    if (stages.front().config.runtime.distributed.sync_batch_norm)
-      std::fprintf(out, "batch norm: %d layer(s) normalize by the statistics of all %d rank(s)\n",
-                   synchronize_batch_norms(*session.model, request.context), world);
-    // Every stage's checks (a one-batch probe of the loss and metrics too) before any training.
-    check_stages(session, stages);
-    run.write_inputs(inputs_json(session.inputs, session.labels));
-    TrainResult result = train_in(run, session, stages, request, config_yaml, out, clock, record);
-    Json summary = summary_json(result);
-    if (!record.stages().is_null()) summary["stages"] = record.stages();
-    run.write_summary(summary);
-    record.ended(result.stopped_by_signal != 0, clock());
-    if (request.trial && request.trial->pruned() && !result.stopped_by_signal)
-      record.pruned(*request.trial->pruned());
-    if (result.stopped_by_signal)
-      outcome.exit_code = 128 + result.stopped_by_signal;
-    else
-      end_hparams(run, tensorboard::SessionStatus::kSuccess, clock());
+    return train_stages(run, record, stages, runtime, request, config_yaml, out, clock);
   } catch (const std::exception& e) {
-    end_hparams(run, tensorboard::SessionStatus::kFailure, clock());
-    record.failed(e.what(), clock());
-    run.write_record(record);
+    record_failure(run, record, e, clock);
     throw;
   }
-  run.write_record(record);
-  return outcome;
 }
 
 RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
                            const std::string& split, const Clock& clock) {
   run::RunDirectory run = run::RunDirectory::open(run_dir);
-  Runtime runtime = Runtime::of(parse_experiment(load_config({run.file("config.yaml")}, {})));
+  Runtime runtime = Runtime::of(parse_experiment(load_config({run.file(run::kConfigFile)}, {})));
   runtime.apply();
   OpenedModel opened = open_model(run.path(), checkpoint, runtime.device);
   Experiment experiment(opened.config, runtime.device, 0, 1, saved_columns(run.path()));
