@@ -1,5 +1,5 @@
 // kiln bench CONFIG... [--set K=V]... [--steps N] [--warmup N] [--pipeline-batches N] [--depth N]
-// [--json]: what a training step of a config costs, layer by layer (engine/training_bench.h).
+// [--json]: what a training step of a config costs, layer by layer (bench/training_bench.h).
 
 #include <cstdio>
 

@@ -6,11 +6,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <mutex>
 #include <thread>
 
 #include "apps/kiln/cli.h"
@@ -19,8 +17,7 @@
 #include "kiln/engine/runtime.h"
 #include "kiln/export/exported_servable.h"
 #include "kiln/serving/batcher.h"
-#include "kiln/serving/http_server.h"
-#include "kiln/serving/version_watcher.h"
+#include "kiln/serving/model_server.h"
 
 namespace kiln::cli {
 namespace {
@@ -58,35 +55,6 @@ std::vector<serving::ServedModel> served_models(const ServeArgs& args) {
   return models;
 }
 
-// A server that would start serving nothing (a folder that is not there, or holds no version that
-// loads) or a label on a version not loaded is refused at start, naming the folder: it is a typo
-// far more often than a version yet to come.
-void check_every_model_serves(const std::vector<serving::ServedModel>& models,
-                              const serving::ModelTable& table) {
-  std::map<std::string, size_t> served = table.models();
-  for (const serving::ServedModel& model : models) {
-    std::error_code error;
-    if (!std::filesystem::is_directory(model.base_path, error))
-      throw DataError(
-          model.base_path, -1, -1,
-          fmt::format("model {}: no such folder (the base path of its versions)", model.name));
-    if (!served.count(model.name))
-      throw DataError(model.base_path, -1, -1,
-                      fmt::format("model {}: no version loaded from this folder (a version is a "
-                                  "numbered folder an export wrote; see above for any refused)",
-                                  model.name));
-    serving::Route all;
-    all.model = model.name;
-    std::vector<int64_t> loaded = table.status_versions(all);
-    for (const auto& [label, version] : model.labels)
-      if (std::find(loaded.begin(), loaded.end(), version) == loaded.end())
-        throw DataError(model.base_path, -1, -1,
-                        fmt::format("model {}: label \"{}\" names version {}, which is not loaded "
-                                    "(loaded: {})",
-                                    model.name, label, version, fmt::join(loaded, ", ")));
-  }
-}
-
 // Versions loaded, retired and refused, on stdout as they happen (scripts and tests watch it).
 void serve_log(const std::string& line) {
   std::printf("kiln serve: %s\n", line.c_str());
@@ -108,62 +76,64 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
       [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
 }
 
-// Serves on one thread and polls the base paths on another while this one waits for SIGINT or
-// SIGTERM (stop_signals.h: blocked in the server's threads, so no handler runs in its code).
+// Serves until SIGINT or SIGTERM (stop_signals.h: blocked in the server's threads, so no handler
+// runs in its code), then drains.
 int run_serve(const ServeArgs& args) {
   // Before the batchers' and LibTorch's threads start, which inherit the blocked signals.
   StopSignals stops;
   engine::set_intra_op_threads(args.threads);
-  serving::ServingMetrics metrics;  // before the table: its versions' batchers report here
-  serving::ModelTable table;
-  std::vector<serving::ServedModel> models = served_models(args);
-  serving::VersionWatcher watcher(
-      models, table,
-      [&args, &metrics](const std::string& model, const std::string& directory) {
-        return load_version(model, directory, args, metrics);
-      },
-      serve_log);
-  watcher.poll();
-  check_every_model_serves(models, table);
-  serving::HttpOptions http;
-  http.max_body_bytes = args.max_body_bytes;
-  http.log = serve_log;
-  if (!args.token_file.empty()) http.token = serving::read_token_file(args.token_file);
-  serving::RestHandler handler(table, {args.max_rows}, &metrics);
-  serving::HttpServer server(handler, http);
-  int port = server.bind(args.host, args.port);
-
-  std::mutex mutex;
-  std::condition_variable wake;
-  bool stopping = false;
-  std::thread serving([&server] { server.serve(); });
-  std::thread polling([&] {
-    std::unique_lock<std::mutex> lock(mutex);
-    auto period = std::chrono::duration<double>(args.poll_seconds);
-    while (!wake.wait_for(lock, period, [&] { return stopping; })) watcher.poll();
-  });
-  for (const auto& [name, versions] : table.models())
-    std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(), port,
-                name.c_str(), versions, versions == 1 ? "" : "s");
-  std::printf("kiln serve: listening on %s:%d (Ctrl-C stops)\n", args.host.c_str(), port);
+  serving::ModelServerOptions options;
+  options.models = served_models(args);
+  options.host = args.host;
+  options.port = args.port;
+  options.poll_seconds = args.poll_seconds;
+  options.rest.max_rows = args.max_rows;
+  options.http.max_body_bytes = args.max_body_bytes;
+  if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
+  options.log = serve_log;
+  serving::ModelServer server(options,
+                              [&args](const std::string& model, const std::string& directory,
+                                      serving::ServingMetrics& metrics) {
+                                return load_version(model, directory, args, metrics);
+                              });
+  server.start();
+  for (const auto& [name, versions] : server.models())
+    std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(),
+                server.port(), name.c_str(), versions, versions == 1 ? "" : "s");
+  std::printf("kiln serve: listening on %s:%d (Ctrl-C stops)\n", args.host.c_str(), server.port());
   std::fflush(stdout);
   stops.wait();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
-  }
-  wake.notify_all();
-  polling.join();
-  // A drain: requests that come now are answered 503, those in flight are answered first.
-  serve_log(fmt::format("stopping: draining {} request(s) in flight", handler.in_flight()));
-  int64_t left = handler.drain(std::chrono::seconds(30));
-  if (left > 0) serve_log(fmt::format("stopped with {} request(s) unanswered after 30 s", left));
-  server.stop();
-  serving.join();
+  server.stop(std::chrono::seconds(30));
   return 0;
 }
 
 }  // namespace
+
+// How requests are batched (serving/batcher.h), as TensorFlow Serving's batching parameters.
+void add_batching_options(CLI::App& command, serving::BatchingOptions& batching) {
+  command
+      .add_option("--max-batch", batching.max_batch,
+                  "Examples batched together; 0 runs each request alone")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command
+      .add_option("--batch-timeout-us", batching.timeout_us,
+                  "How long a batch's first request waits for more; 0: only what queued")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  // As TensorFlow Serving's num_batch_threads: as many batches at once as the machine has cores.
+  batching.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  command
+      .add_option("--batch-threads", batching.threads,
+                  "Batches run at once, each on a thread of its own (default: the cores)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      .add_option("--max-queued", batching.max_queued,
+                  "Requests waiting per version; one more is answered 503")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
 
 void add_serve_command(CLI::App& app, Action& action) {
   auto* command = app.add_subcommand(
@@ -195,28 +165,7 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->add_option("--max-body-bytes", args->max_body_bytes, "Bytes of one request body, at most")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command
-      ->add_option("--max-batch", args->batching.max_batch,
-                   "Examples batched together; 0 runs each request alone")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--batch-timeout-us", args->batching.timeout_us,
-                   "How long a batch's first request waits for more; 0: only what queued")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  // As TensorFlow Serving's num_batch_threads: as many batches at once as the machine has cores.
-  args->batching.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  command
-      ->add_option("--batch-threads", args->batching.threads,
-                   "Batches run at once, each on a thread of its own (default: the cores)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--max-queued", args->batching.max_queued,
-                   "Requests waiting per version; one more is answered 503")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_batching_options(*command, args->batching);
   command
       ->add_option("--token-file", args->token_file,
                    "A file holding a token that requests must bear (Authorization: Bearer)")

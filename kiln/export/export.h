@@ -3,7 +3,7 @@
 // server loads without the run (docs/design.md §5, docs/serving.md): BASE/NAME/VERSION/ holding
 //   model.yaml         the architecture, what the model takes (inputs before the eval
 //                      transforms), the eval transforms, class labels when the data had them,
-//                      the signatures (engine/signatures.h), where it came from, kiln's version
+//                      the signatures (export/signatures.h), where it came from, kiln's version
 //   model.safetensors  the evaluation weights: the EMA's when the run kept one
 // written under a hidden name and renamed into place (serving/version_folders.h).
 // Thread-safety: one writer per base path.

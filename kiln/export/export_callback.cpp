@@ -1,4 +1,4 @@
-// export: writes the model as a new version folder while training runs (engine/export.h), so
+// export: writes the model as a new version folder while training runs (export/export.h), so
 // that a server polling the folder picks it up: after each validation that improves the monitored
 // tag (`when: best`), after every validation (`validation`) or once at the end (`end`), keeping
 // the newest `keep` versions. It exports the checkpoint it asks the trainer for at that step, so

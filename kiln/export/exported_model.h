@@ -1,5 +1,5 @@
 #pragma once
-// A version folder written by `kiln export` (engine/export.h), loaded without its run: the model
+// A version folder written by `kiln export` (export/export.h), loaded without its run: the model
 // built from model.yaml with model.safetensors' weights, in eval mode, its eval transforms and its
 // signatures. Or a TorchScript version folder: model.pt saved by PyTorch's torch.jit.save, with a
 // model.yaml (`format: torchscript`) giving its inputs, signatures and optionally transforms and

@@ -1,7 +1,7 @@
 #pragma once
 // A kiln export as a servable (serving/servable.h): JSON values in, the signature run without
 // autograd, JSON values out (labels for the classes); raw features in for a model trained on
-// feature columns (engine/columns_example_encoder.h). The batcher in front of it
+// feature columns (export/columns_example_encoder.h). The batcher in front of it
 // (serving/batcher.h) is what makes requests large; it runs a batch on each of its threads.
 // Thread-safety: predict() from any thread.
 

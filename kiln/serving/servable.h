@@ -2,7 +2,7 @@
 // One loaded version of a served model, as the REST handler sees it: its signatures, and a
 // predict that runs one of them on host tensors (batch dimension first) and gives its outputs;
 // for a model that reads raw features, the encoder that makes those tensors of examples.
-// Torch-free: engine/exported_servable.h is the one over a kiln export; tests use fakes.
+// Torch-free: export/exported_servable.h is the one over a kiln export; tests use fakes.
 // Thread-safety: predict() and predict_async() may be called from several threads at once.
 
 #include <exception>

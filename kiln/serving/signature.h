@@ -4,7 +4,7 @@
 // it gives, with their dtypes and shapes (-1 for the batch dimension), and how each output comes
 // from the model: which head's output (`from`; "" for the main one) and what is done with it
 // (`op`: identity, softmax, sigmoid, argmax, above_half, argmax_label, or layer: the activations
-// of a layer). Torch-free: the exported model computes them (engine/export.h).
+// of a layer). Torch-free: the exported model computes them (export/export.h).
 // Thread-safety: values and pure functions.
 
 #include <map>

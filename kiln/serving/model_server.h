@@ -1,0 +1,82 @@
+#pragma once
+// `kiln serve` as one object: the model table, the version watcher that loads and retires versions
+// (hot reload), the REST handler with its metrics, and the HTTP server on its event loop, with the
+// two threads that run them: one serves, one polls the models' folders. Stopping drains: requests
+// that come then are answered 503, those in flight are answered first. Torch-free: what a version
+// is (a kiln export, behind a batcher) is the caller's `load`.
+// Thread-safety: construct, start and stop on one thread; requests come on the server's.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kiln/serving/http_server.h"
+#include "kiln/serving/metrics.h"
+#include "kiln/serving/model_config.h"
+#include "kiln/serving/model_table.h"
+#include "kiln/serving/rest_handler.h"
+#include "kiln/serving/servable.h"
+#include "kiln/serving/version_watcher.h"
+
+namespace kiln::serving {
+
+struct ModelServerOptions {
+  std::vector<ServedModel> models;
+  std::string host = "127.0.0.1";
+  int port = 8501;  // 0 picks a free one
+  double poll_seconds = 1;
+  RestOptions rest;
+  HttpOptions http;
+  /// Versions loaded, retired and refused, and the drain (its `http.log` too when that is unset).
+  std::function<void(const std::string&)> log;
+};
+
+class ModelServer {
+ public:
+  /// A version folder of `model` loaded as a servable; it reports its batches to `metrics`.
+  using LoadVersion = std::function<std::shared_ptr<Servable>(
+      const std::string& model, const std::string& directory, ServingMetrics& metrics)>;
+
+  /// Loads every model's versions and binds the port. A model whose folder is missing or holds
+  /// no version that loads, or a label on a version not loaded, is a DataError naming the
+  /// folder: far more often a typo than a version yet to come.
+  ModelServer(ModelServerOptions options, LoadVersion load);
+  /// Stops, as stop() does, when still serving.
+  ~ModelServer();
+
+  /// The port bound (the one picked, for port 0).
+  int port() const { return port_; }
+  /// Each model served, with its number of versions.
+  std::map<std::string, size_t> models() const { return table_.models(); }
+
+  /// Answers requests and watches the folders, each on a thread of its own, until stop().
+  void start();
+  /// Stops watching, answers the requests in flight (waiting `drain` at most), then stops the
+  /// server; returns how many were left unanswered.
+  int64_t stop(std::chrono::milliseconds drain);
+
+ private:
+  void check_every_model_serves() const;
+  void poll_until_stopped();
+
+  ModelServerOptions options_;
+  ServingMetrics metrics_;  // before the table: its versions' batchers report here
+  ModelTable table_;
+  VersionWatcher watcher_;
+  RestHandler handler_;
+  HttpServer server_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread serving_, polling_;
+};
+
+}  // namespace kiln::serving
