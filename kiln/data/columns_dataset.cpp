@@ -4,6 +4,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/data/subset.h"
+#include "kiln/data/tabular_dataset.h"
 
 namespace kiln::data {
 namespace {
@@ -52,9 +53,7 @@ class ColumnsDataset::Stream : public StreamingDataset {
   std::vector<int64_t> input_shape() const override { return owner_.input_shape(); }
   torch::Dtype input_dtype() const override { return owner_.input_dtype(); }
   ExampleOrigin locate(int64_t index) const override { return owner_.locate(index); }
-  std::vector<std::string> target_names() const override { return owner_.target_names(); }
-  std::vector<std::string> class_names() const override { return owner_.class_names(); }
-  InputLayout input_layout() const override { return owner_.input_layout(); }
+  DatasetInfo info() const override { return owner_.info(); }
   int64_t examples_per_epoch(int64_t world) const override {
     return records_.examples_per_epoch(world);
   }

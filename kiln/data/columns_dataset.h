@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "kiln/data/dataset.h"
+#include "kiln/data/tabular_dataset.h"
 
 namespace kiln::data {
 
@@ -33,9 +34,12 @@ class ColumnsDataset : public Dataset {
   /// (without_refused() leaves them out).
   const std::vector<int64_t>& refused_rows() const { return refused_.rows; }
   ExampleOrigin locate(int64_t index) const override { return records_->locate(index); }
-  std::vector<std::string> target_names() const override { return records_->target_names(); }
-  std::vector<std::string> class_names() const override { return records_->class_names(); }
-  InputLayout input_layout() const override { return columns_->layout(); }
+  /// The records' targets and classes; the columns' layout.
+  DatasetInfo info() const override {
+    DatasetInfo info = records_->info();
+    info.input_layout = columns_->layout();
+    return info;
+  }
   /// Counted since the rows were checked (the check writes every row once).
   std::map<std::string, int64_t> unseen_categories() const override;
 

@@ -1,4 +1,5 @@
 #include "kiln/data/dataset.h"
+#include "kiln/data/tabular_dataset.h"
 
 #include "kiln/core/error.h"
 
@@ -24,10 +25,10 @@ std::vector<int64_t> TensorDataset::input_shape() const {
   return {sizes.begin() + 1, sizes.end()};
 }
 
-std::vector<std::string> TensorDataset::target_names() const {
-  std::vector<std::string> names;
-  for (const auto& named : named_) names.push_back(named.first);
-  return names;
+DatasetInfo TensorDataset::info() const {
+  DatasetInfo info;
+  for (const auto& named : named_) info.target_names.push_back(named.first);
+  return info;
 }
 
 Batch StreamingDataset::gather(const torch::Tensor&) const {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/input_layout.h"
 #include "kiln/core/registry.h"
 #include "kiln/io/image_input.h"
 #include "kiln/io/record_stream.h"
-#include "kiln/tabular/feature_columns.h"
 
 namespace kiln::data {
 
@@ -60,6 +60,22 @@ struct SkippedRecords {
   int64_t bytes = 0;  // of damaged frames and what was passed over after them
 };
 
+/// What a dataset tells of its examples besides their tensors, one plain value, so that a new
+/// fact is a field rather than another virtual method.
+struct DatasetInfo {
+  /// The names of the named targets every batch carries (Batch::targets).
+  std::vector<std::string> target_names;
+  /// The name of each class a target indexes, when the data knows them; exports and servers
+  /// answer with these.
+  std::vector<std::string> class_names;
+  /// How an encoded image (PNG, JPEG) becomes one input, when the inputs are images the dataset
+  /// decoded or could have: servers and `kiln predict` take image files through it.
+  std::optional<io::ImageInput> image_input;
+  /// Where the named parts and category indices of tabular inputs sit in the input row; empty
+  /// for other data.
+  InputLayout input_layout;
+};
+
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -74,26 +90,24 @@ class Dataset {
   virtual const StreamingDataset* as_streaming() const { return nullptr; }
   /// Non-null when its inputs are records of named features that feature columns turn into
   /// numbers (`input: [a, b, ...]`, `inputs: {...}`); gather() then gives no input
-  /// (ColumnsDataset does).
+  /// (ColumnsDataset does). Its queries are in tabular_dataset.h.
   virtual const TabularDataset* as_tabular() const { return nullptr; }
   virtual SkippedRecords skipped_records() const { return {}; }
   /// Where example `index` came from (see ExampleOrigin).
   virtual ExampleOrigin locate(int64_t index) const { return {{"", index, -1}, ""}; }
-  /// The names of the named targets every batch carries (Batch::targets).
-  virtual std::vector<std::string> target_names() const { return {}; }
-  /// The name of each class a target indexes, when the data knows them; exports and servers
-  /// answer with these.
-  virtual std::vector<std::string> class_names() const { return {}; }
-  /// How an encoded image (PNG, JPEG) becomes one input, when the inputs are images the dataset
-  /// decoded or could have: servers and `kiln predict` take image files through it.
-  virtual std::optional<io::ImageInput> image_input() const { return std::nullopt; }
-  /// Where the named parts and category indices of tabular inputs sit in the input row; empty
-  /// for other data.
-  virtual InputLayout input_layout() const { return {}; }
+  /// What the data tells of its examples besides their tensors (see DatasetInfo).
+  virtual DatasetInfo info() const { return {}; }
   /// Values its feature columns found in no vocabulary (they went to OOV buckets), by column,
   /// since the dataset was made.
   virtual std::map<std::string, int64_t> unseen_categories() const { return {}; }
 };
+
+/// The info of a dataset that knows only its classes' names.
+inline DatasetInfo classes_info(std::vector<std::string> class_names) {
+  DatasetInfo info;
+  info.class_names = std::move(class_names);
+  return info;
+}
 
 /// "color 12, shape 1": unseen_categories() for messages.
 std::string unseen_text(const std::map<std::string, int64_t>& unseen);
@@ -119,28 +133,6 @@ class StreamingDataset : public Dataset {
   virtual Batch decode(const std::vector<io::Record>& records) const = 0;
 };
 
-/// The records of a dataset whose inputs feature columns make (tfrecord and csv with a list of
-/// inputs).
-class TabularDataset {
- public:
-  virtual ~TabularDataset() = default;
-  /// The columns `input` (or `inputs`, in groups) lists: columns of `data.columns`, or features
-  /// read as plain numbers.
-  virtual tabular::InputGroups input_groups() const = 0;
-  /// Every record, in order: what the columns are fitted on.
-  virtual const tabular::TabularSource& records() const = 0;
-  /// Whether rows the columns refuse are dropped (on_corrupt: skip) rather than errors.
-  virtual bool skips_corrupt() const { return false; }
-  /// The examples at `indices` with their targets and no input; `input(i, features, where)` runs
-  /// for the i-th of them, in order, on the calling thread.
-  virtual Batch gather_records(const torch::Tensor& indices,
-                               const tabular::RowVisitor& input) const = 0;
-  /// For records streamed from their files (cache: none; the dataset is then a
-  /// StreamingDataset too): `records` of an epoch as gather_records() gives examples.
-  virtual Batch decode_records(const std::vector<io::Record>& records,
-                               const tabular::RowVisitor& input) const;
-};
-
 /// A dataset held as tensors whose first dimensions agree: inputs, targets and any named targets.
 class TensorDataset : public Dataset {
  public:
@@ -149,7 +141,8 @@ class TensorDataset : public Dataset {
   Batch gather(const torch::Tensor& indices) const override;
   std::vector<int64_t> input_shape() const override;
   torch::Dtype input_dtype() const override { return inputs_.scalar_type(); }
-  std::vector<std::string> target_names() const override;
+  /// The names of its named targets.
+  DatasetInfo info() const override;
 
  private:
   torch::Tensor inputs_, targets_;

@@ -15,6 +15,7 @@
 
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/data/tabular_records.h"
 #include "kiln/io/record_stream.h"
 
@@ -36,7 +37,11 @@ class StreamedTabularRecords : public StreamingDataset,
   std::vector<int64_t> input_shape() const override { return {}; }
   torch::Dtype input_dtype() const override { return torch::kFloat32; }
   const TabularDataset* as_tabular() const override { return this; }
-  std::vector<std::string> target_names() const override { return names_.targets; }
+  DatasetInfo info() const override {
+    DatasetInfo info;
+    info.target_names = names_.targets;
+    return info;
+  }
 
   int64_t examples_per_epoch(int64_t world) const override;
   int64_t examples_of_rank(int64_t rank, int64_t world) const override;

@@ -10,6 +10,7 @@
 #include "kiln/core/error.h"
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/dataset.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/io/example.h"
 #include "kiln/io/tfrecord.h"
 #include "tests/support/components.h"

@@ -20,12 +20,10 @@ class SubsetDataset : public Dataset {
   std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
   torch::Dtype input_dtype() const override { return base_->input_dtype(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
-  InputLayout input_layout() const override { return base_->input_layout(); }
   std::map<std::string, int64_t> unseen_categories() const override {
     return base_->unseen_categories();
   }
-  std::vector<std::string> target_names() const override { return base_->target_names(); }
-  std::vector<std::string> class_names() const override { return base_->class_names(); }
+  DatasetInfo info() const override { return base_->info(); }
   ExampleOrigin locate(int64_t index) const override {
     return base_->locate(indices_[index].item<int64_t>());
   }

@@ -9,6 +9,7 @@
 
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/io/record_store.h"
 
 namespace kiln::data {
@@ -32,7 +33,11 @@ class TabularRecords : public Dataset, public TabularDataset, public tabular::Ta
   torch::Dtype input_dtype() const override { return torch::kFloat32; }
   const TabularDataset* as_tabular() const override { return this; }
   ExampleOrigin locate(int64_t index) const override;
-  std::vector<std::string> target_names() const override { return names_.targets; }
+  DatasetInfo info() const override {
+    DatasetInfo info;
+    info.target_names = names_.targets;
+    return info;
+  }
 
   tabular::InputGroups input_groups() const override { return names_.input; }
   const tabular::TabularSource& records() const override { return *this; }

@@ -10,6 +10,7 @@
 
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/subset.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/engine/device_feed.h"
 #include "kiln/engine/init_from.h"
 #include "kiln/optim/param_groups.h"
@@ -89,7 +90,7 @@ void Experiment::carve_validation_split() {
 ComponentSpec Experiment::with_training_classes(const std::string& split, ComponentSpec spec) {
   bool named = spec.spec.is_object() && !spec.spec.value("classes", Json::array()).empty();
   if (split == "train" || spec.type() != "csv" || named) return spec;
-  std::vector<std::string> classes = dataset("train")->class_names();
+  std::vector<std::string> classes = dataset("train")->info().class_names;
   if (!classes.empty()) spec.spec["classes"] = classes;
   return spec;
 }
@@ -227,7 +228,7 @@ data::Loader Experiment::loader(const std::string& split) {
 std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
   auto data = dataset(split);
   auto model =
-      models::build_model(config_.model.network, {data->input_shape(), data->input_layout()});
+      models::build_model(config_.model.network, {data->input_shape(), data->info().input_layout});
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
   if (config_.runtime.channels_last) make_channels_last(*model);

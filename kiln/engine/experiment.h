@@ -19,6 +19,7 @@
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
 #include "kiln/optim/scheduler.h"
+#include "kiln/tabular/feature_columns.h"
 
 namespace kiln::engine {
 

@@ -29,7 +29,7 @@ TEST(ExperimentClasses, AValidationFileLackingAClassKeepsTheTrainingIds) {
   std::string train = dir.write("train.csv", "x,kind\n1,ant\n2,bee\n3,cat\n");
   Experiment experiment(config(train, dir.write("val.csv", "x,kind\n4,cat\n5,bee\n")), torch::kCPU);
   auto val = experiment.dataset("val");
-  EXPECT_THAT(val->class_names(), ElementsAre("ant", "bee", "cat"));
+  EXPECT_THAT(val->info().class_names, ElementsAre("ant", "bee", "cat"));
   EXPECT_TRUE(torch::equal(val->gather(torch::arange(2, torch::kInt64)).target,
                            torch::tensor({2, 1}, torch::kInt64)));
   // A class the training split never had is an error naming it and the classes.

@@ -93,8 +93,9 @@ Json read_preprocessing(const std::string& file) {
 }
 
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
-  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), dataset.image_input(),
-                     dataset.input_layout()}};
+  data::DatasetInfo info = dataset.info();
+  return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), info.image_input,
+                     info.input_layout}};
 }
 
 Json inputs_json(const std::vector<ModelInput>& inputs, const std::vector<std::string>& labels) {

@@ -393,7 +393,7 @@ RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkp
   Experiment experiment(opened.config, runtime.device, 0, 1, saved_columns(run.path()));
   data::Loader loader = experiment.loader(split);
   Objective objective = experiment.build_objective(*opened.model);
-  objective.check_targets(loader.dataset().target_names(), split);
+  objective.check_targets(loader.dataset().info().target_names, split);
   RunEvaluation evaluation;
   double start = clock();
   evaluation.values =

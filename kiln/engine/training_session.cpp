@@ -18,7 +18,7 @@ RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device
                        int64_t world, ColumnFitting fitting)
     : experiment(first_stage, device, rank, world, std::move(fitting)),
       inputs(seed_then_inputs(experiment)),
-      labels(experiment.dataset("train")->class_names()),
+      labels(experiment.dataset("train")->info().class_names),
       model(experiment.build_model("train")),
       init_report(experiment.initialize_model(*model)) {}
 
@@ -30,8 +30,8 @@ StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
       train(run.experiment.loader("train")),
       callbacks(run.experiment.build_callbacks()) {
   if (run.experiment.has_split("val")) val.emplace(run.experiment.loader("val"));
-  objective.check_targets(train.dataset().target_names(), "train");
-  if (val) objective.check_targets(val->dataset().target_names(), "val");
+  objective.check_targets(train.dataset().info().target_names, "train");
+  if (val) objective.check_targets(val->dataset().info().target_names, "val");
   // The schedule spans this stage: it sees the steps since the stage began.
   int64_t accumulate = config.train.accumulate;
   optim::ScheduleSpan span{planned_steps(config.train.max, train, accumulate),

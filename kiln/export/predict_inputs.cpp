@@ -13,6 +13,7 @@
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/idx_tensors.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/export/columns_example_encoder.h"
 #include "kiln/export/exported_servable.h"
 #include "kiln/export/signatures.h"

@@ -12,6 +12,7 @@
 #include "kiln/core/parallel.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/data/dataset.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/io/csv.h"
 
 namespace kiln::data {
@@ -280,7 +281,7 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
   }
   bool skips_corrupt() const override { return options_.on_corrupt == OnCorrupt::kSkip; }
 
-  std::vector<std::string> class_names() const override { return class_names_; }
+  DatasetInfo info() const override { return classes_info(class_names_); }
 
   tabular::InputGroups input_groups() const override { return groups_; }
   const tabular::TabularSource& records() const override { return *this; }
@@ -383,7 +384,11 @@ class CsvRecords : public Dataset, public TabularDataset, public tabular::Tabula
 class CsvDataset : public TensorDataset {
  public:
   explicit CsvDataset(const CsvOptions& o) : CsvDataset(load(checked_for_numbers(o))) {}
-  std::vector<std::string> class_names() const override { return class_names_; }
+  DatasetInfo info() const override {
+    DatasetInfo info = TensorDataset::info();
+    info.class_names = class_names_;
+    return info;
+  }
 
  private:
   explicit CsvDataset(Loaded data)
@@ -406,7 +411,7 @@ class Csv : public Dataset {
   const TabularDataset* as_tabular() const override { return impl_->as_tabular(); }
   ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
   SkippedRecords skipped_records() const override { return impl_->skipped_records(); }
-  std::vector<std::string> class_names() const override { return impl_->class_names(); }
+  DatasetInfo info() const override { return impl_->info(); }
 
  private:
   std::shared_ptr<Dataset> impl_;

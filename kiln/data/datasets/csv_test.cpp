@@ -4,6 +4,7 @@
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
+#include "kiln/data/tabular_dataset.h"
 #include "tests/support/components.h"
 #include "tests/support/temp_dir.h"
 
@@ -38,14 +39,14 @@ TEST(CsvDataset, TextLabelsAreNumberedInSortedOrderAndFloatTargetsAreColumns) {
   auto species = csv_dataset(file, "target: species");
   EXPECT_TRUE(torch::equal(everything(*species).target, torch::tensor({2, 0, 1}, torch::kInt64)));
   // Their names travel with the model (export, classes in serving); class ids have none.
-  EXPECT_THAT(species->class_names(), ElementsAre("setosa", "versicolor", "virginica"));
-  EXPECT_THAT(csv_dataset(file, "target: species, input: [x]")->class_names(),
+  EXPECT_THAT(species->info().class_names, ElementsAre("setosa", "versicolor", "virginica"));
+  EXPECT_THAT(csv_dataset(file, "target: species, input: [x]")->info().class_names,
               ElementsAre("setosa", "versicolor", "virginica"));
-  EXPECT_TRUE(csv_dataset(file, "target: x, features: [x]")->class_names().empty());
+  EXPECT_TRUE(csv_dataset(file, "target: x, features: [x]")->info().class_names.empty());
   // Given classes number the labels in their order, whichever the file holds.
   auto given = csv_dataset(file, "target: species, classes: [virginica, versicolor, setosa, x]");
   EXPECT_TRUE(torch::equal(everything(*given).target, torch::tensor({0, 2, 1}, torch::kInt64)));
-  EXPECT_THAT(given->class_names(), ElementsAre("virginica", "versicolor", "setosa", "x"));
+  EXPECT_THAT(given->info().class_names, ElementsAre("virginica", "versicolor", "setosa", "x"));
   EXPECT_THAT([&] { csv_dataset(file, "target: species, classes: [setosa, virginica]"); },
               ::testing::ThrowsMessage<DataError>(AllOf(
                   HasSubstr("record 2"), HasSubstr("class \"versicolor\" is none of the classes "

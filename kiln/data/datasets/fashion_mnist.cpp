@@ -43,12 +43,12 @@ class FashionMnist : public TensorDataset {
   explicit FashionMnist(const FashionMnistOptions& options)
       : TensorDataset(load(options, "images"), load(options, "labels")) {}
   // As the dataset's own README names them.
-  std::vector<std::string> class_names() const override {
-    return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-            "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
-  }
-  std::optional<io::ImageInput> image_input() const override {
-    return unit_scaled_chw_image(input_shape());
+  DatasetInfo info() const override {
+    DatasetInfo info = TensorDataset::info();
+    info.class_names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                        "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+    info.image_input = unit_scaled_chw_image(input_shape());
+    return info;
   }
 
  private:

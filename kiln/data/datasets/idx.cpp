@@ -33,8 +33,10 @@ class IdxDataset : public TensorDataset {
   ExampleOrigin locate(int64_t index) const override {
     return {{labels_, index, 8 + index}, "labels"};
   }
-  std::optional<io::ImageInput> image_input() const override {
-    return unit_scaled_chw_image(input_shape());
+  DatasetInfo info() const override {
+    DatasetInfo info = TensorDataset::info();
+    info.image_input = unit_scaled_chw_image(input_shape());
+    return info;
   }
 
  private:

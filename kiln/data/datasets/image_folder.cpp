@@ -49,9 +49,11 @@ LoadedFolder load(const ImageFolderOptions& o) {
 class ImageFolderDataset : public TensorDataset {
  public:
   explicit ImageFolderDataset(const ImageFolderOptions& o) : ImageFolderDataset(load(o)) {}
-  std::vector<std::string> class_names() const override { return classes_; }
-  std::optional<io::ImageInput> image_input() const override {
-    return unit_scaled_chw_image(input_shape());
+  DatasetInfo info() const override {
+    DatasetInfo info = TensorDataset::info();
+    info.class_names = classes_;
+    info.image_input = unit_scaled_chw_image(input_shape());
+    return info;
   }
 
  private:

@@ -44,10 +44,10 @@ TEST(ImageFolderDataset, LoadsImagesChannelsFirstWithSortedClassLabels) {
   EXPECT_THAT(folder_dataset(dir.file("root"), ", channels: 1")->input_shape(),
               ElementsAre(1, 2, 3));
   // Served images are decoded the same way: channels first, scaled to [0, 1].
-  ASSERT_TRUE(rgb->image_input().has_value());
-  EXPECT_TRUE(*rgb->image_input() == (io::ImageInput{3, 2, 3, true, 1.0 / 255}));
+  ASSERT_TRUE(rgb->info().image_input.has_value());
+  EXPECT_TRUE(*rgb->info().image_input == (io::ImageInput{3, 2, 3, true, 1.0 / 255}));
   std::string png = io::read_file_bytes(dir.file("root/ant/1.png"));
-  std::vector<double> served = io::image_input_values(png, *rgb->image_input(), "1.png");
+  std::vector<double> served = io::image_input_values(png, *rgb->info().image_input, "1.png");
   torch::Tensor trained = all.input[0].reshape({-1}).to(torch::kFloat64);
   ASSERT_EQ(static_cast<int64_t>(served.size()), trained.numel());
   for (int64_t i = 0; i < trained.numel(); ++i)

@@ -10,6 +10,7 @@
 #include "kiln/data/dataset.h"
 #include "kiln/data/example_features.h"
 #include "kiln/data/streamed_tabular_records.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/data/tabular_records.h"
 #include "kiln/io/record_store.h"
 
@@ -288,9 +289,13 @@ class TfRecordDataset : public Dataset {
   const StreamingDataset* as_streaming() const override { return impl_->as_streaming(); }
   const TabularDataset* as_tabular() const override { return impl_->as_tabular(); }
   SkippedRecords skipped_records() const override { return skipped_; }
-  std::vector<std::string> target_names() const override { return names_; }
   ExampleOrigin locate(int64_t index) const override { return impl_->locate(index); }
-  std::optional<io::ImageInput> image_input() const override { return image_; }
+  DatasetInfo info() const override {
+    DatasetInfo info;
+    info.target_names = names_;
+    info.image_input = image_;
+    return info;
+  }
 
  private:
   explicit TfRecordDataset(OpenedRecords opened)

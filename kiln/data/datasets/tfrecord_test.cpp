@@ -10,6 +10,7 @@
 #include "kiln/core/error.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/loader.h"
+#include "kiln/data/tabular_dataset.h"
 #include "kiln/io/example.h"
 #include "kiln/io/file_bytes.h"
 #include "kiln/io/image_codec.h"
@@ -74,7 +75,7 @@ TEST(TfRecordDataset, DecodesPngImages) {
   EXPECT_THAT(batch.input.sizes().vec(), ElementsAre(1, 2, 3, 1));
   EXPECT_EQ(batch.input[0][1][2][0].item<int>(), 35);
   // A server decodes an image for this input as the dataset does: uint8, channels last, unscaled.
-  std::optional<io::ImageInput> image = dataset->image_input();
+  std::optional<io::ImageInput> image = dataset->info().image_input;
   ASSERT_TRUE(image.has_value());
   EXPECT_TRUE(*image == (io::ImageInput{1, 2, 3, false, 1.0}));
 }
@@ -84,12 +85,12 @@ TEST(TfRecordDataset, AnImageFeatureScaledChannelsFirstGivesItsImageInput) {
   std::string file = write_shard(dir, "png", {numbered_example(3, true)});
   auto scaled = make_dataset(spec_yaml(
       file, "{shape: [2, 3, 1], encoding: png, channels_first: true, scale: 0.00390625}"));
-  ASSERT_TRUE(scaled->image_input().has_value());
-  EXPECT_TRUE(*scaled->image_input() == (io::ImageInput{1, 2, 3, true, 0.00390625}));
-  EXPECT_EQ(scaled->image_input()->shape(), scaled->input_shape());
+  ASSERT_TRUE(scaled->info().image_input.has_value());
+  EXPECT_TRUE(*scaled->info().image_input == (io::ImageInput{1, 2, 3, true, 0.00390625}));
+  EXPECT_EQ(scaled->info().image_input->shape(), scaled->input_shape());
   // Raw bytes are no encoded image: nothing to decode.
   std::string raw = write_shard(dir, "raw", {numbered_example(3, false)});
-  EXPECT_FALSE(make_dataset(spec_yaml(raw, "{shape: [2, 3, 1]}"))->image_input().has_value());
+  EXPECT_FALSE(make_dataset(spec_yaml(raw, "{shape: [2, 3, 1]}"))->info().image_input.has_value());
 }
 
 // With cache: records a record is decoded when a batch needs it; with cache: decoded, at start.
@@ -365,7 +366,7 @@ TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
     ASSERT_TRUE(batch.has_value());
     EXPECT_TRUE(torch::equal(batch->target, torch::tensor({0, 1, 2, 3}, torch::kInt64)));
     ASSERT_EQ(batch->targets.size(), 2u);
-    EXPECT_EQ(dataset->target_names(), (std::vector<std::string>{"coarse", "size"}));
+    EXPECT_EQ(dataset->info().target_names, (std::vector<std::string>{"coarse", "size"}));
     EXPECT_TRUE(torch::equal(batch->targets.at("coarse").flatten(),
                              torch::tensor({0, 0, 1, 1}, torch::kInt64)));
     EXPECT_TRUE(torch::allclose(batch->targets.at("size").flatten(),
@@ -377,7 +378,7 @@ TEST(TfRecordDataset, NamedTargetsComeWithEveryBatch) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("\"coarse\" is not among the declared features"));
   }
-  EXPECT_EQ(make_dataset(spec_yaml(file, "{shape: [6]}", ""))->target_names().size(), 0u);
+  EXPECT_EQ(make_dataset(spec_yaml(file, "{shape: [6]}", ""))->info().target_names.size(), 0u);
   for (const char* clash : {"[input]", "[target]", "[label, label]"}) {
     try {
       make_dataset(spec_yaml(file, "{shape: [6]}", std::string(", targets: ") + clash));
