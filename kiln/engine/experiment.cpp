@@ -6,15 +6,13 @@
 
 #include <fmt/ranges.h>
 
-#include "kiln/core/json_text.h"
-
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/subset.h"
 #include "kiln/data/tabular_dataset.h"
 #include "kiln/engine/device_feed.h"
 #include "kiln/engine/init_from.h"
+#include "kiln/engine/open_model.h"
 #include "kiln/optim/param_groups.h"
-#include "kiln/run/run_directory.h"
 
 namespace kiln::engine {
 
@@ -132,9 +130,8 @@ std::string groups_text(const tabular::InputGroups& groups) {
 }  // namespace
 
 ColumnFitting saved_columns(const std::string& run_path) {
-  std::string path = run_path + "/" + run::kPreprocessingFile;
   ColumnFitting fitting;
-  if (std::filesystem::exists(path)) fitting.saved = read_json_file(path);
+  fitting.saved = read_preprocessing(run_path);
   return fitting;
 }
 

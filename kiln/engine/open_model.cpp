@@ -74,15 +74,21 @@ Json saved_inputs_json(const std::string& checkpoint, const std::string& run, st
 Json saved_preprocessing(const std::string& checkpoint, const std::string& run) {
   std::string owner = run.empty() ? fs::path(checkpoint).parent_path().parent_path().string() : run;
   for (const std::string& dir : {checkpoint, owner}) {
-    std::string file = dir + "/preprocessing.json";
-    if (!dir.empty() && fs::exists(file)) return read_preprocessing(file);
+    Json saved = dir.empty() ? Json() : read_preprocessing(dir);
+    if (!saved.is_null()) return saved;
   }
   return nullptr;
 }
 
 }  // namespace
 
-Json read_preprocessing(const std::string& file) {
+std::string preprocessing_file(const std::string& folder) {
+  return folder + "/" + run::kPreprocessingFile;
+}
+
+Json read_preprocessing(const std::string& folder) {
+  std::string file = preprocessing_file(folder);
+  if (!fs::exists(file)) return nullptr;
   Json json = read_json_file(file);
   try {
     tabular::FeatureColumns::from_preprocessing(json);

@@ -53,9 +53,12 @@ struct OpenedModel {
   Json preprocessing;
 };
 
-/// preprocessing.json read from `file` and checked to rebuild its feature columns; a DataError
-/// naming the file when it does not.
-Json read_preprocessing(const std::string& file);
+/// The preprocessing.json of `folder` (a run, a checkpoint or an export's version).
+std::string preprocessing_file(const std::string& folder);
+
+/// The preprocessing.json of `folder`, checked to rebuild its feature columns (a DataError naming
+/// the file when it does not); null when the folder has none. This is the file's one reader.
+Json read_preprocessing(const std::string& folder);
 
 /// Opens `path`, a run folder (its checkpoint `which`: last, best or a path) or a checkpoint
 /// directory: builds the model its config describes for the inputs it saved and loads the

@@ -114,7 +114,7 @@ std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
 // indices where model.yaml's `layout` puts them, and there whenever that layout is.
 void check_preprocessing(const ModelInput& input, const Json& preprocessing,
                          const std::string& directory) {
-  std::string file = directory + "/preprocessing.json";
+  std::string file = preprocessing_file(directory);
   if (preprocessing.is_null()) {
     if (!input.layout.empty())
       refuse(file,
@@ -164,6 +164,10 @@ void check_reader(const Json& reader, const std::string& file) {
 
 }  // namespace
 
+bool ExportedModel::is_version(const std::string& directory) {
+  return fs::exists(directory + "/model.yaml");
+}
+
 std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
                                                    torch::Device device) {
   std::string file = directory + "/model.yaml";
@@ -183,8 +187,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->labels_ = label_list(yaml, file);
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
   loaded->reader_ = yaml.value("reader", Json());
-  if (fs::exists(directory + "/preprocessing.json"))
-    loaded->preprocessing_ = read_preprocessing(directory + "/preprocessing.json");
+  loaded->preprocessing_ = read_preprocessing(directory);
   check_preprocessing(loaded->inputs_.front(), loaded->preprocessing_, directory);
   if (!loaded->reader_.is_null()) check_reader(loaded->reader_, file);
   if (yaml["format"] == kTorchScriptFormat) {

@@ -32,6 +32,8 @@ inline constexpr const char* kTorchScriptFormat = "torchscript";
 
 class ExportedModel {
  public:
+  /// Whether `directory` holds a version (its model.yaml); this file is model.yaml's one reader.
+  static bool is_version(const std::string& directory);
   /// Loads `directory`; a DataError naming the file at fault when model.yaml is missing or
   /// invalid or the weights are missing, truncated or do not fit the model.
   static std::shared_ptr<ExportedModel> load(const std::string& directory, torch::Device device);

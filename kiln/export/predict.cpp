@@ -25,7 +25,7 @@ namespace {
 // The model a source names: a version folder, a model folder's newest version, or a run (or one
 // of its checkpoints) exported in memory.
 std::shared_ptr<ExportedModel> open_source(const PredictOptions& options) {
-  if (fs::exists(options.source + "/model.yaml"))
+  if (ExportedModel::is_version(options.source))
     return ExportedModel::load(options.source, torch::kCPU);
   std::vector<int64_t> versions = serving::list_versions(options.source);
   if (!versions.empty() && !fs::exists(options.source + "/config.yaml"))

@@ -18,9 +18,14 @@ formats=(
   "summary.json|kSummaryFile|^kiln/run/|^kiln/engine/run_folder\.cpp$|^kiln/board/(report|board_page)\.cpp$"
   "metrics.csv|kMetricsFile|^kiln/run/|^kiln/engine/run_folder\.cpp$"
   "train_state.json|kTrainStateFile|^kiln/engine/train_state(_json)?\.(h|cpp)$|^kiln/engine/checkpoint\.cpp$"
+  "model.yaml|kModelFile|^kiln/export/exported_model\.cpp$|^kiln/export/export\.cpp$|^kiln/export/predict_inputs\.cpp$"
+  "preprocessing.json|kPreprocessingFile|^kiln/engine/open_model\.cpp$|^kiln/tabular/feature_columns\.cpp$|^kiln/run/run_directory\.h$|^kiln/engine/run_folder\.cpp$|^kiln/export/export\.cpp$"
 )
-# Why the board may name summary.json: the page asks `run/` for a run's texts by name
-# (run::read_run_text); it opens no file itself.
+# Beside the owners and writers: the board names summary.json because the page asks `run/` for a
+# run's texts by name (run::read_run_text), opening no file itself; predict_inputs names
+# model.yaml in its errors about the reader section ExportedModel read; tabular/feature_columns
+# parses preprocessing.json's content (from_preprocessing) that engine/open_model reads, and
+# names the file in its errors; run/run_directory.h spells the run folder's file names.
 
 # Checks the tree at ROOT; prints each breach, returns 1 if any.
 check() {
