@@ -5,6 +5,7 @@
 
 #include "kiln/core/peak_memory.h"
 #include "kiln/engine/cuda_memory.h"
+#include "kiln/engine/trainer_checks.h"
 #include "kiln/engine/trainer_window.h"
 #include "kiln/optim/optimizer.h"
 
@@ -32,48 +33,7 @@ const optim::Scheduler& no_schedule() {
   return none;
 }
 
-// `on_nan: rewind` goes back to a checkpoint of the stage; without a checkpoint callback there is
-// none until the stage ends.
-void check_rewind(const TrainerParts& parts, const TrainOptions& options) {
-  bool checkpoints = std::any_of(parts.callbacks.begin(), parts.callbacks.end(),
-                                 [](const Callback* c) { return c->type == "checkpoint"; });
-  if (options.on_nan == OnNan::kRewind && !checkpoints)
-    throw ConfigError("train.on_nan", "",
-                      "rewind goes back to the newest checkpoint of the stage, and without a "
-                      "checkpoint callback there is none; add callbacks: [{type: checkpoint, "
-                      "every: ...}], or set on_nan: stop or skip_step");
-}
-
-// check_training's checks that no member of a Trainer makes: data to train on, what every
-// monitor names, and checkpoints for a rewind.
-void check_parts(const TrainerParts& parts, const TrainOptions& options) {
-  if (parts.train.batches_per_epoch() == 0)
-    throw ConfigError("data.batch_size", "",
-                      fmt::format("the training set ({} examples) yields no batch; lower "
-                                  "data.batch_size, or set data.drop_last: false",
-                                  parts.train.dataset().size()));
-  std::vector<std::string> tags = monitorable_tags(parts.objective, parts.val != nullptr);
-  check_monitor(options.monitor, tags, "train.monitor");
-  if (parts.scheduler && !parts.scheduler->monitor().empty())
-    check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
-  for (const Callback* callback : parts.callbacks) callback->check(options, tags);
-  check_rewind(parts, options);
-  if (options.profile && options.profile->to < options.profile->from)
-    throw ConfigError("train.profile.to", "",
-                      fmt::format("{} is before train.profile.from ({}): the window would be empty",
-                                  options.profile->to, options.profile->from));
-}
-
 }  // namespace
-
-std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val) {
-  std::vector<std::string> tags;
-  for (const std::string split : {"val", "train"}) {
-    if (split == "val" && !has_val) continue;
-    for (const auto& tag : objective.tags(split)) tags.push_back(tag);
-  }
-  return tags;
-}
 
 Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& metrics,
                  Console& console, Clock clock)
@@ -84,7 +44,7 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& me
       clock_(std::move(clock)),
       precision_(options.precision, parts.device) {
   KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
-  check_parts(parts_, options_);  // precision_ and hyper_parameters_ check the rest
+  check_trainer_parts(parts_, options_);  // precision_ and hyper_parameters_ check the rest
   learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
   for (const auto& group : parts_.optimizer.param_groups())
     for (const auto& parameter : group.params()) trainable_.push_back(parameter);
@@ -93,27 +53,6 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& me
                               steps_per_epoch(parts_.train, options_.accumulate),
                               planned_steps(options_.max, parts_.train, options_.accumulate));
   progress_ = parts_.stage.start;
-}
-
-void check_training(const TrainerParts& parts, const TrainOptions& options) {
-  check_parts(parts, options);
-  probe_objective(parts.model, parts.train, parts.objective, parts.device);
-  // What a Trainer's members check as they are built.
-  Precision(options.precision, parts.device);  // fp16 without CUDA is a ConfigError
-  if (!parts.schedules.empty())  // its constructor checks the names and the values ahead
-    optim::ScheduledHyperParameters(parts.optimizer, parts.schedules,
-                                    steps_per_epoch(parts.train, options.accumulate),
-                                    planned_steps(options.max, parts.train, options.accumulate));
-}
-
-int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate) {
-  return (train.batches_per_epoch() + accumulate - 1) / accumulate;
-}
-
-int64_t planned_steps(const Period& max, const data::Loader& train, int64_t accumulate) {
-  double per_epoch = double(steps_per_epoch(train, accumulate));
-  double mean_step = double(train.dataset().size()) / std::max(1.0, per_epoch);
-  return max.in_steps(per_epoch, mean_step).value_or(0);  // 0: a time, unknown ahead
 }
 
 void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir) {

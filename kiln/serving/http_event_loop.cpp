@@ -5,7 +5,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "kiln/serving/answer_queue.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -57,58 +57,6 @@ struct Connection {
   uint32_t events = 0;  // what epoll watches on it
 };
 
-// Answers from other threads, each naming its connection by id: by the time an answer comes its
-// connection may have gone and its descriptor been reused.
-class Answers {
- public:
-  Answers() : wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
-    if (wake_fd_ < 0) throw Error(fmt::format("kiln serve: eventfd: {}", std::strerror(errno)));
-  }
-  ~Answers() { close(wake_fd_); }
-  Answers(const Answers&) = delete;
-  Answers& operator=(const Answers&) = delete;
-
-  int wake_fd() const { return wake_fd_; }
-  void set_loop_thread(std::thread::id loop) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    loop_thread_ = loop;
-  }
-  void push(uint64_t connection, HttpAnswer answer) {
-    bool wake = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_.emplace_back(connection, std::move(answer));
-      // The loop takes the queue after each round of events, so an answer given on its own
-      // thread needs no wake-up, and others one per round.
-      wake = std::this_thread::get_id() != loop_thread_ && !woken_;
-      woken_ = woken_ || wake;
-    }
-    if (wake) this->wake();
-  }
-  void wake() {
-    uint64_t one = 1;
-    ssize_t written = write(wake_fd_, &one, sizeof one);
-    (void)written;  // fails only when the counter is full: the loop is awake anyway
-  }
-  std::vector<std::pair<uint64_t, HttpAnswer>> take() {
-    uint64_t count = 0;
-    ssize_t got = read(wake_fd_, &count, sizeof count);  // clears the wake-up, if any
-    (void)got;
-    std::vector<std::pair<uint64_t, HttpAnswer>> taken;
-    std::lock_guard<std::mutex> lock(mutex_);
-    woken_ = false;
-    taken.swap(pending_);
-    return taken;
-  }
-
- private:
-  int wake_fd_;
-  std::mutex mutex_;
-  std::thread::id loop_thread_;
-  bool woken_ = false;
-  std::vector<std::pair<uint64_t, HttpAnswer>> pending_;
-};
-
 bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
 
 }  // namespace
@@ -121,7 +69,7 @@ struct HttpEventLoop::State {
   HttpLoopOptions options;
   int listen_fd = -1;
   int epoll_fd = -1;
-  std::shared_ptr<Answers> answers = std::make_shared<Answers>();  // outlives the loop
+  std::shared_ptr<AnswerQueue> answers = std::make_shared<AnswerQueue>();  // outlives the loop
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
   uint64_t next_id = 2;
   bool listener_paused = false;
@@ -394,7 +342,7 @@ bool HttpEventLoop::State::process(Connection& connection) {
 void HttpEventLoop::State::dispatch(Connection& connection, HttpRequest& request) {
   connection.with_handler = true;
   connection.keep_alive = request.keep_alive;
-  std::shared_ptr<Answers> to = answers;
+  std::shared_ptr<AnswerQueue> to = answers;
   uint64_t id = connection.id;
   HttpRespond respond = [to, id](HttpAnswer answer) { to->push(id, std::move(answer)); };
   try {
