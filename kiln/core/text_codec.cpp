@@ -104,4 +104,14 @@ std::string terminal_text(std::string_view text) {
   return shown;
 }
 
+std::optional<int64_t> digits_value(std::string_view text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 }  // namespace kiln

@@ -3,6 +3,7 @@
 // convention of TensorFlow Serving and `kiln data inspect`) and UTF-8 validation (bytes that are
 // valid UTF-8 can be shown as a JSON string). Thread-safety: pure functions.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,5 +23,9 @@ size_t first_invalid_utf8(std::string_view bytes);
 /// `text` as a terminal may show it: control bytes (a NUL, which ends a C string, a newline inside
 /// a cell, an escape sequence) and bytes that are not UTF-8 written as `\xNN`.
 std::string terminal_text(std::string_view text);
+
+/// The number a whole string of at most 18 decimal digits spells (a step in a folder's name or a
+/// file's row); none for anything else, a sign or a space included.
+std::optional<int64_t> digits_value(std::string_view text);
 
 }  // namespace kiln

@@ -59,5 +59,13 @@ TEST(TerminalText, ControlBytesAndBytesThatAreNotUtf8AreShownEscaped) {
   EXPECT_EQ(terminal_text(""), "");
 }
 
+TEST(DigitsValue, ReadsOnlyAWholeStringOfAtMostEighteenDigits) {
+  EXPECT_EQ(digits_value("0"), 0);
+  EXPECT_EQ(digits_value("000000320"), 320);
+  EXPECT_EQ(digits_value("999999999999999999"), 999999999999999999);
+  for (const char* text : {"", "-1", "+1", " 1", "1 ", "1.0", "12a", "1234567890123456789"})
+    EXPECT_EQ(digits_value(text), std::nullopt) << text;
+}
+
 }  // namespace
 }  // namespace kiln

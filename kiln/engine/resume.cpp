@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/core/remove_tree.h"
+#include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/experiment_config.h"
@@ -40,14 +41,6 @@ void collect_changes(const Json& before, const Json& after, const std::string& p
     return;
   }
   if (before != after) out.push_back(path);
-}
-
-// The number a whole string of digits spells; none for anything else.
-std::optional<int64_t> digits_value(const std::string& text) {
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  for (char c : text)
-    if (c < '0' || c > '9') return std::nullopt;
-  return std::stoll(text);
 }
 
 // A resumable key, at the top level or in a stage (stages[1].train.max).

@@ -36,15 +36,6 @@ int64_t whole_cell(const std::string& cell, const char* column) {
   return value;
 }
 
-// The step a line's first cell spells, when it is a whole number of at most 18 digits.
-std::optional<int64_t> leading_step(const std::string& line) {
-  std::string text = line.substr(0, line.find(','));
-  if (text.empty() || text.size() > 18 ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  return std::stoll(text);
-}
-
 }  // namespace
 
 std::optional<MetricsRow> parse_metrics_row(const std::string& line) {
@@ -104,7 +95,7 @@ void trim_metrics(const std::string& path, int64_t step) {
     }
     // A row cut short by a crash lacks cells; it is dropped with the later ones.
     bool complete = std::count(line.begin(), line.end(), ',') == 5;
-    std::optional<int64_t> row_step = leading_step(line);
+    std::optional<int64_t> row_step = digits_value(line.substr(0, line.find(',')));
     if (complete && row_step && *row_step <= step) kept += line + "\n";
   }
   write_file_atomic(path, kept);
