@@ -13,7 +13,7 @@
 #include "kiln/core/parent_death.h"
 #include "kiln/core/plugin.h"
 #include "kiln/core/registry.h"
-#include "kiln/engine/run_environment.h"
+#include "kiln/experiment/run_environment.h"
 
 namespace kiln {
 namespace {
@@ -105,8 +105,8 @@ int run_cli(int argc, char** argv) {
   CLI::App app("kiln: train, evaluate, export and serve deep-learning models from a config file.",
                "kiln");
   app.require_subcommand(1);
-  app.set_version_flag(
-      "--version", fmt::format("kiln {} (LibTorch {})", KILN_VERSION, engine::libtorch_version()));
+  app.set_version_flag("--version", fmt::format("kiln {} (LibTorch {})", KILN_VERSION,
+                                                experiment::libtorch_version()));
   cli::Action action;
   cli::add_train_command(app, action);
   cli::add_launch_command(app, action);

@@ -25,7 +25,7 @@ int run_bench(const BenchArgs& args) {
       engine::parse_experiment(load_config(args.config.files, args.config.overrides));
   engine::Runtime runtime = engine::Runtime::of(config);
   runtime.apply();
-  engine::Experiment experiment(std::move(config), runtime.device);
+  experiment::Experiment experiment(std::move(config), runtime.device);
   bench::PipelineRate rate =
       bench::time_pipeline(experiment, args.split, args.epochs, engine::steady_seconds);
   const auto& data = experiment.config().data;

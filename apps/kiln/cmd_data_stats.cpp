@@ -12,8 +12,8 @@
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/engine/console.h"
-#include "kiln/engine/experiment.h"
 #include "kiln/engine/runtime.h"
+#include "kiln/experiment/experiment.h"
 #include "kiln/tabular/feature_statistics.h"
 
 namespace kiln::cli {
@@ -64,7 +64,7 @@ int run_stats(const StatsArgs& args) {
       engine::parse_experiment(load_config(args.config.files, args.config.overrides));
   engine::Runtime runtime = engine::Runtime::of(config);
   runtime.apply();
-  engine::Experiment experiment(std::move(config), runtime.device);
+  experiment::Experiment experiment(std::move(config), runtime.device);
   double started = engine::steady_seconds();
   auto records = experiment.training_records();
   double read = engine::steady_seconds();

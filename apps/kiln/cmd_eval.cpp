@@ -6,7 +6,7 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/json.h"
 #include "kiln/core/json_text.h"
-#include "kiln/engine/training_run.h"
+#include "kiln/experiment/training_run.h"
 
 namespace kiln::cli {
 namespace {
@@ -17,8 +17,8 @@ struct EvalArgs {
 };
 
 int run_eval(const EvalArgs& args) {
-  engine::RunEvaluation evaluation =
-      engine::evaluate_run(args.run_dir, args.checkpoint, args.split, engine::steady_seconds);
+  experiment::RunEvaluation evaluation =
+      experiment::evaluate_run(args.run_dir, args.checkpoint, args.split, engine::steady_seconds);
   const engine::MetricValues& values = evaluation.values;
   // On stderr, so that the values on stdout stay machine-readable.
   std::fprintf(stderr, "%s: %lld examples in %.2f s, %.0f examples/s\n", args.split.c_str(),

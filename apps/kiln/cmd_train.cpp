@@ -7,9 +7,9 @@
 #include "apps/kiln/cli.h"
 #include "apps/kiln/training_signals.h"
 #include "kiln/distributed/rendezvous.h"
-#include "kiln/engine/resume.h"
-#include "kiln/engine/training_run.h"
-#include "kiln/engine/trial_reporter.h"
+#include "kiln/experiment/resume.h"
+#include "kiln/experiment/training_run.h"
+#include "kiln/experiment/trial_reporter.h"
 #include "kiln/run/run_info.h"
 
 namespace kiln::cli {
@@ -23,15 +23,15 @@ struct TrainArgs {
 
 // The request for `--resume [RUN_DIR]`: the run given, or the newest unfinished one of the
 // config's name; its saved config with the resumable --set overrides.
-engine::TrainRequest resume_request(const TrainArgs& args) {
-  engine::TrainRequest request;
+experiment::TrainRequest resume_request(const TrainArgs& args) {
+  experiment::TrainRequest request;
   request.resume_dir = args.resume;
   if (!request.resume_dir.empty()) {
     if (!args.config.files.empty())
       throw UsageError(
           "--resume RUN_DIR continues with the run's own config; drop the config "
           "files (resumable keys can still be changed with --set)");
-    request.config = engine::resume_config(request.resume_dir, args.config.overrides);
+    request.config = experiment::resume_config(request.resume_dir, args.config.overrides);
     return request;
   }
   if (args.config.files.empty())
@@ -44,7 +44,7 @@ engine::TrainRequest resume_request(const TrainArgs& args) {
   std::string files;
   for (const auto& file : args.config.files) files += (files.empty() ? "" : " ") + file;
   if (!args.config.overrides.empty()) files += " with this command's --set";
-  request.config = engine::resumable_config(request.resume_dir, std::move(config), files);
+  request.config = experiment::resumable_config(request.resume_dir, std::move(config), files);
   return request;
 }
 
@@ -59,7 +59,7 @@ std::string given_run_dir(const TrainArgs& args) {
 }
 
 int train(const TrainArgs& args) {
-  engine::TrainRequest request;
+  experiment::TrainRequest request;
   if (args.resume_given) {
     request = resume_request(args);
   } else {
@@ -75,10 +75,10 @@ int train(const TrainArgs& args) {
   request.command_line = invocation();
   // A launcher's job (kiln launch, torchrun, Slurm, TF_CONFIG): this process is one of its ranks.
   request.job = distributed::rendezvous_from(distributed::process_environment());
-  request.trial = engine::TrialReporter::from_environment();
+  request.trial = experiment::TrialReporter::from_environment();
   TrainingSignals signals;
   request.stop_signal = signals.received();
-  return engine::run_training(request, stdout, engine::system_seconds).exit_code;
+  return experiment::run_training(request, stdout, engine::system_seconds).exit_code;
 }
 
 }  // namespace

@@ -2,15 +2,16 @@
 
 #include <fmt/format.h>
 
-#include "kiln/engine/experiment.h"
-#include "kiln/engine/open_model.h"
 #include "kiln/engine/runtime.h"
+#include "kiln/experiment/experiment.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/models/summary.h"
 
 namespace kiln::bench {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& option) {
   std::vector<int64_t> shape;

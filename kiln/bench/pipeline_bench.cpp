@@ -4,6 +4,7 @@ namespace kiln::bench {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int64_t epochs,
                            const Clock& clock, int64_t max_batches) {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kiln/engine/console.h"
-#include "kiln/engine/experiment.h"
+#include "kiln/experiment/experiment.h"
 
 namespace kiln::bench {
 
@@ -20,7 +20,7 @@ struct PipelineRate {
 /// Builds the dataset of `split` (not timed: reading files into memory is a one-off), then times
 /// building its loader and pulling `epochs` epochs of batches from it, or `max_batches` (> 0)
 /// if that comes first.
-PipelineRate time_pipeline(engine::Experiment& experiment, const std::string& split, int64_t epochs,
-                           const engine::Clock& clock, int64_t max_batches = 0);
+PipelineRate time_pipeline(experiment::Experiment& experiment, const std::string& split,
+                           int64_t epochs, const engine::Clock& clock, int64_t max_batches = 0);
 
 }  // namespace kiln::bench

@@ -12,12 +12,13 @@
 #include "kiln/engine/stages.h"
 #include "kiln/engine/step_profiler.h"
 #include "kiln/engine/trainer.h"
-#include "kiln/engine/training_session.h"
+#include "kiln/experiment/training_session.h"
 
 namespace kiln::bench {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/engine/experiment_config.h"
-#include "kiln/engine/resume.h"
+#include "kiln/experiment/resume.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::engine {
@@ -91,9 +91,9 @@ TEST(ScheduleConfig, CannotChangeOnResume) {
             "data: {train: {type: synthetic, task: curve, size: 64}}\n"
             "model: {type: mlp, num_classes: 1}\nloss: mse\nmetrics: []\n"
             "train: {monitor: train/loss}\n");
-  EXPECT_NO_THROW(resume_config(dir.path(), {"train.max=3 epochs"}));
+  EXPECT_NO_THROW(experiment::resume_config(dir.path(), {"train.max=3 epochs"}));
   try {
-    resume_config(dir.path(), {"schedules.weight_decay=cosine"});
+    experiment::resume_config(dir.path(), {"schedules.weight_decay=cosine"});
     FAIL() << "a new schedule was accepted on resume";
   } catch (const UsageError& e) {
     EXPECT_THAT(e.what(), HasSubstr("--set changes schedules.weight_decay"));

@@ -10,6 +10,7 @@ namespace kiln::exports {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& preprocessing,
                                                                  const ModelInput& input,

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/serving/servable.h"
 #include "kiln/tabular/feature_columns.h"
 
@@ -17,9 +17,8 @@ namespace kiln::exports {
 
 /// The columns `preprocessing` holds, checked to write rows of `input`'s shape; a DataError
 /// naming `source` (the run, export or file at hand) when they do not.
-std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& preprocessing,
-                                                                 const engine::ModelInput& input,
-                                                                 const std::string& source);
+std::shared_ptr<const tabular::FeatureColumns> columns_for_input(
+    const Json& preprocessing, const experiment::ModelInput& input, const std::string& source);
 
 class ColumnsExampleEncoder : public serving::ExampleEncoder {
  public:

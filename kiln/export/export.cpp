@@ -8,7 +8,7 @@
 #include "kiln/core/remove_tree.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/export/exported_model.h"
 #include "kiln/io/manifest.h"
 #include "kiln/serving/version_folders.h"
@@ -17,6 +17,7 @@ namespace kiln::exports {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 namespace fs = std::filesystem;
 namespace {

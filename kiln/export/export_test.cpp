@@ -22,6 +22,7 @@
 
 namespace kiln::exports {
 using namespace engine;
+using namespace experiment;
 namespace export_test {
 
 using ::testing::ElementsAre;

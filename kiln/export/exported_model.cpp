@@ -11,7 +11,7 @@
 #include "kiln/core/input_layout.h"
 #include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/export/export.h"
 #include "kiln/export/signatures.h"
 #include "kiln/models/fold_batch_norms.h"
@@ -22,6 +22,7 @@ namespace kiln::exports {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 namespace fs = std::filesystem;
 namespace {

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/experiment.h"
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/experiment.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/models/embedding_layer.h"
 #include "kiln/serving/json_tensor.h"
 #include "kiln/serving/signature.h"
@@ -43,11 +43,11 @@ class ExportedModel {
                                                         const std::string& which,
                                                         torch::Device device);
   /// The same from a model already opened (it shares its module); what `kiln export` writes.
-  static std::shared_ptr<ExportedModel> from_opened(const engine::OpenedModel& opened);
+  static std::shared_ptr<ExportedModel> from_opened(const experiment::OpenedModel& opened);
 
   const std::string& directory() const { return directory_; }
   const std::string& name() const { return name_; }
-  const std::vector<engine::ModelInput>& inputs() const { return inputs_; }
+  const std::vector<experiment::ModelInput>& inputs() const { return inputs_; }
   const std::vector<std::string>& labels() const { return labels_; }
   const serving::Signatures& signatures() const { return signatures_; }
   torch::Device device() const { return device_; }
@@ -87,14 +87,14 @@ class ExportedModel {
 
   std::string directory_, name_;
   torch::Device device_ = torch::kCPU;
-  std::vector<engine::ModelInput> inputs_;
+  std::vector<experiment::ModelInput> inputs_;
   std::vector<std::string> labels_;
   Json reader_;
   Json preprocessing_;
   serving::Signatures signatures_;
   std::shared_ptr<models::Model> model_;             // a kiln export's; or
   std::shared_ptr<torch::jit::Module> torchscript_;  // a TorchScript folder's
-  engine::Transforms transforms_;
+  experiment::Transforms transforms_;
   std::optional<models::EmbeddingLayer> embedding_;
 };
 

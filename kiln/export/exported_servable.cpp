@@ -10,6 +10,7 @@ namespace kiln::exports {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 torch::Tensor host_to_tensor(const serving::HostTensor& host, torch::Dtype dtype,
                              const std::string& input) {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kiln/core/json.h"
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/open_model.h"
 
 namespace kiln::exports {
 
@@ -29,7 +29,7 @@ struct PredictInputs {
 /// `preprocessing` its fitted feature columns, null when it has none. Throws DataError naming the
 /// file (and line, record or row) for malformed examples, UsageError for a kind of file the model
 /// cannot read.
-PredictInputs read_predict_inputs(const std::string& path, const engine::ModelInput& input,
+PredictInputs read_predict_inputs(const std::string& path, const experiment::ModelInput& input,
                                   const Json& reader, const Json& preprocessing = nullptr);
 
 }  // namespace kiln::exports

@@ -7,8 +7,8 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/experiment.h"
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/experiment.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/export/columns_example_encoder.h"
 #include "kiln/export/export.h"
 #include "kiln/export/predict_inputs.h"
@@ -18,6 +18,7 @@
 
 namespace kiln::exports {
 using namespace engine;
+using namespace experiment;
 namespace predict_inputs_test {
 
 using ::testing::HasSubstr;

@@ -8,6 +8,7 @@ namespace kiln::exports {
 
 // The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
 using namespace engine;
+using namespace experiment;
 
 namespace {
 

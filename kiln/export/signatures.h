@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/experiment.h"
-#include "kiln/engine/open_model.h"
+#include "kiln/experiment/experiment.h"
+#include "kiln/experiment/open_model.h"
 #include "kiln/models/embedding_layer.h"
 #include "kiln/serving/signature.h"
 
@@ -24,8 +24,8 @@ namespace kiln::exports {
 /// The signatures of `model` (in eval mode) over `inputs`, its single output trained with `loss`
 /// (a multi_head model's heads name their own); found by running it once on an example of zeros.
 serving::Signatures derive_signatures(models::Model& model,
-                                      const std::vector<engine::ModelInput>& inputs,
-                                      const engine::Transforms& transforms,
+                                      const std::vector<experiment::ModelInput>& inputs,
+                                      const experiment::Transforms& transforms,
                                       const ComponentSpec& loss,
                                       const models::EmbeddingLayer& embedding);
 
@@ -33,7 +33,7 @@ serving::Signatures derive_signatures(models::Model& model,
 /// with the batch dimension first: class ids where the output is a label (argmax_label).
 std::map<std::string, torch::Tensor> run_signature(models::Model& model,
                                                    const serving::Signature& signature,
-                                                   const engine::Transforms& transforms,
+                                                   const experiment::Transforms& transforms,
                                                    const models::EmbeddingLayer& embedding,
                                                    const torch::Tensor& input);
 

@@ -26,9 +26,10 @@ declare -A allowed=(
   [tensorboard]="core io"
   [tune]="core run"
   [board]="core io run tensorboard tune"
-  [engine]="core io tabular data models losses metrics optim distributed run serving tensorboard tune"
-  [export]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
-  [bench]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
+  [engine]="core io data models losses metrics optim distributed run tune"
+  [experiment]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
+  [export]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment"
+  [bench]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment"
 )
 # Folders whose code builds without LibTorch (their targets do not link it).
 torch_free="core io tabular run serving tensorboard tune board"

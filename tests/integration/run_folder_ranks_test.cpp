@@ -12,11 +12,13 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/text_file.h"
-#include "kiln/engine/training_run.h"
+#include "kiln/experiment/training_run.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/thread_ranks.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
+
+using namespace engine;
 namespace run_folder_ranks_test {
 
 namespace fs = std::filesystem;
@@ -115,4 +117,4 @@ TEST(RunFolderRanks, AGivenRunDirectoryThatHoldsARunIsRefused) {
 }
 
 }  // namespace run_folder_ranks_test
-}  // namespace kiln::engine
+}  // namespace kiln::experiment

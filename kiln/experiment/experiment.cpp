@@ -1,0 +1,303 @@
+#include "kiln/experiment/experiment.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/ranges.h>
+
+#include "kiln/data/columns_dataset.h"
+#include "kiln/data/subset.h"
+#include "kiln/data/tabular_dataset.h"
+#include "kiln/engine/device_feed.h"
+#include "kiln/experiment/init_from.h"
+#include "kiln/experiment/open_model.h"
+#include "kiln/optim/param_groups.h"
+
+namespace kiln::experiment {
+
+using namespace engine;
+
+Transforms build_transforms(const ComponentList& list) {
+  Transforms transforms;
+  for (const auto& spec : list.items) transforms.push_back(data::transform_registry().create(spec));
+  return transforms;
+}
+
+Transforms eval_transforms(const ExperimentConfig& config) {
+  return build_transforms(config.data.transforms.eval);
+}
+
+Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world,
+                       ColumnFitting fitting)
+    : config_(std::move(config)),
+      device_(device),
+      rank_(rank),
+      world_(world),
+      fitting_(std::move(fitting)) {}
+
+std::vector<std::string> Experiment::splits() const {
+  std::vector<std::string> out = {"train"};
+  if (!config_.data.val.empty() || config_.data.val_fraction > 0) out.push_back("val");
+  if (!config_.data.test.empty()) out.push_back("test");
+  return out;
+}
+
+const ComponentSpec& Experiment::split_spec(const std::string& split) const {
+  const ComponentSpec* spec = split == "train"  ? &config_.data.train
+                              : split == "val"  ? &config_.data.val
+                              : split == "test" ? &config_.data.test
+                                                : nullptr;
+  if (split == "train" && spec->empty())
+    throw ConfigError("data.train", "",
+                      "the training data is required: a dataset NAME or {type: NAME, ...}; it is "
+                      "missing or null");
+  if (!spec || spec->empty())
+    throw UsageError(fmt::format("the config defines no \"{}\" split (data.{}); it has: {}", split,
+                                 split, fmt::join(splits(), ", ")));
+  return *spec;
+}
+
+bool Experiment::has_split(const std::string& split) const {
+  std::vector<std::string> all = splits();
+  return std::find(all.begin(), all.end(), split) != all.end();
+}
+
+void Experiment::carve_validation_split() {
+  std::shared_ptr<const data::Dataset> whole = data::dataset_registry().create(split_spec("train"));
+  if (whole->as_streaming())
+    throw ConfigError("data.val_fraction", "",
+                      "a streamed dataset (tfrecord with cache: none) cannot be split; give "
+                      "data.val, or use cache: records");
+  auto [kept, carved] = data::carve_indices(whole->size(), config_.data.val_fraction,
+                                            static_cast<uint64_t>(config_.seed));
+  if (const data::TabularDataset* tabular = whole->as_tabular()) {
+    torch::Tensor rows = kept.contiguous();
+    auto training_rows = std::make_shared<tabular::RowsOf>(
+        tabular->records(),
+        std::vector<int64_t>(rows.data_ptr<int64_t>(), rows.data_ptr<int64_t>() + rows.numel()));
+    whole = with_columns(whole, "train", training_rows);
+    // Rows the columns refused (on_corrupt: skip) leave both parts.
+    if (auto columns = std::dynamic_pointer_cast<const data::ColumnsDataset>(whole)) {
+      kept = data::indices_but(kept, columns->refused_rows());
+      carved = data::indices_but(carved, columns->refused_rows());
+    }
+  }
+  datasets_["train"] = std::make_shared<data::SubsetDataset>(whole, kept);
+  datasets_["val"] = std::make_shared<data::SubsetDataset>(whole, carved);
+}
+
+ComponentSpec Experiment::with_training_classes(const std::string& split, ComponentSpec spec) {
+  bool named = spec.spec.is_object() && !spec.spec.value("classes", Json::array()).empty();
+  if (split == "train" || spec.type() != "csv" || named) return spec;
+  std::vector<std::string> classes = dataset("train")->info().class_names;
+  if (!classes.empty()) spec.spec["classes"] = classes;
+  return spec;
+}
+
+std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& split) {
+  bool carved = config_.data.val_fraction > 0 && (split == "train" || split == "val");
+  if (carved && !datasets_.count(split)) carve_validation_split();
+  auto& slot = datasets_[split];
+  if (!slot) {
+    std::shared_ptr<const data::Dataset> made =
+        data::dataset_registry().create(with_training_classes(split, split_spec(split)));
+    const data::TabularDataset* tabular = made->as_tabular();
+    std::shared_ptr<const tabular::TabularSource> records;
+    if (split == "train" && tabular) records = {made, &tabular->records()};
+    slot = data::without_refused(with_columns(made, split, records));
+  }
+  if (split == "train" && !took_training_range_) {
+    slot = data::take_range(slot, config_.data.skip, config_.data.take, "data");
+    took_training_range_ = true;
+  }
+  return slot;
+}
+
+namespace {
+
+// Where a split's feature columns are listed: data.SPLIT.input, or .inputs for named parts.
+std::string input_key(const std::string& split, const tabular::InputGroups& groups) {
+  return "data." + split + (groups.named ? ".inputs" : ".input");
+}
+
+// The passes over tabular records (fitting, checking) run on every core.
+int64_t pass_threads() { return int64_t(std::max(1u, std::thread::hardware_concurrency())); }
+
+std::string groups_text(const tabular::InputGroups& groups) {
+  if (!groups.named) return "[" + fmt::format("{}", fmt::join(groups.columns(), ", ")) + "]";
+  return show_value(groups.json());
+}
+
+}  // namespace
+
+ColumnFitting saved_columns(const std::string& run_path) {
+  ColumnFitting fitting;
+  fitting.saved = read_preprocessing(run_path);
+  return fitting;
+}
+
+std::shared_ptr<const data::Dataset> Experiment::with_columns(
+    std::shared_ptr<const data::Dataset> made, const std::string& split,
+    std::shared_ptr<const tabular::TabularSource> fit_on) {
+  const data::TabularDataset* tabular = made->as_tabular();
+  if (!tabular) {
+    if (split == "train" && !config_.data.columns.items.empty())
+      throw ConfigError("data.columns", "",
+                        "feature columns need a list of inputs: give data.train a list, e.g. "
+                        "input: [" +
+                            config_.data.columns.items.begin()->first + ", ...]");
+    return made;
+  }
+  if (!columns_ && split != "train") dataset("train");
+  if (!columns_) {
+    if (!fit_on)
+      throw ConfigError("data.train.input", "",
+                        "data." + split + " reads feature columns; so must data.train");
+    auto columns = std::make_shared<tabular::FeatureColumns>(
+        config_.data.columns, tabular->input_groups(), input_key("train", tabular->input_groups()),
+        "data.columns");
+    auto fit = [&] {
+      // Even with nothing to learn the pass runs once: it finds the features no record has.
+      if (fitting_.saved.is_null()) columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());
+      return fitting_.saved.is_null() ? columns->preprocessing() : fitting_.saved;
+    };
+    Json fitted = fitting_.share ? fitting_.share(fit) : fit();
+    columns->restore(fitted);
+    columns_ = std::move(columns);
+    training_records_ = std::move(fit_on);
+  }
+  tabular::InputGroups groups = tabular->input_groups();
+  if (groups != columns_->groups())
+    throw ConfigError(
+        input_key(split, groups), "",
+        fmt::format("{} differs from data.train's {} {}: every split feeds "
+                    "the model the same columns",
+                    groups_text(groups), columns_->groups().named ? "inputs" : "input",
+                    groups_text(columns_->groups())));
+  // Each split counts the values its vocabularies lack on a copy of its own.
+  std::shared_ptr<const tabular::FeatureColumns> columns = columns_;
+  if (split != "train") columns = tabular::FeatureColumns::from_preprocessing(preprocessing());
+  return std::make_shared<data::ColumnsDataset>(std::move(made), columns, pass_threads());
+}
+
+Json Experiment::preprocessing() const { return columns_ ? columns_->preprocessing() : Json(); }
+
+std::shared_ptr<const tabular::TabularSource> Experiment::training_records() {
+  dataset("train");
+  return training_records_;
+}
+
+int64_t Experiment::job_batch() const {
+  return config_.data.batch_per_rank ? config_.data.batch_size * world_ : config_.data.batch_size;
+}
+
+// A rank's training batch: its share of the global batch, unless data.batch_per_rank.
+int64_t Experiment::batch_per_rank() const {
+  const DataOptions& d = config_.data;
+  if (d.batch_per_rank || world_ == 1) return d.batch_size;
+  if (d.batch_size % world_ != 0)
+    throw ConfigError("data.batch_size", "",
+                      fmt::format("{} examples do not split evenly among {} ranks: give a "
+                                  "multiple of {}, or set data.batch_per_rank: true to make it "
+                                  "each rank's batch",
+                                  d.batch_size, world_, world_));
+  return d.batch_size / world_;
+}
+
+data::Loader Experiment::loader(const std::string& split) {
+  const DataOptions& d = config_.data;
+  bool training = split == "train";
+  data::LoaderOptions options;
+  options.batch_size = training || d.eval_batch_size == 0 ? batch_per_rank() : d.eval_batch_size;
+  options.rank = rank_;
+  options.world = world_;
+  options.equal_shards = training;
+  options.shuffle = training && d.shuffle;
+  options.drop_last = training && d.drop_last;
+  options.seed = static_cast<uint64_t>(config_.seed);
+  options.workers = d.workers;
+  options.prefetch = d.prefetch;
+  options.deliver =
+      device_feed(device_, {config_.runtime.pin_memory, config_.runtime.channels_last});
+  return data::Loader(dataset(split),
+                      build_transforms(training ? d.transforms.train : d.transforms.eval), options);
+}
+
+std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
+  auto data = dataset(split);
+  auto model =
+      models::build_model(config_.model.network, {data->input_shape(), data->info().input_layout});
+  models::freeze(*model, config_.train.freeze, "train.freeze");
+  model->to(device_);
+  if (config_.runtime.channels_last) make_channels_last(*model);
+  return model;
+}
+
+std::string Experiment::initialize_model(models::Model& model) const {
+  if (!config_.model.init_from) return "";
+  return init_report_text(load_initial_weights(*config_.model.init_from, model));
+}
+
+namespace {
+
+std::vector<NamedMetric> build_metrics(const ComponentList& specs) {
+  std::vector<NamedMetric> out;
+  for (const auto& spec : specs.items)
+    out.push_back({spec.type(), metrics::metric_registry().create(spec)});
+  return out;
+}
+
+}  // namespace
+
+Objective Experiment::build_objective(const models::Model& model) const {
+  std::vector<Objective::Head> heads;
+  for (const models::HeadSpec& head : model.heads())
+    heads.push_back({head.name, losses::loss_registry().create(head.loss), head.weight,
+                     build_metrics(head.metrics), head.target, head.config_path()});
+  if (heads.empty())
+    heads.push_back({"", losses::loss_registry().create(config_.loss), 1.0,
+                     build_metrics(config_.metrics), "target", ""});
+  return Objective(std::move(heads));
+}
+
+std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(
+    const optim::ScheduleSpan& span) const {
+  optim::ScheduleSpan with_monitor = span;
+  with_monitor.monitor = config_.train.monitor;
+  with_monitor.mode = config_.train.mode;
+  return optim::scheduler_registry().create(config_.scheduler, with_monitor);
+}
+
+std::map<std::string, std::unique_ptr<optim::Scheduler>> Experiment::build_hyper_schedules(
+    const optim::ScheduleSpan& span) const {
+  std::map<std::string, std::unique_ptr<optim::Scheduler>> schedules;
+  for (const auto& [name, spec] : config_.schedules.items)
+    schedules[name] = optim::scheduler_registry().create(spec, span);
+  return schedules;
+}
+
+Regularization Experiment::build_regularization(const models::Model& model) const {
+  std::vector<RegularizerEntry> entries;
+  for (const auto& spec : config_.regularization.items)
+    entries.push_back({losses::regularizer_registry().create(spec), spec.path});
+  return Regularization(std::move(entries), model.named_parameters());
+}
+
+std::vector<std::unique_ptr<Callback>> Experiment::build_callbacks() const {
+  std::vector<std::unique_ptr<Callback>> callbacks;
+  for (const auto& spec : config_.callbacks.items) {
+    callbacks.push_back(callback_registry().create(spec));
+    callbacks.back()->type = spec.type();
+    callbacks.back()->config_path = spec.path;
+  }
+  return callbacks;
+}
+
+std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Model& model) const {
+  return optim::build_grouped_optimizer(config_.optimizer, model.named_parameters(),
+                                        config_.train.lr_scales, "train.lr_scales",
+                                        config_.train.weight_decay_scales);
+}
+
+}  // namespace kiln::experiment

@@ -1,0 +1,34 @@
+#include "kiln/experiment/tensorboard_callbacks.h"
+
+#include "kiln/experiment/tensorboard_histograms.h"
+
+namespace kiln::experiment {
+
+using namespace engine;
+
+TensorBoardCallbacks::TensorBoardCallbacks(tensorboard::EventLog* events,
+                                           const TensorBoardOptions& options, Clock clock) {
+  if (!events) return;
+  if (options.histograms)
+    histograms_ = tensorboard_histograms(*events, options.histograms_every, clock);
+  if (options.images)
+    images_ = std::make_unique<TensorBoardImages>(*events, options.max_images, clock);
+  if (options.projector.enabled)
+    projector_ =
+        std::make_unique<TensorBoardProjector>(events->directory() + "/val", options.projector);
+}
+
+void TensorBoardCallbacks::join(std::vector<Callback*>& callbacks, Objective& validation,
+                                models::Model& model) {
+  if (histograms_) callbacks.push_back(histograms_.get());
+  if (images_) {
+    images_->attach(validation);
+    callbacks.push_back(images_.get());
+  }
+  if (projector_) {
+    projector_->attach(validation, model);
+    callbacks.push_back(projector_.get());
+  }
+}
+
+}  // namespace kiln::experiment

@@ -1,0 +1,56 @@
+#pragma once
+// TensorBoard's images at each validation, in RUN/tensorboard/val/: `samples`, a grid of the
+// first `tensorboard.max_images` validation inputs (images: [N, C, H, W] with 1 or 3 channels, or
+// [N, H, W]) with their true and predicted classes, or beside the model's reconstructions when it
+// outputs what it takes (an autoencoder); and `confusion_matrix` for a classifier, from the
+// confusion_matrix metric's values when the config measures it (over every process's share),
+// else counted here from the validation batches this process sees. A model of several heads
+// gets one grid (the labels of its first classifying head, the output of its first
+// reconstructing one) and `HEAD/confusion_matrix` per classifying head. Built in, not a
+// registered callback: the `tensorboard:` section switches it.
+// Thread-safety: the training thread.
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "kiln/engine/callback.h"
+#include "kiln/engine/console.h"
+#include "kiln/engine/objective.h"
+#include "kiln/tensorboard/drawing.h"
+#include "kiln/tensorboard/event_log.h"
+
+namespace kiln::experiment {
+
+/// An input (one example: [C, H, W] or [H, W]) as 8-bit pixels, stretched from its own minimum to
+/// its maximum (inputs are usually normalized by then).
+io::Image validation_image(const torch::Tensor& example);
+/// Whether a batch's inputs are images: [N, C, H, W] with 1 or 3 channels, or [N, H, W].
+bool is_image_batch(const torch::Tensor& input);
+
+class TensorBoardImages : public engine::Callback {
+ public:
+  TensorBoardImages(tensorboard::EventLog& log, int64_t max_images, engine::Clock clock);
+  /// Watches the batches `validation` computes (a stage's validation objective).
+  void attach(engine::Objective& validation);
+
+  void on_validation_begin(engine::TrainerView&) override;
+  void on_validation_end(engine::TrainerView& view, const engine::MetricValues& values) override;
+
+ private:
+  void take(const data::Batch& batch, const engine::Objective::HeadOutput& head);
+  /// Adds what `head` tells of this batch's samples (from batch_start_ on) to them.
+  void label_samples(const data::Batch& batch, const engine::Objective::HeadOutput& head,
+                     bool classifier);
+  void count_classes(const engine::Objective::HeadOutput& head);
+
+  tensorboard::EventLog& log_;
+  int64_t max_images_;
+  engine::Clock clock_;
+  bool active_ = false;
+  std::vector<tensorboard::Sample> samples_;
+  size_t batch_start_ = 0;  // the current batch's first sample
+  std::map<std::string, std::vector<std::vector<int64_t>>> counts_;  // by head
+};
+
+}  // namespace kiln::experiment
