@@ -26,7 +26,8 @@ struct TuneArgs {
 // What a study needs of a config, as `kiln train` reads it.
 tune::ExperimentFacts experiment_facts(const RawConfig& raw) {
   engine::ExperimentConfig config = engine::parse_experiment(raw);
-  return {config.tune, config.train.monitor, config.train.mode == Mode::kMax, config.seed};
+  return {tune::tune_section(config.sections), config.train.monitor,
+          config.train.mode == Mode::kMax, config.seed};
 }
 
 int tune_study(const TuneArgs& args) {

@@ -35,14 +35,15 @@ ColumnsDataset::ColumnsDataset(std::shared_ptr<const Dataset> records,
   if (records_->as_streaming()) stream_ = std::make_shared<Stream>(*this);
 }
 
-std::map<std::string, int64_t> ColumnsDataset::unseen_categories() const {
-  std::map<std::string, int64_t> counts;
+DatasetInfo ColumnsDataset::info() const {
+  DatasetInfo info = records_->info();
+  info.input_layout = columns_->layout();
   for (const auto& [column, count] : columns_->unseen()) {
     auto before = unseen_before_.find(column);
     int64_t since = count - (before == unseen_before_.end() ? 0 : before->second);
-    if (since > 0) counts[column] = since;
+    if (since > 0) info.unseen_categories[column] = since;
   }
-  return counts;
+  return info;
 }
 
 class ColumnsDataset::Stream : public StreamingDataset {

@@ -34,14 +34,9 @@ class ColumnsDataset : public Dataset {
   /// (without_refused() leaves them out).
   const std::vector<int64_t>& refused_rows() const { return refused_.rows; }
   ExampleOrigin locate(int64_t index) const override { return records_->locate(index); }
-  /// The records' targets and classes; the columns' layout.
-  DatasetInfo info() const override {
-    DatasetInfo info = records_->info();
-    info.input_layout = columns_->layout();
-    return info;
-  }
-  /// Counted since the rows were checked (the check writes every row once).
-  std::map<std::string, int64_t> unseen_categories() const override;
+  /// The records' targets and classes; the columns' layout and the values they found in no
+  /// vocabulary, counted since the rows were checked (the check writes every row once).
+  DatasetInfo info() const override;
 
  private:
   // The batch of `count` examples `read` gives, with the input rows the columns write of the

@@ -74,6 +74,9 @@ struct DatasetInfo {
   /// Where the named parts and category indices of tabular inputs sit in the input row; empty
   /// for other data.
   InputLayout input_layout;
+  /// Values its feature columns found in no vocabulary (they went to OOV buckets), by column,
+  /// since the dataset was made until this info was asked for.
+  std::map<std::string, int64_t> unseen_categories;
 };
 
 class Dataset {
@@ -97,9 +100,6 @@ class Dataset {
   virtual ExampleOrigin locate(int64_t index) const { return {{"", index, -1}, ""}; }
   /// What the data tells of its examples besides their tensors (see DatasetInfo).
   virtual DatasetInfo info() const { return {}; }
-  /// Values its feature columns found in no vocabulary (they went to OOV buckets), by column,
-  /// since the dataset was made.
-  virtual std::map<std::string, int64_t> unseen_categories() const { return {}; }
 };
 
 /// The info of a dataset that knows only its classes' names.
@@ -109,7 +109,7 @@ inline DatasetInfo classes_info(std::vector<std::string> class_names) {
   return info;
 }
 
-/// "color 12, shape 1": unseen_categories() for messages.
+/// "color 12, shape 1": DatasetInfo::unseen_categories for messages.
 std::string unseen_text(const std::map<std::string, int64_t>& unseen);
 
 /// The image input of datasets that deliver images as [C, H, W] floats in [0, 1] (IDX, image

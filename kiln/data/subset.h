@@ -20,9 +20,6 @@ class SubsetDataset : public Dataset {
   std::vector<int64_t> input_shape() const override { return base_->input_shape(); }
   torch::Dtype input_dtype() const override { return base_->input_dtype(); }
   SkippedRecords skipped_records() const override { return base_->skipped_records(); }
-  std::map<std::string, int64_t> unseen_categories() const override {
-    return base_->unseen_categories();
-  }
   DatasetInfo info() const override { return base_->info(); }
   ExampleOrigin locate(int64_t index) const override {
     return base_->locate(indices_[index].item<int64_t>());

@@ -177,8 +177,7 @@ void ExperimentConfig::describe(Schema& s) {
   s.field("runtime", runtime, "Device and threads.");
   s.field("tensorboard", tensorboard,
           "TensorBoard event files: scalars, text, hyper-parameters, histograms; false: none.");
-  s.field("tune", tune,
-          "Hyper-parameter search for `kiln tune` (docs/tuning.md); `kiln train` ignores it.");
+  describe_config_sections(s, sections);
 }
 
 ExperimentConfig parse_experiment(const RawConfig& raw) {

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "kiln/core/config.h"
+#include "kiln/core/config_section.h"
 #include "kiln/core/mode.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 #include "kiln/engine/tensorboard_options.h"
-#include "kiln/tune/tune_options.h"
 
 namespace kiln::engine {
 
@@ -163,7 +163,7 @@ struct ExperimentConfig {
   StageList stages;
   RuntimeOptions runtime;
   TensorBoardOptions tensorboard;
-  std::optional<tune::TuneOptions> tune;  // read by `kiln tune`; `kiln train` only checks it
+  ConfigSections sections;  // registered by other folders (tune:); read and checked here
   void describe(Schema& s);
 };
 

@@ -253,7 +253,7 @@ void Trainer::report_skipped(int64_t epoch) {
 }
 
 void Trainer::report_unseen(int64_t epoch) {
-  std::map<std::string, int64_t> unseen = parts_.train.dataset().unseen_categories();
+  std::map<std::string, int64_t> unseen = parts_.train.dataset().info().unseen_categories;
   int64_t total = 0;
   for (const auto& entry : unseen) total += entry.second;
   if (total == reported_unseen_) return;

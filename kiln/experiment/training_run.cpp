@@ -401,7 +401,7 @@ RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkp
   evaluation.values =
       evaluate(*opened.model, loader, objective, runtime.device, split, 0, &evaluation.examples);
   evaluation.seconds = clock() - start;
-  evaluation.unseen = loader.dataset().unseen_categories();
+  evaluation.unseen = loader.dataset().info().unseen_categories;
   return evaluation;
 }
 

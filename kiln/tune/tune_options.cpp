@@ -1,6 +1,20 @@
 #include "kiln/tune/tune_options.h"
 
 namespace kiln::tune {
+namespace {
+
+// The experiment config reads and checks `tune:` with every config; `kiln train` leaves it be.
+[[maybe_unused]] const bool kTuneSectionRegistered = register_options_section<TuneOptions>(
+    "tune", "Hyper-parameter search for `kiln tune` (docs/tuning.md); `kiln train` ignores it.");
+
+}  // namespace
+
+std::optional<TuneOptions> tune_section(const ConfigSections& sections) {
+  auto section = sections.find("tune");
+  return section == sections.end()
+             ? std::nullopt
+             : read_resolved_section<TuneOptions>(section->second.resolved, "tune");
+}
 
 void TuneOptions::describe(Schema& s) {
   s.field("metric", metric, "The tag a trial is judged by (its last value); \"\": train.monitor.");

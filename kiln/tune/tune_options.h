@@ -1,11 +1,13 @@
 #pragma once
 // The `tune:` section of a config (docs/tuning.md): what a study optimises, how many trials it
-// runs and how, and its search space. `kiln train` reads and checks it too, and leaves it be.
+// runs and how, and its search space. Registered as a config section (core/config_section.h),
+// so that `kiln train` reads and checks it too, and leaves it be.
 // Torch-free. Thread-safety: values.
 
 #include <optional>
 #include <string>
 
+#include "kiln/core/config_section.h"
 #include "kiln/core/mode.h"
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
@@ -26,5 +28,8 @@ struct TuneOptions {
   SearchSpace space;
   void describe(Schema& s);
 };
+
+/// The `tune:` section of a read config; none when it has none.
+std::optional<TuneOptions> tune_section(const ConfigSections& sections);
 
 }  // namespace kiln::tune
