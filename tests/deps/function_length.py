@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Lists the functions of C++ files longer than a limit (lines from the signature to the closing
+brace). A heuristic parser: comments, strings and preprocessor lines are blanked, then every
+brace block that opens outside a function and follows a parameter list is a function body."""
+import re
+import sys
+
+def blank(text):
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            out.append(' ' * (j - i)); i = j
+        elif text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r'[^\n]', ' ', text[i:j])); i = j
+        elif text.startswith('R"', i):
+            m = re.match(r'R"([^(]*)\(', text[i:])
+            end = ')' + m.group(1) + '"'
+            j = text.find(end, i) + len(end)
+            out.append(re.sub(r'[^\n]', ' ', text[i:j])); i = j
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            out.append(' ' * (j + 1 - i)); i = j + 1
+        elif c == '#' and (i == 0 or text[i - 1] == '\n'):
+            j = i
+            while True:
+                k = text.find('\n', j)
+                if k < 0: k = n; break
+                if text[k - 1] != '\\': break
+                j = k + 1
+            out.append(re.sub(r'[^\n]', ' ', text[i:k])); i = k
+        else:
+            out.append(c); i += 1
+    return ''.join(out)
+
+NOT_FUNCTION = re.compile(r'^\s*(namespace|class|struct|enum|union|extern)\b|=\s*$|=\s*[^=(]*$')
+
+def functions(path):
+    text = blank(open(path, encoding='utf-8').read())
+    stack = []  # per open brace: 'function', 'inside' (within a function) or 'scope'
+    start = 0   # where the current declaration began
+    for i, c in enumerate(text):
+        if c == '{':
+            inside = any(kind != 'scope' for kind, _ in stack)
+            head = text[start:i]
+            if inside:
+                stack.append(('inside', i))
+            elif re.search(r'\)\s*:[^;]*\w\s*$', head):
+                # A member's brace initialiser in a constructor's initialiser list.
+                stack.append(('initialiser', i))
+                continue
+            else:
+                is_function = ')' in head and not NOT_FUNCTION.search(head.split('(')[0] + ('' if '(' in head else '='))
+                if is_function and re.search(r'\)\s*(const|override|final|noexcept|mutable|->[^{;]*|:[^;]*|\s)*$', head):
+                    first = start + len(head) - len(head.lstrip())
+                    stack.append(('function', first))
+                else:
+                    stack.append(('scope', i))
+            start = i + 1
+        elif c == '}':
+            if stack:
+                kind, begin = stack.pop()
+                if kind == 'initialiser':
+                    continue
+                if kind == 'function':
+                    yield text.count('\n', 0, begin) + 1, text.count('\n', begin, i) + 1
+            start = i + 1
+        elif c == ';':
+            start = i + 1
+
+def main():
+    limit = int(sys.argv[1])
+    found = 0
+    for path in sys.argv[2:]:
+        for line, length in functions(path):
+            if length > limit:
+                print(f'{path}:{line}: a function of {length} lines')
+                found += 1
+    return 1 if found else 0
+
+if __name__ == '__main__':
+    sys.exit(main())
