@@ -33,12 +33,12 @@ bool register_config_section(const std::string& key, ConfigSectionType type);
 /// `write_options` writes it.
 template <class Options>
 bool register_options_section(const std::string& key, std::string help) {
-  return register_config_section(
-      key, {std::move(help), [](const Json& node, const ReadContext& ctx) {
-              Options options;
-              OptionTraits<Options>::read(node, options, ctx);
-              return write_options(options);
-            }});
+  return register_config_section(key,
+                                 {std::move(help), [](const Json& node, const ReadContext& ctx) {
+                                    Options options;
+                                    OptionTraits<Options>::read(node, options, ctx);
+                                    return write_options(options);
+                                  }});
 }
 
 /// The options of a section that a config's reading resolved (`resolved`), read back; none when

@@ -44,8 +44,7 @@ TEST(ConfigSection, ARegisteredSectionIsReadResolvedAndReadBackByItsOwner) {
   const auto& value = config.sections.at("config_section_test_search");
   ASSERT_TRUE(value.resolved.has_value());
   EXPECT_EQ(*value.resolved, Json::parse(R"({"trials": 5, "sampler": "tpe"})"));
-  auto options =
-      read_resolved_section<SearchOptions>(value.resolved, "config_section_test_search");
+  auto options = read_resolved_section<SearchOptions>(value.resolved, "config_section_test_search");
   ASSERT_TRUE(options.has_value());
   EXPECT_EQ(options->trials, 5);
   EXPECT_EQ(write_options(config)["config_section_test_search"]["sampler"], "tpe");
