@@ -26,7 +26,10 @@ void OptionTraits<ConfigSectionValue>::read(const Json& value, ConfigSectionValu
     out.resolved.reset();
     return;
   }
-  out.resolved = config_section_types().at(out.key).resolve(value, ctx);
+  auto type = config_section_types().find(out.key);
+  if (type == config_section_types().end())
+    throw InternalError("no config section '" + out.key + "' is registered");
+  out.resolved = type->second.resolve(value, ctx);
 }
 
 void describe_config_sections(Schema& schema, ConfigSections& sections) {

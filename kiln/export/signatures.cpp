@@ -6,7 +6,8 @@
 
 namespace kiln::exports {
 
-// The engine's types (Experiment, OpenedModel, checkpoints, callbacks) are this file's vocabulary.
+// The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
+// this file's vocabulary.
 using namespace engine;
 using namespace experiment;
 

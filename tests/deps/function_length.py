@@ -23,12 +23,14 @@ def blank(text):
             end = ')' + m.group(1) + '"'
             j = text.find(end, i) + len(end)
             out.append(re.sub(r'[^\n]', ' ', text[i:j])); i = j
+        elif c == "'" and i > 0 and text[i - 1].isdigit() and i + 1 < n and text[i + 1].isalnum():
+            out.append(' '); i += 1  # a digit separator: 100'000
         elif c in '"\'':
             j = i + 1
             while j < n and text[j] != c:
                 j += 2 if text[j] == '\\' else 1
             out.append(' ' * (j + 1 - i)); i = j + 1
-        elif c == '#' and (i == 0 or text[i - 1] == '\n'):
+        elif c == '#' and text[text.rfind('\n', 0, i) + 1:i].strip() == '':
             j = i
             while True:
                 k = text.find('\n', j)
@@ -40,7 +42,36 @@ def blank(text):
             out.append(c); i += 1
     return ''.join(out)
 
-NOT_FUNCTION = re.compile(r'^\s*(namespace|class|struct|enum|union|extern)\b|=\s*$|=\s*[^=(]*$')
+NOT_FUNCTION = re.compile(r'^\s*(namespace|class|struct|enum|union)\b|^\s*extern\s*$|=\s*$|=\s*[^=(]*$')
+LAMBDA = re.compile(r'\]\s*\([^;{]*\)\s*(mutable|noexcept|->[^{;]*|\s)*$')
+QUALIFIERS = re.compile(r'\)\s*(const|override|final|noexcept|mutable|&{1,2}|->[^{;]*|:[^;]*|\s)*$')
+
+
+def without_template_header(head):
+    """`head` without a leading template <...> (whose default arguments hold '=')."""
+    stripped = head.lstrip()
+    if not stripped.startswith('template'):
+        return head
+    depth = 0
+    for j, c in enumerate(stripped):
+        if c == '<':
+            depth += 1
+        elif c == '>':
+            depth -= 1
+            if depth == 0:
+                return stripped[j + 1:]
+    return head
+
+
+def is_function_head(head):
+    """Whether a block opened after `head` (the text since the last ; { or }) is a function body."""
+    if LAMBDA.search(head):
+        return True  # a lambda at namespace or class scope, `const auto f = [](...) {`
+    head = without_template_header(head)
+    name = head.split('(')[0]
+    if ')' not in head or not QUALIFIERS.search(head):
+        return False
+    return bool(re.search(r'\boperator\b', name)) or not NOT_FUNCTION.search(name)
 
 def functions(path):
     text = blank(open(path, encoding='utf-8').read())
@@ -57,8 +88,7 @@ def functions(path):
                 stack.append(('initialiser', i))
                 continue
             else:
-                is_function = ')' in head and not NOT_FUNCTION.search(head.split('(')[0] + ('' if '(' in head else '='))
-                if is_function and re.search(r'\)\s*(const|override|final|noexcept|mutable|->[^{;]*|:[^;]*|\s)*$', head):
+                if is_function_head(head):
                     first = start + len(head) - len(head.lstrip())
                     stack.append(('function', first))
                 else:

@@ -46,18 +46,28 @@ check() {
 status=0
 check "$root" || status=1
 
-# The check must catch what it is for: a 61-line function and a 451-line file.
+# The check must catch what it is for: 61-line functions of several forms, and a 451-line file.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/kiln/core" "$scratch/kiln/io"
+# A function whose first line is $1, 59 statements long; then $2 closes it.
+long_function() {
+  echo "$1"
+  for i in $(seq 59); do echo "  x += 1'000 * $i;  // a digit separator is no quote"; done
+  echo "$2"
+}
 {
-  echo "int long_function(int x) {"
-  for i in $(seq 59); do echo "  x += $i;"; done
-  echo "}"
-} >"$scratch/kiln/core/long_function.cpp"
+  long_function "int long_function(int x) {" "}"
+  long_function "template <class T, class = void> T defaulted(T x) {" "}"
+  long_function "struct A { A& operator=(const A& other) {" "} };"
+  long_function "const auto lambda = [](int x) {" "};"
+} >"$scratch/kiln/core/long_functions.cpp"
 for i in $(seq 451); do echo "// $i"; done >"$scratch/kiln/io/long_file.h"
 found="$(check "$scratch")"
-for expected in "kiln/core/long_function.cpp:1: a function of 61 lines" \
+for expected in "kiln/core/long_functions.cpp:1: a function of 61 lines" \
+  "kiln/core/long_functions.cpp:62: a function of 61 lines" \
+  "kiln/core/long_functions.cpp:123: a function of 61 lines" \
+  "kiln/core/long_functions.cpp:184: a function of 61 lines" \
   "kiln/io/long_file.h: 451 lines"; do
   if [[ "$found" != *"$expected"* ]]; then
     echo "self-check: a tree with a breach was not refused ($expected)"
