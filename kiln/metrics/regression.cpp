@@ -19,13 +19,13 @@ std::pair<torch::Tensor, torch::Tensor> as_outputs(const char* metric, const tor
 
 void MeanErrorMetric::update(const torch::Tensor& output, const torch::Tensor& target) {
   auto [predicted, truth] = as_outputs(name_, output, target);
-  total_ += per_element(predicted - truth).sum().item<double>();
+  total_.add(per_element(predicted - truth).sum());
   count_ += double(predicted.numel());
 }
 
 void MeanErrorMetric::set_sums(const std::vector<double>& sums) {
   KILN_ASSERT(sums.size() == 2);
-  total_ = sums[0];
+  total_.set(sums[0]);
   count_ = sums[1];
 }
 

@@ -7,6 +7,7 @@
 
 #include <utility>
 
+#include "kiln/metrics/device_sum.h"
 #include "kiln/metrics/metric.h"
 
 namespace kiln::metrics {
@@ -19,11 +20,14 @@ std::pair<torch::Tensor, torch::Tensor> as_outputs(const char* metric, const tor
 class MeanErrorMetric : public Metric {
  public:
   explicit MeanErrorMetric(const char* name) : name_(name) {}
-  void reset() override { total_ = count_ = 0; }
+  void reset() override {
+    total_.reset();
+    count_ = 0;
+  }
   void update(const torch::Tensor& output, const torch::Tensor& target) override;
-  std::vector<double> sums() const override { return {total_, count_}; }
+  std::vector<double> sums() const override { return {total_.value(), count_}; }
   void set_sums(const std::vector<double>& sums) override;
-  double value() const override { return count_ > 0 ? total_ / count_ : 0.0; }
+  double value() const override { return count_ > 0 ? total_.value() / count_ : 0.0; }
 
  protected:
   /// The per-element quantity averaged: the squared or absolute error.
@@ -31,7 +35,8 @@ class MeanErrorMetric : public Metric {
 
  private:
   const char* name_;
-  double total_ = 0, count_ = 0;
+  DeviceSum total_;
+  double count_ = 0;
 };
 
 }  // namespace kiln::metrics

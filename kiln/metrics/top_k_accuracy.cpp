@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kiln/metrics/device_sum.h"
 #include "kiln/metrics/metric.h"
 
 namespace kiln::metrics {
@@ -19,7 +20,10 @@ struct TopKOptions {
 class TopKAccuracy : public Metric {
  public:
   explicit TopKAccuracy(const TopKOptions& o) : k_(o.k) {}
-  void reset() override { correct_ = total_ = 0; }
+  void reset() override {
+    correct_.reset();
+    total_ = 0;
+  }
   void update(const torch::Tensor& output, const torch::Tensor& target) override {
     KILN_CHECK(output.dim() == 2 && target.dim() == 1 && output.size(0) == target.size(0),
                "top_k_accuracy expects scores [batch, classes] and class indices [batch], got "
@@ -36,23 +40,24 @@ class TopKAccuracy : public Metric {
     // The target's rank: classes scoring higher, and tied classes of higher index.
     torch::Tensor index = torch::arange(output.size(1), truth.options()).unsqueeze(0);
     torch::Tensor ahead = output.gt(target_score) | (output.eq(target_score) & index.gt(truth));
-    correct_ += ahead.sum(1).lt(k_).sum().item<double>();
+    correct_.add(ahead.sum(1).lt(k_).sum());
     total_ += double(target.size(0));
   }
-  std::vector<double> sums() const override { return {correct_, total_}; }
+  std::vector<double> sums() const override { return {correct_.value(), total_}; }
   void set_sums(const std::vector<double>& sums) override {
     KILN_ASSERT(sums.size() == 2);
-    correct_ = sums[0];
+    correct_.set(sums[0]);
     total_ = sums[1];
   }
-  double value() const override { return total_ > 0 ? correct_ / total_ : 0.0; }
+  double value() const override { return total_ > 0 ? correct_.value() / total_ : 0.0; }
   std::string tag_name(const std::string&) const override {
     return fmt::format("top_{}_accuracy", k_);
   }
 
  private:
   int64_t k_;
-  double correct_ = 0, total_ = 0;
+  DeviceSum correct_;
+  double total_ = 0;
 };
 
 }  // namespace
