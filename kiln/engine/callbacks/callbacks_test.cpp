@@ -11,6 +11,7 @@
 
 #include "kiln/engine/trainer_test_rig.h"
 #include "kiln/optim/param_groups.h"
+#include "tests/support/operator_counter.h"
 
 namespace kiln::engine {
 namespace callbacks_test {
@@ -179,6 +180,15 @@ TEST(Ema, AveragesTheWeightsAfterEveryStep) {
   EXPECT_TRUE(torch::allclose(ema->evaluation_weights()->at("layers.0.weight"), expected));
   // The raw weights keep training.
   EXPECT_TRUE(torch::equal(named_state(*rig.model).at("layers.0.weight"), recorder.weights[1]));
+}
+
+TEST(Ema, UpdatesTheWholeAverageWithOneMultiTensorUpdatePerStep) {
+  TrainerRig rig;
+  rig.add_callback("{type: ema, decay: 0.5, warmup: false}", 1);
+  kiln::testing::OperatorCounter counter;
+  rig.fit(train_options("3 steps", "100 steps", "100 steps"));
+  EXPECT_EQ(counter.count("aten::_foreach_mul_"), 3);
+  EXPECT_EQ(counter.count("aten::_foreach_add_"), 3);
 }
 
 TEST(Ema, WarmUpStartsWithALowDecay) {

@@ -32,13 +32,20 @@ class Ema : public Callback {
     double n = double(updates_);
     double decay = options_.warmup ? std::min(options_.decay, (1 + n) / (10 + n)) : options_.decay;
     torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> averages, weights;
     for (const auto& [name, tensor] : named_state(view.model())) {
       torch::Tensor& average = shadow_.at(name);
-      if (average.is_floating_point())
-        average.mul_(decay).add_(tensor.detach(), 1 - decay);
-      else
+      if (average.is_floating_point()) {
+        averages.push_back(average);
+        weights.push_back(tensor.detach());
+      } else {
         average.copy_(tensor);  // counters such as batchnorm's num_batches_tracked
+      }
     }
+    if (averages.empty()) return;
+    // Multi-tensor updates: on the GPU two launches for the whole model, not two per tensor.
+    torch::_foreach_mul_(averages, decay);
+    torch::_foreach_add_(averages, weights, 1 - decay);
   }
 
   void on_weights_replaced(TrainerView& view) override { copy_model(view); }
