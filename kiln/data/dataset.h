@@ -40,6 +40,11 @@ struct Batch {
   /// Set while the tensors are still being copied to their device on another stream: makes the
   /// calling thread's stream wait for the copy. The loader calls it as it hands the batch over.
   std::function<void()> arrive{};
+  /// The targets as the loader made them, in host memory, once `target` and `targets` were sent
+  /// to a device: losses check their values (a class out of range) there, without waiting for
+  /// the device. Undefined and empty while the batch is in host memory.
+  torch::Tensor host_target;
+  NamedTargets host_targets;
   int64_t size() const { return input.size(0); }
 };
 

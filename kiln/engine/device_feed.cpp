@@ -30,6 +30,8 @@ class CudaFeed {
         batch.input = as_channels_last(batch.input);
         copies.push_back(batch.input);
       }
+      batch.host_target = batch.target;
+      batch.host_targets = batch.targets;
       batch.target = as_sent(batch.target, copies);
       for (auto& [name, values] : batch.targets) values = as_sent(values, copies);
     }

@@ -6,8 +6,17 @@
 namespace kiln::engine {
 
 data::Batch on_device(const data::Batch& batch, torch::Device device) {
-  data::Batch moved{batch.input.to(device), batch.target.to(device), {}, batch.origin};
-  for (const auto& [name, values] : batch.targets) moved.targets[name] = values.to(device);
+  data::Batch moved = batch;
+  moved.input = batch.input.to(device);
+  moved.target = batch.target.to(device);
+  for (auto& [name, values] : moved.targets) values = values.to(device);
+  // The host copies stay for the losses' checks of the targets (data::Batch::host_target).
+  if (!batch.host_target.defined() && batch.target.defined() && batch.target.is_cpu() &&
+      !device.is_cpu()) {
+    moved.host_target = batch.target;
+    moved.host_targets = batch.targets;
+  }
+  moved.arrive = nullptr;
   return moved;
 }
 

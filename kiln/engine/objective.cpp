@@ -29,7 +29,7 @@ void name_metrics(Objective::Head& head) {
 
 Objective::Objective(std::vector<Head> heads)
     : heads_(std::move(heads)),
-      head_loss_sums_(heads_.size(), 0.0),
+      head_loss_sums_(heads_.size()),
       head_loss_weights_(heads_.size(), 0.0) {
   KILN_ASSERT(!heads_.empty());
   for (Head& head : heads_) name_metrics(head);
@@ -119,26 +119,41 @@ auto at_config_path(const std::string& path, Measure measure) {
 
 }  // namespace
 
-std::pair<torch::Tensor, double> Objective::head_loss(size_t index, const torch::Tensor& output,
-                                                      const data::Batch& batch) {
+const torch::Tensor& Objective::host_target_of(const Head& head, const data::Batch& batch) const {
+  if (head.target == "target" && batch.host_target.defined()) return batch.host_target;
+  auto found = batch.host_targets.find(head.target);
+  if (found != batch.host_targets.end()) return found->second;
+  return target_of(head, batch);
+}
+
+void Objective::add_loss(size_t index, const torch::Tensor& loss, double weight) {
+  if (weight <= 0) return;  // all of a batch's targets of class weight 0: torch's mean is 0/0
+  // The batch's mean, times what it divides by: the sums give the mean over the whole set. Summed
+  // on the loss's device in double precision, read when the values are.
+  torch::NoGradGuard no_grad;
+  torch::Tensor& sum = head_loss_sums_[index].on_device;
+  if (!sum.defined()) sum = torch::zeros({}, loss.options().dtype(torch::kFloat64));
+  sum.add_(loss, weight);
+  head_loss_weights_[index] += weight;
+}
+
+torch::Tensor Objective::head_loss(size_t index, const torch::Tensor& output,
+                                   const data::Batch& batch) {
   Head& head = heads_[index];
   auto measure = [&] {
     const torch::Tensor& target = target_of(head, batch);
-    if (auto bad = head.loss->check_targets(output, target)) bad_target(batch, head.target, *bad);
+    // Checked in host memory: a bad class is reported before LibTorch meets it, without a wait.
+    const torch::Tensor& host_target = host_target_of(head, batch);
+    if (auto bad = head.loss->check_targets(output, host_target))
+      bad_target(batch, head.target, *bad);
     torch::Tensor loss = at_config_path(component_path(head, "loss"),
                                         [&] { return head.loss->forward(output, target); });
-    double value = loss.item<double>();  // the one read of this loss (a device sync on CUDA)
-    // The batch's mean, times what it divides by: the sums give the mean over the whole set.
-    double weight = head.loss->mean_weight(output, target);
-    if (weight > 0) {  // all of a batch's targets of class weight 0: torch's mean is 0/0
-      head_loss_sums_[index] += value * weight;
-      head_loss_weights_[index] += weight;
-    }
+    add_loss(index, loss, head.loss->mean_weight(output, host_target));
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < head.metrics.size(); ++i)
       at_config_path(component_path(head, index_path("metrics", i)),
                      [&] { head.metrics[i].metric->update(output.detach(), target); });
-    return std::make_pair(loss, value);
+    return loss;
   };
   if (head.name.empty()) return measure();
   // With several heads, a complaint from a loss, a metric or torch names the head it came from.
@@ -166,20 +181,25 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
       for (const OutputObserver& observer : observers_) observer(batch, shown);
     }
   torch::Tensor total;
-  last_loss_ = 0;
   for (size_t i = 0; i < heads_.size(); ++i) {
-    auto [loss, value] = head_loss(i, outputs[heads_[i].name], batch);
-    total = i == 0 ? loss * heads_[i].weight : total + loss * heads_[i].weight;
-    last_loss_ += heads_[i].weight * value;
+    torch::Tensor loss = head_loss(i, outputs[heads_[i].name], batch);
+    // A weight of 1 multiplies by nothing: one launch fewer for the usual single head.
+    if (heads_[i].weight != 1.0) loss = loss * heads_[i].weight;
+    total = i == 0 ? loss : total + loss;
   }
+  last_loss_ = total.detach();
   return total;
 }
 
 void Objective::reset() {
-  std::fill(head_loss_sums_.begin(), head_loss_sums_.end(), 0.0);
+  for (LossSum& sum : head_loss_sums_) sum = LossSum{};
   std::fill(head_loss_weights_.begin(), head_loss_weights_.end(), 0.0);
   for (auto& head : heads_)
     for (auto& m : head.metrics) m.metric->reset();
+}
+
+double Objective::LossSum::value() const {
+  return on_host + (on_device.defined() ? on_device.item<double>() : 0.0);
 }
 
 std::string Objective::tag(const std::string& split, const Head& head,
@@ -197,7 +217,7 @@ MetricValues Objective::values(const std::string& split) const {
   double total = 0;
   for (size_t i = 0; i < heads_.size(); ++i) {
     const Head& head = heads_[i];
-    double mean = head_loss_sums_[i] / std::max(head_loss_weights_[i], 1e-300);
+    double mean = head_loss_sums_[i].value() / std::max(head_loss_weights_[i], 1e-300);
     total += head.weight * mean;
     if (!head.name.empty()) values[tag(split, head, "loss")] = mean;
     for (const auto& m : head.metrics)
@@ -227,7 +247,7 @@ std::vector<std::string> Objective::tags(const std::string& split) const {
 Objective::Statistics Objective::statistics() const {
   Statistics statistics;
   for (size_t i = 0; i < heads_.size(); ++i) {
-    statistics.parts.push_back({head_loss_sums_[i], head_loss_weights_[i]});
+    statistics.parts.push_back({head_loss_sums_[i].value(), head_loss_weights_[i]});
     statistics.summable.push_back(true);
     for (const auto& m : heads_[i].metrics) {
       statistics.parts.push_back(m.metric->sums());
@@ -242,7 +262,7 @@ void Objective::set_statistics(const Statistics& statistics) {
   for (size_t i = 0; i < heads_.size(); ++i) {
     const std::vector<double>& loss = statistics.parts.at(part++);
     KILN_ASSERT(loss.size() == 2);
-    head_loss_sums_[i] = loss[0];
+    head_loss_sums_[i] = LossSum{loss[0], {}};
     head_loss_weights_[i] = loss[1];
     for (auto& m : heads_[i].metrics) m.metric->set_sums(statistics.parts.at(part++));
   }

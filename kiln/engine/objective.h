@@ -47,8 +47,9 @@ class Objective {
   /// Runs the model on `batch` (already on the model's device) and returns the weighted loss,
   /// to call backward() on; adds every head's loss and metric statistics to those so far.
   torch::Tensor compute(models::Model& model, const data::Batch& batch);
-  /// The value of the loss the last compute() returned, read without another device sync.
-  double last_loss() const { return last_loss_; }
+  /// The loss the last compute() returned, detached: a 0-dim tensor on its device, which the
+  /// trainer reads when the device gets to it.
+  const torch::Tensor& last_loss() const { return last_loss_; }
   /// One head's output for a batch, and what it is compared with.
   struct HeadOutput {
     const std::string& head;  // "" for a single-output model
@@ -87,17 +88,28 @@ class Objective {
 
  private:
   const torch::Tensor& target_of(const Head& head, const data::Batch& batch) const;
+  /// The target of `head` in host memory where the batch keeps a copy there, else target_of().
+  const torch::Tensor& host_target_of(const Head& head, const data::Batch& batch) const;
   /// Head `index`'s loss on `output`; adds to its loss sum and metrics.
-  std::pair<torch::Tensor, double> head_loss(size_t index, const torch::Tensor& output,
-                                             const data::Batch& batch);
+  torch::Tensor head_loss(size_t index, const torch::Tensor& output, const data::Batch& batch);
+  /// Adds a batch's mean `loss` of head `index`, which divides by `weight`, to its sum.
+  void add_loss(size_t index, const torch::Tensor& loss, double weight);
   std::string tag(const std::string& split, const Head& head, const std::string& what) const;
   std::string metric_tag(const std::string& split, const Head& head, const NamedMetric& metric,
                          const std::string& key) const;
 
+  // A head's sum of its batch means times their mean_weight(): what was set (combined over
+  // ranks) plus what was added since, on the device, so that adding a batch waits for nothing.
+  struct LossSum {
+    double on_host = 0;
+    torch::Tensor on_device;
+    double value() const;  // reads the device
+  };
+
   std::vector<Head> heads_;
-  // Per head: the sum of its batch means times their mean_weight(), and of those weights.
-  std::vector<double> head_loss_sums_, head_loss_weights_;
-  double last_loss_ = 0;
+  std::vector<LossSum> head_loss_sums_;
+  std::vector<double> head_loss_weights_;  // per head, of the mean_weight()s in its sum
+  torch::Tensor last_loss_;
   std::vector<OutputObserver> observers_;
 };
 

@@ -42,7 +42,8 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& me
       metrics_(metrics),
       console_(console),
       clock_(std::move(clock)),
-      precision_(options.precision, parts.device) {
+      precision_(options.precision, parts.device),
+      readings_(parts.device) {
   KILN_ASSERT(parts_.val == nullptr || parts_.val_objective != nullptr);
   check_trainer_parts(parts_, options_);  // precision_ and hyper_parameters_ check the rest
   learning_rates_.emplace(parts_.optimizer, parts_.scheduler ? *parts_.scheduler : no_schedule());
@@ -93,7 +94,7 @@ Progress Trainer::stage_progress() const {
           progress_.samples - start.samples, progress_.seconds - start.seconds};
 }
 
-void Trainer::after_step(const Progress& before, Window& window) {
+bool Trainer::after_step(const Progress& before, Window& window) {
   // Callbacks first (an EMA is then current for the validation), the checkpoint last (it then
   // holds this step's validation values and every callback's state after this step).
   double started = clock_();
@@ -111,6 +112,14 @@ void Trainer::after_step(const Progress& before, Window& window) {
   due.insert(due.end(), votes.begin(), votes.end());
   parts_.context->all_reduce(due, distributed::ReduceOp::kMax);
   if (due[0] == 0 && due[1] == 0) step_votes_ = StopVotes{{due.begin() + 2, due.end()}, reason};
+  // What is logged, validated or saved must be sound: the steps' values are read first, and a
+  // NaN among them is acted on before (a rewind abandons this step's work).
+  if (due[0] > 0 || due[1] > 0 || checkpoint_requested_) {
+    if (settle_through(progress_.steps, window) == StepOutcome::kRewound) {
+      step_votes_.reset();
+      return true;
+    }
+  }
   if (due[0] > 0) log_training(window);
   validated_ = due[1] > 0;
   if (validated_) {
@@ -126,6 +135,7 @@ void Trainer::after_step(const Progress& before, Window& window) {
     profile("checkpoint", saving, clock_());
   }
   if (parts_.profiler) parts_.profiler->step_ends();
+  return false;
 }
 
 bool Trainer::should_stop() {
@@ -199,7 +209,7 @@ void Trainer::log_training(Window& window) {
   values["system/peak_rss_mb"] = peak_resident_mb();
   if (std::optional<double> gpu = cuda_peak_allocated_mb(parts_.device))
     values["system/cuda_peak_allocated_mb"] = *gpu;
-  if (window.updates > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.updates);
+  if (window.norms > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.norms);
   if (window.penalty_sum.defined())
     values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);
   if (precision_.scales_loss()) values["train/loss_scale"] = precision_.scaler().value();
@@ -378,7 +388,7 @@ bool Trainer::run_epochs(Window& window) {
       window.steps += 1;
       window.samples += group.samples;
       group = Group{};
-      after_step(before, window);
+      if (after_step(before, window)) return true;
       show_progress(total);
       stop = should_stop();
     }
@@ -388,7 +398,8 @@ bool Trainer::run_epochs(Window& window) {
       for (Callback* callback : parts_.callbacks) callback->on_epoch_end(*this);
       stop = stop || should_stop();
     }
-    if (stop) return false;
+    // The last steps' values, before the final log line, validation and checkpoint.
+    if (stop) return settle_through(progress_.steps, window) == StepOutcome::kRewound;
   }
 }
 
@@ -396,7 +407,7 @@ TrainResult Trainer::fit() {
   start_ = clock_() - progress_.seconds;  // a resumed run goes on counting its time
   parts_.model.train();
   for (Callback* callback : parts_.callbacks) callback->on_fit_begin(*this);
-  parts_.optimizer.zero_grad();
+  clear_gradients();
   Window window;
   window.started = clock_();
   while (run_epochs(window)) {

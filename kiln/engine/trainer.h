@@ -20,6 +20,7 @@
 #include "kiln/distributed/context.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/console.h"
+#include "kiln/engine/device_readings.h"
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/engine/metric_sink.h"
@@ -102,12 +103,29 @@ class Trainer : private TrainerView {
   /// Forward and backward of one batch of the group; gradients add up.
   void accumulate_batch(const data::Batch& batch, Group& group);
   StepOutcome optimizer_step(const Group& group, Window& window);
+  /// With several processes, replaces the gradients by their mean over them and tells whether
+  /// every process's `loss` was finite (a host read); moves `started` past the exchange. Alone,
+  /// true at once.
+  bool exchange_gradients(const torch::Tensor& loss, Window& window, double& started);
+  /// Drops the optimizer's parameters' gradients before a step's first backward.
+  void clear_gradients();
+  /// Whether train.on_nan looks at a step's values before its update (skip_step, fp16 loss
+  /// scaling, several processes), which waits for the device; stop and rewind act a step later.
+  bool checks_before_update() const;
+  /// Sends the step's mean loss and gradient norm (each when defined) to readings_.
+  void post_step_values(const torch::Tensor& loss, const torch::Tensor& norm);
+  /// Acts on the values of every step through `step` not acted on yet, waiting for those the
+  /// device has not delivered: train.on_nan for one not finite (its outcome; later steps are
+  /// forgotten), train/grad_norm and the progress bar's loss for the others.
+  StepOutcome settle_through(int64_t step, Window& window);
   /// train.on_nan for a step whose loss or gradients are not finite.
   StepOutcome on_non_finite(const std::string& what);
   void rewind(const std::string& what);
   /// The checkpoint a rewind goes back to, as rank 0 finds it; an Error saying `what` when none.
   std::string checkpoint_to_rewind_to(const std::string& what);
-  void after_step(const Progress& before, Window& window);
+  /// The callbacks, logging, validation and checkpoint after a step; true when the step's values
+  /// made a NaN rewind (the caller then runs the loop again from the checkpoint).
+  bool after_step(const Progress& before, Window& window);
   /// Tells the profiler, if any, that a phase of the current step ran from `begin` to `end`.
   void profile(const char* phase, double begin, double end) {
     if (parts_.profiler) parts_.profiler->phase(phase, begin, end);
@@ -159,6 +177,7 @@ class Trainer : private TrainerView {
   double smoothed_loss_ = -1;  // for the progress bar; -1 until the first step
   std::optional<optim::ScheduledLearningRates> learning_rates_;
   Precision precision_;
+  DeviceReadings readings_;  // the steps' losses and gradient norms, on their way to the host
   std::vector<torch::Tensor> trainable_;  // the optimizer's parameters
   double lr_multiplier_ = 1.0;            // halved by each NaN rewind
   int64_t rewinds_ = 0;

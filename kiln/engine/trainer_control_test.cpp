@@ -186,11 +186,12 @@ TEST(OnNan, RewindPutsTheEmaBackToTheCheckpoints) {
   TrainOptions options = train_options("8 steps", "100 steps", "100 steps");
   options.on_nan = OnNan::kRewind;
   rig.fit(options);
-  // Steps 1-5, then (rewound to step 4) steps 5-8 again.
-  ASSERT_EQ(watch.seen.size(), 9u);
+  // Steps 1-6 (step 6's NaN is acted on before its checkpoint, after the callbacks saw it: a
+  // step late), then, rewound to step 4, steps 5-8 again.
+  ASSERT_EQ(watch.seen.size(), 10u);
   const auto& at_step_4 = watch.seen[3];
   const auto& abandoned_5 = watch.seen[4];
-  const auto& redone_5 = watch.seen[5];
+  const auto& redone_5 = watch.seen[6];
   EXPECT_FALSE(torch::allclose(redone_5.second, abandoned_5.second));  // half the rate
   EXPECT_TRUE(torch::allclose(redone_5.first, 0.5 * at_step_4.first + 0.5 * redone_5.second));
 }

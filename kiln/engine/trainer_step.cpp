@@ -5,9 +5,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "kiln/engine/gradients.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/engine/trainer_window.h"
+#include "kiln/optim/gradients.h"
 
 namespace kiln::engine {
 namespace {
@@ -25,7 +25,7 @@ std::string number_text(double value) {
 void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   // Cleared as a step begins, not after the last one: callbacks at its end (histograms) see the
   // gradients it applied.
-  if (group.batches == 0) parts_.optimizer.zero_grad();
+  if (group.batches == 0) clear_gradients();
   torch::Tensor loss;
   double started = clock_();
   if (batch.size() == 0) {
@@ -48,8 +48,6 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   // The step's last backward: the ranks average its gradients while it runs.
   if (group.batches + 1 == group.size) parts_.context->prepare_gradient_reduction(trainable_);
   precision_.scale(loss).backward();
-  bool has_rows = batch.size() > 0;
-  double value = has_rows ? parts_.objective.last_loss() : 0;
   double backward_done = clock_();
   group.forward += forward_done - started;
   group.backward += backward_done - forward_done;
@@ -57,13 +55,95 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   profile("backward", forward_done, backward_done);
   if (parts_.profiler) parts_.profiler->batch_done();
   group.batches += 1;
-  if (!has_rows) return;  // no loss to count
-  if (group.finite) group.loss = value;
-  group.finite = group.finite && std::isfinite(value);
+  if (batch.size() == 0) return;  // no loss to count
+  // Added up on the device; read when the device gets there (settle_through).
+  const torch::Tensor& value = parts_.objective.last_loss();
+  group.loss = group.loss_batches == 0 ? value : group.loss + value;
+  group.loss_batches += 1;
   // The job's samples: every rank's batch is as large as this one (equal shards).
   group.samples += batch.size() * parts_.context->world_size();
-  if (std::isfinite(value))
-    smoothed_loss_ = smoothed_loss_ < 0 ? value : 0.95 * smoothed_loss_ + 0.05 * value;
+}
+
+namespace {
+
+// What a step posts to DeviceReadings: its mean loss, then its gradient norm, each when it has one.
+enum StepValues : unsigned { kLoss = 1, kNorm = 2 };
+
+torch::Tensor as_float(const torch::Tensor& tensor) {
+  return tensor.scalar_type() == torch::kFloat ? tensor : tensor.to(torch::kFloat);
+}
+
+// A host read of a device value: only where the step must decide before its update.
+bool finite_on_host(const torch::Tensor& value) {
+  return !value.defined() || std::isfinite(value.item<double>());
+}
+
+}  // namespace
+
+bool Trainer::checks_before_update() const {
+  return options_.on_nan == OnNan::kSkipStep || precision_.scales_loss() ||
+         parts_.context->world_size() > 1;
+}
+
+void Trainer::post_step_values(const torch::Tensor& loss, const torch::Tensor& norm) {
+  std::vector<torch::Tensor> values;
+  unsigned layout = 0;
+  if (loss.defined()) {
+    values.push_back(as_float(loss).reshape({1}));
+    layout |= kLoss;
+  }
+  if (norm.defined()) {
+    values.push_back(as_float(norm).reshape({1}));
+    layout |= kNorm;
+  }
+  if (values.empty()) return;
+  readings_.post(progress_.steps + 1, values.size() == 1 ? values[0] : torch::cat(values), layout);
+}
+
+Trainer::StepOutcome Trainer::settle_through(int64_t step, Window& window) {
+  for (const DeviceReadings::Reading& reading : readings_.take_through(step)) {
+    size_t next = 0;
+    double loss = reading.layout & kLoss ? reading.values[next++] : 0.0;
+    double norm = reading.layout & kNorm ? reading.values[next++] : 0.0;
+    StepOutcome outcome = StepOutcome::kStepped;
+    if (!std::isfinite(loss))
+      outcome = on_non_finite(
+          fmt::format("training loss became {} at step {}", number_text(loss), reading.step));
+    else if (!std::isfinite(norm))
+      outcome = on_non_finite(
+          fmt::format("gradient norm became {} at step {}", number_text(norm), reading.step));
+    if (outcome != StepOutcome::kStepped) {
+      readings_.clear();  // later steps built on this one: a rewind abandons them
+      return outcome;
+    }
+    if (reading.layout & kNorm) {
+      window.grad_norm_sum += norm;
+      window.norms += 1;
+    }
+    if (reading.layout & kLoss)
+      smoothed_loss_ = smoothed_loss_ < 0 ? loss : 0.95 * smoothed_loss_ + 0.05 * loss;
+  }
+  return StepOutcome::kStepped;
+}
+
+void Trainer::clear_gradients() {
+  // To none, as PyTorch's zero_grad() does by default: the next backward then stores its
+  // gradients rather than adding them to zeros (no launches to zero them, none to add).
+  for (torch::Tensor& parameter : trainable_) parameter.mutable_grad().reset();
+}
+
+bool Trainer::exchange_gradients(const torch::Tensor& loss, Window& window, double& started) {
+  // Once per optimizer step, after the group's last backward: every process's mean gradient.
+  // With it, whether any process's loss was not finite: then they decide together, now. Alone,
+  // nothing is read (a context of one may still finish what prepare_gradient_reduction began).
+  if (parts_.context->world_size() == 1)
+    return !parts_.context->reduce_gradients(trainable_, false);
+  bool others_finite = !parts_.context->reduce_gradients(trainable_, !finite_on_host(loss));
+  double reduced = clock_();
+  window.communication += reduced - started;
+  profile("communication", started, reduced);
+  started = reduced;
+  return others_finite;
 }
 
 Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window) {
@@ -73,40 +153,38 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   // Rows all refused (on_corrupt: skip): a step without an update, so that steps and epochs keep
   // counting batches. Ranks reduce together, what any of them holds.
   if (group.samples == 0 && parts_.context->world_size() == 1) {
-    parts_.optimizer.zero_grad();
+    clear_gradients();
     return StepOutcome::kSkipped;
   }
-  // Once per optimizer step, after the group's last backward: every process's mean gradient.
-  // With it, whether any process's loss was not finite: then it is not finite for all, and they
-  // skip, stop or rewind together.
-  bool finite = !parts_.context->reduce_gradients(trainable_, !group.finite);
-  // Taken after the exchange: a parameter that had no gradient here gets one when another had.
-  std::vector<torch::Tensor> gradients = gradients_of(trainable_);
-  if (parts_.context->world_size() > 1) {
-    double reduced = clock_();
-    window.communication += reduced - started;
-    profile("communication", started, reduced);
-    started = reduced;
+  // train.on_nan's stop and rewind act on a step's values at the next step, by when the device
+  // has usually got there: the host never waits for this step's.
+  if (!checks_before_update()) {
+    StepOutcome before = settle_through(progress_.steps, window);
+    if (before != StepOutcome::kStepped) return before;
   }
+  torch::Tensor loss =
+      group.loss_batches > 1 ? group.loss / double(group.loss_batches) : group.loss;
+  bool others_finite = exchange_gradients(loss, window, started);
+  // Taken after the exchange: a parameter that had no gradient here gets one when another had.
+  std::vector<torch::Tensor> gradients = optim::gradients_of(trainable_);
   bool scaled_finite = precision_.unscale(gradients);
-  double norm = clip_gradients(gradients, options_.clip_norm, options_.clip_value);
+  torch::Tensor norm = optim::clip_gradients(gradients, options_.clip_norm, options_.clip_value);
   if (precision_.scales_loss()) {
     precision_.update(scaled_finite);
     // An fp16 overflow with a finite loss is the loss scale's business, not a NaN: skip quietly.
-    if (!scaled_finite && finite) {
-      parts_.optimizer.zero_grad();
+    if (!scaled_finite && others_finite && finite_on_host(loss)) {
+      clear_gradients();
       return StepOutcome::kSkipped;
     }
   }
-  if (!finite && group.finite)
+  if (!others_finite && finite_on_host(loss))
     return on_non_finite(fmt::format("another process's training loss was not finite at step {}",
                                      progress_.steps + 1));
-  if (!finite)
-    return on_non_finite(fmt::format("training loss became {} at step {}", number_text(group.loss),
-                                     progress_.steps + 1));
-  if (!std::isfinite(norm))
-    return on_non_finite(
-        fmt::format("gradient norm became {} at step {}", number_text(norm), progress_.steps + 1));
+  post_step_values(loss, norm);
+  if (checks_before_update()) {
+    StepOutcome now = settle_through(progress_.steps + 1, window);
+    if (now != StepOutcome::kStepped) return now;
+  }
   // A schedule spans its stage: it sees the steps since the stage began.
   int64_t stage_steps = stage_progress().steps;
   learning_rates_->apply(stage_steps, lr_multiplier_);
@@ -117,7 +195,6 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   window.optimizer += stepped - started;
   profile("optimizer", started, stepped);
   skipped_in_a_row_ = 0;
-  window.grad_norm_sum += norm;
   if (group.penalty.defined()) {
     torch::Tensor penalty = group.penalty.detach();
     window.penalty_sum = window.penalty_sum.defined() ? window.penalty_sum + penalty : penalty;
@@ -127,7 +204,7 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
 }
 
 Trainer::StepOutcome Trainer::on_non_finite(const std::string& what) {
-  parts_.optimizer.zero_grad();
+  clear_gradients();
   if (options_.on_nan == OnNan::kStop)
     throw Error(what +
                 "; lower optimizer.lr, clip gradients (train.clip_norm), or set train.on_nan: "
@@ -182,6 +259,7 @@ void Trainer::rewind(const std::string& what) {
   lr_multiplier_ = multiplier;
   rewinds_ = rewinds;
   parts_.objective.reset();
+  readings_.clear();
   record({{"train/rewinds", double(rewinds_)}});
   console_.line(fmt::format("{}; rewound to {} (step {}); learning rates now x{}", what, checkpoint,
                             progress_.steps, lr_multiplier_));

@@ -14,8 +14,10 @@ struct Trainer::Window {
   // exchanging gradients with the other ranks, in the optimizer's update and in the callbacks
   // after each step (train/time/...).
   double data_wait = 0, forward = 0, backward = 0, communication = 0, optimizer = 0, callbacks = 0;
-  double grad_norm_sum = 0;   // over the steps that updated the weights
-  torch::Tensor penalty_sum;  // likewise; summed on the device, read when logged
+  // Of the gradient norms read back so far (settle_through), and how many.
+  double grad_norm_sum = 0;
+  int64_t norms = 0;
+  torch::Tensor penalty_sum;  // over the steps that updated the weights; read when logged
   int64_t updates = 0;
 };
 
@@ -23,8 +25,8 @@ struct Trainer::Group {
   int64_t size = 1;     // batches in this group
   int64_t batches = 0;  // taken so far
   int64_t samples = 0;
-  bool finite = true;
-  double loss = 0;                   // the last batch's loss, or the first non-finite one
+  torch::Tensor loss;        // the sum of its batches' losses, on the device (undefined: none)
+  int64_t loss_batches = 0;  // the batches in it: those with rows
   double forward = 0, backward = 0;  // seconds, over the group's batches
   torch::Tensor penalty;  // the regularization added to the step's loss; undefined without
 };

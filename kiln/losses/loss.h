@@ -22,7 +22,9 @@ class Loss {
   virtual ~Loss() = default;
   /// The first target these outputs cannot be compared with (a class index outside the logits'
   /// classes), checked before forward() so that bad data is reported as data, with where it came
-  /// from, rather than as LibTorch's internal assertion.
+  /// from, rather than as LibTorch's internal assertion. The objective passes the target in host
+  /// memory where the batch has a copy there (data::Batch::host_target), so that a check need not
+  /// wait for the device; mean_weight() gets the same.
   virtual std::optional<BadTarget> check_targets(const torch::Tensor& output,
                                                  const torch::Tensor& target) const {
     return std::nullopt;

@@ -1,5 +1,7 @@
 #pragma once
-// Optimizers are LibTorch's, built by name from the config over the model's parameters.
+// Optimizers are LibTorch's (their options, state and checkpoints), built by name from the config
+// over the model's parameters; sgd, adam, adamw and rmsprop step with multi-tensor operators
+// (optimizers/multi_tensor.h).
 
 #include <torch/torch.h>
 

@@ -2,6 +2,7 @@
 
 #include "kiln/optim/optimizer.h"
 #include "kiln/optim/optimizers/adam_options.h"
+#include "kiln/optim/optimizers/adam_step.h"
 
 namespace kiln::optim {
 namespace {
@@ -19,6 +20,15 @@ class Adam : public torch::optim::Adam {
                                                   .eps(o.eps)
                                                   .weight_decay(o.weight_decay)
                                                   .amsgrad(o.amsgrad)) {}
+  // LibTorch's step with multi-tensor operators (adam_step.h).
+  torch::Tensor step(LossClosure closure = nullptr) override {
+    torch::NoGradGuard no_grad;
+    torch::Tensor loss = multi_tensor::run_closure(closure);
+    for (auto& group : param_groups_)
+      adam_group_step<torch::optim::AdamParamState, torch::optim::AdamOptions>(
+          group, state_, WeightDecay::kL2, "Adam");
+    return loss;
+  }
 };
 
 }  // namespace
