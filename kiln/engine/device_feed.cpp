@@ -30,8 +30,9 @@ class CudaFeed {
         batch.input = as_channels_last(batch.input);
         copies.push_back(batch.input);
       }
-      batch.host_target = batch.target;
-      batch.host_targets = batch.targets;
+      // A batch gathered on the device (data.cache: device) brings its own host copies.
+      if (batch.target.defined() && batch.target.is_cpu()) batch.host_target = batch.target;
+      if (batch.host_targets.empty()) batch.host_targets = batch.targets;
       batch.target = as_sent(batch.target, copies);
       for (auto& [name, values] : batch.targets) values = as_sent(values, copies);
     }
@@ -52,7 +53,7 @@ class CudaFeed {
 
  private:
   torch::Tensor as_sent(const torch::Tensor& host, std::vector<torch::Tensor>& copies) const {
-    if (!host.defined()) return host;
+    if (!host.defined() || !host.is_cpu()) return host;  // there already (data.cache: device)
     // A non-blocking copy from pageable memory would still wait on the host; from pinned memory it
     // returns at once. LibTorch's pinned allocator keeps the host block until the copy is done.
     torch::Tensor sent = options_.pin_memory ? host.pin_memory().to(device_, /*non_blocking=*/true)

@@ -36,6 +36,10 @@ void DataOptions::describe(Schema& s) {
           "them on the training thread.")
       .min(0);
   s.field("prefetch", prefetch, "Batches made ahead of the trainer (at least `workers`).").min(1);
+  s.field("cache", cache,
+          "device: hold every split's examples, decoded, in the training device's memory (the "
+          "GPU's on CUDA, host memory on the CPU) and gather and transform each batch there; "
+          "none: read them through the dataset every epoch.");
   s.field("skip", skip, "Leave out the first N training examples.").min(0);
   s.field("take", take, "Train on at most N examples (after skip); 0 = all.").min(0);
   s.field("transforms", transforms, "Batch transforms for training and for evaluation.");
@@ -210,9 +214,9 @@ const std::vector<std::string>& schedulable_names() {
 const std::vector<std::string>& resumable_keys() {
   static const std::vector<std::string> keys = {
       "train.max", "train.log_every", "train.validate_every", "data.workers", "data.prefetch",
-      "data.eval_batch_size", "runtime.device", "runtime.threads", "runtime.pin_memory",
-      "runtime.distributed", "runtime.distributed.timeout", "runtime.distributed.bucket_mb",
-      "runtime.distributed.overlap",
+      "data.cache", "data.eval_batch_size", "runtime.device", "runtime.threads",
+      "runtime.pin_memory", "runtime.distributed", "runtime.distributed.timeout",
+      "runtime.distributed.bucket_mb", "runtime.distributed.overlap",
       // What is logged, not what is computed.
       "tensorboard", "tensorboard.enabled", "tensorboard.scalars", "tensorboard.text",
       "tensorboard.hparams", "tensorboard.histograms", "tensorboard.histograms_every",

@@ -27,6 +27,12 @@ struct TransformLists {
   void describe(Schema& s);
 };
 
+/// Where a split's examples are held between epochs (data.cache).
+enum class DataCache { kNone, kDevice };
+inline EnumNameList<DataCache> enum_names(DataCache) {
+  return {{DataCache::kNone, "none"}, {DataCache::kDevice, "device"}};
+}
+
 struct DataOptions {
   ComponentSpec train{"dataset"};
   ComponentSpec val{"dataset"};
@@ -39,6 +45,7 @@ struct DataOptions {
   bool batch_per_rank = false;
   int64_t workers = 2;
   int64_t prefetch = 4;
+  DataCache cache = DataCache::kNone;
   int64_t skip = 0;
   int64_t take = 0;
   TransformLists transforms;

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "kiln/data/columns_dataset.h"
+#include "kiln/data/resident_dataset.h"
 #include "kiln/data/subset.h"
 #include "kiln/data/tabular_dataset.h"
 #include "kiln/engine/device_feed.h"
@@ -220,8 +221,15 @@ data::Loader Experiment::loader(const std::string& split) {
   options.prefetch = d.prefetch;
   options.deliver =
       device_feed(device_, {config_.runtime.pin_memory, config_.runtime.channels_last});
-  return data::Loader(dataset(split),
+  return data::Loader(loaded(split),
                       build_transforms(training ? d.transforms.train : d.transforms.eval), options);
+}
+
+std::shared_ptr<const data::Dataset> Experiment::loaded(const std::string& split) {
+  if (config_.data.cache == DataCache::kNone) return dataset(split);
+  auto& resident = resident_[split];
+  if (!resident) resident = data::resident_on(dataset(split), device_, "data.cache", split);
+  return resident;
 }
 
 std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {

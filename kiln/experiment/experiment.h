@@ -65,6 +65,9 @@ class Experiment {
   std::shared_ptr<const data::Dataset> dataset(const std::string& split);
   /// A loader over a split; training loaders shuffle and use the train transforms.
   data::Loader loader(const std::string& split);
+  /// What a loader of `split` reads: its dataset, or with data.cache: device its examples held on
+  /// the device (made once).
+  std::shared_ptr<const data::Dataset> loaded(const std::string& split);
   /// Builds the model for the examples of `split`, on the device.
   std::shared_ptr<models::Model> build_model(const std::string& split);
   /// Loads model.init_from into a model about to train; the report line, or "" without it.
@@ -109,6 +112,8 @@ class Experiment {
   engine::ExperimentConfig config_;
   torch::Device device_;
   std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
+  // data.cache: device: each split's examples held on the device, made when first loaded.
+  std::map<std::string, std::shared_ptr<const data::Dataset>> resident_;
   int64_t rank_, world_;
   bool took_training_range_ = false;  // data.skip and data.take applied to datasets_["train"]
   ColumnFitting fitting_;

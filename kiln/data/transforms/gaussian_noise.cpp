@@ -1,6 +1,7 @@
 // gaussian_noise: adds independent N(0, std^2) noise to every value.
 
 #include "kiln/data/transform.h"
+#include "kiln/data/transforms/image_batch.h"
 
 namespace kiln::data {
 namespace {
@@ -15,7 +16,7 @@ class GaussianNoise : public Transform {
   explicit GaussianNoise(const GaussianNoiseOptions& o) : std_(o.std) {}
   torch::Tensor apply(const torch::Tensor& batch, at::Generator& rng) const override {
     KILN_CHECK(batch.is_floating_point(), "gaussian_noise needs floating-point inputs; add a cast");
-    return batch + torch::randn(batch.sizes(), rng).to(batch.options()) * std_;
+    return batch + on_device_of(torch::randn(batch.sizes(), rng), batch).to(batch.options()) * std_;
   }
 
  private:

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kiln/data/transform.h"
+#include "kiln/data/transforms/image_batch.h"
 
 namespace kiln::data {
 namespace {
@@ -48,13 +49,13 @@ class Normalize : public Transform {
  private:
   // One value broadcasts everywhere; C values line up with dimension 1 of [B, C, ...].
   static torch::Tensor per_channel(const torch::Tensor& values, const torch::Tensor& batch) {
-    if (values.numel() == 1) return values.to(batch.device());
+    if (values.numel() == 1) return on_device_of(values, batch);
     KILN_CHECK(batch.dim() >= 2 && batch.size(1) == values.numel(),
                "normalize has {} values but the input has {} channels", values.numel(),
                batch.dim() >= 2 ? batch.size(1) : 0);
     std::vector<int64_t> shape(static_cast<size_t>(batch.dim()), 1);
     shape[1] = values.numel();
-    return values.view(shape).to(batch.device());
+    return on_device_of(values.view(shape), batch);
   }
 
   torch::Tensor mean_, inverse_std_;

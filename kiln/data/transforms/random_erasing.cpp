@@ -42,21 +42,32 @@ class RandomErasing : public Transform {
     auto log_ratio = torch::empty({count}, torch::kFloat64)
                          .uniform_(std::log(o_.ratio[0]), std::log(o_.ratio[1]), rng);
     auto place = torch::rand({count, 2}, rng, torch::kFloat64);
+    // Each image's rectangle, rows [top, bottom) and columns [left, right); empty when kept.
+    torch::Tensor bounds = torch::zeros({4, count, 1}, torch::kInt64);
     auto erase_at = erase.accessor<bool, 1>();
     auto area_at = area.accessor<double, 1>(), log_ratio_at = log_ratio.accessor<double, 1>();
     auto place_at = place.accessor<double, 2>();
-    torch::Tensor out = batch.clone();
+    auto bound = bounds.accessor<int64_t, 3>();
     for (int64_t i = 0; i < count; ++i) {
       if (!erase_at[i]) continue;
       double pixels = area_at[i] * static_cast<double>(height * width);
       double aspect = std::exp(log_ratio_at[i]);
       int64_t h = clamp_size(std::sqrt(pixels * aspect), height);
       int64_t w = clamp_size(std::sqrt(pixels / aspect), width);
-      auto top = static_cast<int64_t>(place_at[i][0] * static_cast<double>(height - h + 1));
-      auto left = static_cast<int64_t>(place_at[i][1] * static_cast<double>(width - w + 1));
-      out[i].narrow(1, top, h).narrow(2, left, w).fill_(o_.value);
+      bound[0][i][0] = static_cast<int64_t>(place_at[i][0] * static_cast<double>(height - h + 1));
+      bound[1][i][0] = bound[0][i][0] + h;
+      bound[2][i][0] = static_cast<int64_t>(place_at[i][1] * static_cast<double>(width - w + 1));
+      bound[3][i][0] = bound[2][i][0] + w;
     }
-    return out;
+    // One mask for the whole batch, on its device: a few operations, not a fill per image.
+    bounds = on_device_of(bounds, batch);
+    auto index = torch::TensorOptions().dtype(torch::kInt64).device(batch.device());
+    torch::Tensor rows = torch::arange(height, index), columns = torch::arange(width, index);
+    torch::Tensor in_rows = (rows >= bounds[0]) & (rows < bounds[1]);           // [B, H]
+    torch::Tensor in_columns = (columns >= bounds[2]) & (columns < bounds[3]);  // [B, W]
+    torch::Tensor mask =
+        in_rows.view({count, 1, height, 1}) & in_columns.view({count, 1, 1, width});
+    return batch.masked_fill(mask, o_.value);
   }
 
  private:

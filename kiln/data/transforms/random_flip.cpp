@@ -28,7 +28,7 @@ class RandomFlip : public Transform {
     require_images(batch, "random_flip");
     torch::Tensor flip = (torch::rand({batch.size(0)}, rng) < o_.p).view({-1, 1, 1, 1});
     int64_t dim = o_.axis == FlipAxis::kHorizontal ? 3 : 2;
-    return torch::where(flip.to(batch.device()), batch.flip({dim}), batch);
+    return torch::where(on_device_of(flip, batch), batch.flip({dim}), batch);
   }
 
  private:

@@ -29,7 +29,8 @@ class RandomRotation : public Transform {
     if (degrees_ == 0) return batch;
     torch::Tensor theta = rotation_matrices(angle, batch.size(2), batch.size(3));
     namespace F = torch::nn::functional;
-    torch::Tensor grid = F::affine_grid(theta.to(batch.options()), batch.sizes(), false);
+    torch::Tensor grid =
+        F::affine_grid(on_device_of(theta, batch).to(batch.options()), batch.sizes(), false);
     return F::grid_sample(batch, grid,
                           F::GridSampleFuncOptions()
                               .mode(torch::kBilinear)
