@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kiln/core/error.h"
+#include "kiln/metrics/class_rows.h"
 
 namespace kiln::metrics {
 
@@ -20,9 +21,8 @@ ClassCountMetric::ClassCountMetric(const ClassScoreOptions& options, const char*
 
 void ClassCountMetric::reset() {
   multilabel_batches_ = 0;
-  tp_.clear();
-  fp_.clear();
-  fn_.clear();
+  counts_.reset();
+  outside_.reset();
 }
 
 void ClassCountMetric::update(const torch::Tensor& output, const torch::Tensor& target) {
@@ -38,23 +38,18 @@ void ClassCountMetric::update(const torch::Tensor& output, const torch::Tensor& 
              "labels] with 0/1 targets of the same shape; got outputs of shape {} and targets "
              "of shape {}",
              name_, shape_of(output), shape_of(target));
-  KILN_CHECK(multilabel_batches_ > 0 || tp_.empty(),
+  KILN_CHECK(multilabel_batches_ > 0 || counts_.size() == 0,
              "{}: multi-label targets after class indices; one metric measures one task", name_);
   count_multilabel(output, matched);
 }
 
 void ClassCountMetric::count_multiclass(const torch::Tensor& output, const torch::Tensor& target) {
   int64_t classes = output.size(1);
-  torch::Tensor truth = target.to(torch::kInt64);
-  if (truth.numel() > 0) {
-    int64_t low = truth.min().item<int64_t>(), high = truth.max().item<int64_t>();
-    KILN_CHECK(low >= 0 && high < classes, "{}: target class {} is out of range for {} classes",
-               name_, low < 0 ? low : high, classes);
-  }
+  ClassRows rows = class_rows(target, classes, name_, outside_);
   torch::Tensor predicted = output.argmax(1);
-  torch::Tensor hits = torch::bincount(truth.masked_select(predicted.eq(truth)), {}, classes);
-  torch::Tensor predicted_count = torch::bincount(predicted, {}, classes);
-  torch::Tensor true_count = torch::bincount(truth, {}, classes);
+  torch::Tensor hits = counted(rows.index, rows.weight * predicted.eq(rows.index), classes);
+  torch::Tensor predicted_count = counted(predicted, rows.weight, classes);
+  torch::Tensor true_count = counted(rows.index, rows.weight, classes);
   add_counts(hits, predicted_count - hits, true_count - hits);
 }
 
@@ -67,27 +62,22 @@ void ClassCountMetric::count_multilabel(const torch::Tensor& output, const torch
 
 void ClassCountMetric::add_counts(const torch::Tensor& tp, const torch::Tensor& fp,
                                   const torch::Tensor& fn) {
-  // One transfer of the three count vectors, not one per class.
-  torch::Tensor all = torch::stack({tp, fp, fn}).to(torch::kCPU, torch::kDouble).contiguous();
-  int64_t classes = all.size(1);
-  KILN_CHECK(tp_.empty() || int64_t(tp_.size()) == classes,
-             "{}: outputs of {} classes after outputs of {}", name_, classes, tp_.size());
-  tp_.resize(classes, 0.0);
-  fp_.resize(classes, 0.0);
-  fn_.resize(classes, 0.0);
-  const double* counts = all.data_ptr<double>();
-  for (int64_t c = 0; c < classes; ++c) {
-    tp_[c] += counts[c];
-    fp_[c] += counts[classes + c];
-    fn_[c] += counts[2 * classes + c];
-  }
+  int64_t classes = tp.size(0);
+  KILN_CHECK(counts_.size() == 0 || counts_.size() == 3 * classes,
+             "{}: outputs of {} classes after outputs of {}", name_, classes, counts_.size() / 3);
+  counts_.add(torch::cat({tp, fp, fn}));  // added on the device, read when the metric is
+}
+
+std::vector<double> ClassCountMetric::read_counts() const {
+  refuse_outside(outside_, counts_.size() / 3, name_);
+  return counts_.read();
 }
 
 std::vector<double> ClassCountMetric::sums() const {
-  if (tp_.empty()) return {};
+  if (counts_.size() == 0) return {};
   std::vector<double> out{multilabel_batches_};
-  for (const auto* counts : {&tp_, &fp_, &fn_})
-    out.insert(out.end(), counts->begin(), counts->end());
+  std::vector<double> counts = read_counts();
+  out.insert(out.end(), counts.begin(), counts.end());
   return out;
 }
 
@@ -95,28 +85,28 @@ void ClassCountMetric::set_sums(const std::vector<double>& sums) {
   reset();
   if (sums.empty()) return;
   KILN_ASSERT(sums.size() % 3 == 1);
-  size_t classes = sums.size() / 3;
   multilabel_batches_ = sums[0];
-  tp_.assign(sums.begin() + 1, sums.begin() + 1 + classes);
-  fp_.assign(sums.begin() + 1 + classes, sums.begin() + 1 + 2 * classes);
-  fn_.assign(sums.begin() + 1 + 2 * classes, sums.end());
+  counts_.set(std::vector<double>(sums.begin() + 1, sums.end()));
 }
 
 double ClassCountMetric::value() const {
+  std::vector<double> counts = read_counts();
+  size_t classes = counts.size() / 3;
+  const double *tp = counts.data(), *fp = tp + classes, *fn = fp + classes;
   if (micro_) {
-    double tp = 0, fp = 0, fn = 0;
-    for (size_t c = 0; c < tp_.size(); ++c) tp += tp_[c], fp += fp_[c], fn += fn_[c];
-    return score(tp, fp, fn);
+    double tp_all = 0, fp_all = 0, fn_all = 0;
+    for (size_t c = 0; c < classes; ++c) tp_all += tp[c], fp_all += fp[c], fn_all += fn[c];
+    return score(tp_all, fp_all, fn_all);
   }
   double total = 0;
-  int counted = 0;
-  for (size_t c = 0; c < tp_.size(); ++c) {
-    bool seen = tp_[c] + fp_[c] + fn_[c] > 0;
+  int scored = 0;
+  for (size_t c = 0; c < classes; ++c) {
+    bool seen = tp[c] + fp[c] + fn[c] > 0;
     if (!seen && multilabel_batches_ == 0) continue;  // a class neither targeted nor predicted
-    total += score(tp_[c], fp_[c], fn_[c]);
-    ++counted;
+    total += score(tp[c], fp[c], fn[c]);
+    ++scored;
   }
-  return counted > 0 ? total / counted : 0.0;
+  return scored > 0 ? total / scored : 0.0;
 }
 
 std::string ClassCountMetric::tag_name(const std::string& registered) const {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/metrics/device_sum.h"
 #include "kiln/metrics/metric.h"
 
 namespace kiln::metrics {
@@ -55,11 +56,15 @@ class ClassCountMetric : public Metric {
   void count_multilabel(const torch::Tensor& output, const torch::Tensor& target);
   void add_counts(const torch::Tensor& tp, const torch::Tensor& fp, const torch::Tensor& fn);
 
+  /// The counts read back: tp per class, then fp, then fn (an Error for a class out of range).
+  std::vector<double> read_counts() const;
+
   const char* name_;
   bool micro_;
   double threshold_;
   double multilabel_batches_ = 0;  // a sum, so that merged halves still know the kind of task
-  std::vector<double> tp_, fp_, fn_;
+  DeviceCounts counts_;            // tp per class, then fp, then fn; summed on the batches' device
+  DeviceSum outside_;              // rows whose class was out of range, on a device (class_rows.h)
 };
 
 /// `numerator / denominator`, or 0 when the denominator is 0.

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <set>
 
+#include "kiln/metrics/class_rows.h"
+#include "kiln/metrics/device_sum.h"
 #include "kiln/metrics/metric.h"
 
 namespace kiln::metrics {
@@ -14,50 +17,50 @@ namespace {
 class ConfusionMatrix : public Metric {
  public:
   explicit ConfusionMatrix(const NoOptions&) {}
-  void reset() override { counts_.clear(); }
+  void reset() override {
+    counts_.reset();
+    outside_.reset();
+  }
   void update(const torch::Tensor& output, const torch::Tensor& target) override {
     KILN_CHECK(output.dim() == 2 && target.dim() == 1 && output.size(0) == target.size(0),
                "confusion_matrix expects scores [batch, classes] and class indices [batch], got "
                "scores {} and targets {}",
                shape_of(output), shape_of(target));
     int64_t classes = output.size(1);
-    KILN_CHECK(counts_.empty() || int64_t(counts_.size()) == classes * classes,
+    KILN_CHECK(counts_.size() == 0 || counts_.size() == classes * classes,
                "confusion_matrix: outputs of {} classes after outputs of {}", classes,
                std::lround(std::sqrt(double(counts_.size()))));
-    torch::Tensor truth = target.to(torch::kInt64);
-    if (truth.numel() > 0) {
-      int64_t low = truth.min().item<int64_t>(), high = truth.max().item<int64_t>();
-      KILN_CHECK(low >= 0 && high < classes,
-                 "confusion_matrix: target class {} is out of range for {} classes",
-                 low < 0 ? low : high, classes);
-    }
-    torch::Tensor cells = torch::bincount(truth * classes + output.argmax(1), {}, classes * classes)
-                              .to(torch::kCPU, torch::kDouble)
-                              .contiguous();
-    counts_.resize(size_t(classes * classes), 0.0);
-    for (int64_t i = 0; i < classes * classes; ++i) counts_[i] += cells.data_ptr<double>()[i];
+    ClassRows rows = class_rows(target, classes, "confusion_matrix", outside_);
+    // Added on the device, read when the metric is.
+    counts_.add(counted(rows.index * classes + output.argmax(1), rows.weight, classes * classes));
   }
   /// The counts row by row (true class), classes x classes; empty before any update.
-  std::vector<double> sums() const override { return counts_; }
-  void set_sums(const std::vector<double>& sums) override { counts_ = sums; }
+  std::vector<double> sums() const override {
+    refuse_outside(outside_, classes(), "confusion_matrix");
+    return counts_.read();
+  }
+  void set_sums(const std::vector<double>& sums) override { counts_.set(sums); }
   /// The fraction on the diagonal (accuracy), for callers that want one number.
   double value() const override {
+    std::vector<double> counts = sums();
     double diagonal = 0, total = 0;
     int64_t n = classes();
-    for (int64_t i = 0; i < n * n; ++i) (i / n == i % n ? diagonal : total) += counts_[i];
+    for (int64_t i = 0; i < n * n; ++i) (i / n == i % n ? diagonal : total) += counts[i];
     total += diagonal;
     return total > 0 ? diagonal / total : 0.0;
   }
   std::map<std::string, double> values() const override {
+    std::vector<double> counts = sums();
     std::map<std::string, double> out;
     int64_t n = classes();
-    for (int64_t i = 0; i < n * n; ++i) out[cell_key(i / n, i % n)] = counts_[i];
+    for (int64_t i = 0; i < n * n; ++i) out[cell_key(i / n, i % n)] = counts[i];
     return out;
   }
   std::vector<std::string> value_keys() const override {
-    std::vector<std::string> keys;
-    for (const auto& item : values()) keys.push_back(item.first);
-    return keys;  // none before the first batch tells the number of classes
+    std::set<std::string> keys;  // in the order values() gives them, without reading the counts
+    int64_t n = classes();
+    for (int64_t i = 0; i < n * n; ++i) keys.insert(cell_key(i / n, i % n));
+    return {keys.begin(), keys.end()};  // none before the first batch tells the number of classes
   }
 
  private:
@@ -66,7 +69,8 @@ class ConfusionMatrix : public Metric {
     return fmt::format("true_{}/pred_{}", truth, predicted);
   }
 
-  std::vector<double> counts_;
+  DeviceCounts counts_;  // row by row, on the batches' device
+  DeviceSum outside_;    // rows whose class was out of range, on a device (class_rows.h)
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 namespace kiln::metrics {
 
 class DeviceSum {
@@ -24,6 +26,41 @@ class DeviceSum {
 
  private:
   torch::Tensor sum_;  // undefined: nothing added
+};
+
+/// A metric's running counts, a vector summed on the device where the batches are, read back when
+/// the metric is read (per-class counts, a confusion matrix's cells).
+class DeviceCounts {
+ public:
+  /// Adds `counts`, a 1-D tensor of size() values (any size before the first), unread.
+  void add(const torch::Tensor& counts) {
+    torch::Tensor added = counts.detach().to(torch::kFloat64);
+    sum_ = sum_.defined() ? sum_ + added : added;
+    size_ = added.numel();
+  }
+  /// How many counts (known on the host); 0 before any add.
+  int64_t size() const { return size_; }
+  /// The counts: one read from the device.
+  std::vector<double> read() const {
+    if (!sum_.defined()) return {};
+    torch::Tensor here = sum_.to(torch::kCPU).contiguous();
+    return {here.data_ptr<double>(), here.data_ptr<double>() + here.numel()};
+  }
+  /// Replaces the counts (a merge of ranks', a restored state).
+  void set(const std::vector<double>& counts) {
+    reset();
+    if (counts.empty()) return;
+    sum_ = torch::tensor(counts, torch::kFloat64);
+    size_ = int64_t(counts.size());
+  }
+  void reset() {
+    sum_ = torch::Tensor();
+    size_ = 0;
+  }
+
+ private:
+  torch::Tensor sum_;  // undefined: nothing added
+  int64_t size_ = 0;
 };
 
 }  // namespace kiln::metrics

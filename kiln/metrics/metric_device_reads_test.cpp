@@ -63,9 +63,15 @@ TEST(MetricDeviceReads, RegressionErrorsAddBatchesWithoutReadingTheDevice) {
     expect_updates_read_nothing(name, true);
 }
 
+TEST(MetricDeviceReads, ClassCountsAddBatchesWithoutReadingTheDevice) {
+  for (const char* spec : {R"("precision")", R"("recall")", R"({"type": "f1", "average": "micro"})",
+                           R"("confusion_matrix")"})
+    expect_updates_read_nothing(spec, false);
+}
+
 TEST(MetricDeviceReads, RestoredSumsAddUpWithNewBatches) {
   // A merge of ranks replaces the sums (set_sums); later batches add to them.
-  for (const char* spec : {R"("accuracy")", R"("rmse")"}) {
+  for (const char* spec : {R"("accuracy")", R"("rmse")", R"("f1")", R"("confusion_matrix")"}) {
     SCOPED_TRACE(spec);
     bool regression = std::string(spec) == R"("rmse")";
     auto [first_output, first_target] = regression ? regression_batch(1) : classification_batch(1);
