@@ -95,12 +95,18 @@ cnn=configs/examples/fashion_mnist/cnn.yaml
 resnet=configs/examples/fashion_mnist/resnet.yaml
 {
   # kiln first, then the eager peer, then torch.compile (whose compiling takes the longest).
-  row "CNN fp32, kiln" kiln_run "$cnn" "$cnn_steps"
+  # Data on the GPU, as the peer has it (data.cache: device); then read from host memory.
+  row "CNN fp32, kiln" kiln_run "$cnn" "$cnn_steps" --set data.cache=device
+  row "CNN fp32, kiln, data from host memory" kiln_run "$cnn" "$cnn_steps"
   row "CNN fp32, kiln, pin_memory off" kiln_run "$cnn" "$cnn_steps" --set runtime.pin_memory=false
-  row "CNN fp32, kiln, channels_last" kiln_run "$cnn" "$cnn_steps" --set runtime.channels_last=true
-  row "CNN bf16, kiln" kiln_run "$cnn" "$cnn_steps" --set train.precision=bf16
-  row "ResNet-20 fp32, kiln" kiln_run "$resnet" "$resnet_steps"
-  row "ResNet-20 fp32, kiln, channels_last" kiln_run "$resnet" "$resnet_steps" --set runtime.channels_last=true
+  row "CNN fp32, kiln, channels_last" kiln_run "$cnn" "$cnn_steps" --set data.cache=device \
+    --set runtime.channels_last=true
+  row "CNN bf16, kiln" kiln_run "$cnn" "$cnn_steps" --set data.cache=device \
+    --set train.precision=bf16
+  row "ResNet-20 fp32, kiln" kiln_run "$resnet" "$resnet_steps" --set data.cache=device
+  row "ResNet-20 fp32, kiln, data from host memory" kiln_run "$resnet" "$resnet_steps"
+  row "ResNet-20 fp32, kiln, channels_last" kiln_run "$resnet" "$resnet_steps" \
+    --set data.cache=device --set runtime.channels_last=true
   row "CNN fp32, PyTorch eager" peer_run cnn "$cnn_steps"
   row "CNN bf16, PyTorch eager" peer_run cnn "$cnn_steps" --precision bf16
   row "ResNet-20 fp32, PyTorch eager" peer_run resnet "$resnet_steps"

@@ -3,7 +3,8 @@
 # included, for a session that is lent one:
 #   1. kiln and torch_tests built into build-gpu by scripts/gpu-build.sh, from the project's one
 #      package list;
-#   2. the suite's CUDA tests (device feed, checkpoints across devices, fp16 and bf16);
+#   2. the suite's CUDA tests (device feed, checkpoints across devices, fp16 and bf16), and the
+#      tests of a step that reads nothing back, run on the GPU (their configs' device: auto);
 #   3. the ResNet recipe (configs/examples/fashion_mnist/resnet_gpu.yaml) alone on the GPU: the
 #      wall time from launch to its last checkpoint, and the test accuracy of the checkpoint that
 #      was best on the validation images it holds out of the training set;
@@ -23,7 +24,7 @@ gpu_begin gpu-device "${1:-560}"
 gpu_build kiln torch_tests
 [ -x "$kiln" ] || { tail -30 "$out/build.txt"; cat "$summary"; exit 1; }
 
-cuda_tests='DeviceFeed.*:CheckpointTest.*Cuda*:Precision.*:LossScal*'
+cuda_tests='DeviceFeed.*:CheckpointTest.*Cuda*:Precision.*:LossScal*:TrainingStepReads.*:ResidentDataset.*:MetricDeviceReads.*'
 timeout 120 build-gpu/torch_tests --gtest_filter="$cuda_tests" > "$out/cuda_tests.txt" 2>&1
 code=$?
 note "CUDA tests ($cuda_tests): exit $code," \

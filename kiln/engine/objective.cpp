@@ -133,7 +133,7 @@ void Objective::add_loss(size_t index, const torch::Tensor& loss, double weight)
   torch::NoGradGuard no_grad;
   torch::Tensor& sum = head_loss_sums_[index].on_device;
   if (!sum.defined()) sum = torch::zeros({}, loss.options().dtype(torch::kFloat64));
-  sum.add_(loss, weight);
+  sum.add_(loss.dim() == 0 ? loss : loss.reshape({}), weight);  // a [1] loss counts as a scalar
   head_loss_weights_[index] += weight;
 }
 

@@ -1,6 +1,7 @@
 // data.cache: device through the real binary: a run that holds its data on the device (host
 // memory on this CPU machine) trains exactly as one that reads it through the dataset every
-// epoch, augmentation and two loader workers included; a streamed dataset is refused at the key.
+// epoch, augmentation and two loader workers included, and resumes exactly; a misspelled value
+// is refused at the key.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -58,6 +59,20 @@ TEST(DataCache, ARunWithItsDataOnTheDeviceTrainsExactlyAsOneWithout) {
   EXPECT_EQ(testing::validation_rows(cached), rows);
   EXPECT_EQ(testing::read_file(testing::latest_checkpoint(cached) + "/model.safetensors"),
             testing::read_file(testing::latest_checkpoint(plain) + "/model.safetensors"));
+}
+
+// Exact resume: one epoch held on the device, then resumed for the second, ends with the weights
+// of the two epochs trained at once.
+TEST(DataCache, AResumedRunEndsAsTheUninterruptedOne) {
+  testing::TempDir straight_dir, resumed_dir;
+  std::string straight = train(straight_dir, " --set data.cache=device");
+  std::string resumed = train(resumed_dir, " --set data.cache=device --set 'train.max=1 epoch'");
+  auto run = testing::run_command(std::string(KILN_BINARY) + " train --resume " + resumed +
+                                  " --set 'train.max=2 epochs'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(testing::validation_rows(resumed), testing::validation_rows(straight));
+  EXPECT_EQ(testing::read_file(testing::latest_checkpoint(resumed) + "/model.safetensors"),
+            testing::read_file(testing::latest_checkpoint(straight) + "/model.safetensors"));
 }
 
 TEST(DataCache, AMisspelledValueNamesTheKeyAndItsValues) {
