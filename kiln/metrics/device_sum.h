@@ -63,4 +63,31 @@ class DeviceCounts {
   int64_t size_ = 0;
 };
 
+/// What a metric keeps of each batch on the batch's device (scores and labels, a batch's
+/// statistics) until the metric is read: then one copy brings all of it to host memory.
+class DeviceRows {
+ public:
+  /// Keeps `rows` (any shape), unread.
+  void add(const torch::Tensor& rows) { pending_.push_back(rows.detach().to(torch::kFloat64)); }
+  bool empty() const { return pending_.empty(); }
+  /// Everything kept since the last take, in host memory, in the order and shapes added.
+  std::vector<torch::Tensor> take() {
+    std::vector<torch::Tensor> flat, taken;
+    for (const torch::Tensor& rows : pending_) flat.push_back(rows.reshape({-1}));
+    if (flat.empty()) return taken;
+    torch::Tensor here = torch::cat(flat).to(torch::kCPU).contiguous();
+    int64_t at = 0;
+    for (const torch::Tensor& rows : pending_) {
+      taken.push_back(here.narrow(0, at, rows.numel()).view(rows.sizes()));
+      at += rows.numel();
+    }
+    pending_.clear();
+    return taken;
+  }
+  void clear() { pending_.clear(); }
+
+ private:
+  std::vector<torch::Tensor> pending_;
+};
+
 }  // namespace kiln::metrics

@@ -69,11 +69,23 @@ TEST(MetricDeviceReads, ClassCountsAddBatchesWithoutReadingTheDevice) {
     expect_updates_read_nothing(spec, false);
 }
 
+TEST(MetricDeviceReads, R2AndRocAucAddBatchesWithoutReadingTheDevice) {
+  expect_updates_read_nothing(R"("r2")", true);
+  std::unique_ptr<Metric> auc = make(R"("roc_auc")");
+  torch::manual_seed(3);
+  torch::Tensor scores = torch::randn({8, 2}), labels = torch::randint(2, {8}, torch::kInt64);
+  OperatorCounter counter;
+  auc->update(scores, labels);
+  EXPECT_EQ(counter.count(kRead), 0);
+  EXPECT_GT(counter.total(), 0);
+}
+
 TEST(MetricDeviceReads, RestoredSumsAddUpWithNewBatches) {
   // A merge of ranks replaces the sums (set_sums); later batches add to them.
-  for (const char* spec : {R"("accuracy")", R"("rmse")", R"("f1")", R"("confusion_matrix")"}) {
+  for (const char* spec :
+       {R"("accuracy")", R"("rmse")", R"("r2")", R"("f1")", R"("confusion_matrix")"}) {
     SCOPED_TRACE(spec);
-    bool regression = std::string(spec) == R"("rmse")";
+    bool regression = std::string(spec) == R"("rmse")" || std::string(spec) == R"("r2")";
     auto [first_output, first_target] = regression ? regression_batch(1) : classification_batch(1);
     auto [second_output, second_target] =
         regression ? regression_batch(2) : classification_batch(2);

@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "kiln/metrics/device_sum.h"
 #include "kiln/metrics/regression.h"
 
 namespace kiln::metrics {
@@ -22,7 +23,7 @@ struct Column {
 class R2 : public Metric {
  public:
   explicit R2(const NoOptions&) {}
-  void reset() override { count_ = 0, columns_.clear(); }
+  void reset() override { count_ = 0, columns_.clear(), pending_.clear(), pending_counts_.clear(); }
   void update(const torch::Tensor& output, const torch::Tensor& target) override;
   /// {examples, outputs, then mean, M2 and SS_res of each output}; empty before any update.
   std::vector<double> sums() const override;
@@ -34,27 +35,43 @@ class R2 : public Metric {
 
  private:
   void combine(const std::vector<double>& sums);
-  void add(double count, const std::vector<Column>& columns);
+  void add(double count, const std::vector<Column>& columns) const;
+  /// Brings the batches kept on their device into the statistics, in their order.
+  void fold() const;
 
-  double count_ = 0;
-  std::vector<Column> columns_;
+  // The statistics are folded in lazily, when read: mutable so that reading may do it.
+  mutable double count_ = 0;
+  mutable std::vector<Column> columns_;
+  mutable DeviceRows pending_;                  // each batch's [3, outputs] statistics
+  mutable std::vector<double> pending_counts_;  // and its examples
 };
 
 void R2::update(const torch::Tensor& output, const torch::Tensor& target) {
   auto [predicted, truth] = as_outputs("r2", output, target);
   torch::Tensor mean = truth.mean(0);
-  torch::Tensor stats =
-      torch::stack({mean, (truth - mean).square().sum(0), (truth - predicted).square().sum(0)})
-          .to(torch::kCPU)
-          .contiguous();
-  std::vector<Column> batch(size_t(stats.size(1)));
-  const double* data = stats.data_ptr<double>();
-  for (size_t j = 0; j < batch.size(); ++j)
-    batch[j] = {data[j], data[batch.size() + j], data[2 * batch.size() + j]};
-  add(double(truth.size(0)), batch);
+  KILN_CHECK(columns_.empty() || int64_t(columns_.size()) == truth.size(1),
+             "r2: outputs of {} values after {}", truth.size(1), columns_.size());
+  // Kept on the device; read, and combined batch by batch, when the metric is.
+  pending_.add(
+      torch::stack({mean, (truth - mean).square().sum(0), (truth - predicted).square().sum(0)}));
+  pending_counts_.push_back(double(truth.size(0)));
+  if (columns_.empty()) columns_.resize(size_t(truth.size(1)));
 }
 
-void R2::add(double count, const std::vector<Column>& columns) {
+void R2::fold() const {
+  std::vector<torch::Tensor> batches = pending_.take();
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const torch::Tensor& stats = batches[b];
+    std::vector<Column> batch(size_t(stats.size(1)));
+    const double* data = stats.data_ptr<double>();
+    for (size_t j = 0; j < batch.size(); ++j)
+      batch[j] = {data[j], data[batch.size() + j], data[2 * batch.size() + j]};
+    add(pending_counts_[b], batch);
+  }
+  pending_counts_.clear();
+}
+
+void R2::add(double count, const std::vector<Column>& columns) const {
   if (count == 0) return;
   KILN_CHECK(columns_.empty() || columns_.size() == columns.size(),
              "r2: outputs of {} values after {}", columns.size(), columns_.size());
@@ -71,13 +88,15 @@ void R2::add(double count, const std::vector<Column>& columns) {
 }
 
 std::vector<double> R2::sums() const {
-  if (columns_.empty()) return {};
+  fold();
+  if (count_ == 0) return {};
   std::vector<double> out{count_, double(columns_.size())};
   for (const Column& c : columns_) out.insert(out.end(), {c.mean, c.deviations, c.residual});
   return out;
 }
 
 void R2::combine(const std::vector<double>& sums) {
+  fold();  // this metric's own batches first, as they came
   for (size_t at = 0; at < sums.size();) {
     KILN_ASSERT(at + 2 <= sums.size());
     size_t outputs = size_t(sums[at + 1]);
@@ -98,6 +117,7 @@ void R2::set_sums(const std::vector<double>& sums) {
 }
 
 double R2::value() const {
+  fold();
   if (count_ == 0) return 0.0;
   double total = 0;
   for (const Column& c : columns_) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <numeric>
 
+#include "kiln/metrics/device_sum.h"
 #include "kiln/metrics/metric.h"
 
 namespace kiln::metrics {
@@ -17,26 +18,21 @@ namespace {
 class RocAuc : public Metric {
  public:
   explicit RocAuc(const NoOptions&) {}
-  void reset() override { scores_.clear(), labels_.clear(); }
+  void reset() override { scores_.clear(), labels_.clear(), pending_.clear(); }
   void update(const torch::Tensor& output, const torch::Tensor& target) override {
     torch::Tensor score = positive_score(output);
     torch::Tensor truth = target.dim() == 2 && target.size(1) == 1 ? target.squeeze(1) : target;
     KILN_CHECK(truth.dim() == 1 && truth.size(0) == score.size(0),
                "roc_auc expects 0/1 targets [batch] for outputs {}, got targets {}",
                shape_of(output), shape_of(target));
-    torch::Tensor pairs = torch::stack({score.to(torch::kDouble), truth.to(torch::kDouble)}, 1)
-                              .to(torch::kCPU)
-                              .contiguous();
-    const double* data = pairs.data_ptr<double>();
-    for (int64_t i = 0; i < pairs.size(0); ++i) {
-      double label = data[2 * i + 1];
-      KILN_CHECK(label == 0 || label == 1, "roc_auc: targets must be 0 or 1, got {}", label);
-      scores_.push_back(data[2 * i]);
-      labels_.push_back(label);
-    }
+    // Kept where the batch is and read when the metric is; in host memory, at once (a bad
+    // label is then refused at its batch).
+    pending_.add(torch::stack({score, truth.to(score.scalar_type())}, 1));
+    if (score.is_cpu()) fold();
   }
   /// {score, label} of every example, in order.
   std::vector<double> sums() const override {
+    fold();
     std::vector<double> out;
     for (size_t i = 0; i < scores_.size(); ++i) out.insert(out.end(), {scores_[i], labels_[i]});
     return out;
@@ -70,10 +66,26 @@ class RocAuc : public Metric {
     return output.select(1, 1) - output.select(1, 0);
   }
 
-  std::vector<double> scores_, labels_;
+  // Brings the pairs kept on the device into scores_ and labels_, in order.
+  void fold() const {
+    for (const torch::Tensor& pairs : pending_.take()) {
+      const double* data = pairs.data_ptr<double>();
+      for (int64_t i = 0; i < pairs.size(0); ++i) {
+        double label = data[2 * i + 1];
+        KILN_CHECK(label == 0 || label == 1, "roc_auc: targets must be 0 or 1, got {}", label);
+        scores_.push_back(data[2 * i]);
+        labels_.push_back(label);
+      }
+    }
+  }
+
+  // Folded in lazily, when read: mutable so that reading may do it.
+  mutable std::vector<double> scores_, labels_;
+  mutable DeviceRows pending_;  // [batch, 2] (score, label) pairs not read yet
 };
 
 double RocAuc::value() const {
+  fold();
   // A NaN score (a diverged model) has no rank; it would also break the sort's ordering.
   if (std::any_of(scores_.begin(), scores_.end(), [](double s) { return std::isnan(s); }))
     return std::numeric_limits<double>::quiet_NaN();
