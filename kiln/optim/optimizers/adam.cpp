@@ -22,12 +22,10 @@ class Adam : public torch::optim::Adam {
                                                   .amsgrad(o.amsgrad)) {}
   // LibTorch's step with multi-tensor operators (adam_step.h).
   torch::Tensor step(LossClosure closure = nullptr) override {
-    torch::NoGradGuard no_grad;
-    torch::Tensor loss = multi_tensor::run_closure(closure);
-    for (auto& group : param_groups_)
+    return multi_tensor::step_groups(closure, param_groups_, [this](auto& group) {
       adam_group_step<torch::optim::AdamParamState, torch::optim::AdamOptions>(
           group, state_, WeightDecay::kL2, "Adam");
-    return loss;
+    });
   }
 };
 

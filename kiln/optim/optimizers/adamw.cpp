@@ -24,12 +24,10 @@ class AdamW : public torch::optim::AdamW {
                                                    .amsgrad(o.amsgrad)) {}
   // LibTorch's step with multi-tensor operators (adam_step.h).
   torch::Tensor step(LossClosure closure = nullptr) override {
-    torch::NoGradGuard no_grad;
-    torch::Tensor loss = multi_tensor::run_closure(closure);
-    for (auto& group : param_groups_)
+    return multi_tensor::step_groups(closure, param_groups_, [this](auto& group) {
       adam_group_step<torch::optim::AdamWParamState, torch::optim::AdamWOptions>(
           group, state_, WeightDecay::kDecoupled, "AdamW");
-    return loss;
+    });
   }
 };
 

@@ -23,11 +23,19 @@ struct Updated {
 /// Refuses a sparse gradient, as LibTorch's optimizers do, naming `optimizer`.
 Updated with_gradients(const torch::optim::OptimizerParamGroup& group, const char* optimizer);
 
-/// What LibTorch's step does with a closure: evaluates the loss again, with gradients on.
-inline torch::Tensor run_closure(const torch::optim::Optimizer::LossClosure& closure) {
-  if (!closure) return {};
-  at::AutoGradMode enable_grad(true);
-  return closure();
+/// LibTorch's step() around a multi-tensor update: evaluates `closure` (if any) with gradients
+/// on, then `update(group)` for each of `groups` without; returns the closure's loss.
+template <class Update>
+torch::Tensor step_groups(const torch::optim::Optimizer::LossClosure& closure,
+                          std::vector<torch::optim::OptimizerParamGroup>& groups, Update update) {
+  torch::Tensor loss;
+  if (closure) {
+    at::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& group : groups) update(group);
+  return loss;
 }
 
 /// One scalar per tensor, for the _foreach_ operators that take a list of them.

@@ -37,10 +37,8 @@ class Rmsprop : public torch::optim::RMSprop {
 
   // LibTorch's step with multi-tensor operators (multi_tensor.h).
   torch::Tensor step(LossClosure closure = nullptr) override {
-    torch::NoGradGuard no_grad;
-    torch::Tensor loss = multi_tensor::run_closure(closure);
-    for (auto& group : param_groups_) group_step(group);
-    return loss;
+    return multi_tensor::step_groups(closure, param_groups_,
+                                     [this](auto& group) { group_step(group); });
   }
 
  private:
