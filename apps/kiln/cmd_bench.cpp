@@ -23,7 +23,7 @@ int run_training_bench(const TrainingBenchArgs& args) {
     std::fprintf(stderr, "timing %lld training steps after %lld warm-up steps...\n",
                  static_cast<long long>(args.options.steps),
                  static_cast<long long>(args.options.warmup));
-  bench::TrainingCost cost = bench::bench_training(raw, args.options, engine::steady_seconds);
+  bench::TrainingCost cost = bench::bench_training(raw, args.options, steady_seconds);
   if (args.json)
     std::printf("%s\n", bench::training_cost_json(cost).dump().c_str());
   else

@@ -27,7 +27,7 @@ int run_bench(const BenchArgs& args) {
   runtime.apply();
   experiment::Experiment experiment(std::move(config), runtime.device);
   bench::PipelineRate rate =
-      bench::time_pipeline(experiment, args.split, args.epochs, engine::steady_seconds);
+      bench::time_pipeline(experiment, args.split, args.epochs, steady_seconds);
   const auto& data = experiment.config().data;
   if (args.json) {
     Json out = {{"split", args.split},     {"epochs", rate.epochs},

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "apps/kiln/cli.h"
-#include "kiln/engine/console.h"
+#include "kiln/core/console.h"
 #include "kiln/io/convert_csv.h"
 #include "kiln/io/convert_idx.h"
 #include "kiln/io/image_folder.h"
@@ -59,19 +59,18 @@ int convert_with_progress(
   if (!parent.empty()) std::filesystem::create_directories(parent);
   io::ShardedTfRecordWriter writer(args.prefix, args.shards,
                                    io::parse_compression(args.compression));
-  engine::Console console(stdout, ::isatty(::fileno(stdout)) != 0, "", engine::system_seconds);
-  double start = engine::system_seconds();
+  Console console(stdout, ::isatty(::fileno(stdout)) != 0, "", system_seconds);
+  double start = system_seconds();
   convert(writer, [&](int64_t done, int64_t total) {
-    console.status(
-        engine::count_bar_text(done, total, engine::system_seconds() - start, "records", 30),
-        done == total);
+    console.status(count_bar_text(done, total, system_seconds() - start, "records", 30),
+                   done == total);
   });
   writer.close();
   console.line(fmt::format(
       "wrote {} records ({:.1f} MB before compression) to {} shard{} in "
       "{:.1f} s: {}{}",
       writer.records(), double(writer.bytes()) / 1e6, args.shards, args.shards == 1 ? "" : "s",
-      engine::system_seconds() - start, writer.paths().front(), args.shards > 1 ? " ..." : ""));
+      system_seconds() - start, writer.paths().front(), args.shards > 1 ? " ..." : ""));
   return 0;
 }
 

@@ -9,9 +9,9 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/config.h"
+#include "kiln/core/console.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_codec.h"
-#include "kiln/engine/console.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/experiment/experiment.h"
 #include "kiln/tabular/feature_statistics.h"
@@ -65,16 +65,16 @@ int run_stats(const StatsArgs& args) {
   engine::Runtime runtime = engine::Runtime::of(config);
   runtime.apply();
   experiment::Experiment experiment(std::move(config), runtime.device);
-  double started = engine::steady_seconds();
+  double started = steady_seconds();
   auto records = experiment.training_records();
-  double read = engine::steady_seconds();
+  double read = steady_seconds();
   if (!records)
     throw UsageError(
         "data stats reads tabular training data: a tfrecord or csv dataset with a list of "
         "inputs (docs/tabular.md)");
   int64_t threads = std::max(1u, std::thread::hardware_concurrency());
   Json stats = tabular::feature_table_json(tabular::describe_features(*records, threads), args.top);
-  double described = engine::steady_seconds();
+  double described = steady_seconds();
   stats["preprocessing"] = experiment.preprocessing();
   // Reading includes parsing every cell and fitting the columns; the pass is this table's.
   stats["read_seconds"] = read - started;

@@ -18,7 +18,7 @@ struct EvalArgs {
 
 int run_eval(const EvalArgs& args) {
   experiment::RunEvaluation evaluation =
-      experiment::evaluate_run(args.run_dir, args.checkpoint, args.split, engine::steady_seconds);
+      experiment::evaluate_run(args.run_dir, args.checkpoint, args.split, steady_seconds);
   const engine::MetricValues& values = evaluation.values;
   // On stderr, so that the values on stdout stay machine-readable.
   std::fprintf(stderr, "%s: %lld examples in %.2f s, %.0f examples/s\n", args.split.c_str(),

@@ -78,7 +78,7 @@ int train(const TrainArgs& args) {
   request.trial = experiment::TrialReporter::from_environment();
   TrainingSignals signals;
   request.stop_signal = signals.received();
-  return experiment::run_training(request, stdout, engine::system_seconds).exit_code;
+  return experiment::run_training(request, stdout, system_seconds).exit_code;
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "apps/kiln/cli.h"
+#include "kiln/core/console.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/console.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/run/run_directory.h"
 #include "kiln/tune/study_command.h"
@@ -46,7 +46,7 @@ int tune_study(const TuneArgs& args) {
   command.program = this_program();
   command.cores = std::max(1u, std::thread::hardware_concurrency());
   command.read_experiment = experiment_facts;
-  command.now = [] { return run::iso_time(std::time_t(engine::system_seconds())); };
+  command.now = [] { return run::iso_time(std::time_t(system_seconds())); };
   return tune::run_study_command(command);
 }
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "kiln/engine/console.h"
+#include "kiln/core/console.h"
 #include "kiln/experiment/experiment.h"
 
 namespace kiln::bench {
@@ -21,6 +21,6 @@ struct PipelineRate {
 /// building its loader and pulling `epochs` epochs of batches from it, or `max_batches` (> 0)
 /// if that comes first.
 PipelineRate time_pipeline(experiment::Experiment& experiment, const std::string& split,
-                           int64_t epochs, const engine::Clock& clock, int64_t max_batches = 0);
+                           int64_t epochs, const Clock& clock, int64_t max_batches = 0);
 
 }  // namespace kiln::bench

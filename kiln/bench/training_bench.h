@@ -13,7 +13,7 @@
 
 #include "kiln/bench/pipeline_bench.h"
 #include "kiln/core/config.h"
-#include "kiln/engine/console.h"
+#include "kiln/core/console.h"
 #include "kiln/models/summary.h"
 
 namespace kiln::bench {
@@ -45,7 +45,7 @@ struct TrainingCost {
 };
 
 /// Builds the first train cycle of `raw` as `kiln train` would and times it.
-TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, engine::Clock clock);
+TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, Clock clock);
 
 /// The table (rows no deeper than `max_depth`, < 0: all) and the step's totals.
 std::string format_training_cost(const TrainingCost& cost, int max_depth);

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "kiln/engine/console.h"
+#include "kiln/core/console.h"
 
 namespace kiln::engine {
 

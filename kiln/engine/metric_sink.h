@@ -13,9 +13,11 @@
 
 #include "kiln/run/metrics_csv.h"
 
-namespace kiln::engine {
-
+namespace kiln {
 class Console;
+}
+
+namespace kiln::engine {
 
 class MetricSink {
  public:

@@ -177,7 +177,8 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
   if (!observers_.empty())
     for (size_t i = 0; i < heads_.size(); ++i) {
       const Head& head = heads_[i];
-      HeadOutput shown{head.name, outputs[head.name], target_of(head, batch), i == 0};
+      HeadOutput shown{head.name, outputs[head.name], target_of(head, batch), i == 0,
+                       head.loss->scores()};
       for (const OutputObserver& observer : observers_) observer(batch, shown);
     }
   torch::Tensor total;

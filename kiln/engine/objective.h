@@ -56,6 +56,7 @@ class Objective {
     const torch::Tensor& output;
     const torch::Tensor& target;  // the head's target: the data's, the input or a named one
     bool first;                   // the batch's first head: a new batch begins
+    losses::Loss::Scores scores;  // how its loss makes probabilities of the output
   };
   /// Shows each batch and each head's output to `observer` as compute() runs it, the heads in
   /// their order: TensorBoard's validation images and projector watch validation this way.

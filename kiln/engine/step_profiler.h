@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kiln/core/chrome_trace.h"
-#include "kiln/engine/console.h"
+#include "kiln/core/console.h"
 #include "kiln/models/layer_timing.h"
 
 namespace kiln::engine {

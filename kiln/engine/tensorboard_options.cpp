@@ -26,6 +26,11 @@ void TensorBoardOptions::describe(Schema& s) {
           "At each validation: a grid of validation inputs with true and predicted classes (or "
           "beside their reconstructions), and the confusion matrix of a classifier.");
   s.field("max_images", max_images, "Validation inputs in the grid.").in_range(1, 256);
+  s.field("pr_curves", pr_curves,
+          "At each validation, precision-recall curves of a classifier (a curve per class) or "
+          "of a sigmoid head (binary_cross_entropy), for TensorBoard's PR Curves tab.");
+  s.field("graph", graph,
+          "The model's graph of layers when a run starts, for TensorBoard's Graphs tab.");
   s.field("projector", projector, "The embedding projector's files in RUN/tensorboard/val/.");
 }
 

@@ -27,6 +27,8 @@ struct TensorBoardOptions {
   Period histograms_every{1, Period::Unit::kEpochs};
   bool images = true;
   int64_t max_images = 16;
+  bool pr_curves = true;
+  bool graph = true;
   ProjectorOptions projector;
   void describe(Schema& s);
 };

@@ -388,8 +388,8 @@ bool Trainer::run_epochs(Window& window) {
       window.steps += 1;
       window.samples += group.samples;
       group = Group{};
+      show_progress(total);  // first: the step's log line carries its elapsed time and ETA
       if (after_step(before, window)) return true;
-      show_progress(total);
       stop = should_stop();
     }
     if (parts_.train.position().batch == per_epoch) {

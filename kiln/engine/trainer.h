@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/console.h"
 #include "kiln/core/period.h"
 #include "kiln/distributed/context.h"
 #include "kiln/engine/callback.h"
-#include "kiln/engine/console.h"
 #include "kiln/engine/device_readings.h"
 #include "kiln/engine/evaluator.h"
 #include "kiln/engine/experiment_config.h"

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "kiln/core/console.h"
 #include "kiln/core/json.h"
-#include "kiln/engine/console.h"
 #include "kiln/engine/metric_sink.h"
 #include "kiln/engine/tensorboard_options.h"
 #include "kiln/experiment/run_record.h"
@@ -36,7 +36,7 @@ class RunFolder {
   /// TensorBoard's event files under RUN/tensorboard/, for what `options` switch on: scalars
   /// join metrics(), and the config and notes written after this go there as text too. Call it
   /// before metrics() and rewind_to(). `clock` gives the events' wall time.
-  void open_tensorboard(const engine::TensorBoardOptions& options, engine::Clock clock);
+  void open_tensorboard(const engine::TensorBoardOptions& options, Clock clock);
   /// The event files, or null when TensorBoard is off or this process writes nothing.
   tensorboard::EventLog* events() { return events_.get(); }
   const engine::TensorBoardOptions& tensorboard_options() const { return tensorboard_; }
@@ -70,7 +70,7 @@ class RunFolder {
   int rank_;
   std::unique_ptr<engine::MetricsLog> csv_;
   engine::TensorBoardOptions tensorboard_{};
-  engine::Clock clock_;
+  Clock clock_;
   std::unique_ptr<tensorboard::EventLog> events_;
   std::unique_ptr<TensorBoardSink> events_sink_;
   NullMetricSink nothing_;

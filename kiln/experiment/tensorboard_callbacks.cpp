@@ -7,12 +7,14 @@ namespace kiln::experiment {
 using namespace engine;
 
 TensorBoardCallbacks::TensorBoardCallbacks(tensorboard::EventLog* events,
-                                           const TensorBoardOptions& options, Clock clock) {
+                                           const TensorBoardOptions& options,
+                                           const std::vector<std::string>& labels, Clock clock) {
   if (!events) return;
   if (options.histograms)
     histograms_ = tensorboard_histograms(*events, options.histograms_every, clock);
   if (options.images)
-    images_ = std::make_unique<TensorBoardImages>(*events, options.max_images, clock);
+    images_ = std::make_unique<TensorBoardImages>(*events, options.max_images, labels, clock);
+  if (options.pr_curves) pr_curves_ = std::make_unique<TensorBoardPrCurves>(*events, labels, clock);
   if (options.projector.enabled)
     projector_ =
         std::make_unique<TensorBoardProjector>(events->directory() + "/val", options.projector);
@@ -24,6 +26,10 @@ void TensorBoardCallbacks::join(std::vector<Callback*>& callbacks, Objective& va
   if (images_) {
     images_->attach(validation);
     callbacks.push_back(images_.get());
+  }
+  if (pr_curves_) {
+    pr_curves_->attach(validation);
+    callbacks.push_back(pr_curves_.get());
   }
   if (projector_) {
     projector_->attach(validation, model);

@@ -11,6 +11,7 @@
 #include "kiln/engine/objective.h"
 #include "kiln/engine/tensorboard_options.h"
 #include "kiln/experiment/tensorboard_images.h"
+#include "kiln/experiment/tensorboard_pr_curves.h"
 #include "kiln/experiment/tensorboard_projector.h"
 #include "kiln/models/model.h"
 #include "kiln/tensorboard/event_log.h"
@@ -20,9 +21,9 @@ namespace kiln::experiment {
 class TensorBoardCallbacks {
  public:
   /// Those `options` switch on, writing into `events`; none when `events` is null (TensorBoard
-  /// off, or a process that writes no run folder).
+  /// off, or a process that writes no run folder). `labels`: the data's class names, if any.
   TensorBoardCallbacks(tensorboard::EventLog* events, const engine::TensorBoardOptions& options,
-                       engine::Clock clock);
+                       const std::vector<std::string>& labels, Clock clock);
 
   /// Points them at a stage's validation objective and model and adds them to its callbacks.
   void join(std::vector<engine::Callback*>& callbacks, engine::Objective& validation,
@@ -31,6 +32,7 @@ class TensorBoardCallbacks {
  private:
   std::unique_ptr<engine::Callback> histograms_;
   std::unique_ptr<TensorBoardImages> images_;
+  std::unique_ptr<TensorBoardPrCurves> pr_curves_;
   std::unique_ptr<TensorBoardProjector> projector_;
 };
 

@@ -8,14 +8,14 @@
 
 #include <memory>
 
+#include "kiln/core/console.h"
 #include "kiln/core/period.h"
 #include "kiln/engine/callback.h"
-#include "kiln/engine/console.h"
 #include "kiln/tensorboard/event_log.h"
 
 namespace kiln::experiment {
 
 std::unique_ptr<engine::Callback> tensorboard_histograms(tensorboard::EventLog& log, Period every,
-                                                         engine::Clock clock);
+                                                         Clock clock);
 
 }  // namespace kiln::experiment

@@ -56,8 +56,9 @@ bool is_image_batch(const torch::Tensor& input) {
   return (input.dim() == 4 && (input.size(1) == 1 || input.size(1) == 3)) || input.dim() == 3;
 }
 
-TensorBoardImages::TensorBoardImages(tensorboard::EventLog& log, int64_t max_images, Clock clock)
-    : log_(log), max_images_(max_images), clock_(std::move(clock)) {
+TensorBoardImages::TensorBoardImages(tensorboard::EventLog& log, int64_t max_images,
+                                     std::vector<std::string> labels, Clock clock)
+    : log_(log), max_images_(max_images), labels_(std::move(labels)), clock_(std::move(clock)) {
   type = "tensorboard_images";
   config_path = "tensorboard.images";
 }
@@ -72,6 +73,8 @@ void TensorBoardImages::on_validation_begin(TrainerView&) {
   active_ = true;
   samples_.clear();
   counts_.clear();
+  misclassified_.clear();
+  misclassified_head_.reset();
 }
 
 void TensorBoardImages::take(const data::Batch& batch, const Objective::HeadOutput& head) {
@@ -81,52 +84,78 @@ void TensorBoardImages::take(const data::Batch& batch, const Objective::HeadOutp
       for (int64_t i = 0; i < batch.size() && int64_t(samples_.size()) < max_images_; ++i)
         samples_.push_back({validation_image(batch.input[i]), {}, {}, {}});
   }
-  bool classifier = is_class_batch(head.target, head.output);
-  if (classifier) count_classes(head);
-  label_samples(batch, head, classifier);
+  if (!is_class_batch(head.target, head.output)) return label_samples(batch, head, nullptr);
+  Classes classes{head.target.to(torch::kCPU, torch::kInt64).contiguous(),
+                  head.output.argmax(1).to(torch::kCPU, torch::kInt64).contiguous()};
+  count_classes(head.head, head.output.size(1), classes);
+  label_samples(batch, head, &classes);
+  collect_misclassified(batch, head.head, classes);
 }
 
-void TensorBoardImages::count_classes(const Objective::HeadOutput& head) {
-  auto classes = static_cast<size_t>(head.output.size(1));
-  auto& counts = counts_[head.head];
-  if (counts.size() < classes) {
-    counts.resize(classes);
-    for (auto& row : counts) row.resize(classes, 0);
+void TensorBoardImages::count_classes(const std::string& head, int64_t count,
+                                      const Classes& classes) {
+  auto size = static_cast<size_t>(count);
+  auto& counts = counts_[head];
+  if (counts.size() < size) {
+    counts.resize(size);
+    for (auto& row : counts) row.resize(size, 0);
   }
-  torch::Tensor truth = head.target.to(torch::kCPU, torch::kInt64).contiguous();
-  torch::Tensor predicted = head.output.argmax(1).to(torch::kCPU, torch::kInt64).contiguous();
-  for (int64_t i = 0; i < truth.size(0); ++i) {
-    int64_t t = truth.data_ptr<int64_t>()[i], p = predicted.data_ptr<int64_t>()[i];
-    if (t >= 0 && static_cast<size_t>(t) < classes) counts[size_t(t)][size_t(p)] += 1;
-  }
+  const int64_t *truth = classes.truth.data_ptr<int64_t>(),
+                *predicted = classes.predicted.data_ptr<int64_t>();
+  for (int64_t i = 0; i < classes.truth.size(0); ++i)
+    if (truth[i] >= 0 && truth[i] < count) counts[size_t(truth[i])][size_t(predicted[i])] += 1;
 }
 
 void TensorBoardImages::label_samples(const data::Batch& batch, const Objective::HeadOutput& head,
-                                      bool classifier) {
+                                      const Classes* classes) {
   bool reconstructs = head.output.sizes() == batch.input.sizes();
   for (size_t s = batch_start_; s < samples_.size(); ++s) {
     auto i = static_cast<int64_t>(s - batch_start_);
     tensorboard::Sample& sample = samples_[s];
-    if (classifier && !sample.truth) {
-      sample.truth = head.target[i].item<int64_t>();
-      sample.prediction = head.output[i].argmax().item<int64_t>();
+    if (classes && !sample.truth) {
+      sample.truth = classes->truth.data_ptr<int64_t>()[i];
+      sample.prediction = classes->predicted.data_ptr<int64_t>()[i];
     }
     if (reconstructs && !sample.reconstruction)
       sample.reconstruction = validation_image(head.output[i]);
   }
 }
 
+void TensorBoardImages::collect_misclassified(const data::Batch& batch, const std::string& head,
+                                              const Classes& classes) {
+  if (misclassified_head_ && *misclassified_head_ != head) return;
+  misclassified_head_ = head;
+  if (!is_image_batch(batch.input)) return;
+  const int64_t *truth = classes.truth.data_ptr<int64_t>(),
+                *predicted = classes.predicted.data_ptr<int64_t>();
+  for (int64_t i = 0; i < classes.truth.size(0) && int64_t(misclassified_.size()) < max_images_;
+       ++i)
+    if (truth[i] >= 0 && truth[i] != predicted[i])
+      misclassified_.push_back({validation_image(batch.input[i]), truth[i], predicted[i], {}});
+}
+
+const std::vector<std::string>& TensorBoardImages::labels_of(const std::string& head) const {
+  static const std::vector<std::string> none;
+  return head.empty() ? labels_ : none;
+}
+
 void TensorBoardImages::on_validation_end(TrainerView& view, const MetricValues& values) {
   active_ = false;
   int64_t step = view.progress().steps;
   double now = clock_();
+  const std::vector<std::string>& grid_labels =
+      misclassified_head_ ? labels_of(*misclassified_head_) : labels_;
   if (!samples_.empty())
-    log_.image("val", "samples", step, tensorboard::sample_grid(samples_), now);
+    log_.image("val", "samples", step, tensorboard::sample_grid(samples_, grid_labels), now);
+  if (!misclassified_.empty())
+    log_.image("val", "misclassified", step, tensorboard::sample_grid(misclassified_, grid_labels),
+               now);
   for (const auto& [head, counted] : counts_) {
     std::vector<std::vector<int64_t>> counts = measured_confusion(values, head);
     if (counts.empty()) counts = counted;
     if (!counts.empty() && int64_t(counts.size()) <= kMaxClassesDrawn)
-      log_.image("val", confusion_tag(head), step, tensorboard::confusion_image(counts), now);
+      log_.image("val", confusion_tag(head), step,
+                 tensorboard::confusion_image(counts, labels_of(head)), now);
   }
   log_.flush();
 }

@@ -15,6 +15,7 @@
 #include "kiln/experiment/resume.h"
 #include "kiln/experiment/run_folder.h"
 #include "kiln/experiment/tensorboard_callbacks.h"
+#include "kiln/experiment/tensorboard_graph.h"
 #include "kiln/experiment/training_session.h"
 #include "kiln/experiment/trial_reporter.h"
 #include "kiln/models/summary.h"
@@ -140,7 +141,10 @@ struct StageLoop {
     for (size_t i = first; i < stages.size(); ++i) {
       std::unique_ptr<StageSession> stage = open_stage(session, stages[i]);
       if (i == first) describe(*stage);
-      if (i == first && !resumed) start_hparams(*stage);
+      if (i == first && !resumed) {
+        start_hparams(*stage);
+        write_graph();
+      }
       if (stages[i].staged()) console.line(stages[i].title());
       StageMark mark = resumed && i == first ? resumed->stage
                                              : StageMark{static_cast<int64_t>(i), result.progress};
@@ -200,6 +204,16 @@ struct StageLoop {
                                 stages.front().config.name, clock());
   }
 
+  // TensorBoard's Graphs tab. A model the trace cannot run on a zero example still trains.
+  void write_graph() {
+    if (!run.events() || !run.tensorboard_options().graph || session.inputs.empty()) return;
+    try {
+      write_model_graph(*run.events(), *session.model, session.inputs.front(), clock());
+    } catch (const std::exception& e) {
+      console.line(std::string("tensorboard.graph: the model's graph is not written: ") + e.what());
+    }
+  }
+
   void describe(StageSession& stage) {
     console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
                              parameters_text(*session.model), stage.train.dataset().size(),
@@ -228,7 +242,7 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
                             first + 1, stages.size()));
   ConsoleMetricSink console_lines(console);
   MetricSinks sinks({&run.metrics(), &console_lines});
-  TensorBoardCallbacks tensorboard(run.events(), run.tensorboard_options(), clock);
+  TensorBoardCallbacks tensorboard(run.events(), run.tensorboard_options(), s.labels, clock);
   StageLoop loop{run, s, stages, request, config_yaml, console, sinks, clock, record, tensorboard};
   return loop.train(first, checkpoint, resumed);
 }

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "kiln/core/config.h"
+#include "kiln/core/console.h"
 #include "kiln/distributed/context.h"
 #include "kiln/distributed/rendezvous.h"
-#include "kiln/engine/console.h"
 #include "kiln/engine/evaluator.h"
 
 namespace kiln::experiment {
@@ -48,7 +48,7 @@ struct TrainOutcome {
 };
 
 /// Runs the request, printing `run: <dir>` first.
-TrainOutcome run_training(const TrainRequest& request, std::FILE* out, engine::Clock clock);
+TrainOutcome run_training(const TrainRequest& request, std::FILE* out, Clock clock);
 
 struct RunEvaluation {
   engine::MetricValues values;
@@ -60,6 +60,6 @@ struct RunEvaluation {
 /// `kiln eval`: the metrics of a run's checkpoint on a split, timed by `clock`. The model is opened
 /// from the checkpoint (open_model); only the split's data is read.
 RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
-                           const std::string& split, const engine::Clock& clock);
+                           const std::string& split, const Clock& clock);
 
 }  // namespace kiln::experiment

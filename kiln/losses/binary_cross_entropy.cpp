@@ -46,6 +46,7 @@ class BinaryCrossEntropy : public Loss {
     // The logits form: log-sum-exp inside, so large logits do not overflow as sigmoid + log would.
     return torch::nn::functional::binary_cross_entropy_with_logits(output, matched, options);
   }
+  Scores scores() const override { return Scores::kSigmoid; }
 
  private:
   torch::Tensor pos_weight_;

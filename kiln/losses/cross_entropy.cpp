@@ -81,6 +81,7 @@ class CrossEntropy : public Loss {
     for (int64_t row = 0; row < indices.numel(); ++row) total += host_weights_.at(index[row]);
     return total;
   }
+  Scores scores() const override { return Scores::kSoftmax; }
 
  private:
   // Class indices as int64, contiguous: `target` itself when it already is.

@@ -39,6 +39,12 @@ class Loss {
   virtual double mean_weight(const torch::Tensor& output, const torch::Tensor& target) const {
     return output.dim() > 0 ? double(output.size(0)) : 1.0;
   }
+
+  /// How the outputs this loss trains become probabilities, for curves over thresholds
+  /// (TensorBoard's PR curves): a softmax over the classes of each row (cross_entropy), a
+  /// sigmoid of each output (binary_cross_entropy), or none (a regression).
+  enum class Scores { kNone, kSoftmax, kSigmoid };
+  virtual Scores scores() const { return Scores::kNone; }
 };
 
 using LossRegistry = Registry<Loss>;

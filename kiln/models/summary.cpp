@@ -8,16 +8,6 @@
 namespace kiln::models {
 namespace {
 
-// "kiln::models::(anonymous namespace)::ResidualImpl" -> "Residual".
-std::string short_type(const torch::nn::Module& module) {
-  std::string name = module.name();
-  auto colons = name.rfind("::");
-  if (colons != std::string::npos) name = name.substr(colons + 2);
-  if (name.size() > 4 && name.compare(name.size() - 4, 4, "Impl") == 0)
-    name.resize(name.size() - 4);
-  return name == "LayerStack" ? "Sequential" : name;
-}
-
 Shape without_batch(const Shape& shape) { return {shape.begin() + 1, shape.end()}; }
 
 // Multiply-accumulates of one example of `call`, not counting the module's children: those of
@@ -26,7 +16,7 @@ Shape without_batch(const Shape& shape) { return {shape.begin() + 1, shape.end()
 int64_t own_multiply_accumulates(const torch::nn::Module& module, const ModuleCall& call) {
   if (auto* counted = dynamic_cast<const CountsMultiplyAccumulates*>(&module))
     return counted->multiply_accumulates(call);
-  std::string type = short_type(module);
+  std::string type = module_type(module);
   // find() points into the dict: keep the dict alive while the pointer is used.
   auto parameters = module.named_parameters(false);
   const torch::Tensor* weight = parameters.find("weight");
@@ -40,6 +30,16 @@ int64_t own_multiply_accumulates(const torch::nn::Module& module, const ModuleCa
 }
 
 }  // namespace
+
+// "kiln::models::(anonymous namespace)::ResidualImpl" -> "Residual".
+std::string module_type(const torch::nn::Module& module) {
+  std::string name = module.name();
+  auto colons = name.rfind("::");
+  if (colons != std::string::npos) name = name.substr(colons + 2);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, "Impl") == 0)
+    name.resize(name.size() - 4);
+  return name == "LayerStack" ? "Sequential" : name;
+}
 
 ModelSummary summarize(Model& model, const Shape& input) {
   ModelSummary summary;
@@ -65,7 +65,7 @@ ModelSummary summarize(Model& model, const Shape& input) {
     const torch::nn::Module& module = *item.value();
     SummaryRow row;
     row.path = item.key();
-    row.type = short_type(module);
+    row.type = module_type(module);
     row.depth = row.path.empty() ? 0 : int(std::count(row.path.begin(), row.path.end(), '.')) + 1;
     for (const auto& p : module.parameters())
       (p.requires_grad() ? row.trainable : row.frozen) += p.numel();

@@ -25,6 +25,9 @@ struct ModelSummary {
   int64_t multiply_accumulates = 0;  // per example, of convolutions, linear, recurrent, attention
 };
 
+/// A module's type as the summary names it: "Conv2d", "Residual", "Sequential", ...
+std::string module_type(const torch::nn::Module& module);
+
 /// Runs `model` once (eval mode, no gradients, on its current device) for an example of `input`.
 ModelSummary summarize(Model& model, const Shape& input);
 

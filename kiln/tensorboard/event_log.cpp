@@ -47,6 +47,16 @@ void EventLog::image(const std::string& split, const std::string& tag, int64_t s
   file(split, wall_time).write(image_event(tag, step, wall_time, image));
 }
 
+void EventLog::pr_curve(const std::string& split, const std::string& tag, int64_t step,
+                        const PrCurveCounts& counts, double wall_time) {
+  file(split, wall_time).write(pr_curve_event(tag, step, wall_time, counts));
+}
+
+void EventLog::graph(const std::string& split, const std::vector<GraphNode>& nodes,
+                     double wall_time) {
+  file(split, wall_time).write(graph_event(nodes, wall_time));
+}
+
 void EventLog::hparams_start(const std::map<std::string, Json>& hparams,
                              const std::vector<HParamsMetric>& metrics, const std::string& name,
                              double wall_time) {

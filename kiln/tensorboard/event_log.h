@@ -16,8 +16,10 @@
 #include "kiln/core/json.h"
 #include "kiln/io/image_codec.h"
 #include "kiln/tensorboard/event_file.h"
+#include "kiln/tensorboard/graph_def.h"
 #include "kiln/tensorboard/histogram.h"
 #include "kiln/tensorboard/hparams.h"
+#include "kiln/tensorboard/pr_curve.h"
 
 namespace kiln::tensorboard {
 
@@ -35,6 +37,10 @@ class EventLog {
                  const Histogram& histogram, double wall_time);
   void image(const std::string& split, const std::string& tag, int64_t step, const io::Image& image,
              double wall_time);
+  void pr_curve(const std::string& split, const std::string& tag, int64_t step,
+                const PrCurveCounts& counts, double wall_time);
+  /// The model's graph, for TensorBoard's Graphs tab.
+  void graph(const std::string& split, const std::vector<GraphNode>& nodes, double wall_time);
   /// The run's hyper-parameters and the metrics to compare runs by: the experiment and the
   /// session's start, in the directory itself.
   void hparams_start(const std::map<std::string, Json>& hparams,

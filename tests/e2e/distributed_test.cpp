@@ -31,11 +31,18 @@
 namespace kiln {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using testing::latest_checkpoint;
 using ::testing::Not;
 using testing::read_file;
 using testing::validation_rows;
+
+// Rank 1's log line of `step`: "[rank 1] DATE TIME [ELAPSED elapsed, ETA LEFT] step N ...".
+bool is_step_of_rank_one(const std::string& line, int64_t step) {
+  return line.rfind("[rank 1] ", 0) == 0 &&
+         line.find("] step " + std::to_string(step) + " ") != std::string::npos;
+}
 
 // 16 steps of 32 examples per epoch, 3 epochs; validation over 255 examples (127 and 128 on two
 // ranks) every epoch; a checkpoint every epoch. No dropout and no batch norm: what each rank
@@ -128,8 +135,9 @@ TEST_F(Distributed, TwoRanksOfHalfTheBatchTrainAsOneProcessAndValidateTheSame) {
   ASSERT_EQ(one.exit_code, 0) << one.err;
   testing::CommandResult two = testing::run_command(launch("two"));
   ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
-  EXPECT_THAT(two.out, HasSubstr("[rank 1] step 4 "));
-  EXPECT_THAT(two.out, HasSubstr("[rank 0] model: "));
+  // Each worker's lines, stamped with their time (and elapsed time and ETA once training).
+  EXPECT_THAT(two.out, ContainsRegex("\\[rank 1\\] [-0-9]+ [0-9:]+ \\[[^]\n]*\\] step 4 "));
+  EXPECT_THAT(two.out, ContainsRegex("\\[rank 0\\] [-0-9]+ [0-9:]+ model: "));
   std::string run = launched_run(two.out);
   ASSERT_FALSE(run.empty()) << two.out;
   EXPECT_EQ(run, [&] {
@@ -163,7 +171,7 @@ std::pair<std::string, int> kill_rank_one(const std::string& command) {
     std::smatch found;
     if (rank_one < 0 && std::regex_search(line, found, std::regex(R"(rank 1 pid (\d+))")))
       rank_one = std::stoi(found[1]);
-    if (line.rfind("[rank 1] step 20 ", 0) == 0) {
+    if (is_step_of_rank_one(line, 20)) {
       EXPECT_GT(rank_one, 0);
       ::kill(rank_one, SIGKILL);
       break;
@@ -216,7 +224,7 @@ TEST_F(Distributed, AKilledWorkerStopsTheJobNamingIt) {
 TEST_F(Distributed, AKilledLauncherLeavesItsWorkersToCheckpointAndStop) {
   testing::ChildProcess job(launch("orphaned") + " --set 'train.max=100000 steps' 2>&1");
   std::string line, run;
-  while (job.read_line(line) && line.rfind("[rank 1] step 20 ", 0) != 0)
+  while (job.read_line(line) && !is_step_of_rank_one(line, 20))
     if (run.empty()) run = launched_run(line);
   ASSERT_FALSE(run.empty());
   job.signal(SIGKILL);
@@ -238,7 +246,7 @@ TEST_F(Distributed, AKilledLauncherLeavesItsWorkersToCheckpointAndStop) {
 TEST_F(Distributed, ASecondSigtermToTheLauncherStillLetsTheWorkersSave) {
   testing::ChildProcess job(launch("twice") + " --set 'train.max=100000 steps' 2>&1");
   std::string line, run, output;
-  while (job.read_line(line) && line.rfind("[rank 1] step 20 ", 0) != 0)
+  while (job.read_line(line) && !is_step_of_rank_one(line, 20))
     if (run.empty()) run = launched_run(line);
   job.signal(SIGTERM);
   while (job.read_line(line) && line.find("passing it to the workers") == std::string::npos) {

@@ -175,9 +175,74 @@ TEST_F(TensorBoardFiles, ValidationImagesShowSamplesAndTheConfusionMatrix) {
   io::Image decoded = io::decode_image(samples.encoded, 0, "samples");
   EXPECT_EQ(decoded.width, samples.width);
   EXPECT_EQ(decoded.height, samples.height);
+  // Below the axis titles and column numbers (36 px); right of the rows' class names, the
+  // widest "T-SHIRT/TOP 0" (13 characters of 8 px less 2, then 10).
   const testing::DecodedImage& confusion = *images["confusion_matrix"][0].second.image;
-  EXPECT_EQ(confusion.width, confusion.height);
-  EXPECT_EQ(confusion.width, 14 + 10 * 32) << "10 classes, counts below 1000";
+  EXPECT_EQ(confusion.height, 36 + 10 * 32) << "10 classes, counts below 1000";
+  EXPECT_EQ(confusion.width, 13 * 8 - 2 + 10 + 10 * 32);
+  // The examples validation got wrong (after an epoch of 512 examples, more than 16 of 128),
+  // captioned with their class names.
+  ASSERT_EQ(images["misclassified"].size(), 2u);
+  const testing::DecodedImage& wrong = *images["misclassified"][0].second.image;
+  EXPECT_EQ(wrong.width, 4 * 64 + 4);
+  EXPECT_EQ(wrong.height, 4 * 78 + 4);
+}
+
+// At each validation, a precision-recall curve per class, tagged with the class's name, in the
+// pr_curves plugin's form: 127 thresholds; at the lowest every one of the 128 validation
+// examples counts, as a positive of its own class's curve and a negative of the others'.
+TEST_F(TensorBoardFiles, ValidationWritesAPrecisionRecallCurvePerClass) {
+  std::string run = trained();
+  auto curves = values_of(run + "/tensorboard/val", "pr_curves");
+  ASSERT_EQ(curves.size(), 10u);
+  ASSERT_EQ(curves.count("pr_curve/Trouser"), 1u);
+  ASSERT_EQ(curves["pr_curve/Trouser"].size(), 2u);
+  EXPECT_EQ(curves["pr_curve/Trouser"][1].first, 32);
+  double positives = 0;
+  for (const auto& [tag, points] : curves) {
+    SCOPED_TRACE(tag);
+    const testing::DecodedValue& value = points.back().second;
+    EXPECT_EQ(testing::decode_pr_curve_plugin(value.plugin_content).num_thresholds, 127);
+    ASSERT_TRUE(value.tensor.has_value());
+    ASSERT_EQ(value.tensor->shape, (std::vector<int64_t>{6, 127}));
+    std::vector<float> rows = testing::tensor_floats(*value.tensor);
+    EXPECT_EQ(rows[0] + rows[127], 128) << "true and false positives at threshold 0";
+    EXPECT_EQ(rows[2 * 127], 0) << "no true negative at threshold 0";
+    for (int i = 1; i < 127; ++i) {
+      EXPECT_LE(rows[i], rows[i - 1]) << "true positives only fall as the threshold rises";
+      EXPECT_EQ(rows[i] + rows[3 * 127 + i], rows[0]) << "tp + fn: the class's examples";
+    }
+    positives += rows[0];
+  }
+  EXPECT_EQ(positives, 128);
+}
+
+// The model's graph for TensorBoard's Graphs tab, once, in train/: the config's layers in order,
+// each taking the one before and its own parameters, with their output shapes.
+TEST_F(TensorBoardFiles, TheGraphTabShowsTheModelsLayers) {
+  std::string run = trained();
+  std::vector<std::string> graphs;
+  for (const DecodedEvent& event : all_events(run + "/tensorboard/train"))
+    if (!event.graph_def.empty()) graphs.push_back(event.graph_def);
+  ASSERT_EQ(graphs.size(), 1u);
+  testing::DecodedGraph graph = testing::decode_graph_def(graphs[0]);
+  std::vector<std::string> ops;
+  std::map<std::string, testing::DecodedNode> nodes;
+  for (const testing::DecodedNode& node : graph.nodes) {
+    ops.push_back(node.op);
+    nodes[node.name] = node;
+  }
+  EXPECT_THAT(ops,
+              ::testing::ElementsAre("Placeholder", "Flatten", "Variable", "Variable", "Linear",
+                                     "ReLU", "Variable", "Variable", "Linear", "Identity"));
+  EXPECT_EQ(nodes["input"].attrs["shape"].shape, (std::vector<int64_t>{-1, 1, 28, 28}));
+  EXPECT_THAT(nodes["layers/1/Linear"].inputs,
+              ::testing::ElementsAre("layers/0/Flatten", "layers/1/weight", "layers/1/bias"));
+  EXPECT_THAT(nodes["layers/1/Linear"].attrs["_output_shapes"].list_shapes,
+              ::testing::ElementsAre(std::vector<int64_t>{-1, 16}));
+  EXPECT_EQ(nodes["layers/1/weight"].attrs["shape"].shape, (std::vector<int64_t>{16, 784}));
+  EXPECT_THAT(nodes["layers/2/ReLU"].inputs, ::testing::ElementsAre("layers/1/Linear"));
+  EXPECT_THAT(graph.nodes.back().inputs, ::testing::ElementsAre("layers/3/Linear"));
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -263,8 +328,10 @@ TEST_F(TensorBoardFiles, AModelOfSeveralHeadsGetsImagesAndTheProjectorOfItsHeads
   EXPECT_EQ(samples.width, 4 * (2 * 56 + 4 + 2 * 2 + 4) + 4);
   EXPECT_EQ(samples.height, 4 * 78 + 4) << "captioned: the class head's labels";
   ASSERT_EQ(images["class/confusion_matrix"].size(), 1u);
-  EXPECT_EQ(images["class/confusion_matrix"][0].second.image->width, 14 + 10 * 32);
-  EXPECT_EQ(images.size(), 2u) << "no confusion matrix for the reconstruction";
+  // The head's classes are numbered: the rows' labels are no wider than the title "TRUE".
+  EXPECT_EQ(images["class/confusion_matrix"][0].second.image->width, 4 * 8 - 2 + 10 + 10 * 32);
+  EXPECT_EQ(images["misclassified"].size(), 1u);
+  EXPECT_EQ(images.size(), 3u) << "no confusion matrix for the reconstruction";
 
   std::string val = run + "/tensorboard/val/";
   std::vector<std::string> rows = lines_of(testing::read_file(val + "tensors.tsv"));

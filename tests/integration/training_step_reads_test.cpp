@@ -94,7 +94,7 @@ std::vector<StepCount> train_counting(const std::string& config,
   current_counter = &counter;
   current_counts = &counts;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::tmpfile(), &std::fclose);
-  TrainOutcome outcome = run_training(request, out.get(), engine::system_seconds);
+  TrainOutcome outcome = run_training(request, out.get(), system_seconds);
   current_counter = nullptr;
   current_counts = nullptr;
   EXPECT_EQ(outcome.exit_code, 0);

@@ -324,6 +324,7 @@ void decode_event_field(const WireField& field, DecodedEvent& event) {
   if (field.number == 1) event.wall_time = as_double(field);
   if (field.number == 2) event.step = static_cast<int64_t>(varint_of(field));
   if (field.number == 3) event.file_version = bytes_of(field);
+  if (field.number == 4) event.graph_def = bytes_of(field);
   if (field.number == 5) {
     for (const WireField& value : parse_wire(bytes_of(field))) {
       if (value.number == 1) event.values.push_back(decode_value(bytes_of(value)));
@@ -390,6 +391,17 @@ double scalar_of(const DecodedValue& value) {
   if (tensor.dtype == 2) return tensor_scalar(tensor, 8, value.tag);
   fail("value '" + value.tag + "': tensor dtype " + std::to_string(tensor.dtype) +
        " is neither DT_FLOAT nor DT_DOUBLE");
+}
+
+std::vector<float> tensor_floats(const DecodedTensor& tensor) {
+  if (tensor.dtype != 1) fail("tensor dtype " + std::to_string(tensor.dtype) + " is not DT_FLOAT");
+  if (tensor.content.empty()) return tensor.floats;
+  if (tensor.content.size() % 4 != 0)
+    fail("tensor_content of " + std::to_string(tensor.content.size()) + " bytes: not floats");
+  std::vector<float> values;
+  for (size_t at = 0; at < tensor.content.size(); at += 4)
+    values.push_back(from_bits<float>(load_le(tensor.content, at, 4)));
+  return values;
 }
 
 std::vector<std::string> event_files_in(const std::string& directory) {
@@ -495,6 +507,64 @@ DecodedHParams decode_hparams(std::string_view plugin_content) {
   }
   if (out.kind.empty()) fail("hparams plugin content holds no experiment or session info");
   return out;
+}
+
+// ---- GraphDef and pr_curves -------------------------------------------------------------------
+
+namespace {
+
+// AttrValue: list = 1 (ListValue: shape = 7), type = 6, shape = 7.
+DecodedAttr decode_attr(std::string_view message) {
+  DecodedAttr attr;
+  for (const WireField& field : parse_wire(message)) {
+    if (field.number == 6) attr.type = int_of(field);
+    if (field.number == 7) attr.shape = decode_shape(bytes_of(field));
+    if (field.number != 1) continue;
+    for (const WireField& item : parse_wire(bytes_of(field)))
+      if (item.number == 7) attr.list_shapes.push_back(decode_shape(bytes_of(item)));
+  }
+  return attr;
+}
+
+// NodeDef: name 1, op 2, input 3, device 4, attr 5 (map entries {key 1, value 2}).
+DecodedNode decode_node(std::string_view message) {
+  DecodedNode node;
+  for (const WireField& field : parse_wire(message)) {
+    if (field.number == 1) node.name = bytes_of(field);
+    if (field.number == 2) node.op = bytes_of(field);
+    if (field.number == 3) node.inputs.push_back(bytes_of(field));
+    if (field.number == 4) node.device = bytes_of(field);
+    if (field.number != 5) continue;
+    std::string key, value;
+    for (const WireField& entry : parse_wire(bytes_of(field))) {
+      if (entry.number == 1) key = bytes_of(entry);
+      if (entry.number == 2) value = bytes_of(entry);
+    }
+    node.attrs[key] = decode_attr(value);
+  }
+  return node;
+}
+
+}  // namespace
+
+DecodedGraph decode_graph_def(std::string_view message) {
+  DecodedGraph graph;
+  for (const WireField& field : parse_wire(message)) {
+    if (field.number == 1) graph.nodes.push_back(decode_node(bytes_of(field)));
+    if (field.number != 4) continue;
+    for (const WireField& version : parse_wire(bytes_of(field)))
+      if (version.number == 1) graph.producer = int_of(version);
+  }
+  return graph;
+}
+
+DecodedPrCurvePlugin decode_pr_curve_plugin(std::string_view plugin_content) {
+  DecodedPrCurvePlugin plugin;
+  for (const WireField& field : parse_wire(plugin_content)) {
+    if (field.number == 1) plugin.version = int_of(field);
+    if (field.number == 2) plugin.num_thresholds = static_cast<int64_t>(varint_of(field));
+  }
+  return plugin;
 }
 
 }  // namespace kiln::testing

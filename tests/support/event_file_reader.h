@@ -91,6 +91,7 @@ struct DecodedEvent {
   int64_t step = 0;
   std::string file_version, source_writer;
   int session_status = -1;  // -1: the event has no session_log
+  std::string graph_def;    // a serialized GraphDef, when the event holds one
   std::vector<DecodedValue> values;
 };
 
@@ -102,6 +103,10 @@ std::vector<DecodedEvent> read_event_file(const std::string& path);
 /// A scalar value as TensorBoard reads it: simple_value, or a rank-0 DT_FLOAT (1) / DT_DOUBLE (2)
 /// tensor from tensor_content or float_val / double_val; throws when the value is not a scalar.
 double scalar_of(const DecodedValue& value);
+
+/// The elements of a DT_FLOAT tensor, from tensor_content or float_val; throws on another dtype
+/// or a content whose size is no multiple of 4.
+std::vector<float> tensor_floats(const DecodedTensor& tensor);
 
 /// Every event file (basename contains "tfevents") in a directory, sorted by name as TensorBoard
 /// reads them; full paths. Throws when the directory cannot be listed.
@@ -123,5 +128,34 @@ struct DecodedHParams {
 /// Decodes SummaryMetadata.PluginData.content of an "hparams" value (a serialized
 /// HParamsPluginData); throws when it holds none of the three kinds.
 DecodedHParams decode_hparams(std::string_view plugin_content);
+
+// ---- GraphDef (the Graphs tab) and the pr_curves plugin -----------------------------------------
+
+struct DecodedAttr {
+  int type = -1;                                  // a DataType, when the attr holds one
+  std::optional<std::vector<int64_t>> shape;      // a TensorShapeProto
+  std::vector<std::vector<int64_t>> list_shapes;  // list.shape
+};
+
+struct DecodedNode {
+  std::string name, op, device;
+  std::vector<std::string> inputs;
+  std::map<std::string, DecodedAttr> attrs;
+};
+
+struct DecodedGraph {
+  std::vector<DecodedNode> nodes;
+  int producer = 0;  // versions.producer
+};
+
+/// Decodes a serialized GraphDef (Event.graph_def).
+DecodedGraph decode_graph_def(std::string_view message);
+
+/// PrCurvePluginData {version = 1, num_thresholds = 2} from a "pr_curves" value's content.
+struct DecodedPrCurvePlugin {
+  int version = 0;
+  int64_t num_thresholds = 0;
+};
+DecodedPrCurvePlugin decode_pr_curve_plugin(std::string_view plugin_content);
 
 }  // namespace kiln::testing

@@ -1,7 +1,7 @@
 // The console: plain lines when not on a terminal, a rate-limited bar on one (fake time only),
 // train.log, and the bar and duration texts.
 
-#include "kiln/engine/console.h"
+#include "kiln/core/console.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include "kiln/core/text_file.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
+namespace kiln {
 namespace console_test {
 
 using ::testing::ContainsRegex;
@@ -48,17 +48,23 @@ size_t count(const std::string& text, const std::string& part) {
 
 ProgressState state_at(int64_t step) { return {step, 1000, 0.5, 0.25, 100, 1}; }
 
-TEST(Console, NonInteractiveOutputIsPlainLinesOnly) {
+// Plain lines, no bar; each says when it was written and, once steps are counted, the time
+// taken and the time left, as the bar would.
+TEST(Console, NonInteractiveLinesCarryTheTimeTheElapsedTimeAndTheEta) {
   CapturedOutput out;
-  double now = 0;
+  double now = 1614834367;
   {
     Console console(out.file(), false, "", [&] { return now; });
     console.line("first");
-    for (int64_t step = 1; step <= 50; ++step, now += 1) console.progress(state_at(step));
+    for (int64_t step = 1; step <= 50; ++step, now += 1)
+      console.progress({step, 200, 0.5, 0.25, 100, double(step) * 3});
     console.line("second");
     console.finish();
   }
-  EXPECT_EQ(out.text(), "first\nsecond\n");
+  // Step 50 of 200 after 150 s: 450 s left.
+  EXPECT_THAT(out.text(), MatchesRegex("2021-03-0[34] [0-9]{2}:[0-9]{2}:07 first\n"
+                                       "2021-03-0[34] [0-9]{2}:[0-9]{2}:57 "
+                                       "\\[2:30 elapsed, ETA 7:30\\] second\n"));
 }
 
 TEST(Console, InteractiveBarRedrawsAtMostTenTimesPerSecondOfFakeTime) {
@@ -115,8 +121,11 @@ TEST(Console, AppendsTimeStampedLinesToTheLogButNotTheBar) {
     console.line(text);
   }
   EXPECT_THAT(read_text_file(dir.file("train.log")),
-              MatchesRegex("2021-03-0[34] [0-9]{2}:[0-9]{2}:07 first run\n"
-                           "2021-03-0[34] [0-9]{2}:[0-9]{2}:07 second run\n"));
+              MatchesRegex("2021-03-0[34] [0-9]{2}:[0-9]{2}:07 \\[0:01 elapsed, ETA 16:39\\] "
+                           "first run\n"
+                           "2021-03-0[34] [0-9]{2}:[0-9]{2}:07 \\[0:01 elapsed, ETA 16:39\\] "
+                           "second run\n"));
+  EXPECT_THAT(out.text(), HasSubstr("\r\033[Kfirst run\n")) << "no stamp on a terminal";
 }
 
 TEST(ProgressBarText, FillsInProportionAndEstimatesTheRemainingTime) {
@@ -152,4 +161,4 @@ TEST(FormatDuration, UsesMinutesAndSecondsUnderAnHourThenHours) {
 }
 
 }  // namespace console_test
-}  // namespace kiln::engine
+}  // namespace kiln
