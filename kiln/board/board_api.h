@@ -29,7 +29,24 @@ Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& fi
 /// left for the next request; a `from` past the end or not at the start of a row (the file was
 /// cut back by a resume) starts again from 0, said by "restart": true. A metrics.csv that is not
 /// a regular file gives no rows and "problem".
-Json metric_rows(const std::string& run, int64_t from);
+/// With `max_points` > 0, a tag of more rows than that keeps, of each of max_points / 2 runs of
+/// its consecutive rows, the one of the lowest and of the highest value (so a spike stays in the
+/// chart), and its first and last row; "downsampled": true then. A million rows become a chart's
+/// worth, in the order they were logged.
+Json metric_rows(const std::string& run, int64_t from, size_t max_points = 0);
+
+/// What the compare view shows of each run: {"runs": [{"run", "status", "hparams": {dotted
+/// config path: value}, "final": {tag: value}, "notes", "problems"}]}; a name that is no run
+/// under `root` is left out.
+Json run_details(const std::string& root, const std::vector<std::string>& runs);
+
+/// The run's weight and gradient histograms (RUN/tensorboard/train) as heat maps over steps:
+/// {"histograms": [{"tag", "steps": [...], "low", "high", "counts": [[kHistogramBins counts from
+/// low to high] per step]}], "problems": [damaged files or histograms]}. At most the last
+/// kHistogramSteps steps of each tag.
+Json run_histograms(const std::string& run);
+constexpr int kHistogramBins = 30;
+constexpr size_t kHistogramSteps = 200;
 
 /// The latest image of each tag the run logged for TensorBoard (RUN/tensorboard/val: the
 /// validation samples and confusion matrix): {"images": [{"tag", "step", "png": base64}],

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <charconv>
+
 #include "kiln/board/board_api.h"
 #include "kiln/board/board_page.h"
 #include "kiln/board/board_studies.h"
@@ -27,6 +29,16 @@ std::vector<run::RunFilter> filters_of(const httplib::Request& request) {
   for (size_t i = 0; i < request.get_param_value_count("filter"); ++i)
     filters.push_back(run::RunFilter::parse(request.get_param_value("filter", i)));
   return filters;
+}
+
+// A parameter that is a whole number >= 0 (0 when absent); nothing when it is another text.
+std::optional<int64_t> whole_param(const httplib::Request& request, const char* name) {
+  std::string text = request.get_param_value(name);
+  if (text.empty()) return 0;
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
 }
 
 }  // namespace
@@ -59,15 +71,24 @@ void BoardServer::add_routes() {
   server.Get("/api/metrics", [this](const httplib::Request& request, httplib::Response& response) {
     std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
     if (!run) return refuse(response, 404, "no such run under the board's root");
-    int64_t from = 0;
-    try {
-      from = std::stoll(request.get_param_value("from").empty() ? "0"
-                                                                : request.get_param_value("from"));
-    } catch (const std::exception&) {
-      return refuse(response, 400, "from: expected a byte offset");
-    }
-    send_json(response, metric_rows(*run, from));
+    std::optional<int64_t> from = whole_param(request, "from"),
+                           points = whole_param(request, "points");
+    if (!from) return refuse(response, 400, "from: expected a byte offset");
+    if (!points) return refuse(response, 400, "points: expected a whole number of points");
+    send_json(response, metric_rows(*run, *from, size_t(*points)));
   });
+  server.Get("/api/details", [this](const httplib::Request& request, httplib::Response& response) {
+    std::vector<std::string> runs;
+    for (size_t i = 0; i < request.get_param_value_count("run"); ++i)
+      runs.push_back(request.get_param_value("run", i));
+    send_json(response, run_details(root_, runs));
+  });
+  server.Get("/api/histograms",
+             [this](const httplib::Request& request, httplib::Response& response) {
+               std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
+               if (!run) return refuse(response, 404, "no such run under the board's root");
+               send_json(response, run_histograms(*run));
+             });
   server.Get("/api/images", [this](const httplib::Request& request, httplib::Response& response) {
     std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
     if (!run) return refuse(response, 404, "no such run under the board's root");

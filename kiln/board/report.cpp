@@ -25,17 +25,24 @@ std::string script_safe_json(const std::string& json) {
   return out;
 }
 
+// Points per tag in a report's charts: a page of one file stays small with runs of any length.
+constexpr size_t kReportPoints = 2000;
+
 Json report_data(const std::string& root) {
   Json data = {{"runs", runs_payload(root, {}, "")},
                {"metrics", Json::object()},
                {"texts", Json::object()},
                {"images", Json::object()},
+               {"histograms", Json::object()},
+               {"details", Json::object()},
                {"studies", studies_payload(root)}};
   for (const Json& run : data["runs"]["runs"]) {
     std::string name = run["run"];
     std::optional<std::string> path = run_under(root, name);
     if (!path) continue;
-    data["metrics"][name] = metric_rows(*path, 0);
+    data["metrics"][name] = metric_rows(*path, 0, kReportPoints);
+    data["details"][name] = run_details(root, {name})["runs"][0];
+    data["histograms"][name] = run_histograms(*path);
     Json texts = Json::object();
     for (const char* file : {"notes.md", "summary.json", "config.yaml"}) try {
         if (std::optional<std::string> text = run_text(*path, file)) texts[file] = *text;

@@ -18,7 +18,7 @@ namespace kiln::run {
 namespace {
 
 // A cell as the writer formats a number ({:g}: no hexadecimal, no spaces, nan and inf as words).
-double number_cell(const std::string& cell, const char* column) {
+double number_cell(std::string_view cell, const char* column) {
   double value = 0;
   auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
   if (cell.empty() || error != std::errc() || end != cell.data() + cell.size())
@@ -27,7 +27,7 @@ double number_cell(const std::string& cell, const char* column) {
   return value;
 }
 
-int64_t whole_cell(const std::string& cell, const char* column) {
+int64_t whole_cell(std::string_view cell, const char* column) {
   int64_t value = 0;
   auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
   if (cell.empty() || error != std::errc() || end != cell.data() + cell.size() || value < 0)
@@ -36,25 +36,34 @@ int64_t whole_cell(const std::string& cell, const char* column) {
   return value;
 }
 
+bool is_name_text(std::string_view cell) {
+  return is_valid_utf8(cell) && std::none_of(cell.begin(), cell.end(), [](char c) {
+           return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+         });
+}
+
 }  // namespace
 
-std::optional<MetricsRow> parse_metrics_row(const std::string& line) {
+// Cells are views into the line: a board reading a million rows makes no string per cell.
+std::optional<MetricsRow> parse_metrics_row(std::string_view line) {
   if (line == kMetricsHeader) return std::nullopt;
-  std::vector<std::string> cells;
-  std::istringstream fields(line);
-  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  if (cells.size() != 6)
-    throw std::invalid_argument(fmt::format("a row of {} cells, not 6", cells.size()));
-  for (size_t i : {size_t(2), size_t(3)})
-    if (!is_valid_utf8(cells[i]) || std::any_of(cells[i].begin(), cells[i].end(), [](char c) {
-          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        }))
-      throw std::invalid_argument("a split or metric name that is not UTF-8 text");
+  std::string_view cells[6];
+  size_t count = 0, start = 0;
+  for (size_t at = 0; at <= line.size(); ++at) {
+    if (at < line.size() && line[at] != ',') continue;
+    if (count < 6) cells[count] = line.substr(start, at - start);
+    ++count;
+    start = at + 1;
+  }
+  if (count != 6) throw std::invalid_argument(fmt::format("a row of {} cells, not 6", count));
+  if (!is_name_text(cells[2]) || !is_name_text(cells[3]))
+    throw std::invalid_argument("a split or metric name that is not UTF-8 text");
   if (cells[3].empty()) throw std::invalid_argument("a row without its metric's name");
-  return MetricsRow{whole_cell(cells[0], "step"), number_cell(cells[1], "epoch"),
-                    cells[2] + "/" + cells[3], number_cell(cells[4], "value"),
-                    number_cell(cells[5], "wall_time")};
+  std::string tag;
+  tag.reserve(cells[2].size() + 1 + cells[3].size());
+  tag.append(cells[2]).append("/").append(cells[3]);
+  return MetricsRow{whole_cell(cells[0], "step"), number_cell(cells[1], "epoch"), std::move(tag),
+                    number_cell(cells[4], "value"), number_cell(cells[5], "wall_time")};
 }
 
 MetricsCsv::MetricsCsv(const std::string& path) : path_(path) { open(); }
@@ -137,7 +146,8 @@ MetricsTail read_metrics_tail(const std::string& path, int64_t max_bytes) {
   size_t at = tail.partial ? text.find('\n') + 1 : 0;  // past a partial first line
   for (; at < whole; at = text.find('\n', at) + 1) {
     try {
-      std::optional<MetricsRow> row = parse_metrics_row(text.substr(at, text.find('\n', at) - at));
+      std::optional<MetricsRow> row =
+          parse_metrics_row(std::string_view(text).substr(at, text.find('\n', at) - at));
       if (row) tail.rows.push_back(std::move(*row));
     } catch (const std::invalid_argument& e) {
       tail.damaged_row =
@@ -169,15 +179,20 @@ MetricsSince read_metrics_since(const std::string& run, int64_t from) {
     part = read_file_part(path, 0);
     if (!part) return since;
   }
-  std::string text = part->bytes.substr(static_cast<size_t>(from - part->from));
+  std::string_view text = std::string_view(part->bytes).substr(size_t(from - part->from));
   size_t whole = text.rfind('\n');
-  size_t used = whole == std::string::npos ? 0 : whole + 1;
-  std::istringstream lines(text.substr(0, used));
-  for (std::string line; std::getline(lines, line);) {
+  size_t used = whole == std::string_view::npos ? 0 : whole + 1;
+  // A row per line: room for all at once, as a million rows moved on each growth cost more than
+  // reading them.
+  since.rows.reserve(size_t(std::count(text.begin(), text.begin() + used, '\n')));
+  for (size_t at = 0; at < used;) {
+    size_t end = text.find('\n', at);
     try {
-      if (std::optional<MetricsRow> row = parse_metrics_row(line)) since.rows.push_back(*row);
+      if (std::optional<MetricsRow> row = parse_metrics_row(text.substr(at, end - at)))
+        since.rows.push_back(std::move(*row));
     } catch (const std::invalid_argument&) {  // kiln runs names the damage; a chart skips it
     }
+    at = end + 1;
   }
   since.next = from + static_cast<int64_t>(used);
   return since;

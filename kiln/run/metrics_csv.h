@@ -27,7 +27,7 @@ struct MetricsRow {
 /// The row `line` holds; nothing for the header. Throws std::invalid_argument saying what is
 /// wrong with any other line that is not a row as kiln writes them (six cells, a whole step,
 /// numbers as {:g} writes them, UTF-8 names without control characters).
-std::optional<MetricsRow> parse_metrics_row(const std::string& line);
+std::optional<MetricsRow> parse_metrics_row(std::string_view line);
 
 /// Appends rows to metrics.csv, flushing each so other processes (`kiln runs`, the board, a
 /// crash post-mortem) see it at once; writes the header into a new or empty file.

@@ -1,7 +1,8 @@
 // End-to-end: `kiln board` over a runs tree of two trained runs and a damaged one, opened in a
-// real browser (Debian's chromium, headless): the page lists the runs and draws their curves.
-// The screenshot it takes is kept as build/board_screenshot.png (docs/observe.md shows it).
-// Skipped, saying so, where chromium is not installed.
+// real browser (Debian's chromium, headless): the page lists the runs and draws their curves as
+// small multiples, and each view (compare, images, histograms) opens from its address. The
+// screenshots taken are kept as build/board_*.png (docs/observe.md shows them). Skipped, saying
+// so, where chromium is not installed.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,9 +10,11 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include "kiln/io/image_codec.h"
@@ -52,19 +55,27 @@ int64_t pixels_of(const io::Image& image, uint8_t r, uint8_t g, uint8_t b) {
   return count;
 }
 
-// How many rows apart the highest and lowest pixels of exactly `colour` are: the legend's box of
-// a run's colour is one band about 12 rows high; anything drawn in the chart lies above it.
-int64_t rows_spanned(const io::Image& image, uint8_t r, uint8_t g, uint8_t b) {
-  int64_t first = -1, last = -1;
+// Pixels of exactly `colour` right of column `left`: the views lie right of the runs table,
+// whose swatches show each ticked run's colour too.
+int64_t pixels_right_of(const io::Image& image, int64_t left, uint8_t r, uint8_t g, uint8_t b) {
+  int64_t count = 0;
   for (int64_t y = 0; y < image.height; ++y)
-    for (int64_t x = 0; x < image.width; ++x) {
+    for (int64_t x = left; x < image.width; ++x) {
       size_t i = size_t((y * image.width + x) * image.channels);
-      if (image.pixels[i] == r && image.pixels[i + 1] == g && image.pixels[i + 2] == b) {
-        if (first < 0) first = y;
-        last = y;
-      }
+      count += image.pixels[i] == r && image.pixels[i + 1] == g && image.pixels[i + 2] == b;
     }
-  return first < 0 ? 0 : last - first;
+  return count;
+}
+
+// Pixels that are neither white nor grey right of column `left`: colour drawn in a view.
+int64_t coloured_right_of(const io::Image& image, int64_t left) {
+  int64_t count = 0;
+  for (int64_t y = 0; y < image.height; ++y)
+    for (int64_t x = left; x < image.width; ++x) {
+      const uint8_t* p = &image.pixels[size_t((y * image.width + x) * image.channels)];
+      count += std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) > 40;
+    }
+  return count;
 }
 
 class BoardInBrowser : public ::testing::Test {
@@ -90,7 +101,32 @@ class BoardInBrowser : public ::testing::Test {
         what + " '" + url + "' 2>/dev/null");
   }
 
+  // The board over the runs, and its address.
+  std::string start_board() {
+    board_ =
+        std::make_unique<testing::ChildProcess>(kiln("board " + dir_.file("runs") + " --port 0"));
+    std::string line;
+    EXPECT_TRUE(board_->read_line(line));
+    return line.substr(12, line.find(" over ") - 12);
+  }
+
+  // The two trained runs, as the board names them.
+  std::vector<std::string> trained_runs() {
+    std::vector<std::string> runs;
+    for (const auto& entry : fs::directory_iterator(dir_.file("runs/board")))
+      runs.push_back("board/" + entry.path().filename().string());
+    std::sort(runs.begin(), runs.end());
+    return runs;
+  }
+
+  void TearDown() override {
+    if (!board_) return;
+    board_->signal(SIGTERM);
+    EXPECT_EQ(board_->wait(), 0);
+  }
+
   testing::TempDir dir_;
+  std::unique_ptr<testing::ChildProcess> board_;
 };
 
 TEST_F(BoardInBrowser, ListsTheRunsAndDrawsTheirCurves) {
@@ -106,19 +142,24 @@ TEST_F(BoardInBrowser, ListsTheRunsAndDrawsTheirCurves) {
   EXPECT_THAT(dom.out, HasSubstr("<tr data-run=\"board/"));
   EXPECT_THAT(dom.out, HasSubstr("class=\"damaged\""));
   EXPECT_THAT(dom.out, HasSubstr("optimizer.lr")) << "the config value that differs";
-  EXPECT_THAT(dom.out, ::testing::ContainsRegex("data-points=\"[1-9][0-9]*\""))
-      << "the chart holds points";
-  // The first run's details: its config and its last validation's images.
-  EXPECT_THAT(dom.out, HasSubstr("<h4>config.yaml</h4>"));
-  EXPECT_THAT(dom.out, HasSubstr("<img alt=\"samples\" src=\"data:image/png;base64,"));
-  EXPECT_THAT(dom.out, HasSubstr("<img alt=\"confusion_matrix\""));
+  // A chart per value, each holding both runs' lines: train and validation for the loss.
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex(
+                           "class=\"chart-card\" data-key=\"loss\" data-points=\"[1-9][0-9]*\" "
+                           "data-lines=\"4\""));
+  EXPECT_THAT(dom.out, HasSubstr("class=\"chart-card\" data-key=\"accuracy\""));
+  EXPECT_THAT(dom.out, HasSubstr("class=\"chart-card\" data-key=\"time/forward\""));
+  EXPECT_THAT(dom.out, HasSubstr("<div class=\"group\" data-group=\"time\">"));
+  // The page wrote what it shows into its address: the first three runs ticked.
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex(
+                           "id=\"copy-link\" href=\"#view=scalars&amp;run=board%2F[0-9-]+&amp;"
+                           "run=board%2F[0-9-]+&amp;run=broken"));
 
   std::string shot = std::string(KILN_BUILD_DIR) + "/board_screenshot.png";
   fs::remove(shot);
   ASSERT_EQ(browse(url, "--screenshot=" + shot).exit_code, 0);
   io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
-  EXPECT_GT(pixels_of(image, 0x1f, 0x77, 0xb4), 100) << "the first run's curve";
-  EXPECT_GT(pixels_of(image, 0xd6, 0x27, 0x28), 100) << "the second run's curve";
+  EXPECT_GT(pixels_right_of(image, 600, 0x1f, 0x77, 0xb4), 300) << "the first run's curves";
+  EXPECT_GT(pixels_right_of(image, 600, 0xd6, 0x27, 0x28), 300) << "the second run's curves";
 
   board.signal(SIGTERM);
   EXPECT_EQ(board.wait(), 0);
@@ -146,8 +187,8 @@ TEST(BoardInBrowserAlone, ASeriesOfOnePointIsDrawn) {
       shot + " '" + url + "' 2>/dev/null");
   ASSERT_EQ(taken.exit_code, 0);
   io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
-  EXPECT_GT(rows_spanned(image, 0x1f, 0x77, 0xb4), 30)
-      << "the one point, in the first run's colour, above its legend";
+  EXPECT_GT(pixels_right_of(image, 600, 0x1f, 0x77, 0xb4), 10)
+      << "the one point, in the first run's colour, in its chart";
   board.signal(SIGTERM);
   EXPECT_EQ(board.wait(), 0);
 }
@@ -202,7 +243,7 @@ TEST(BoardInBrowserAlone, TheRunsTableShowsNewRunsAndStatusesWithoutAReload) {
   EXPECT_GE(asked.load(), 2) << "the page asked for the runs again";
   EXPECT_THAT(dom.out, HasSubstr("<tr data-run=\"second/20261128-000000\""));
   EXPECT_THAT(dom.out, HasSubstr("(2 runs)"));
-  EXPECT_THAT(dom.out, HasSubstr("<td>failed</td>"));
+  EXPECT_THAT(dom.out, HasSubstr("<td class=\"status-failed\">failed</td>"));
   board.signal(SIGTERM);
   EXPECT_EQ(board.wait(), 0);
 }
@@ -223,7 +264,7 @@ TEST_F(BoardInBrowser, TheReportDrawsAStudysTrials) {
   std::string report = dir_.file("report.html");
   ASSERT_EQ(testing::run_command(kiln("report " + dir_.file("runs") + " -o " + report)).exit_code,
             0);
-  testing::CommandResult dom = browse("file://" + report, "--dump-dom");
+  testing::CommandResult dom = browse("file://" + report + "#view=studies", "--dump-dom");
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_THAT(dom.out, HasSubstr("<div class=\"study\" data-study=\"binary/s\">"));
   EXPECT_THAT(dom.out, HasSubstr("val/accuracy (max), 3 trials (3 complete), best: trial"));
@@ -242,11 +283,94 @@ TEST_F(BoardInBrowser, TheReportShowsTheSameWithoutAServer) {
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_THAT(dom.out, HasSubstr("(3 runs)"));
   EXPECT_THAT(dom.out, ::testing::ContainsRegex("data-points=\"[1-9][0-9]*\""));
-  EXPECT_THAT(dom.out, HasSubstr("<img alt=\"samples\" src=\"data:image/png;base64,"));
+  std::vector<std::string> runs = trained_runs();
+  std::string images =
+      browse("file://" + report + "#view=images&chosen=" + runs[0], "--dump-dom").out;
+  EXPECT_THAT(images, HasSubstr("<img alt=\"samples\" src=\"data:image/png;base64,"));
+  std::string compared =
+      browse("file://" + report + "#view=compare&run=" + runs[0] + "&run=" + runs[1], "--dump-dom")
+          .out;
+  EXPECT_THAT(compared, HasSubstr("<tr data-key=\"optimizer.lr\">"));
+  std::string histograms =
+      browse("file://" + report + "#view=histograms&chosen=" + runs[0], "--dump-dom").out;
+  EXPECT_THAT(histograms, HasSubstr("data-tag=\"weights/layers.1.weight\" data-steps=\"3\""));
   std::string shot = dir_.file("report.png");
   ASSERT_EQ(browse("file://" + report, "--screenshot=" + shot).exit_code, 0);
   io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
   EXPECT_GT(pixels_of(image, 0x1f, 0x77, 0xb4), 100);
+}
+
+// An address with a tag filter and an x axis: only the matching values' charts, for the two runs
+// it names.
+TEST_F(BoardInBrowser, AnAddressChoosesTheRunsAndTags) {
+  std::string url = start_board();
+  std::vector<std::string> runs = trained_runs();
+  testing::CommandResult dom =
+      browse(url + "#view=scalars&run=" + runs[0] + "&run=" + runs[1] + "&tags=loss&x=epoch",
+             "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_THAT(dom.out, HasSubstr("class=\"chart-card\" data-key=\"loss\""));
+  EXPECT_THAT(dom.out, ::testing::Not(HasSubstr("data-key=\"accuracy\"")));
+  EXPECT_THAT(dom.out, HasSubstr("href=\"#view=scalars&amp;run=" + std::string("board%2F")));
+  EXPECT_THAT(dom.out, HasSubstr("&amp;tags=loss&amp;x=epoch\""));
+  EXPECT_THAT(dom.out, ::testing::Not(HasSubstr("run=broken")));
+}
+
+// Compare: the configs' one difference side by side, each run's notes, and the parallel
+// coordinates of the differing value against the chosen metric, a line per run.
+TEST_F(BoardInBrowser, CompareShowsWhereTheConfigsDifferAndTheirParallelCoordinates) {
+  std::string url = start_board();
+  std::vector<std::string> runs = trained_runs();
+  std::string address =
+      url + "#view=compare&run=" + runs[0] + "&run=" + runs[1] + "&metric=val%2Faccuracy";
+  testing::CommandResult dom = browse(address, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_THAT(dom.out, HasSubstr("Config: the 1 of "));
+  EXPECT_THAT(dom.out,
+              ::testing::ContainsRegex(
+                  "<tr data-key=\"optimizer.lr\"><td>optimizer.lr</td><td "
+                  "class=\"differs\">0.0[15]</td><td class=\"differs\">0.0[15]</td></tr>"));
+  EXPECT_THAT(dom.out, ::testing::Not(HasSubstr("<tr data-key=\"seed\">"))) << "alike: not shown";
+  EXPECT_THAT(dom.out, ::testing::ContainsRegex("id=\"parallel\"[^>]*data-lines=\"2\""));
+  EXPECT_THAT(dom.out, HasSubstr("<option selected=\"\">val/accuracy</option>"));
+  std::string shot = std::string(KILN_BUILD_DIR) + "/board_compare.png";
+  ASSERT_EQ(browse(address, "--screenshot=" + shot).exit_code, 0);
+  io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
+  EXPECT_GT(pixels_right_of(image, 600, 0x1f, 0x77, 0xb4), 100) << "the first run's line";
+  EXPECT_GT(pixels_right_of(image, 600, 0xd6, 0x27, 0x28), 100) << "the second run's line";
+}
+
+// Images: the chosen run's confusion matrix, misclassified examples and samples, then its files.
+TEST_F(BoardInBrowser, ImagesShowTheChosenRunsLastValidation) {
+  std::string url = start_board();
+  std::string address = url + "#view=images&chosen=" + trained_runs()[0];
+  testing::CommandResult dom = browse(address, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  for (const char* tag : {"confusion_matrix", "misclassified", "samples"})
+    EXPECT_THAT(dom.out, HasSubstr("<figure class=\"image\" data-tag=\"" + std::string(tag) +
+                                   "\"><figcaption>" + tag + " (step 48)</figcaption><img"));
+  EXPECT_LT(dom.out.find("data-tag=\"confusion_matrix\""), dom.out.find("data-tag=\"samples\""));
+  EXPECT_THAT(dom.out, HasSubstr("<h4>config.yaml</h4>"));
+  std::string shot = std::string(KILN_BUILD_DIR) + "/board_images.png";
+  ASSERT_EQ(browse(address, "--screenshot=" + shot).exit_code, 0);
+  io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
+  EXPECT_GT(coloured_right_of(image, 600), 2000) << "the matrix's shades and the frames";
+}
+
+// Histograms: a heat map per parameter and gradient, a column per step they were written at.
+TEST_F(BoardInBrowser, HistogramsAreHeatMapsOverSteps) {
+  std::string url = start_board();
+  std::string address = url + "#view=histograms&chosen=" + trained_runs()[0] + "&tags=weights";
+  testing::CommandResult dom = browse(address, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0);
+  EXPECT_THAT(dom.out, HasSubstr("data-tag=\"weights/layers.1.weight\" data-steps=\"3\""));
+  EXPECT_THAT(dom.out, HasSubstr("data-tag=\"weights/layers.3.bias\" data-steps=\"3\""));
+  EXPECT_THAT(dom.out, ::testing::Not(HasSubstr("data-tag=\"gradients/"))) << "the tag filter";
+  EXPECT_THAT(dom.out, HasSubstr("steps 16 to 48"));
+  std::string shot = std::string(KILN_BUILD_DIR) + "/board_histograms.png";
+  ASSERT_EQ(browse(address, "--screenshot=" + shot).exit_code, 0);
+  io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
+  EXPECT_GT(coloured_right_of(image, 600), 5000) << "the heat maps' shades";
 }
 
 TEST(Board, AnAddressInUseIsAUsageErrorNamingIt) {
