@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_codec.h"
@@ -25,33 +26,94 @@ bool is_within(const fs::path& root, const fs::path& path) {
   return root_end == root.end();
 }
 
-// Which rows metric_rows() sends: all, or per tag (beyond `max_points` rows) the first and last
-// and each run's lowest and highest value.
-std::vector<bool> kept_rows(const std::vector<run::MetricsRow>& rows, size_t max_points) {
-  std::vector<bool> kept(rows.size(), true);
-  if (max_points == 0) return kept;
-  std::map<std::string_view, std::vector<size_t>> by_tag;
-  for (size_t i = 0; i < rows.size(); ++i) by_tag[rows[i].tag].push_back(i);
-  for (const auto& [tag, indices] : by_tag) {
-    if (indices.size() <= max_points) continue;
-    size_t runs = std::max<size_t>(max_points / 2, 1);
-    for (size_t i : indices) kept[i] = false;
-    kept[indices.front()] = kept[indices.back()] = true;
-    for (size_t r = 0; r < runs; ++r) {
-      size_t begin = indices.size() * r / runs, end = indices.size() * (r + 1) / runs;
-      size_t low = indices[begin], high = indices[begin];
-      for (size_t j = begin; j < end; ++j) {  // NaN compares false: it is never chosen
-        if (rows[indices[j]].value < rows[low].value) low = indices[j];
-        if (rows[indices[j]].value > rows[high].value) high = indices[j];
-      }
-      kept[low] = kept[high] = true;
+// One row of a tag, and where it came in the file.
+struct Point {
+  int64_t step = 0;
+  double epoch = 0, value = 0, wall_time = 0;
+  size_t order = 0;
+};
+
+// A tag's rows thinned as they are read, in bounded memory: runs of `per_run` consecutive rows
+// keep their lowest and highest value; when there are more runs than `most_runs`, neighbours
+// merge and runs double in length. The first and last rows are kept apart. With most_runs 0
+// every row is kept.
+class ThinnedSeries {
+ public:
+  ThinnedSeries(std::string tag, size_t most_runs) : tag_(std::move(tag)), most_runs_(most_runs) {}
+
+  void add(const Point& point) {
+    if (seen_++ == 0) first_ = point;
+    last_ = point;
+    if (runs_.empty() || runs_.back().rows == per_run_) {
+      runs_.push_back({point, point, 1});
+    } else {
+      Run& run = runs_.back();
+      if (point.value < run.low.value) run.low = point;  // NaN compares false: never chosen
+      if (point.value > run.high.value) run.high = point;
+      run.rows += 1;
+    }
+    if (most_runs_ > 0 && runs_.size() > most_runs_) halve();
+  }
+
+  bool thinned() const { return per_run_ > 1; }
+
+  /// The kept rows in file order, as the API's [step, epoch, tag, value, wall_time].
+  void append_rows(Json& rows) const {
+    std::vector<const Point*> kept = {&first_};
+    for (const Run& run : runs_) {
+      bool low_first = run.low.order <= run.high.order;
+      kept.push_back(low_first ? &run.low : &run.high);
+      kept.push_back(low_first ? &run.high : &run.low);
+    }
+    kept.push_back(&last_);
+    size_t previous = SIZE_MAX;
+    for (const Point* point : kept) {
+      if (point->order == previous) continue;  // a run of one row, or the first or last again
+      previous = point->order;
+      rows.push_back(
+          Json::array({point->step, point->epoch, tag_, point->value, point->wall_time}));
     }
   }
-  return kept;
-}
 
-bool rows_left_out(const std::vector<bool>& kept) {
-  return std::find(kept.begin(), kept.end(), false) != kept.end();
+ private:
+  struct Run {
+    Point low, high;
+    size_t rows = 0;
+  };
+
+  void halve() {
+    std::vector<Run> merged;
+    for (size_t i = 0; i + 1 < runs_.size(); i += 2) {
+      const Run &a = runs_[i], &b = runs_[i + 1];
+      merged.push_back({b.low.value < a.low.value ? b.low : a.low,
+                        b.high.value > a.high.value ? b.high : a.high, a.rows + b.rows});
+    }
+    if (runs_.size() % 2 == 1) merged.push_back(runs_.back());  // still filling: per_run_ rows
+    per_run_ *= 2;
+    runs_ = std::move(merged);
+  }
+
+  std::string tag_;
+  size_t most_runs_, per_run_ = 1, seen_ = 0;
+  std::vector<Run> runs_;
+  Point first_, last_;
+};
+
+// The rows from byte `from` on, thinned tag by tag (tags in the order they first appear).
+std::pair<run::MetricsSince, std::vector<ThinnedSeries>> thinned_series(const std::string& run,
+                                                                        int64_t from,
+                                                                        size_t max_points) {
+  std::vector<ThinnedSeries> series;
+  std::unordered_map<std::string, size_t> index;
+  std::string key;  // reused: looking a row's tag up allocates nothing
+  size_t order = 0;
+  run::MetricsSince since = run::read_metrics_since(run, from, [&](const run::MetricsCells& row) {
+    key.assign(row.split).append("/").append(row.metric);
+    auto [at, added] = index.try_emplace(key, series.size());
+    if (added) series.emplace_back(key, max_points == 0 ? 0 : std::max<size_t>(max_points / 2, 1));
+    series[at->second].add({row.step, row.epoch, row.value, row.wall_time, order++});
+  });
+  return {std::move(since), std::move(series)};
 }
 
 // One tag's histograms as counts in kHistogramBins equal bins from the lowest value of any step
@@ -97,14 +159,23 @@ std::optional<std::string> run_under(const std::string& root, const std::string&
   return run.string();
 }
 
-Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& filters,
-                  const std::string& sort) {
+std::vector<std::string> runs_inside(const std::string& root) {
   // A run reached through a link out of the root is not served, so it is not listed either.
   fs::path base = fs::canonical(root);
   std::vector<std::string> inside;
   for (const std::string& path : run::find_runs(root))
     if (is_within(base, fs::canonical(path))) inside.push_back(path);
-  std::vector<run::RunInfo> all = run::read_runs(inside);
+  return inside;
+}
+
+Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& filters,
+                  const std::string& sort) {
+  return runs_table_payload(root, run::read_runs(runs_inside(root)), filters, sort);
+}
+
+Json runs_table_payload(const std::string& root, const std::vector<run::RunInfo>& all,
+                        const std::vector<run::RunFilter>& filters, const std::string& sort) {
+  fs::path base = fs::canonical(root);
   Json payload = {{"keys", run::known_keys(all)}};
   std::vector<run::RunInfo> listed = run::filtered(all, filters);
   if (!sort.empty()) run::sort_runs(listed, sort);
@@ -123,18 +194,17 @@ Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& fi
 }
 
 Json metric_rows(const std::string& run, int64_t from, size_t max_points) {
-  run::MetricsSince since = run::read_metrics_since(run, from);
-  std::vector<bool> kept = kept_rows(since.rows, max_points);
+  auto [since, series] = thinned_series(run, from, max_points);
   Json rows = Json::array();
-  for (size_t i = 0; i < since.rows.size(); ++i) {
-    const run::MetricsRow& row = since.rows[i];
-    if (kept[i])
-      rows.push_back(Json::array({row.step, row.epoch, row.tag, row.value, row.wall_time}));
+  bool thinned = false;
+  for (const ThinnedSeries& tag : series) {
+    tag.append_rows(rows);
+    thinned = thinned || tag.thinned();
   }
   Json payload = {{"rows", std::move(rows)},
                   {"next", since.next},
                   {"restart", since.restart},
-                  {"downsampled", rows_left_out(kept)}};
+                  {"downsampled", thinned}};
   if (!since.problem.empty()) payload["problem"] = since.problem;
   return payload;
 }

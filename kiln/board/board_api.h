@@ -19,20 +19,27 @@ namespace kiln::board {
 /// run folder.
 std::optional<std::string> run_under(const std::string& root, const std::string& relative);
 
+/// The run folders under `root` that are inside it (not reached through a link out of it).
+std::vector<std::string> runs_inside(const std::string& root);
+
 /// The runs table: {"columns": [...], "runs": [{"run": relative path, "cells": [...],
 /// "status", "problems": [...]}], "keys": every key a filter or sort may name}.
 Json runs_payload(const std::string& root, const std::vector<run::RunFilter>& filters,
                   const std::string& sort);
+/// The same of runs already read (`all`: runs_inside(root), read).
+Json runs_table_payload(const std::string& root, const std::vector<run::RunInfo>& all,
+                        const std::vector<run::RunFilter>& filters, const std::string& sort);
 
-/// metrics.csv's whole rows from byte `from` on: {"rows": [[step, epoch, "split/metric", value,
+/// metrics.csv's whole rows from byte `from` on, a tag's rows together (tags in the order they
+/// first appear, each tag's rows in file order): {"rows": [[step, epoch, "split/metric", value,
 /// wall_time], ...], "next": the byte after the last whole row}. A row still being written is
 /// left for the next request; a `from` past the end or not at the start of a row (the file was
 /// cut back by a resume) starts again from 0, said by "restart": true. A metrics.csv that is not
 /// a regular file gives no rows and "problem".
-/// With `max_points` > 0, a tag of more rows than that keeps, of each of max_points / 2 runs of
-/// its consecutive rows, the one of the lowest and of the highest value (so a spike stays in the
-/// chart), and its first and last row; "downsampled": true then. A million rows become a chart's
-/// worth, in the order they were logged.
+/// With `max_points` > 0, a tag of more rows than that is thinned as it is read: of each run of
+/// its consecutive rows (max_points / 4 to max_points / 2 runs of equal length), the one of the
+/// lowest and of the highest value (so a spike stays in the chart), and its first and last row;
+/// "downsampled": true then. A million rows become a chart's worth, in bounded memory.
 Json metric_rows(const std::string& run, int64_t from, size_t max_points = 0);
 
 /// What the compare view shows of each run: {"runs": [{"run", "status", "hparams": {dotted

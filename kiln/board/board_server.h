@@ -4,9 +4,15 @@
 // JSON of board_api.h. Only files of the runs under the root are ever read.
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kiln/board/http_listener.h"
+#include "kiln/board/run_cache.h"
+#include "kiln/run/run_query.h"
 
 namespace kiln::board {
 
@@ -22,15 +28,22 @@ class BoardServer {
   /// Binds `host`:`port` (0: any free port) and returns the port; throws UsageError when it
   /// cannot.
   int bind(const std::string& host, int port) { return listener_.bind(host, port); }
-  /// Answers requests until stop(); returns at once when stop() came first.
-  void serve() { listener_.serve(); }
+  /// Answers requests until stop(); returns at once when stop() came first. The runs table is
+  /// made meanwhile, so that the page's first one comes from the cache.
+  void serve();
   /// Ends serve() and returns once it has ended (or at once when serve() has not begun).
   void stop() { listener_.stop(); }
 
  private:
   void add_routes();
 
+  /// The runs table for a request's filters and sort, made again only when a run changed.
+  std::string runs_answer(const std::vector<run::RunFilter>& filters, const std::string& sort);
+
   std::string root_, chart_js_;
+  RunCache cache_;
+  std::mutex answers_mutex_;
+  std::map<std::string, std::pair<uint64_t, std::string>> answers_;  // by query: generation, JSON
   HttpListener listener_;
 };
 

@@ -154,6 +154,8 @@ TEST_F(Board, MetricsAreServedFromWhereThePageStopped) {
   // A resume cut the file back below where the page was: it starts again.
   write(run_ + "/metrics.csv", "step,epoch,split,metric,value,wall_time\n");
   EXPECT_EQ(get_json("/api/metrics?run=fashion/20261101-100000&from=999")["restart"], true);
+  EXPECT_EQ(get("/api/metrics?run=fashion/20261101-100000&from=0&points=many")->status, 400);
+  EXPECT_EQ(get("/api/metrics?run=fashion/20261101-100000&from=-1")->status, 400);
   // ... or cut it back and it grew past that point again: the offset is inside a row.
   write(run_ + "/metrics.csv", "12,0.6,train,loss,2.45,101\n14,0.7,train,loss,2.3,102\n", true);
   Json regrown = get_json("/api/metrics?run=fashion/20261101-100000&from=" + std::to_string(next));

@@ -17,6 +17,10 @@
 namespace kiln::run {
 namespace {
 
+// What a reader of metrics.csv holds at once: rows are read in pieces this long (a row is some
+// 60 bytes; a row longer than this is not one kiln writes, and ends the read).
+constexpr size_t kMetricsChunkBytes = size_t{4} << 20;
+
 // A cell as the writer formats a number ({:g}: no hexadecimal, no spaces, nan and inf as words).
 double number_cell(std::string_view cell, const char* column) {
   double value = 0;
@@ -42,10 +46,8 @@ bool is_name_text(std::string_view cell) {
          });
 }
 
-}  // namespace
-
-// Cells are views into the line: a board reading a million rows makes no string per cell.
-std::optional<MetricsRow> parse_metrics_row(std::string_view line) {
+// The cells of `line`, checked; nothing for the header. Views into the line.
+std::optional<MetricsCells> parse_metrics_cells(std::string_view line) {
   if (line == kMetricsHeader) return std::nullopt;
   std::string_view cells[6];
   size_t count = 0, start = 0;
@@ -59,11 +61,21 @@ std::optional<MetricsRow> parse_metrics_row(std::string_view line) {
   if (!is_name_text(cells[2]) || !is_name_text(cells[3]))
     throw std::invalid_argument("a split or metric name that is not UTF-8 text");
   if (cells[3].empty()) throw std::invalid_argument("a row without its metric's name");
+  return MetricsCells{
+      whole_cell(cells[0], "step"),   number_cell(cells[1], "epoch"),    cells[2], cells[3],
+      number_cell(cells[4], "value"), number_cell(cells[5], "wall_time")};
+}
+
+}  // namespace
+
+// Cells are views into the line: a board reading a million rows makes no string per cell.
+std::optional<MetricsRow> parse_metrics_row(std::string_view line) {
+  std::optional<MetricsCells> cells = parse_metrics_cells(line);
+  if (!cells) return std::nullopt;
   std::string tag;
-  tag.reserve(cells[2].size() + 1 + cells[3].size());
-  tag.append(cells[2]).append("/").append(cells[3]);
-  return MetricsRow{whole_cell(cells[0], "step"), number_cell(cells[1], "epoch"), std::move(tag),
-                    number_cell(cells[4], "value"), number_cell(cells[5], "wall_time")};
+  tag.reserve(cells->split.size() + 1 + cells->metric.size());
+  tag.append(cells->split).append("/").append(cells->metric);
+  return MetricsRow{cells->step, cells->epoch, std::move(tag), cells->value, cells->wall_time};
 }
 
 MetricsCsv::MetricsCsv(const std::string& path) : path_(path) { open(); }
@@ -159,6 +171,46 @@ MetricsTail read_metrics_tail(const std::string& path, int64_t max_bytes) {
 }
 
 MetricsSince read_metrics_since(const std::string& run, int64_t from) {
+  MetricsSince since;
+  std::vector<MetricsRow> rows;
+  since = read_metrics_since(run, from, [&rows](const MetricsCells& cells) {
+    std::string tag;
+    tag.reserve(cells.split.size() + 1 + cells.metric.size());
+    tag.append(cells.split).append("/").append(cells.metric);
+    rows.push_back({cells.step, cells.epoch, std::move(tag), cells.value, cells.wall_time});
+  });
+  since.rows = std::move(rows);
+  return since;
+}
+
+namespace {
+
+// Each whole row from since.next on, in pieces of kMetricsChunkBytes: a file of a million rows is
+// never held whole.
+void take_rows_from(const std::string& path, MetricsSince& since,
+                    const std::function<void(const MetricsCells&)>& take) {
+  while (std::optional<FilePart> chunk = read_file_part(path, since.next, kMetricsChunkBytes)) {
+    std::string_view text = chunk->bytes;
+    size_t whole = text.rfind('\n');
+    if (whole == std::string_view::npos) break;  // no whole row yet (or one past any chunk)
+    for (size_t at = 0; at <= whole;) {
+      size_t end = text.find('\n', at);
+      try {
+        if (std::optional<MetricsCells> cells = parse_metrics_cells(text.substr(at, end - at)))
+          take(*cells);
+      } catch (const std::invalid_argument&) {  // kiln runs names the damage; a chart skips it
+      }
+      at = end + 1;
+    }
+    since.next += static_cast<int64_t>(whole + 1);
+    if (text.size() < kMetricsChunkBytes) break;  // the end of the file as it stood
+  }
+}
+
+}  // namespace
+
+MetricsSince read_metrics_since(const std::string& run, int64_t from,
+                                const std::function<void(const MetricsCells&)>& take) {
   std::string path = run + "/" + kMetricsFile;
   MetricsSince since;
   // From the byte before `from`: where the reader stopped is the start of a row unless a resume
@@ -166,35 +218,22 @@ MetricsSince read_metrics_since(const std::string& run, int64_t from) {
   // starts over.
   std::optional<FilePart> part;
   try {
-    part = read_file_part(path, std::max<int64_t>(0, from - 1));
+    part = read_file_part(path, std::max<int64_t>(0, from - 1), 1);
   } catch (const Error& e) {  // not a regular file: never waited on, never read
     since.problem = e.what();
     return since;
   }
   if (!part) return since;
-  if (from > 0 && (from > part->size || part->bytes.empty() || part->bytes[0] != '\n')) from = -1;
-  if (from < 0) {
+  if (from > 0 && (from > part->size || part->bytes.empty() || part->bytes[0] != '\n')) {
     since.restart = true;
     from = 0;
-    part = read_file_part(path, 0);
-    if (!part) return since;
   }
-  std::string_view text = std::string_view(part->bytes).substr(size_t(from - part->from));
-  size_t whole = text.rfind('\n');
-  size_t used = whole == std::string_view::npos ? 0 : whole + 1;
-  // A row per line: room for all at once, as a million rows moved on each growth cost more than
-  // reading them.
-  since.rows.reserve(size_t(std::count(text.begin(), text.begin() + used, '\n')));
-  for (size_t at = 0; at < used;) {
-    size_t end = text.find('\n', at);
-    try {
-      if (std::optional<MetricsRow> row = parse_metrics_row(text.substr(at, end - at)))
-        since.rows.push_back(std::move(*row));
-    } catch (const std::invalid_argument&) {  // kiln runs names the damage; a chart skips it
-    }
-    at = end + 1;
+  since.next = from;
+  try {
+    take_rows_from(path, since, take);
+  } catch (const Error& e) {  // replaced meanwhile by what is no regular file
+    since.problem = e.what();
   }
-  since.next = from + static_cast<int64_t>(used);
   return since;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,5 +78,18 @@ struct MetricsSince {
 /// read, or 0). When `from` no longer falls at the start of a row (the file was cut back by a
 /// resume and grew again) it reads from the top and says so with `restart`.
 MetricsSince read_metrics_since(const std::string& run, int64_t from);
+
+/// One row's cells, the names viewing the line they were read from.
+struct MetricsCells {
+  int64_t step = 0;
+  double epoch = 0;
+  std::string_view split, metric;
+  double value = 0, wall_time = 0;
+};
+
+/// As read_metrics_since, but each row's cells are given to `take` (in file order) instead of
+/// kept, and `rows` stays empty: a reader of a million rows makes no object per row.
+MetricsSince read_metrics_since(const std::string& run, int64_t from,
+                                const std::function<void(const MetricsCells&)>& take);
 
 }  // namespace kiln::run

@@ -1,5 +1,7 @@
 #include "kiln/run/run_info.h"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -298,6 +300,18 @@ RunInfo read_run(const std::string& path) {
     run.problems.push_back(e.what());
   }
   return run;
+}
+
+std::string run_files_signature(const std::string& path) {
+  std::string signature;
+  for (const char* file : {kRecordFile, kSummaryFile, kConfigFile, kNotesFile, kMetricsFile}) {
+    struct stat status {};
+    if (::stat((path + "/" + file).c_str(), &status) == 0)
+      signature += std::to_string(status.st_size) + "." + std::to_string(status.st_mtim.tv_sec) +
+                   "." + std::to_string(status.st_mtim.tv_nsec);
+    signature += ";";
+  }
+  return signature;
 }
 
 std::vector<RunInfo> read_runs(const std::vector<std::string>& paths) {

@@ -43,6 +43,10 @@ struct RunInfo {
 /// Reads one run folder; never throws for damaged files (see `problems`).
 RunInfo read_run(const std::string& path);
 
+/// The size and modification time of each file read_run reads (a missing one as empty): when
+/// it is unchanged and the run does not say it is running, read_run would read the same.
+std::string run_files_signature(const std::string& path);
+
 /// read_run of each path, on as many threads as there are cores: listing a thousand runs is
 /// mostly parsing their config.yaml files.
 std::vector<RunInfo> read_runs(const std::vector<std::string>& paths);

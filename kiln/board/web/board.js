@@ -7,7 +7,8 @@
 const colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
                  "#17becf", "#7f7f7f", "#bcbd22"];
 const dashes = { train: [], val: [6, 4], test: [2, 3] };
-const POINTS_PER_TAG = 2000;  // the server thins longer series, keeping their spikes
+const POINTS_PER_TAG = 1000;  // the server thins longer series, keeping their spikes
+const TABLE_ROWS = 200;       // rows of the runs table drawn before "show all"
 
 const state = {
   view: "scalars", ticked: [], chosen: null, sort: "", filter: "", tags: "", axis: "step",
@@ -103,6 +104,17 @@ function runsQuery() {
 }
 
 async function loadRuns() {
+  if (state.listing) { state.listAgain = true; return; }  // once this one is done
+  state.listing = true;
+  try {
+    await listRuns();
+  } finally {
+    state.listing = false;
+  }
+  if (state.listAgain) { state.listAgain = false; loadRuns(); }
+}
+
+async function listRuns() {
   let payload;
   try {
     payload = await api("/api/runs", runsQuery());
@@ -125,7 +137,9 @@ async function loadRuns() {
     state.ticked = payload.runs.slice(0, 3).map(r => r.run);
     state.fromAddress = true;
     state.runsKey = null;
-    return refresh();
+    writeAddress();
+    drawRunsTable(payload);
+    drawView();
   }
   if (!state.chosen && payload.runs.length) choose(payload.runs[0].run);
 }
@@ -142,7 +156,11 @@ function drawRunsTable(payload) {
     changed();
   });
   const statusColumn = payload.columns.indexOf("status");
-  const rows = payload.runs.map(run => {
+  // A long table is drawn in part (the ticked and chosen runs always): a browser lays out two
+  // thousand rows for longer than a reader waits.
+  const shown = state.showAll ? payload.runs : payload.runs.filter((run, i) =>
+      i < TABLE_ROWS || state.ticked.includes(run.run) || run.run === state.chosen);
+  const rows = shown.map(run => {
     const ticked = state.ticked.includes(run.run);
     const classes = [run.problems.length ? "damaged" : "", run.run === state.chosen ? "chosen" : ""];
     const swatch = ticked ? `<span class="swatch" style="background:${colourOf(run.run)}"></span>` : "";
@@ -153,8 +171,14 @@ function drawRunsTable(payload) {
            (run.problems.length ? ` title="${escapeHtml(run.problems.join("\n"))}"` : "") +
            `><td>${swatch}<input type="checkbox" ${ticked ? "checked" : ""}></td>${cells}</tr>`;
   });
+  const hidden = payload.runs.length - shown.length;
+  if (hidden > 0)
+    rows.push(`<tr class="more"><td colspan="${payload.columns.length + 1}">${hidden} more runs: ` +
+              `filter or sort to bring them up, or <a href="#" id="show-all">show all</a></td></tr>`);
   body.innerHTML = rows.join("");
-  body.querySelectorAll("tr").forEach(tr => {
+  const showAll = document.getElementById("show-all");
+  if (showAll) showAll.onclick = e => { e.preventDefault(); state.showAll = true; state.runsKey = null; loadRuns(); };
+  body.querySelectorAll("tr[data-run]").forEach(tr => {
     const run = tr.dataset.run;
     tr.querySelector("input").onchange = e => {
       state.ticked = e.target.checked ? [...state.ticked, run] : state.ticked.filter(r => r !== run);
@@ -173,8 +197,22 @@ function choose(run) {
 
 // ---- scalars -----------------------------------------------------------------------------------
 
-// Fetches what each ticked run's metrics.csv gained since the last request.
+// Fetches what each ticked run's metrics.csv gained since the last request; one poll at a time,
+// so that no two ask from the same offset and add the same rows twice (one asked for meanwhile
+// follows it).
 async function poll() {
+  if (state.polling) { state.pollAgain = true; return; }  // once this one is done
+  state.polling = true;
+  try {
+    await pollRuns();
+  } finally {
+    state.polling = false;
+  }
+  if (state.view === "scalars") drawScalars();
+  if (state.pollAgain) { state.pollAgain = false; poll(); }
+}
+
+async function pollRuns() {
   for (const run of state.ticked) {
     let payload;
     try {
@@ -186,7 +224,6 @@ async function poll() {
       (state.series[run][tag] = state.series[run][tag] || []).push({step, epoch, wall, value});
     state.offsets[run] = payload.next;
   }
-  if (state.view === "scalars") drawScalars();
 }
 
 const SPLITS = ["train", "val", "test"];
@@ -255,7 +292,9 @@ function datasetsOf(chart) {
 function chartOptions(key) {
   const wall = state.axis === "wall";
   return { animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
-    plugins: { legend: { display: false }, tooltip: { enabled: false } },
+    // Chart.js draws at most a few points per pixel column, each column's extremes kept.
+    plugins: { legend: { display: false }, tooltip: { enabled: false },
+               decimation: { enabled: true, algorithm: "min-max" } },
     scales: { x: { type: "linear", title: { display: true, text: axisTitle() },
                    ticks: wall ? { callback: v => new Date(v * 1000).toLocaleTimeString() } : {} },
               y: { type: state.log ? "logarithmic" : "linear", title: { display: true, text: key } } } };
@@ -270,7 +309,11 @@ function drawScalars() {
   const keys = Object.keys(wanted).sort();
   // Charts of tags no longer wanted go; the others are updated in place.
   for (const key of Object.keys(state.charts))
-    if (!wanted[key]) { state.charts[key].chart.destroy(); state.charts[key].card.remove(); delete state.charts[key]; }
+    if (!wanted[key]) {
+      if (state.charts[key].chart) state.charts[key].chart.destroy();
+      state.charts[key].card.remove();
+      delete state.charts[key];
+    }
   const groups = {};
   for (const key of keys) (groups[wanted[key].group] = groups[wanted[key].group] || []).push(key);
   for (const name of ["train / validation", "time", "system"]) {
@@ -288,13 +331,11 @@ function drawScalars() {
   }
   box.dataset.charts = keys.length;
   if (!keys.length) box.dataset.empty = "1"; else delete box.dataset.empty;
-  // Once, when the first charts hold data: how long the page took (benchmarks/board_scale.sh).
-  if (keys.length && !state.timed) {
-    state.timed = true;
-    console.log(`kiln board: charts drawn ${Math.round(performance.now())} ms after the page was asked for`);
-  }
+
 }
 
+// A chart's card at once; its Chart.js chart only once the card is on screen (a run logs dozens
+// of values, and a browser draws a chart in tens of milliseconds), then kept up to date.
 function drawChart(key, wanted, grid) {
   const datasets = datasetsOf(wanted);
   let entry = state.charts[key];
@@ -306,20 +347,49 @@ function drawChart(key, wanted, grid) {
         `<button class="png">PNG</button><button class="csv">CSV</button></header>` +
         `<div class="chart-box"><canvas></canvas></div><div class="readout"></div>`;
     grid.appendChild(card);
-    const canvas = card.querySelector("canvas");
-    const chart = new Chart(canvas, { type: "line", data: { datasets }, options: chartOptions(key) });
-    entry = state.charts[key] = { card, chart };
-    card.querySelector(".png").onclick = () => download(`${key}.png`, chart.toBase64Image());
-    card.querySelector(".csv").onclick = () => download(`${key}.csv`, csvUrl(state.charts[key].lines));
-    canvas.onmousemove = e => readout(entry, e);
-  } else {
-    entry.chart.data.datasets = datasets;
-    entry.chart.options = chartOptions(key);
-    entry.chart.update();
+    entry = state.charts[key] = { card, chart: null, key };
+    card.querySelector(".png").onclick = () => entry.chart && download(`${key}.png`, entry.chart.toBase64Image());
+    card.querySelector(".csv").onclick = () => download(`${key}.csv`, csvUrl(entry.lines));
+    card.querySelector("canvas").onmousemove = e => entry.chart && readout(entry, e);
+    onScreen(card, () => { entry.visible = true; updateChart(entry); });
   }
   entry.lines = wanted.lines;
+  entry.datasets = datasets;
   entry.card.dataset.points = datasets.reduce((n, d) => n + d.data.length, 0);
   entry.card.dataset.lines = datasets.length;
+  updateChart(entry);
+}
+
+function updateChart(entry) {
+  if (!entry.visible) return;
+  if (!entry.chart) {
+    entry.chart = new Chart(entry.card.querySelector("canvas"),
+                            { type: "line", data: { datasets: entry.datasets }, options: chartOptions(entry.key) });
+    entry.card.dataset.drawn = "1";
+    // Once, after the first charts on screen are drawn: how long the page took
+    // (benchmarks/board_scale.sh); the others on screen are drawn in the same task.
+    if (!state.timed) {
+      state.timed = true;
+      setTimeout(() => console.log(
+          `kiln board: charts drawn ${Math.round(performance.now())} ms after the page was asked for`));
+    }
+    return;
+  }
+  entry.chart.data.datasets = entry.datasets;
+  entry.chart.options = chartOptions(entry.key);
+  entry.chart.update();
+}
+
+// Calls `then` once `element` comes within a screen's height of the view (at once where the
+// browser cannot tell).
+function onScreen(element, then) {
+  if (typeof IntersectionObserver === "undefined") return then();
+  const observer = new IntersectionObserver(entries => {
+    if (!entries.some(e => e.isIntersecting)) return;
+    observer.disconnect();
+    then();
+  }, { rootMargin: "100% 0px" });
+  observer.observe(element);
 }
 
 // Every line's value at the x under the pointer (its nearest point), as the hover shows it.
@@ -637,6 +707,7 @@ function wire() {
 }
 
 function start() {
+  console.log(`kiln board: script started ${Math.round(performance.now())} ms after the page was asked for`);
   readAddress();
   showControls();
   wire();
