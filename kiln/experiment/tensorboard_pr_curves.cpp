@@ -34,7 +34,9 @@ Scored scored(const Objective::HeadOutput& head) {
         torch::one_hot(target.clamp(0, classes - 1).to(torch::kLong), classes).to(torch::kBool);
     return {torch::softmax(output.detach().to(torch::kFloat32), 1), truth & known, ~truth & known};
   }
-  if (head.scores == Scores::kSigmoid && target.sizes() == output.sizes()) {
+  // A [batch] target fits a [batch, 1] output, as the loss takes it.
+  if (head.scores == Scores::kSigmoid && target.numel() == output.numel() && target.dim() > 0 &&
+      target.size(0) == rows) {
     torch::Tensor truth = (target.reshape({rows, -1}) > 0.5);
     return {torch::sigmoid(output.detach().to(torch::kFloat32)).reshape({rows, -1}), truth, ~truth};
   }
