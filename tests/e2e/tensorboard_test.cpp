@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "kiln/io/image_codec.h"
+#include "tests/support/binary_task.h"
 #include "tests/support/event_file_reader.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
@@ -215,6 +216,41 @@ TEST_F(TensorBoardFiles, ValidationWritesAPrecisionRecallCurvePerClass) {
     positives += rows[0];
   }
   EXPECT_EQ(positives, 128);
+}
+
+// A binary_cross_entropy head (one logit, a float 0/1 target): one curve, `pr_curve`, of the
+// sigmoid of its output, every validation row a positive or a negative.
+TEST_F(TensorBoardFiles, ASigmoidHeadGetsOneCurve) {
+  std::string rows = testing::binary_rows(200);
+  int64_t positives = 0;  // rows labelled 1
+  std::istringstream lines(rows);
+  for (std::string line; std::getline(lines, line);)
+    positives += line.size() > 2 && line.compare(line.size() - 2, 2, ",1") == 0;
+  std::string data = dir_.write("rows.csv", rows);
+  std::string config = dir_.write("sigmoid.yaml",
+                                  "version: 1\nname: sigmoid\nseed: 1\n"
+                                  "data:\n  train: {type: csv, file: " +
+                                      data +
+                                      ", target: label, target_type: float}\n"
+                                      "  val: {type: csv, file: " +
+                                      data +
+                                      ", target: label, target_type: float}\n"
+                                      "  batch_size: 20\n"
+                                      "model: {type: mlp, num_classes: 1, hidden: [8]}\n"
+                                      "loss: binary_cross_entropy\nmetrics: []\n"
+                                      "optimizer: {type: sgd, lr: 0.1}\n"
+                                      "train: {max: 20 steps, validate_every: 10 steps}\n");
+  testing::CommandResult result = testing::run_command(
+      std::string(KILN_BINARY) + " train " + config + " --runs-root " + dir_.file("runs"));
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  auto curves = values_of(testing::run_dir_of(result.out) + "/tensorboard/val", "pr_curves");
+  ASSERT_EQ(curves.size(), 1u);
+  ASSERT_EQ(curves["pr_curve"].size(), 2u);
+  std::vector<float> values = testing::tensor_floats(*curves["pr_curve"][1].second.tensor);
+  ASSERT_EQ(values.size(), 6u * 127);
+  EXPECT_EQ(values[0], positives) << "true positives at threshold 0: every positive row";
+  EXPECT_EQ(values[127], 200 - positives) << "false positives at threshold 0";
+  EXPECT_GT(positives, 0);
 }
 
 // The model's graph for TensorBoard's Graphs tab, once, in train/: the config's layers in order,
