@@ -66,16 +66,20 @@ std::optional<MetricsCells> parse_metrics_cells(std::string_view line) {
       number_cell(cells[4], "value"), number_cell(cells[5], "wall_time")};
 }
 
+MetricsRow row_of(const MetricsCells& cells) {
+  std::string tag;
+  tag.reserve(cells.split.size() + 1 + cells.metric.size());
+  tag.append(cells.split).append("/").append(cells.metric);
+  return {cells.step, cells.epoch, std::move(tag), cells.value, cells.wall_time};
+}
+
 }  // namespace
 
 // Cells are views into the line: a board reading a million rows makes no string per cell.
 std::optional<MetricsRow> parse_metrics_row(std::string_view line) {
   std::optional<MetricsCells> cells = parse_metrics_cells(line);
   if (!cells) return std::nullopt;
-  std::string tag;
-  tag.reserve(cells->split.size() + 1 + cells->metric.size());
-  tag.append(cells->split).append("/").append(cells->metric);
-  return MetricsRow{cells->step, cells->epoch, std::move(tag), cells->value, cells->wall_time};
+  return row_of(*cells);
 }
 
 MetricsCsv::MetricsCsv(const std::string& path) : path_(path) { open(); }
@@ -171,14 +175,9 @@ MetricsTail read_metrics_tail(const std::string& path, int64_t max_bytes) {
 }
 
 MetricsSince read_metrics_since(const std::string& run, int64_t from) {
-  MetricsSince since;
   std::vector<MetricsRow> rows;
-  since = read_metrics_since(run, from, [&rows](const MetricsCells& cells) {
-    std::string tag;
-    tag.reserve(cells.split.size() + 1 + cells.metric.size());
-    tag.append(cells.split).append("/").append(cells.metric);
-    rows.push_back({cells.step, cells.epoch, std::move(tag), cells.value, cells.wall_time});
-  });
+  MetricsSince since = read_metrics_since(
+      run, from, [&rows](const MetricsCells& cells) { rows.push_back(row_of(cells)); });
   since.rows = std::move(rows);
   return since;
 }

@@ -1,10 +1,10 @@
 #include "kiln/tensorboard/pr_curve.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "kiln/core/error.h"
 #include "kiln/tensorboard/proto/event.pb.h"
+#include "kiln/tensorboard/summaries.h"
 
 namespace kiln::tensorboard {
 namespace {
@@ -39,31 +39,13 @@ std::array<std::vector<double>, 6> pr_curve_rows(const PrCurveCounts& counts) {
 proto::Event pr_curve_event(const std::string& tag, int64_t step, double wall_time,
                             const PrCurveCounts& counts) {
   std::array<std::vector<double>, 6> rows = pr_curve_rows(counts);
-  proto::Event event;
-  event.set_wall_time(wall_time);
-  event.set_step(step);
-  proto::Summary::Value& value = *event.mutable_summary()->add_value();
-  value.set_tag(tag);
+  std::vector<double> values;
+  for (const std::vector<double>& row : rows) values.insert(values.end(), row.begin(), row.end());
   proto::PrCurvePluginData plugin_data;
   plugin_data.set_version(0);
   plugin_data.set_num_thresholds(static_cast<uint32_t>(counts.positives.size()));
-  auto& plugin = *value.mutable_metadata()->mutable_plugin_data();
-  plugin.set_plugin_name("pr_curves");
-  plugin.set_content(plugin_data.SerializeAsString());
-  proto::TensorProto& tensor = *value.mutable_tensor();
-  tensor.set_dtype(proto::DT_FLOAT);
-  tensor.mutable_tensor_shape()->add_dim()->set_size(6);
-  tensor.mutable_tensor_shape()->add_dim()->set_size(int64_t(rows[0].size()));
-  std::string content;
-  for (const std::vector<double>& row : rows)
-    for (double number : row) {
-      auto single = static_cast<float>(number);
-      char bytes[sizeof single];
-      std::memcpy(bytes, &single, sizeof single);  // little-endian on every platform kiln runs on
-      content.append(bytes, sizeof bytes);
-    }
-  tensor.set_tensor_content(content);
-  return event;
+  return float_tensor_event(tag, step, wall_time, "pr_curves", plugin_data.SerializeAsString(),
+                            {6, static_cast<int64_t>(rows[0].size())}, values);
 }
 
 }  // namespace kiln::tensorboard

@@ -26,14 +26,27 @@ proto::Summary::Value& value_of(proto::Event& event, const std::string& tag,
 }  // namespace
 
 proto::Event scalar_event(const std::string& tag, int64_t step, double wall_time, double value) {
+  return float_tensor_event(tag, step, wall_time, "scalars", "", {}, {value});
+}
+
+proto::Event float_tensor_event(const std::string& tag, int64_t step, double wall_time,
+                                const std::string& plugin, const std::string& content,
+                                const std::vector<int64_t>& shape,
+                                const std::vector<double>& values) {
   proto::Event event = event_at(step, wall_time);
-  proto::TensorProto& tensor = *value_of(event, tag, "scalars").mutable_tensor();
+  proto::Summary::Value& value = value_of(event, tag, plugin);
+  if (!content.empty()) value.mutable_metadata()->mutable_plugin_data()->set_content(content);
+  proto::TensorProto& tensor = *value.mutable_tensor();
   tensor.set_dtype(proto::DT_FLOAT);
   tensor.mutable_tensor_shape();  // rank 0: present and empty
-  float single = static_cast<float>(value);
-  char bytes[sizeof single];
-  std::memcpy(bytes, &single, sizeof single);  // little-endian on every platform kiln runs on
-  tensor.set_tensor_content(bytes, sizeof bytes);
+  for (int64_t size : shape) tensor.mutable_tensor_shape()->add_dim()->set_size(size);
+  std::string bytes(values.size() * sizeof(float), '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto single = static_cast<float>(values[i]);
+    // little-endian on every platform kiln runs on
+    std::memcpy(&bytes[i * sizeof single], &single, sizeof single);
+  }
+  tensor.set_tensor_content(bytes);
   return event;
 }
 

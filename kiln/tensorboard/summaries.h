@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kiln/io/image_codec.h"
 #include "kiln/tensorboard/histogram.h"
@@ -19,6 +20,12 @@ class Event;
 }
 
 proto::Event scalar_event(const std::string& tag, int64_t step, double wall_time, double value);
+/// A float32 tensor of `shape` holding `values` (row-major) for the plugin `plugin`, whose
+/// metadata content is `content`: how scalars and PR curves are stored.
+proto::Event float_tensor_event(const std::string& tag, int64_t step, double wall_time,
+                                const std::string& plugin, const std::string& content,
+                                const std::vector<int64_t>& shape,
+                                const std::vector<double>& values);
 /// `markdown` as TensorBoard's text plugin renders it.
 proto::Event text_event(const std::string& tag, int64_t step, double wall_time,
                         const std::string& markdown);

@@ -103,16 +103,24 @@ function runsQuery() {
   return params;
 }
 
-async function loadRuns() {
-  if (state.listing) { state.listAgain = true; return; }  // once this one is done
-  state.listing = true;
-  try {
-    await listRuns();
-  } finally {
-    state.listing = false;
-  }
-  if (state.listAgain) { state.listAgain = false; loadRuns(); }
+// `work` run one at a time: a call while it runs makes it run once more afterwards, so that no
+// two ask the server for the same thing at once (a poll from the same offset would add the same
+// rows twice) and none asked for is lost.
+function oneAtATime(work) {
+  let running = false, again = false;
+  return async function run() {
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      await work();
+    } finally {
+      running = false;
+    }
+    if (again) { again = false; run(); }
+  };
 }
+
+const loadRuns = oneAtATime(() => listRuns());
 
 async function listRuns() {
   let payload;
@@ -197,20 +205,11 @@ function choose(run) {
 
 // ---- scalars -----------------------------------------------------------------------------------
 
-// Fetches what each ticked run's metrics.csv gained since the last request; one poll at a time,
-// so that no two ask from the same offset and add the same rows twice (one asked for meanwhile
-// follows it).
-async function poll() {
-  if (state.polling) { state.pollAgain = true; return; }  // once this one is done
-  state.polling = true;
-  try {
-    await pollRuns();
-  } finally {
-    state.polling = false;
-  }
+// Fetches what each ticked run's metrics.csv gained since the last request, and draws.
+const poll = oneAtATime(async () => {
+  await pollRuns();
   if (state.view === "scalars") drawScalars();
-  if (state.pollAgain) { state.pollAgain = false; poll(); }
-}
+});
 
 async function pollRuns() {
   for (const run of state.ticked) {
