@@ -17,6 +17,7 @@
 #include <memory>
 #include <thread>
 
+#include "kiln/core/json.h"
 #include "kiln/io/image_codec.h"
 #include "tests/support/binary_task.h"
 #include "tests/support/run_command.h"
@@ -371,6 +372,57 @@ TEST_F(BoardInBrowser, HistogramsAreHeatMapsOverSteps) {
   ASSERT_EQ(browse(address, "--screenshot=" + shot).exit_code, 0);
   io::Image image = io::decode_image(testing::read_file(shot), 3, shot);
   EXPECT_GT(coloured_right_of(image, 600), 5000) << "the heat maps' shades";
+}
+
+// A user's session, driven through chromium's DevTools protocol by tests/js/board_drive.js: the
+// pointer, clicks and keys do what the addresses above do, the hover readout names every line's
+// value, the PNG and CSV buttons download the chart, and a reload brings the same view back.
+TEST_F(BoardInBrowser, AUserDrivesEachViewWithPointerAndKeys) {
+  if (testing::run_command("command -v node").exit_code != 0)
+    GTEST_SKIP() << "node is not installed (scripts/install-deps.sh installs it)";
+  std::string url = start_board();
+  std::vector<std::string> runs = trained_runs();
+  std::string downloads = dir_.file("downloads");
+  fs::create_directories(downloads);
+  testing::CommandResult drive =
+      testing::run_command("node " + std::string(KILN_SOURCE_DIR) + "/tests/js/board_drive.js '" +
+                           url + "' '" + downloads + "'");
+  ASSERT_EQ(drive.exit_code, 0) << drive.err;
+  Json seen = Json::parse(drive.out);
+
+  EXPECT_EQ(seen["ticked"].size(), 3u) << "the first three runs, the damaged one included";
+  EXPECT_EQ(seen["lossLines"], 4) << "train and validation of both trained runs";
+  EXPECT_EQ(seen["lossLinesUnticked"], 2) << "one run unticked";
+
+  std::string readout = seen["readout"];
+  EXPECT_THAT(readout, ::testing::StartsWith("step "));
+  for (const std::string& run : runs)
+    for (const char* split : {" train: ", " val: "})
+      EXPECT_THAT(readout, ::testing::ContainsRegex(run + split + "[0-9]\\.[0-9]+"));
+
+  ASSERT_EQ(seen["png"], "loss.png");
+  io::Image png = io::decode_image(testing::read_file(downloads + "/loss.png"), 3, "loss.png");
+  EXPECT_GT(pixels_of(png, 0x1f, 0x77, 0xb4), 100) << "the first run's lines";
+  EXPECT_GT(pixels_of(png, 0xd6, 0x27, 0x28), 100) << "the second run's lines";
+  ASSERT_EQ(seen["csv"], "loss.csv");
+  std::string csv = testing::read_file(downloads + "/loss.csv");
+  EXPECT_THAT(csv, ::testing::StartsWith("run,split,tag,step,epoch,wall_time,value\n"));
+  for (const std::string& run : runs) {
+    EXPECT_THAT(csv, HasSubstr(run + ",train,train/loss,4,0.25,"));
+    EXPECT_THAT(csv, HasSubstr(run + ",val,val/loss,48,3,"));
+  }
+
+  EXPECT_EQ(seen["compareKeys"], Json::array({"optimizer.lr"}))
+      << "the damaged run, whose config cannot be read, is left out of the diff";
+  EXPECT_EQ(seen["imageTags"], Json::array({"confusion_matrix", "misclassified", "samples"}));
+  EXPECT_GE(seen["heatMaps"], 8) << "weights and gradients of two linear layers";
+
+  EXPECT_EQ(seen["keysFiltered"], Json::array({"accuracy"}));
+  EXPECT_EQ(seen["addressReloaded"], seen["address"]);
+  EXPECT_EQ(seen["keysReloaded"], Json::array({"accuracy"}));
+  EXPECT_EQ(seen["tagsReloaded"], "^(train|val)/accuracy$");
+  EXPECT_EQ(seen["tickedReloaded"].size(), 3u);
+  EXPECT_EQ(seen["chosenReloaded"], seen["firstUnticked"]);
 }
 
 TEST(Board, AnAddressInUseIsAUsageErrorNamingIt) {

@@ -1,5 +1,6 @@
 // The board page's pure functions (kiln/board/web/board.js) under node: how tags are grouped into
-// charts, TensorBoard's smoothing, the CSV a chart downloads, and how parallel axes place values.
+// charts, TensorBoard's smoothing, the CSV a chart downloads, how parallel axes place values and
+// which colour each ticked run keeps.
 // Run by ctest as board_js (node tests/js/board_logic_test.js BOARD_JS).
 "use strict";
 const assert = require("assert");
@@ -34,6 +35,13 @@ const checks = {
     const choices = board.axisScale(["adam", "sgd", "adamw"], false);
     assert.deepStrictEqual(["adam", "adamw", "sgd"].map(choices.at), [0, 0.5, 1]);
     assert.strictEqual(choices.at(undefined), null);
+  },
+  "a run keeps its colour while ticked; a new one takes the first free colour"() {
+    const first = board.colourSlots({}, ["a", "b", "c"]);
+    assert.deepStrictEqual(first, { a: 0, b: 1, c: 2 });
+    const unticked = board.colourSlots(first, ["b", "c"]);
+    assert.deepStrictEqual(unticked, { b: 1, c: 2 });
+    assert.deepStrictEqual(board.colourSlots(unticked, ["b", "c", "d", "e"]), { b: 1, c: 2, d: 0, e: 3 });
   },
 };
 

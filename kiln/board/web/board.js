@@ -13,7 +13,7 @@ const TABLE_ROWS = 200;       // rows of the runs table drawn before "show all"
 const state = {
   view: "scalars", ticked: [], chosen: null, sort: "", filter: "", tags: "", axis: "step",
   smoothing: 0, log: false, metric: "",
-  series: {}, offsets: {}, charts: {}, runsKey: null, runs: [], studiesKey: null,
+  series: {}, offsets: {}, charts: {}, runsKey: null, runs: [], studiesKey: null, slots: {},
 };
 
 // ---- the address: the view's state in location.hash ----------------------------------------
@@ -31,9 +31,13 @@ function readAddress() {
   state.log = params.get("log") === "1";
   state.metric = params.get("metric") || "";
   state.fromAddress = params.has("run");
+  state.slots = {};
 }
 
 function writeAddress() {
+  // The runs in the order of their colours, so that a reload paints each as it was.
+  state.slots = colourSlots(state.slots, state.ticked);
+  state.ticked.sort((a, b) => state.slots[a] - state.slots[b]);
   const params = new URLSearchParams();
   params.set("view", state.view);
   state.ticked.forEach(run => params.append("run", run));
@@ -90,8 +94,23 @@ function escapeHtml(text) {
 }
 
 function colourOf(run) {
-  const i = state.ticked.indexOf(run);
-  return colours[(i < 0 ? 0 : i) % colours.length];
+  return colours[(state.slots[run] || 0) % colours.length];
+}
+
+// Each ticked run keeps its colour while it stays ticked (unticking another does not repaint
+// it): a newly ticked run takes the first colour slot no ticked run holds. Returns run -> slot.
+function colourSlots(previous, ticked) {
+  const slots = {};
+  for (const run of ticked) if (run in previous) slots[run] = previous[run];
+  const taken = new Set(Object.values(slots));
+  for (const run of ticked) {
+    if (run in slots) continue;
+    let slot = 0;
+    while (taken.has(slot)) ++slot;
+    slots[run] = slot;
+    taken.add(slot);
+  }
+  return slots;
 }
 
 // ---- the runs table: asked again every 2 s, rebuilt only when something changed --------------
@@ -437,6 +456,11 @@ async function drawCompare() {
   state.ticked.forEach(r => params.append("run", r));
   let details;
   try { details = (await api("/api/details", params)).runs; } catch (e) { box.innerHTML = `<p class="problem">${escapeHtml(e.message)}</p>`; return; }
+  // A run whose config cannot be read would make every key differ: it is named apart instead.
+  const unreadable = details.filter(d => !Object.keys(d.hparams).length);
+  const skipped = unreadable.map(d => `<p class="problem">${escapeHtml(d.run)} is left out: ` +
+      `${escapeHtml(d.problems.join("; ") || "it has no config")}</p>`).join("");
+  details = details.filter(d => Object.keys(d.hparams).length);
   const keys = [...new Set(details.flatMap(d => Object.keys(d.hparams)))].sort();
   const shown = v => v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v);
   const differing = keys.filter(k => new Set(details.map(d => shown(d.hparams[k]))).size > 1);
@@ -450,7 +474,7 @@ async function drawCompare() {
   const notes = details.map(d => `<div><h4>${escapeHtml(d.run)}</h4>` +
       (d.notes ? `<pre>${escapeHtml(d.notes)}</pre>` : "<p>(no notes)</p>") + "</div>").join("");
   box.innerHTML =
-      `<h3>Config: the ${differing.length} of ${keys.length} keys that differ</h3>` +
+      `<h3>Config: the ${differing.length} of ${keys.length} keys that differ</h3>` + skipped +
       `<table id="config-diff" class="diff">${head}${rows.join("")}</table>` +
       `<h3>Notes</h3><div class="notes">${notes}</div>` +
       `<h3>Hyper-parameters against <select id="parallel-metric">` +
@@ -721,4 +745,4 @@ function start() {
 
 // In a page, the board starts; under node (tests/js/), its pure functions are what is wanted.
 if (typeof document !== "undefined") start();
-if (typeof module !== "undefined") module.exports = { describeTag, smooth, csvText, axisScale };
+if (typeof module !== "undefined") module.exports = { describeTag, smooth, csvText, axisScale, colourSlots };
