@@ -1,4 +1,5 @@
 // kiln export RUN_DIR|CHECKPOINT [--checkpoint best|last|PATH] [--to DIR] [--name NAME]
+//             [--format kiln|onnx]
 
 #include <cstdio>
 
@@ -30,6 +31,12 @@ void add_export_command(CLI::App& app, Action& action) {
   command->add_option("--to", request->to,
                       "Folder of exported models (default: the run's export/)");
   command->add_option("--name", request->name, "The model's name (default: the config's name)");
+  command
+      ->add_option("--format", request->format,
+                   "kiln: kiln's own files; onnx: model.onnx too, the serving signature as ONNX "
+                   "(docs/onnx.md)")
+      ->check(CLI::IsMember(exports::export_formats()))
+      ->capture_default_str();
   command->callback([&action, request] { action = [request] { return run_export(*request); }; });
 }
 

@@ -10,6 +10,7 @@
 #include "kiln/engine/checkpoint.h"
 #include "kiln/experiment/open_model.h"
 #include "kiln/export/exported_model.h"
+#include "kiln/export/onnx/onnx_writer.h"
 #include "kiln/io/manifest.h"
 #include "kiln/serving/version_folders.h"
 
@@ -71,6 +72,11 @@ Json evaluation_data_spec(const ExperimentConfig& config) {
   return nullptr;
 }
 
+const std::vector<std::string>& export_formats() {
+  static const std::vector<std::string> formats = {"kiln", "onnx"};
+  return formats;
+}
+
 ExportedVersion export_model(const ExportRequest& request) {
   ExportedVersion exported;
   exported.checkpoint = is_checkpoint_directory(request.source)
@@ -82,12 +88,17 @@ ExportedVersion export_model(const ExportRequest& request) {
   std::string to = request.to.empty() ? run_of(exported.checkpoint) + "/export" : request.to;
   exported.base = to + "/" + name;
 
-  serving::Signatures signatures = ExportedModel::from_opened(opened)->signatures();
+  std::shared_ptr<ExportedModel> runnable = ExportedModel::from_opened(opened);
+  serving::Signatures signatures = runnable->signatures();
+  std::vector<std::pair<std::string, std::string>> contents = {
+      {"model.safetensors", serialize_weights(*opened.model)},
+      {"model.yaml", to_yaml(model_yaml(opened, name, exported.checkpoint, signatures))}};
+  if (request.format == "onnx")
+    contents.emplace_back("model.onnx", to_onnx(*runnable, "serving_default").bytes);
+  else if (request.format != "kiln")
+    throw Error(fmt::format("export format \"{}\" is not one of kiln, onnx", request.format));
   std::string staging = serving::staging_folder(exported.base);
   try {
-    std::vector<std::pair<std::string, std::string>> contents = {
-        {"model.safetensors", serialize_weights(*opened.model)},
-        {"model.yaml", to_yaml(model_yaml(opened, name, exported.checkpoint, signatures))}};
     // The fitted feature columns go with the model: serving writes its inputs as training did.
     if (!opened.preprocessing.is_null())
       contents.emplace_back("preprocessing.json", opened.preprocessing.dump(2) + "\n");

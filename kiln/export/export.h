@@ -5,11 +5,13 @@
 //                      transforms), the eval transforms, class labels when the data had them,
 //                      the signatures (export/signatures.h), where it came from, kiln's version
 //   model.safetensors  the evaluation weights: the EMA's when the run kept one
+//   model.onnx         with format onnx, the serving signature as ONNX (export/onnx/)
 // written under a hidden name and renamed into place (serving/version_folders.h).
 // Thread-safety: one writer per base path.
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kiln/core/json.h"
 #include "kiln/engine/experiment_config.h"
@@ -21,6 +23,7 @@ struct ExportRequest {
   std::string checkpoint = "best";  // of a run folder: best, last or a checkpoint's path
   std::string to;                   // the folder of exported models; "" = the run's export/
   std::string name;                 // the model's name there; "" = the config's `name`
+  std::string format = "kiln";      // "onnx": model.onnx too
 };
 
 struct ExportedVersion {
@@ -35,6 +38,9 @@ struct ExportedVersion {
 /// without its files: model.yaml's `reader`, how `kiln predict` reads TFRecord and CSV files for
 /// it. Null when the config names none.
 Json evaluation_data_spec(const engine::ExperimentConfig& config);
+
+/// The formats a request may name: kiln (its own files), onnx (model.onnx too).
+const std::vector<std::string>& export_formats();
 
 /// Exports the request's checkpoint as the next version of its model.
 ExportedVersion export_model(const ExportRequest& request);

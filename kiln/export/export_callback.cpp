@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kiln/core/json_number.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/callbacks/monitor.h"
@@ -33,6 +35,7 @@ struct ExportOptions {
   int64_t keep = 5;
   std::string to;
   std::string name;
+  std::string format = "kiln";
   MonitorOptions compare;
   void describe(Schema& s) {
     s.field("when", when,
@@ -41,6 +44,13 @@ struct ExportOptions {
     s.field("keep", keep, "How many of the newest versions to keep.").min(1);
     s.field("to", to, "Folder of exported models; empty: the run's export/.");
     s.field("name", name, "The model's folder there; empty: the config's name.");
+    s.field("format", format, "kiln: kiln's own files; onnx: model.onnx too (docs/onnx.md).")
+        .check(
+            [](const std::string& f) {
+              const auto& known = export_formats();
+              return std::find(known.begin(), known.end(), f) != known.end();
+            },
+            "one of: kiln, onnx");
     compare.describe(s);
   }
 };
@@ -69,7 +79,7 @@ class ExportCallback : public Callback {
   void on_checkpoint_saved(TrainerView& view, const std::string& dir) override {
     if (!pending_) return;
     pending_ = false;
-    ExportedVersion exported = export_model({dir, "", options_.to, options_.name});
+    ExportedVersion exported = export_model({dir, "", options_.to, options_.name, options_.format});
     serving::keep_newest_versions(exported.base, options_.keep);
     view.say(fmt::format("exported version {}: {}", exported.version, exported.directory));
   }

@@ -57,6 +57,9 @@ class ExportedModel {
   /// Its preprocessing.json (the feature columns training fitted); null for other data.
   const Json& preprocessing() const { return preprocessing_; }
 
+  /// The kiln model it runs; null for a TorchScript version.
+  const std::shared_ptr<models::Model>& module() const { return model_; }
+
   /// The signature `name`, or null.
   const serving::Signature* signature(const std::string& name) const;
 

@@ -24,15 +24,16 @@ declare -A allowed=(
   [run]="core"
   [serving]="core io"
   [tensorboard]="core io"
+  [onnx]="core"
   [tune]="core run"
   [board]="core io run tensorboard tune"
   [engine]="core io data models losses metrics optim distributed run"
   [experiment]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
-  [export]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment"
+  [export]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment onnx"
   [bench]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment"
 )
 # Folders whose code builds without LibTorch (their targets do not link it).
-torch_free="core io tabular run serving tensorboard tune board"
+torch_free="core io tabular run serving tensorboard tune board onnx"
 
 # Checks the tree at ROOT; prints each breach, returns 1 if any.
 check() {

@@ -1,0 +1,132 @@
+// ONNX forms of aten's element-wise operators: arithmetic, comparisons and activations.
+
+#include <cmath>
+#include <optional>
+
+#include "kiln/export/onnx/onnx_context.h"
+
+namespace kiln::exports::onnx_export {
+namespace {
+
+using jit_node = torch::jit::Node;
+
+// a OP b, b scaled by `alpha` where aten takes one (add, sub).
+void binary(const jit_node& node, Context& c, const char* op) {
+  std::string right = c.operand(node.input(1), node.input(0));
+  if (node.inputs().size() > 2 && !c.is_none(node.input(2)) && c.number(node.input(2)) != 1.0) {
+    std::string alpha = c.operand(node.input(2), node.input(0));
+    right = c.add1("Mul", {right, alpha});
+  }
+  c.emit(op, {c.operand(node.input(0), node.input(1)), right});
+}
+
+void unary(const jit_node& node, Context& c, const char* op) {
+  c.emit(op, {c.tensor(node.input(0))});
+}
+
+void compare(const jit_node& node, Context& c, const char* op) {
+  c.emit(op, {c.tensor(node.input(0)), c.operand(node.input(1), node.input(0))});
+}
+
+// min(max(x, low), high): relu6, hardtanh and clamp, written as low + relu(x - low) -
+// relu(x - high) rather than as Clip: OpenCV (4.6, Debian's) reads only the Clip of opsets
+// before 11, whose bounds are attributes. Exact between the bounds; above them within half a
+// unit in the last place of x.
+void clip_between(const jit_node& node, Context& c, std::optional<double> low,
+                  std::optional<double> high) {
+  std::string x = c.tensor(node.input(0));
+  auto scalar = [&](double v) { return c.initializer(at::full({1}, v, c.dtype(node.input(0)))); };
+  std::string y = x;
+  if (low) {
+    std::string above = c.add1("Relu", {*low == 0 ? x : c.add1("Sub", {x, scalar(*low)})});
+    y = *low == 0 ? above : c.add1("Add", {above, scalar(*low)});
+  }
+  if (high) {
+    std::string over = c.add1("Relu", {c.add1("Sub", {x, scalar(*high)})});
+    y = c.add1("Sub", {y, over});
+  }
+  c.bind(node.output(0), y);
+}
+
+void clip(const jit_node& node, Context& c) {
+  auto bound = [&](size_t i) -> std::optional<double> {
+    if (c.is_none(node.input(i))) return std::nullopt;
+    return c.number(node.input(i));
+  };
+  clip_between(node, c, bound(1), bound(2));
+}
+
+// x * sigmoid(x).
+void silu(const jit_node& node, Context& c) {
+  std::string x = c.tensor(node.input(0));
+  c.emit("Mul", {x, c.add1("Sigmoid", {x})});
+}
+
+// The exact GELU, x * (1 + erf(x / sqrt 2)) / 2, or its tanh approximation.
+void gelu(const jit_node& node, Context& c) {
+  std::string x = c.tensor(node.input(0));
+  auto scalar = [&](double v) { return c.initializer(at::full({1}, v, at::kFloat)); };
+  bool tanh = node.inputs().size() > 1 && c.constant(node.input(1)).isString() &&
+              c.constant(node.input(1)).toStringRef() == "tanh";
+  std::string inner;
+  if (tanh) {
+    std::string cube = c.add1("Mul", {c.add1("Mul", {x, x}), x});
+    std::string sum = c.add1("Add", {x, c.add1("Mul", {cube, scalar(0.044715)})});
+    inner = c.add1("Tanh", {c.add1("Mul", {sum, scalar(std::sqrt(2.0 / M_PI))})});
+  } else {
+    inner = c.add1("Erf", {c.add1("Div", {x, scalar(std::sqrt(2.0))})});
+  }
+  std::string half = c.add1("Mul", {x, scalar(0.5)});
+  c.emit("Mul", {half, c.add1("Add", {inner, scalar(1.0)})});
+}
+
+void leaky_relu(const jit_node& node, Context& c) {
+  c.emit("LeakyRelu", {c.tensor(node.input(0))},
+         {{"alpha", static_cast<float>(c.number(node.input(1)))}});
+}
+
+void elu(const jit_node& node, Context& c) {
+  if (c.number(node.input(2)) != 1.0 || c.number(node.input(3)) != 1.0)
+    c.refuse("an ELU with a scale is not written");
+  c.emit("Elu", {c.tensor(node.input(0))},
+         {{"alpha", static_cast<float>(c.number(node.input(1)))}});
+}
+
+void softmax(const jit_node& node, Context& c, const char* op) {
+  c.emit(op, {c.tensor(node.input(0))}, {{"axis", c.integer(node.input(1))}});
+}
+
+const RegisterOp add_op("aten::add", [](auto& n, auto& c) { binary(n, c, "Add"); });
+const RegisterOp add_inplace_op("aten::add_", [](auto& n, auto& c) { binary(n, c, "Add"); });
+const RegisterOp sub_op("aten::sub", [](auto& n, auto& c) { binary(n, c, "Sub"); });
+const RegisterOp mul_op("aten::mul", [](auto& n, auto& c) { binary(n, c, "Mul"); });
+const RegisterOp div_op("aten::div", [](auto& n, auto& c) { binary(n, c, "Div"); });
+const RegisterOp rsub_op("aten::rsub", [](auto& n, auto& c) {
+  c.emit("Sub", {c.operand(n.input(1), n.input(0)), c.tensor(n.input(0))});
+});
+const RegisterOp gt_op("aten::gt", [](auto& n, auto& c) { compare(n, c, "Greater"); });
+const RegisterOp lt_op("aten::lt", [](auto& n, auto& c) { compare(n, c, "Less"); });
+const RegisterOp eq_op("aten::eq", [](auto& n, auto& c) { compare(n, c, "Equal"); });
+const RegisterOp relu_op("aten::relu", [](auto& n, auto& c) { unary(n, c, "Relu"); });
+const RegisterOp relu_inplace_op("aten::relu_", [](auto& n, auto& c) { unary(n, c, "Relu"); });
+const RegisterOp sigmoid_op("aten::sigmoid", [](auto& n, auto& c) { unary(n, c, "Sigmoid"); });
+const RegisterOp tanh_op("aten::tanh", [](auto& n, auto& c) { unary(n, c, "Tanh"); });
+const RegisterOp exp_op("aten::exp", [](auto& n, auto& c) { unary(n, c, "Exp"); });
+const RegisterOp log_op("aten::log", [](auto& n, auto& c) { unary(n, c, "Log"); });
+const RegisterOp sqrt_op("aten::sqrt", [](auto& n, auto& c) { unary(n, c, "Sqrt"); });
+const RegisterOp neg_op("aten::neg", [](auto& n, auto& c) { unary(n, c, "Neg"); });
+const RegisterOp abs_op("aten::abs", [](auto& n, auto& c) { unary(n, c, "Abs"); });
+const RegisterOp hardtanh_op("aten::hardtanh", clip);
+const RegisterOp hardtanh_inplace_op("aten::hardtanh_", clip);
+const RegisterOp clamp_op("aten::clamp", clip);
+const RegisterOp relu6_op("aten::relu6", [](auto& n, auto& c) { clip_between(n, c, 0.0, 6.0); });
+const RegisterOp silu_op("aten::silu", silu);
+const RegisterOp gelu_op("aten::gelu", gelu);
+const RegisterOp leaky_relu_op("aten::leaky_relu", leaky_relu);
+const RegisterOp elu_op("aten::elu", elu);
+const RegisterOp softmax_op("aten::softmax", [](auto& n, auto& c) { softmax(n, c, "Softmax"); });
+const RegisterOp log_softmax_op("aten::log_softmax",
+                                [](auto& n, auto& c) { softmax(n, c, "LogSoftmax"); });
+
+}  // namespace
+}  // namespace kiln::exports::onnx_export

@@ -1,0 +1,207 @@
+// ONNX forms of aten's layer operators: convolutions, batch norm, linear maps, pooling, layer
+// norm and embeddings.
+
+#include "kiln/export/onnx/onnx_context.h"
+
+namespace kiln::exports::onnx_export {
+namespace {
+
+using jit_node = torch::jit::Node;
+using torch::jit::Value;
+
+// ONNX's pads: every spatial dimension's start, then every end.
+std::vector<int64_t> both_sides(const std::vector<int64_t>& padding, size_t spatial) {
+  std::vector<int64_t> pads(spatial * 2, 0);
+  for (size_t i = 0; i < spatial; ++i)
+    pads[i] = pads[i + spatial] = padding.at(padding.size() == 1 ? 0 : i);
+  return pads;
+}
+
+std::vector<int64_t> per_dimension(const std::vector<int64_t>& values, size_t spatial) {
+  if (values.size() == spatial) return values;
+  return std::vector<int64_t>(spatial, values.at(0));
+}
+
+// conv2d(x, w, b, stride, padding, dilation, groups) and convolution / _convolution(x, w, b,
+// stride, padding, dilation, transposed, output_padding, groups, ...).
+void convolution(const jit_node& node, Context& c, bool general) {
+  at::Tensor weight = c.weight(node.input(1));
+  size_t spatial = static_cast<size_t>(weight.dim() - 2);
+  if (general && c.boolean(node.input(6))) c.refuse("transposed convolutions are not written yet");
+  if (c.constant(node.input(4)).isString()) c.refuse("padding by name (\"same\") is not written");
+  int64_t groups = c.integer(node.input(general ? 8 : 6));
+  std::vector<int64_t> kernel(weight.sizes().begin() + 2, weight.sizes().end());
+  std::vector<std::string> inputs = {c.tensor(node.input(0)), c.tensor(node.input(1))};
+  if (!c.is_none(node.input(2))) inputs.push_back(c.tensor(node.input(2)));
+  c.emit("Conv", inputs,
+         {{"kernel_shape", kernel},
+          {"strides", per_dimension(c.integers(node.input(3)), spatial)},
+          {"pads", both_sides(c.integers(node.input(4)), spatial)},
+          {"dilations", per_dimension(c.integers(node.input(5)), spatial)},
+          {"group", groups}});
+}
+
+// batch_norm(x, weight, bias, mean, var, training, momentum, eps, cudnn), in evaluation.
+void batch_norm(const jit_node& node, Context& c) {
+  if (c.boolean(node.input(5))) c.refuse("batch norm in training mode");
+  at::Tensor mean = c.weight(node.input(3));
+  auto or_filled = [&](const Value* value, double fill) {
+    return c.is_none(value) ? c.initializer(at::full_like(mean, fill)) : c.tensor(value);
+  };
+  c.emit("BatchNormalization",
+         {c.tensor(node.input(0)), or_filled(node.input(1), 1.0), or_filled(node.input(2), 0.0),
+          c.tensor(node.input(3)), c.tensor(node.input(4))},
+         {{"epsilon", static_cast<float>(c.number(node.input(7)))}});
+}
+
+// linear(x, w, b): Gemm for a batch of vectors, MatMul by the transposed weight otherwise.
+void linear(const jit_node& node, Context& c) {
+  at::Tensor weight = c.weight(node.input(1));
+  bool bias = !c.is_none(node.input(2));
+  if (c.shape(node.input(0)).size() == 2) {
+    std::vector<std::string> inputs = {c.tensor(node.input(0)), c.tensor(node.input(1))};
+    if (bias) inputs.push_back(c.tensor(node.input(2)));
+    c.emit("Gemm", inputs, {{"transB", int64_t{1}}});
+    return;
+  }
+  std::string product = c.add1("MatMul", {c.tensor(node.input(0)), c.initializer(weight.t())});
+  if (bias)
+    c.emit("Add", {product, c.tensor(node.input(2))});
+  else
+    c.bind(node.output(0), product);
+}
+
+// addmm(bias, x, w, beta, alpha) = beta * bias + alpha * x @ w. A linear layer's w is its weight
+// transposed (aten::t): the Gemm takes the weight itself with transB, as runtimes expect (OpenCV
+// reads a Gemm without transB wrongly).
+void addmm(const jit_node& node, Context& c) {
+  const jit_node& weight = Context::producer(node.input(2));
+  bool of_weight = weight.kind() == c10::aten::t &&
+                   Context::producer(weight.input(0)).kind() == c10::prim::Constant;
+  std::string matrix = of_weight ? c.tensor(weight.input(0)) : c.tensor(node.input(2));
+  c.emit("Gemm", {c.tensor(node.input(1)), matrix, c.tensor(node.input(0))},
+         {{"beta", static_cast<float>(c.number(node.input(3)))},
+          {"alpha", static_cast<float>(c.number(node.input(4)))},
+          {"transB", int64_t{of_weight}}});
+}
+
+// max_pool(x, kernel, stride, padding, dilation, ceil_mode).
+void max_pool(const jit_node& node, Context& c) {
+  std::vector<int64_t> kernel = c.integers(node.input(1));
+  size_t spatial = c.shape(node.input(0)).size() - 2;
+  kernel = per_dimension(kernel, spatial);
+  std::vector<int64_t> stride = c.integers(node.input(2));
+  c.emit("MaxPool", {c.tensor(node.input(0))},
+         {{"kernel_shape", kernel},
+          {"strides", stride.empty() ? kernel : per_dimension(stride, spatial)},
+          {"pads", both_sides(c.integers(node.input(3)), spatial)},
+          {"dilations", per_dimension(c.integers(node.input(4)), spatial)},
+          {"ceil_mode", int64_t{c.boolean(node.input(5))}}});
+}
+
+// avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad[, divisor_override]).
+void avg_pool(const jit_node& node, Context& c) {
+  if (node.inputs().size() > 6 && !c.is_none(node.input(6)))
+    c.refuse("average pooling with a divisor of its own is not written");
+  size_t spatial = c.shape(node.input(0)).size() - 2;
+  std::vector<int64_t> kernel = per_dimension(c.integers(node.input(1)), spatial);
+  std::vector<int64_t> stride = c.integers(node.input(2));
+  c.emit("AveragePool", {c.tensor(node.input(0))},
+         {{"kernel_shape", kernel},
+          {"strides", stride.empty() ? kernel : per_dimension(stride, spatial)},
+          {"pads", both_sides(c.integers(node.input(3)), spatial)},
+          {"ceil_mode", int64_t{c.boolean(node.input(4))}},
+          {"count_include_pad", int64_t{c.boolean(node.input(5))}}});
+}
+
+// adaptive_avg_pool(x, output_size): global pooling for an output of one, a fixed pooling when
+// the input divides evenly.
+void adaptive_avg_pool(const jit_node& node, Context& c) {
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  size_t spatial = shape.size() - 2;
+  std::vector<int64_t> out = per_dimension(c.integers(node.input(1)), spatial);
+  std::vector<int64_t> kernel;
+  for (size_t i = 0; i < spatial; ++i) {
+    if (shape[i + 2] % out[i] != 0)
+      c.refuse("adaptive pooling to a size that does not divide its input is not written");
+    kernel.push_back(shape[i + 2] / out[i]);
+  }
+  if (std::all_of(out.begin(), out.end(), [](int64_t o) { return o == 1; })) {
+    c.emit("GlobalAveragePool", {c.tensor(node.input(0))});
+    return;
+  }
+  c.emit("AveragePool", {c.tensor(node.input(0))}, {{"kernel_shape", kernel}, {"strides", kernel}});
+}
+
+// mean(x, dims, keepdim, dtype): global pooling where it averages every spatial dimension (what
+// every runtime fuses), ReduceMean otherwise.
+void mean(const jit_node& node, Context& c) {
+  if (node.inputs().size() < 3) c.refuse("a mean over every dimension is not written");
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  std::vector<int64_t> dims = c.integers(node.input(1));
+  for (auto& d : dims)
+    if (d < 0) d += static_cast<int64_t>(shape.size());
+  bool keep = c.boolean(node.input(2));
+  std::vector<int64_t> spatial;
+  for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d) spatial.push_back(d);
+  if (shape.size() > 2 && dims == spatial) {
+    std::string pooled = c.add1("GlobalAveragePool", {c.tensor(node.input(0))});
+    if (keep)
+      c.bind(node.output(0), pooled);
+    else
+      c.emit("Flatten", {pooled}, {{"axis", int64_t{1}}});
+    return;
+  }
+  c.emit("ReduceMean", {c.tensor(node.input(0))}, {{"axes", dims}, {"keepdims", int64_t{keep}}});
+}
+
+// layer_norm(x, shape, weight, bias, eps, cudnn) over the last dimensions, written out
+// (LayerNormalization is opset 17's): (x - mean) / sqrt(mean((x - mean)^2) + eps) * weight + bias.
+void layer_norm(const jit_node& node, Context& c) {
+  int64_t rank = static_cast<int64_t>(c.shape(node.input(0)).size());
+  int64_t count = static_cast<int64_t>(c.integers(node.input(1)).size());
+  std::vector<int64_t> axes;
+  for (int64_t d = rank - count; d < rank; ++d) axes.push_back(d);
+  std::string x = c.tensor(node.input(0));
+  std::string centred =
+      c.add1("Sub", {x, c.add1("ReduceMean", {x}, {{"axes", axes}, {"keepdims", int64_t{1}}})});
+  // Pow, not Mul: the pattern runtimes fuse back into one layer norm (OpenCV's does).
+  std::string two = c.initializer(at::full({}, 2.0, at::kFloat));
+  std::string variance = c.add1("ReduceMean", {c.add1("Pow", {centred, two})},
+                                {{"axes", axes}, {"keepdims", int64_t{1}}});
+  std::string eps = c.initializer(at::full({1}, c.number(node.input(4)), at::kFloat));
+  std::string y = c.add1("Div", {centred, c.add1("Sqrt", {c.add1("Add", {variance, eps})})});
+  if (!c.is_none(node.input(2))) y = c.add1("Mul", {y, c.tensor(node.input(2))});
+  if (!c.is_none(node.input(3))) y = c.add1("Add", {y, c.tensor(node.input(3))});
+  c.bind(node.output(0), y);
+}
+
+// embedding(weight, indices, ...): rows of the weight.
+void embedding(const jit_node& node, Context& c) {
+  c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(1))}, {{"axis", int64_t{0}}});
+}
+
+const RegisterOp conv1d_op("aten::conv1d", [](auto& n, auto& c) { convolution(n, c, false); });
+const RegisterOp conv2d_op("aten::conv2d", [](auto& n, auto& c) { convolution(n, c, false); });
+const RegisterOp convolution_op("aten::convolution",
+                                [](auto& n, auto& c) { convolution(n, c, true); });
+const RegisterOp underscore_convolution_op("aten::_convolution",
+                                           [](auto& n, auto& c) { convolution(n, c, true); });
+const RegisterOp batch_norm_op("aten::batch_norm", batch_norm);
+const RegisterOp linear_op("aten::linear", linear);
+const RegisterOp addmm_op("aten::addmm", addmm);
+const RegisterOp matmul_op("aten::matmul", [](auto& n, auto& c) {
+  c.emit("MatMul", {c.tensor(n.input(0)), c.tensor(n.input(1))});
+});
+const RegisterOp max_pool1d_op("aten::max_pool1d", max_pool);
+const RegisterOp max_pool2d_op("aten::max_pool2d", max_pool);
+const RegisterOp avg_pool1d_op("aten::avg_pool1d", avg_pool);
+const RegisterOp avg_pool2d_op("aten::avg_pool2d", avg_pool);
+const RegisterOp adaptive_avg_pool1d_op("aten::adaptive_avg_pool1d", adaptive_avg_pool);
+const RegisterOp adaptive_avg_pool2d_op("aten::adaptive_avg_pool2d", adaptive_avg_pool);
+const RegisterOp mean_op("aten::mean", mean);
+const RegisterOp layer_norm_op("aten::layer_norm", layer_norm);
+const RegisterOp embedding_op("aten::embedding", embedding);
+
+}  // namespace
+}  // namespace kiln::exports::onnx_export

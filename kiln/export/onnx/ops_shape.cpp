@@ -1,0 +1,192 @@
+// ONNX forms of aten's operators that move, reshape, cast or pick elements, and of those that
+// change nothing at inference (dropout, contiguous, detach).
+
+#include <fmt/format.h>
+
+#include "kiln/export/onnx/onnx_context.h"
+
+namespace kiln::exports::onnx_export {
+namespace {
+
+using jit_node = torch::jit::Node;
+
+int64_t axis(int64_t dim, size_t rank) { return dim < 0 ? dim + static_cast<int64_t>(rank) : dim; }
+
+// view / reshape(x, shape): a size that is the batch becomes 0 (ONNX: "as the input's") where
+// the input has the batch there, so the exported graph takes any batch.
+void reshape(const jit_node& node, Context& c) {
+  std::vector<int64_t> shape = c.integers(node.input(1));
+  std::vector<int64_t> batch = c.batch_multiples(node.input(1));
+  std::vector<int64_t> input = c.shape(node.input(0));
+  bool free = std::find(shape.begin(), shape.end(), -1) == shape.end();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (batch[i] == 0) continue;
+    if (i < input.size() && input[i] == shape[i]) {
+      shape[i] = 0;
+    } else if (free) {
+      shape[i] = -1;
+      free = false;
+    } else {
+      c.refuse(
+          fmt::format("it reshapes to a size of {} times the batch at dimension {}, which "
+                      "ONNX cannot keep dynamic here",
+                      batch[i], i));
+    }
+  }
+  c.emit("Reshape", {c.tensor(node.input(0)), c.integers_initializer(shape)});
+}
+
+// flatten(x, start, end): ONNX's Flatten where it is the same (from 1 to the end), else Reshape.
+void flatten(const jit_node& node, Context& c) {
+  std::vector<int64_t> input = c.shape(node.input(0));
+  int64_t start = axis(c.integer(node.input(1)), input.size());
+  int64_t end = axis(c.integer(node.input(2)), input.size());
+  if (start == 1 && end == static_cast<int64_t>(input.size()) - 1) {
+    c.emit("Flatten", {c.tensor(node.input(0))}, {{"axis", int64_t{1}}});
+    return;
+  }
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < start; ++d) shape.push_back(0);
+  shape.push_back(-1);
+  for (int64_t d = end + 1; d < static_cast<int64_t>(input.size()); ++d)
+    shape.push_back(input[static_cast<size_t>(d)]);
+  c.emit("Reshape", {c.tensor(node.input(0)), c.integers_initializer(shape)});
+}
+
+// A weight's transpose is a transposed weight: runtimes such as OpenCV take a Gemm's or
+// MatMul's weights only as initializers.
+// It is made only if something takes it: a Gemm takes the weight as it was, transposed by its
+// attribute (aten::addmm).
+bool transposed_weight(const jit_node& node, Context& c, const std::vector<int64_t>& perm) {
+  if (Context::producer(node.input(0)).kind() != c10::prim::Constant) return false;
+  at::Tensor weight = c.weight(node.input(0));
+  c.defer(node.output(0), [&c, weight, perm] { return c.initializer(weight.permute(perm)); });
+  return true;
+}
+
+void transpose(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size();
+  std::vector<int64_t> perm;
+  for (size_t d = 0; d < rank; ++d) perm.push_back(static_cast<int64_t>(d));
+  std::swap(perm[static_cast<size_t>(axis(c.integer(node.input(1)), rank))],
+            perm[static_cast<size_t>(axis(c.integer(node.input(2)), rank))]);
+  if (transposed_weight(node, c, perm)) return;
+  c.emit("Transpose", {c.tensor(node.input(0))}, {{"perm", perm}});
+}
+
+void permute(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size();
+  std::vector<int64_t> perm = c.integers(node.input(1));
+  for (auto& d : perm) d = axis(d, rank);
+  if (transposed_weight(node, c, perm)) return;
+  c.emit("Transpose", {c.tensor(node.input(0))}, {{"perm", perm}});
+}
+
+// to(...): a cast where the element type changes; a move between devices is nothing here.
+void cast(const jit_node& node, Context& c) {
+  at::ScalarType from = c.dtype(node.input(0)), to = c.dtype(node.output(0));
+  if (from == to) return c.pass_through(node.input(0));
+  c.emit("Cast", {c.tensor(node.input(0))},
+         {{"to", static_cast<int64_t>(element_type(to, "a cast"))}});
+}
+
+void argmax(const jit_node& node, Context& c) {
+  if (c.is_none(node.input(1))) c.refuse("an argmax over every element is not written");
+  size_t rank = c.shape(node.input(0)).size();
+  c.emit("ArgMax", {c.tensor(node.input(0))},
+         {{"axis", axis(c.integer(node.input(1)), rank)},
+          {"keepdims", int64_t{c.boolean(node.input(2))}}});
+}
+
+// cat(tensors, dim).
+void concat(const jit_node& node, Context& c) {
+  std::vector<std::string> parts = c.list(node.input(0));
+  size_t rank = c.shape(node.output(0)).size();
+  c.emit("Concat", parts, {{"axis", axis(c.integer(node.input(1)), rank)}});
+}
+
+// chunk(x, chunks, dim): equal parts, as ONNX's Split without sizes makes them (the form OpenCV
+// reads); the last part may not be shorter.
+void chunk(const jit_node& node, Context& c) {
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  int64_t dim = axis(c.integer(node.input(2)), shape.size());
+  int64_t chunks = c.integer(node.input(1));
+  if (shape.at(static_cast<size_t>(dim)) % chunks != 0)
+    c.refuse("chunks of unequal sizes are not written");
+  c.bind_list(node.output(0),
+              c.add("Split", {c.tensor(node.input(0))}, {{"axis", dim}}, static_cast<int>(chunks)));
+}
+
+void unpack(const jit_node& node, Context& c) {
+  std::vector<std::string> items = c.list(node.input(0));
+  if (items.size() != node.outputs().size()) c.refuse("the list has another length than traced");
+  for (size_t i = 0; i < items.size(); ++i) c.bind(node.output(i), items[i]);
+}
+
+// slice(x, dim, start, end, step).
+void slice(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size();
+  int64_t start = c.is_none(node.input(2)) ? 0 : c.integer(node.input(2));
+  int64_t end = c.is_none(node.input(3)) ? INT64_MAX : c.integer(node.input(3));
+  if (!c.is_none(node.input(3)) && c.batch_multiples(node.input(3)).front() != 0)
+    c.refuse("it slices up to the batch size, which ONNX cannot keep dynamic here");
+  c.emit("Slice",
+         {c.tensor(node.input(0)), c.integers_initializer({start}), c.integers_initializer({end}),
+          c.integers_initializer({axis(c.integer(node.input(1)), rank)}),
+          c.integers_initializer({c.integer(node.input(4))})});
+}
+
+// select(x, dim, index): the dimension goes.
+void select(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size();
+  std::string index = c.initializer(at::scalar_tensor(c.integer(node.input(2)), at::kLong));
+  c.emit("Gather", {c.tensor(node.input(0)), index},
+         {{"axis", axis(c.integer(node.input(1)), rank)}});
+}
+
+void unsqueeze(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size() + 1;
+  c.emit("Unsqueeze",
+         {c.tensor(node.input(0)), c.integers_initializer({axis(c.integer(node.input(1)), rank)})});
+}
+
+void squeeze(const jit_node& node, Context& c) {
+  if (node.inputs().size() < 2) c.refuse("a squeeze of every dimension of one is not written");
+  size_t rank = c.shape(node.input(0)).size();
+  int64_t dim = axis(c.integer(node.input(1)), rank);
+  if (c.shape(node.input(0)).at(static_cast<size_t>(dim)) != 1)
+    return c.pass_through(node.input(0));
+  c.emit("Squeeze", {c.tensor(node.input(0)), c.integers_initializer({dim})});
+}
+
+void nothing(const jit_node& node, Context& c) { c.pass_through(node.input(0)); }
+
+const RegisterOp view_op("aten::view", reshape);
+const RegisterOp reshape_op("aten::reshape", reshape);
+const RegisterOp flatten_op("aten::flatten", flatten);
+const RegisterOp transpose_op("aten::transpose", transpose);
+const RegisterOp t_op("aten::t", [](auto& n, auto& c) {
+  std::vector<int64_t> perm = {1, 0};
+  if (!transposed_weight(n, c, perm)) c.emit("Transpose", {c.tensor(n.input(0))}, {{"perm", perm}});
+});
+const RegisterOp permute_op("aten::permute", permute);
+const RegisterOp to_op("aten::to", cast);
+const RegisterOp type_as_op("aten::type_as", cast);
+const RegisterOp argmax_op("aten::argmax", argmax);
+const RegisterOp cat_op("aten::cat", concat);
+const RegisterOp chunk_op("aten::chunk", chunk);
+const RegisterOp unsafe_chunk_op("aten::unsafe_chunk", chunk);
+const RegisterOp list_unpack_op("prim::ListUnpack", unpack);
+const RegisterOp slice_op("aten::slice", slice);
+const RegisterOp select_op("aten::select", select);
+const RegisterOp unsqueeze_op("aten::unsqueeze", unsqueeze);
+const RegisterOp squeeze_op("aten::squeeze", squeeze);
+const RegisterOp contiguous_op("aten::contiguous", nothing);
+const RegisterOp detach_op("aten::detach", nothing);
+const RegisterOp clone_op("aten::clone", nothing);
+const RegisterOp dropout_op("aten::dropout", nothing);
+const RegisterOp feature_dropout_op("aten::feature_dropout", nothing);
+const RegisterOp alpha_dropout_op("aten::alpha_dropout", nothing);
+
+}  // namespace
+}  // namespace kiln::exports::onnx_export

@@ -1,0 +1,165 @@
+// End-to-end: `kiln export --format onnx` for the models people deploy (the CNN and MLP examples,
+// ResNet-20, MobileNetV2, a self-attention model), each checked by tools that share no code with
+// kiln (tests/onnx/check_onnx.py): the onnx package's checker and strict shape inference, then
+// OpenCV's DNN module runs the model on the same examples as `kiln predict`, whose outputs it
+// must match within 1e-4. A model with an operator kiln cannot write is refused, naming the
+// layer. Skipped, saying so, where python3-onnx or python3-opencv is missing.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "kiln/core/json.h"
+#include "tests/support/run_command.h"
+#include "tests/support/run_files.h"
+#include "tests/support/temp_dir.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
+
+std::string example_config(const std::string& name) {
+  return std::string(KILN_SOURCE_DIR) + "/configs/examples/fashion_mnist/" + name;
+}
+
+// A sequential model over each image read as 28 steps of 28 features.
+std::string sequence_model(const std::string& layers) {
+  return "model={type: sequential, layers: [{type: reshape, shape: [28, 28]}, " + layers +
+         ", {type: linear, out: 10}]}";
+}
+
+class OnnxExport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::run_command("/usr/bin/python3 -c 'import onnx, cv2' 2>&1").exit_code != 0)
+      GTEST_SKIP() << "python3-onnx or python3-opencv is missing (scripts/install-deps.sh)";
+  }
+
+  // Trains `config` for two steps (with the `--set`s of `sets`) and exports it as ONNX; returns
+  // the version folder, or "" with the export's error in `error`.
+  std::string train_and_export(const std::string& config, const std::vector<std::string>& sets,
+                               std::string* error = nullptr) {
+    std::string args = "train " + config + " --quiet --runs-root " + dir_.file("runs") +
+                       " --set 'train.max=2 steps' --set 'train.validate_every=2 steps'"
+                       " --set data.train.limit=256 --set data.val.limit=64"
+                       " --set runtime.threads=2";
+    for (const auto& set : sets) args += " --set '" + set + "'";
+    testing::CommandResult trained = testing::run_command(kiln(args));
+    EXPECT_EQ(trained.exit_code, 0) << trained.err;
+    std::string run = trained.out.substr(trained.out.find("run: ") + 5);
+    run = run.substr(0, run.find('\n'));
+    testing::CommandResult exported =
+        testing::run_command(kiln("export " + run + " --format onnx --to " + dir_.file("exports")));
+    if (error) *error = exported.err;
+    if (exported.exit_code != 0) return "";
+    std::string line = exported.out;
+    return line.substr(line.rfind(": ") + 2, line.find_last_not_of('\n') - line.rfind(": ") - 1);
+  }
+
+  // Four examples of the Fashion-MNIST shape, as `kiln predict --input` reads them.
+  std::string examples() {
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
+    std::string lines;
+    for (int e = 0; e < 4; ++e) {
+      Json image = Json::array();
+      Json rows = Json::array();
+      for (int y = 0; y < 28; ++y) {
+        Json row = Json::array();
+        for (int x = 0; x < 28; ++x) row.push_back(pixel(random));
+        rows.push_back(row);
+      }
+      image.push_back(rows);
+      lines += image.dump() + "\n";
+    }
+    return dir_.write("examples.jsonl", lines);
+  }
+
+  // check_onnx.py's report on the version's model.onnx against `kiln predict`.
+  Json check(const std::string& version) {
+    std::string input = examples();
+    std::string expected = dir_.file("expected.jsonl");
+    testing::CommandResult predicted = testing::run_command(
+        kiln("predict " + version + " --input " + input + " --no-optimize --output " + expected));
+    EXPECT_EQ(predicted.exit_code, 0) << predicted.err;
+    testing::CommandResult checked = testing::run_command(
+        "/usr/bin/python3 " + std::string(KILN_SOURCE_DIR) + "/tests/onnx/check_onnx.py " +
+        version + "/model.onnx " + input + " " + expected + " 2>/dev/null");
+    EXPECT_EQ(checked.exit_code, 0) << checked.out;
+    return Json::parse(checked.out);
+  }
+
+  void expect_same_as_kiln(const Json& report) {
+    EXPECT_EQ(report.value("checker", ""), "ok") << report.dump();
+    EXPECT_EQ(report.value("shape_inference", ""), "ok");
+    EXPECT_EQ(report.value("opset", 0), 13);
+    EXPECT_TRUE(report.value("dynamic_batch", false)) << "the batch is a named dimension";
+    EXPECT_EQ(report["outputs"], Json::array({"class_ids", "logits", "probabilities"}));
+    EXPECT_EQ(report["max_abs_difference"]["class_ids"], 0);
+    EXPECT_LT(report["max_abs_difference"]["logits"].get<double>(), 1e-4);
+    EXPECT_LT(report["max_abs_difference"]["probabilities"].get<double>(), 1e-4);
+    EXPECT_EQ(report.value("examples", 0), 4);
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(OnnxExport, TheCnnExampleWithItsNormalisationInsideTheGraph) {
+  std::string version = train_and_export(example_config("cnn.yaml"), {});
+  ASSERT_FALSE(version.empty());
+  EXPECT_TRUE(fs::exists(version + "/model.onnx"));
+  EXPECT_THAT(testing::read_file(version + "/MANIFEST"), HasSubstr(" model.onnx\n"));
+  expect_same_as_kiln(check(version));
+}
+
+TEST_F(OnnxExport, TheMlpExample) {
+  std::string version = train_and_export(example_config("mlp.yaml"), {});
+  ASSERT_FALSE(version.empty());
+  expect_same_as_kiln(check(version));
+}
+
+TEST_F(OnnxExport, ResNet20) {
+  std::string version =
+      train_and_export(example_config("resnet.yaml"), {"scheduler.warmup=1 steps"});
+  ASSERT_FALSE(version.empty());
+  expect_same_as_kiln(check(version));
+}
+
+TEST_F(OnnxExport, MobileNetV2) {
+  std::string version = train_and_export(
+      example_config("mlp.yaml"), {"model={type: mobilenet_v2, width: 0.25, small_input: true}"});
+  ASSERT_FALSE(version.empty());
+  expect_same_as_kiln(check(version));
+}
+
+TEST_F(OnnxExport, ASelfAttentionModel) {
+  std::string version = train_and_export(
+      example_config("mlp.yaml"),
+      {sequence_model("{type: multihead_attention, heads: 4}, {type: global_avgpool}")});
+  ASSERT_FALSE(version.empty());
+  expect_same_as_kiln(check(version));
+}
+
+// A layer kiln has no ONNX form for: the export fails naming the layer and its operator, and no
+// version is left behind.
+TEST_F(OnnxExport, ALayerWithNoOnnxFormIsNamed) {
+  std::string error;
+  std::string version =
+      train_and_export(example_config("mlp.yaml"),
+                       {"model={type: sequential, layers: [{type: upsample, scale: 2}, flatten, "
+                        "{type: linear, out: 10}]}"},
+                       &error);
+  EXPECT_EQ(version, "");
+  EXPECT_THAT(error, HasSubstr("cannot export to ONNX: layer layers.0 (aten::upsample_"));
+  EXPECT_THAT(error, HasSubstr("kiln has no ONNX form for this operator"));
+  EXPECT_FALSE(fs::exists(dir_.file("exports/fashion_mlp/1")));
+}
+
+}  // namespace
+}  // namespace kiln
