@@ -146,19 +146,36 @@ TEST_F(OnnxExport, ASelfAttentionModel) {
   expect_same_as_kiln(check(version));
 }
 
-// A layer kiln has no ONNX form for: the export fails naming the layer and its operator, and no
-// version is left behind.
-TEST_F(OnnxExport, ALayerWithNoOnnxFormIsNamed) {
+// An operator kiln has no ONNX form for: the export fails naming the layer it belongs to, or
+// the eval transforms, and its operator; no version is left behind.
+TEST_F(OnnxExport, AnOperatorWithNoOnnxFormIsNamed) {
   std::string error;
-  std::string version =
-      train_and_export(example_config("mlp.yaml"),
-                       {"model={type: sequential, layers: [{type: upsample, scale: 2}, flatten, "
-                        "{type: linear, out: 10}]}"},
-                       &error);
+  std::string version = train_and_export(
+      example_config("mlp.yaml"),
+      {"model={type: sequential, layers: [{type: conv2d, out: 4, kernel: 3}, global_avgpool, "
+       "{type: linear, out: 10}]}",
+       "data.transforms.eval=[{type: resize, size: 32, mode: bicubic}]"},
+      &error);
   EXPECT_EQ(version, "");
-  EXPECT_THAT(error, HasSubstr("cannot export to ONNX: layer layers.0 (aten::upsample_"));
-  EXPECT_THAT(error, HasSubstr("kiln has no ONNX form for this operator"));
+  EXPECT_THAT(error, HasSubstr("cannot export to ONNX: outside the model's layers (its eval "
+                               "transforms or outputs) (aten::upsample_bicubic2d): kiln has no "
+                               "ONNX form for this operator"));
   EXPECT_FALSE(fs::exists(dir_.file("exports/fashion_mlp/1")));
+}
+
+// The layers of the zoo beyond the examples above, each checked the same way.
+TEST_F(OnnxExport, ConvolutionNormalisationAndResizingLayers) {
+  std::string version = train_and_export(
+      example_config("mlp.yaml"),
+      {"model={type: sequential, layers: [{type: upsample, scale: 2, mode: linear}, "
+       "{type: conv2d, out: 8, kernel: 3, stride: 2, padding: 1}, {type: groupnorm, groups: 2}, "
+       "silu, {type: residual, body: [{type: conv2d, out: 8, kernel: 3, padding: same}, "
+       "batchnorm]}, {type: depthwise_separable_conv2d, out: 8, kernel: 3}, "
+       "{type: conv_transpose2d, out: 4, kernel: 3, stride: 2}, {type: upsample, scale: 2}, "
+       "gelu, {type: maxpool, kernel: 2}, {type: avgpool, kernel: 2}, global_avgpool, "
+       "{type: linear, out: 16}, elu, {type: linear, out: 10}]}"});
+  ASSERT_FALSE(version.empty());
+  expect_same_as_kiln(check(version));
 }
 
 }  // namespace

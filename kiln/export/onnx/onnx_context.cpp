@@ -48,7 +48,8 @@ std::string Context::layer_of(const torch::jit::Node& node) const {
   // Node::scope() is not const in LibTorch, though it changes nothing.
   auto scope_of = const_cast<torch::jit::Node&>(node).scope();
   std::string scope = scope_of && !scope_of->isRoot() ? scope_of->name().toUnqualString() : "";
-  return scope.empty() ? "the model's own code" : "layer " + scope;
+  return scope.empty() ? "outside the model's layers (its eval transforms or outputs)"
+                       : "layer " + scope;
 }
 
 void Context::refuse(const std::string& why) const {

@@ -27,18 +27,38 @@ std::vector<int64_t> per_dimension(const std::vector<int64_t>& values, size_t sp
 void convolution(const jit_node& node, Context& c, bool general) {
   at::Tensor weight = c.weight(node.input(1));
   size_t spatial = static_cast<size_t>(weight.dim() - 2);
-  if (general && c.boolean(node.input(6))) c.refuse("transposed convolutions are not written yet");
+  bool transposed = general && c.boolean(node.input(6));
   if (c.constant(node.input(4)).isString()) c.refuse("padding by name (\"same\") is not written");
   int64_t groups = c.integer(node.input(general ? 8 : 6));
   std::vector<int64_t> kernel(weight.sizes().begin() + 2, weight.sizes().end());
   std::vector<std::string> inputs = {c.tensor(node.input(0)), c.tensor(node.input(1))};
   if (!c.is_none(node.input(2))) inputs.push_back(c.tensor(node.input(2)));
-  c.emit("Conv", inputs,
+  std::vector<onnx::Attribute> attributes = {
+      {"kernel_shape", kernel},
+      {"strides", per_dimension(c.integers(node.input(3)), spatial)},
+      {"pads", both_sides(c.integers(node.input(4)), spatial)},
+      {"dilations", per_dimension(c.integers(node.input(5)), spatial)},
+      {"group", groups}};
+  if (transposed)
+    attributes.push_back({"output_padding", per_dimension(c.integers(node.input(7)), spatial)});
+  c.emit(transposed ? "ConvTranspose" : "Conv", inputs, attributes);
+}
+
+// conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation): ConvTranspose,
+// whose weight layout [in, out / groups, kernel...] is PyTorch's.
+void conv_transpose(const jit_node& node, Context& c) {
+  at::Tensor weight = c.weight(node.input(1));
+  size_t spatial = static_cast<size_t>(weight.dim() - 2);
+  std::vector<int64_t> kernel(weight.sizes().begin() + 2, weight.sizes().end());
+  std::vector<std::string> inputs = {c.tensor(node.input(0)), c.tensor(node.input(1))};
+  if (!c.is_none(node.input(2))) inputs.push_back(c.tensor(node.input(2)));
+  c.emit("ConvTranspose", inputs,
          {{"kernel_shape", kernel},
           {"strides", per_dimension(c.integers(node.input(3)), spatial)},
           {"pads", both_sides(c.integers(node.input(4)), spatial)},
-          {"dilations", per_dimension(c.integers(node.input(5)), spatial)},
-          {"group", groups}});
+          {"output_padding", per_dimension(c.integers(node.input(5)), spatial)},
+          {"group", c.integer(node.input(6))},
+          {"dilations", per_dimension(c.integers(node.input(7)), spatial)}});
 }
 
 // batch_norm(x, weight, bias, mean, var, training, momentum, eps, cudnn), in evaluation.
@@ -176,6 +196,56 @@ void layer_norm(const jit_node& node, Context& c) {
   c.bind(node.output(0), y);
 }
 
+// group_norm(x, groups, weight, bias, eps, cudnn), written as ONNX writers do before opset 18's
+// GroupNormalization: the channels reshaped into [batch, groups, rest], normalised per group by
+// InstanceNormalization, reshaped back, then scaled and shifted per channel.
+void group_norm(const jit_node& node, Context& c) {
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  int64_t groups = c.integer(node.input(1));
+  std::string grouped =
+      c.add1("Reshape", {c.tensor(node.input(0)), c.integers_initializer({0, groups, -1})});
+  std::string normalised =
+      c.add1("InstanceNormalization",
+             {grouped, c.initializer(at::ones({groups})), c.initializer(at::zeros({groups}))},
+             {{"epsilon", static_cast<float>(c.number(node.input(4)))}});
+  std::vector<int64_t> back = shape;
+  back[0] = 0;
+  std::string y = c.add1("Reshape", {normalised, c.integers_initializer(back)});
+  std::vector<int64_t> per_channel(shape.size() - 1, 1);
+  per_channel[0] = shape.at(1);
+  if (!c.is_none(node.input(2)))
+    y = c.add1("Mul", {y, c.initializer(c.weight(node.input(2)).reshape(per_channel))});
+  if (!c.is_none(node.input(3)))
+    y = c.add1("Add", {y, c.initializer(c.weight(node.input(3)).reshape(per_channel))});
+  c.bind(node.output(0), y);
+}
+
+// upsample_nearest / upsample_linear / upsample_bilinear (.vec and sized forms): Resize by the
+// scales the trace shows (each output size over its input's), sampled as PyTorch samples: the
+// nearest below ("asymmetric", "floor"), or linear between pixel centres ("pytorch_half_pixel";
+// "align_corners" when asked).
+void upsample(const jit_node& node, Context& c, bool linear) {
+  std::vector<int64_t> in = c.shape(node.input(0)), out = c.shape(node.output(0));
+  std::vector<float> scales = {1.0f, 1.0f};
+  for (size_t d = 2; d < in.size(); ++d)
+    scales.push_back(static_cast<float>(out[d]) / static_cast<float>(in[d]));
+  std::vector<onnx::Attribute> attributes;
+  if (linear) {
+    bool corners = false;
+    for (const auto* input : node.inputs())
+      if (input->type()->kind() == c10::TypeKind::BoolType) corners = c.boolean(input);
+    attributes = {{"mode", std::string("linear")},
+                  {"coordinate_transformation_mode",
+                   std::string(corners ? "align_corners" : "pytorch_half_pixel")}};
+  } else {
+    attributes = {{"mode", std::string("nearest")},
+                  {"coordinate_transformation_mode", std::string("asymmetric")},
+                  {"nearest_mode", std::string("floor")}};
+  }
+  at::Tensor factors = at::tensor(c10::ArrayRef<float>(scales));
+  c.emit("Resize", {c.tensor(node.input(0)), "", c.initializer(factors)}, attributes);
+}
+
 // embedding(weight, indices, ...): rows of the weight.
 void embedding(const jit_node& node, Context& c) {
   c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(1))}, {{"axis", int64_t{0}}});
@@ -187,6 +257,8 @@ const RegisterOp convolution_op("aten::convolution",
                                 [](auto& n, auto& c) { convolution(n, c, true); });
 const RegisterOp underscore_convolution_op("aten::_convolution",
                                            [](auto& n, auto& c) { convolution(n, c, true); });
+const RegisterOp conv_transpose1d_op("aten::conv_transpose1d", conv_transpose);
+const RegisterOp conv_transpose2d_op("aten::conv_transpose2d", conv_transpose);
 const RegisterOp batch_norm_op("aten::batch_norm", batch_norm);
 const RegisterOp linear_op("aten::linear", linear);
 const RegisterOp addmm_op("aten::addmm", addmm);
@@ -201,7 +273,16 @@ const RegisterOp adaptive_avg_pool1d_op("aten::adaptive_avg_pool1d", adaptive_av
 const RegisterOp adaptive_avg_pool2d_op("aten::adaptive_avg_pool2d", adaptive_avg_pool);
 const RegisterOp mean_op("aten::mean", mean);
 const RegisterOp layer_norm_op("aten::layer_norm", layer_norm);
+const RegisterOp group_norm_op("aten::group_norm", group_norm);
 const RegisterOp embedding_op("aten::embedding", embedding);
+const RegisterOp upsample_nearest1d_op("aten::upsample_nearest1d",
+                                       [](auto& n, auto& c) { upsample(n, c, false); });
+const RegisterOp upsample_nearest2d_op("aten::upsample_nearest2d",
+                                       [](auto& n, auto& c) { upsample(n, c, false); });
+const RegisterOp upsample_linear1d_op("aten::upsample_linear1d",
+                                      [](auto& n, auto& c) { upsample(n, c, true); });
+const RegisterOp upsample_bilinear2d_op("aten::upsample_bilinear2d",
+                                        [](auto& n, auto& c) { upsample(n, c, true); });
 
 }  // namespace
 }  // namespace kiln::exports::onnx_export
