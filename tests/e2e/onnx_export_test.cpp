@@ -47,8 +47,10 @@ class OnnxExport : public ::testing::Test {
                                std::string* error = nullptr) {
     std::string args = "train " + config + " --quiet --runs-root " + dir_.file("runs") +
                        " --set 'train.max=2 steps' --set 'train.validate_every=2 steps'"
-                       " --set data.train.limit=256 --set data.val.limit=64"
                        " --set runtime.threads=2";
+    // Fashion-MNIST read in part: two steps need no more.
+    if (config.find("/fashion_mnist/") != std::string::npos)
+      args += " --set data.train.limit=256 --set data.val.limit=64";
     for (const auto& set : sets) args += " --set '" + set + "'";
     testing::CommandResult trained = testing::run_command(kiln(args));
     EXPECT_EQ(trained.exit_code, 0) << trained.err;
@@ -91,6 +93,15 @@ class OnnxExport : public ::testing::Test {
     testing::CommandResult checked = testing::run_command(
         "/usr/bin/python3 " + std::string(KILN_SOURCE_DIR) + "/tests/onnx/check_onnx.py " +
         version + "/model.onnx " + input + " " + expected + " 2>/dev/null");
+    EXPECT_EQ(checked.exit_code, 0) << checked.out;
+    return Json::parse(checked.out);
+  }
+
+  // check_onnx.py's checker and shape inference alone.
+  Json check_valid(const std::string& version) {
+    testing::CommandResult checked =
+        testing::run_command("/usr/bin/python3 " + std::string(KILN_SOURCE_DIR) +
+                             "/tests/onnx/check_onnx.py " + version + "/model.onnx 2>/dev/null");
     EXPECT_EQ(checked.exit_code, 0) << checked.out;
     return Json::parse(checked.out);
   }
@@ -176,6 +187,49 @@ TEST_F(OnnxExport, ConvolutionNormalisationAndResizingLayers) {
        "{type: linear, out: 16}, elu, {type: linear, out: 10}]}"});
   ASSERT_FALSE(version.empty());
   expect_same_as_kiln(check(version));
+}
+
+// The rest of the zoo: each network exports to ONNX that the checker and strict shape inference
+// accept (OpenCV 4.6 runs some of these but not all: recurrent layers, layer norm and 1-D
+// signals it cannot, docs/onnx.md).
+TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
+  std::string fashion = example_config("mlp.yaml");
+  std::string synthetic = std::string(KILN_SOURCE_DIR) + "/configs/examples/synthetic/";
+  std::string signal = synthetic + "signal_autoencoder.yaml";
+  std::string frequencies = synthetic + "multi_label_frequencies.yaml";  // [1, 64], 8 labels
+  struct Case {
+    std::string name, config;
+    std::vector<std::string> sets;
+  };
+  const std::string quick_signal = "scheduler.warmup=1 steps";
+  std::vector<Case> cases = {
+      {"lenet5", fashion, {"model={type: lenet5}"}},
+      {"tfdoc_cnn", fashion, {"model={type: tfdoc_cnn, channels: [4, 8], dense: 16}"}},
+      {"wide_resnet", fashion, {"model={type: wide_resnet, depth: 10, widen: 1}"}},
+      {"multi_head", example_config("multi_head.yaml"), {}},
+      {"transformer_encoder",
+       fashion,
+       {sequence_model("{type: transformer_encoder, heads: 4, ff: 32}, flatten")}},
+      {"lstm", fashion, {sequence_model("{type: lstm, hidden: 8}")}},
+      {"gru", fashion, {sequence_model("{type: gru, hidden: 8, layers: 2, bidirectional: true}")}},
+      {"autoencoder", signal, {quick_signal}},
+      {"multi_label", frequencies, {}},
+      {"tcn", frequencies, {"model={type: tcn, num_classes: 8, channels: [8, 8]}"}},
+      {"rnn_classifier", frequencies, {"model={type: rnn_classifier, num_classes: 8, hidden: 8}"}},
+      {"penguin (tabular)",
+       std::string(KILN_SOURCE_DIR) + "/configs/examples/penguin/penguin.yaml",
+       {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string error;
+    std::string version = train_and_export(c.config, c.sets, &error);
+    ASSERT_FALSE(version.empty()) << error;
+    Json report = check_valid(version);
+    EXPECT_EQ(report.value("checker", ""), "ok") << report.dump();
+    EXPECT_EQ(report.value("shape_inference", ""), "ok");
+    EXPECT_TRUE(report.value("dynamic_batch", false));
+  }
 }
 
 }  // namespace

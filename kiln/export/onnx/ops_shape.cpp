@@ -159,6 +159,21 @@ void squeeze(const jit_node& node, Context& c) {
   c.emit("Squeeze", {c.tensor(node.input(0)), c.integers_initializer({dim})});
 }
 
+// constant_pad_nd(x, pad, value): PyTorch's pad lists (begin, end) pairs from the last dimension
+// backwards, ONNX's Pad every begin, then every end.
+void pad(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size();
+  std::vector<int64_t> torch_pads = c.integers(node.input(1));
+  std::vector<int64_t> pads(rank * 2, 0);
+  for (size_t i = 0; i * 2 + 1 < torch_pads.size(); ++i) {
+    size_t dim = rank - 1 - i;
+    pads[dim] = torch_pads[i * 2];
+    pads[dim + rank] = torch_pads[i * 2 + 1];
+  }
+  std::string value = c.initializer(at::full({}, c.number(node.input(2)), c.dtype(node.input(0))));
+  c.emit("Pad", {c.tensor(node.input(0)), c.integers_initializer(pads), value});
+}
+
 void nothing(const jit_node& node, Context& c) { c.pass_through(node.input(0)); }
 
 const RegisterOp view_op("aten::view", reshape);
@@ -181,6 +196,7 @@ const RegisterOp slice_op("aten::slice", slice);
 const RegisterOp select_op("aten::select", select);
 const RegisterOp unsqueeze_op("aten::unsqueeze", unsqueeze);
 const RegisterOp squeeze_op("aten::squeeze", squeeze);
+const RegisterOp pad_op("aten::constant_pad_nd", pad);
 const RegisterOp contiguous_op("aten::contiguous", nothing);
 const RegisterOp detach_op("aten::detach", nothing);
 const RegisterOp clone_op("aten::clone", nothing);
