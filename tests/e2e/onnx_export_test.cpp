@@ -202,6 +202,12 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
     std::vector<std::string> sets;
   };
   const std::string quick_signal = "scheduler.warmup=1 steps";
+  // The shapes example's CSV files, made by its script.
+  testing::CommandResult made = testing::run_command("cd " + dir_.path() + " && /usr/bin/python3 " +
+                                                     std::string(KILN_SOURCE_DIR) +
+                                                     "/configs/examples/shapes/make_shapes.py");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::string shapes = dir_.file("data/shapes");
   std::vector<Case> cases = {
       {"lenet5", fashion, {"model={type: lenet5}"}},
       {"tfdoc_cnn", fashion, {"model={type: tfdoc_cnn, channels: [4, 8], dense: 16}"}},
@@ -216,6 +222,10 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
       {"multi_label", frequencies, {}},
       {"tcn", frequencies, {"model={type: tcn, num_classes: 8, channels: [8, 8]}"}},
       {"rnn_classifier", frequencies, {"model={type: rnn_classifier, num_classes: 8, hidden: 8}"}},
+      {"wide_deep (tabular: crossed, bucketized and embedded columns)",
+       std::string(KILN_SOURCE_DIR) + "/configs/examples/shapes/shapes_wide_deep.yaml",
+       {"data.train.file=" + shapes + "/train.csv", "data.val.file=" + shapes + "/test.csv",
+        "data.test.file=" + shapes + "/test.csv"}},
       {"penguin (tabular)",
        std::string(KILN_SOURCE_DIR) + "/configs/examples/penguin/penguin.yaml",
        {}},

@@ -31,12 +31,17 @@ void compare(const jit_node& node, Context& c, const char* op) {
 // min(max(x, low), high): relu6, hardtanh and clamp, written as low + relu(x - low) -
 // relu(x - high) rather than as Clip: OpenCV (4.6, Debian's) reads only the Clip of opsets
 // before 11, whose bounds are attributes. Exact between the bounds; above them within half a
-// unit in the last place of x.
+// unit in the last place of x. Integers (category indices) take Max and Min.
 void clip_between(const jit_node& node, Context& c, std::optional<double> low,
                   std::optional<double> high) {
   std::string x = c.tensor(node.input(0));
   auto scalar = [&](double v) { return c.initializer(at::full({1}, v, c.dtype(node.input(0)))); };
   std::string y = x;
+  if (!at::isFloatingType(c.dtype(node.input(0)))) {  // Relu takes no integers before opset 14
+    if (low) y = c.add1("Max", {y, scalar(*low)});
+    if (high) y = c.add1("Min", {y, scalar(*high)});
+    return c.bind(node.output(0), y);
+  }
   if (low) {
     std::string above = c.add1("Relu", {*low == 0 ? x : c.add1("Sub", {x, scalar(*low)})});
     y = *low == 0 ? above : c.add1("Add", {above, scalar(*low)});
@@ -107,6 +112,18 @@ const RegisterOp rsub_op("aten::rsub", [](auto& n, auto& c) {
 const RegisterOp gt_op("aten::gt", [](auto& n, auto& c) { compare(n, c, "Greater"); });
 const RegisterOp lt_op("aten::lt", [](auto& n, auto& c) { compare(n, c, "Less"); });
 const RegisterOp eq_op("aten::eq", [](auto& n, auto& c) { compare(n, c, "Equal"); });
+const RegisterOp ge_op("aten::ge", [](auto& n, auto& c) { compare(n, c, "GreaterOrEqual"); });
+const RegisterOp le_op("aten::le", [](auto& n, auto& c) { compare(n, c, "LessOrEqual"); });
+const RegisterOp ne_op("aten::ne", [](auto& n, auto& c) {
+  c.emit("Not", {c.add1("Equal", {c.tensor(n.input(0)), c.operand(n.input(1), n.input(0))})});
+});
+const RegisterOp and_op("aten::logical_and", [](auto& n, auto& c) {
+  c.emit("And", {c.tensor(n.input(0)), c.tensor(n.input(1))});
+});
+const RegisterOp or_op("aten::logical_or", [](auto& n, auto& c) {
+  c.emit("Or", {c.tensor(n.input(0)), c.tensor(n.input(1))});
+});
+const RegisterOp not_op("aten::logical_not", [](auto& n, auto& c) { unary(n, c, "Not"); });
 const RegisterOp relu_op("aten::relu", [](auto& n, auto& c) { unary(n, c, "Relu"); });
 const RegisterOp relu_inplace_op("aten::relu_", [](auto& n, auto& c) { unary(n, c, "Relu"); });
 const RegisterOp sigmoid_op("aten::sigmoid", [](auto& n, auto& c) { unary(n, c, "Sigmoid"); });
@@ -116,6 +133,9 @@ const RegisterOp log_op("aten::log", [](auto& n, auto& c) { unary(n, c, "Log"); 
 const RegisterOp sqrt_op("aten::sqrt", [](auto& n, auto& c) { unary(n, c, "Sqrt"); });
 const RegisterOp neg_op("aten::neg", [](auto& n, auto& c) { unary(n, c, "Neg"); });
 const RegisterOp abs_op("aten::abs", [](auto& n, auto& c) { unary(n, c, "Abs"); });
+const RegisterOp round_op("aten::round", [](auto& n, auto& c) { unary(n, c, "Round"); });
+const RegisterOp floor_op("aten::floor", [](auto& n, auto& c) { unary(n, c, "Floor"); });
+const RegisterOp ceil_op("aten::ceil", [](auto& n, auto& c) { unary(n, c, "Ceil"); });
 const RegisterOp hardtanh_op("aten::hardtanh", clip);
 const RegisterOp hardtanh_inplace_op("aten::hardtanh_", clip);
 const RegisterOp clamp_op("aten::clamp", clip);

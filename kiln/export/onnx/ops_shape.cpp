@@ -144,6 +144,24 @@ void select(const jit_node& node, Context& c) {
          {{"axis", axis(c.integer(node.input(1)), rank)}});
 }
 
+// index_select(x, dim, indices).
+void index_select(const jit_node& node, Context& c) {
+  size_t rank = c.shape(node.input(0)).size();
+  c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(2))},
+         {{"axis", axis(c.integer(node.input(1)), rank)}});
+}
+
+// expand(x, size, implicit): ONNX's Expand broadcasts as PyTorch's does, with 1 where PyTorch
+// writes -1 (keep the size). A size that is the batch becomes 1 too: the expanded tensor then
+// broadcasts against the batch where it is used, which is where the trace used it.
+void expand(const jit_node& node, Context& c) {
+  std::vector<int64_t> size = c.integers(node.input(1));
+  std::vector<int64_t> batch = c.batch_multiples(node.input(1));
+  for (size_t i = 0; i < size.size(); ++i)
+    if (size[i] == -1 || batch[i] != 0) size[i] = 1;
+  c.emit("Expand", {c.tensor(node.input(0)), c.integers_initializer(size)});
+}
+
 void unsqueeze(const jit_node& node, Context& c) {
   size_t rank = c.shape(node.input(0)).size() + 1;
   c.emit("Unsqueeze",
@@ -195,6 +213,8 @@ const RegisterOp list_unpack_op("prim::ListUnpack", unpack);
 const RegisterOp slice_op("aten::slice", slice);
 const RegisterOp select_op("aten::select", select);
 const RegisterOp unsqueeze_op("aten::unsqueeze", unsqueeze);
+const RegisterOp index_select_op("aten::index_select", index_select);
+const RegisterOp expand_op("aten::expand", expand);
 const RegisterOp squeeze_op("aten::squeeze", squeeze);
 const RegisterOp pad_op("aten::constant_pad_nd", pad);
 const RegisterOp contiguous_op("aten::contiguous", nothing);
