@@ -189,6 +189,22 @@ TEST_F(OnnxExport, ConvolutionNormalisationAndResizingLayers) {
   expect_same_as_kiln(check(version));
 }
 
+// Branches and named blocks: a graph's nodes merged by concat and add, a block used twice.
+TEST_F(OnnxExport, GraphBranchesAndNamedBlocks) {
+  std::string version = train_and_export(
+      example_config("mlp.yaml"),
+      {"model={type: sequential, blocks: {cbr: [{type: conv2d, out: 4, kernel: 3, padding: same}, "
+       "batchnorm, relu]}, layers: [{type: block, name: cbr, repeat: 2}, {type: graph, nodes: ["
+       "{name: wide, layers: [{type: conv2d, out: 4, kernel: 5, padding: same}]}, "
+       "{name: narrow, inputs: [input], layers: [{type: conv2d, out: 4, kernel: 1}]}, "
+       "{name: joined, inputs: [wide, narrow], merge: concat, layers: [relu]}, "
+       "{name: summed, inputs: [wide, narrow], merge: add}, "
+       "{name: out, inputs: [joined, summed], merge: concat}]}, global_avgpool, "
+       "{type: linear, out: 10}]}"});
+  ASSERT_FALSE(version.empty());
+  expect_same_as_kiln(check(version));
+}
+
 // The rest of the zoo: each network exports to ONNX that the checker and strict shape inference
 // accept (OpenCV 4.6 runs some of these but not all: recurrent layers, layer norm and 1-D
 // signals it cannot, docs/onnx.md).
@@ -197,6 +213,7 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
   std::string synthetic = std::string(KILN_SOURCE_DIR) + "/configs/examples/synthetic/";
   std::string signal = synthetic + "signal_autoencoder.yaml";
   std::string frequencies = synthetic + "multi_label_frequencies.yaml";  // [1, 64], 8 labels
+  std::string penguin = std::string(KILN_SOURCE_DIR) + "/configs/examples/penguin/penguin.yaml";
   struct Case {
     std::string name, config;
     std::vector<std::string> sets;
@@ -217,6 +234,12 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
        fashion,
        {sequence_model("{type: transformer_encoder, heads: 4, ff: 32}, flatten")}},
       {"lstm", fashion, {sequence_model("{type: lstm, hidden: 8}")}},
+      {"embedding",
+       fashion,
+       {"model={type: sequential, layers: [flatten, {type: linear, out: 4}, relu, "
+        "{type: embedding, entries: 10, dim: 3}, flatten, {type: linear, out: 10}]}"}},
+      {"dnn", penguin, {"model={type: dnn, num_classes: 3, hidden: [8]}"}},
+      {"linear", penguin, {"model={type: linear, num_classes: 3}"}},
       {"gru", fashion, {sequence_model("{type: gru, hidden: 8, layers: 2, bidirectional: true}")}},
       {"autoencoder", signal, {quick_signal}},
       {"multi_label", frequencies, {}},
@@ -226,9 +249,7 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
        std::string(KILN_SOURCE_DIR) + "/configs/examples/shapes/shapes_wide_deep.yaml",
        {"data.train.file=" + shapes + "/train.csv", "data.val.file=" + shapes + "/test.csv",
         "data.test.file=" + shapes + "/test.csv"}},
-      {"penguin (tabular)",
-       std::string(KILN_SOURCE_DIR) + "/configs/examples/penguin/penguin.yaml",
-       {}},
+      {"penguin (tabular)", penguin, {}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
