@@ -84,7 +84,10 @@ void ModelBuilder::add_node(const std::string& op_type, const std::vector<std::s
 void ModelBuilder::add_initializer(const std::string& name, ElementType type,
                                    const std::vector<int64_t>& dims, std::string bytes) {
   int64_t count = 1;
-  for (int64_t d : dims) count *= d;
+  for (int64_t d : dims) {
+    if (d < 0) throw Error("ONNX initializer " + name + ": a dimension is negative");
+    count *= d;
+  }
   if (count * element_size(type) != static_cast<int64_t>(bytes.size()))
     throw Error("ONNX initializer " + name + ": its bytes do not fit its shape");
   TensorProto* tensor = messages_->graph.add_initializer();
