@@ -125,6 +125,10 @@ onnx_export::BatchConstants batch_constants(const Trace& two, const Trace& three
     }
     found[(*a)->output()] = multiples;
   }
+  if (a != two.graph->nodes().end() || b != three.graph->nodes().end())
+    throw Error(
+        "cannot export to ONNX: the model runs more operators at one batch size than at "
+        "another");
   return found;
 }
 
