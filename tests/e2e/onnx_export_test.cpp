@@ -214,6 +214,9 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
   std::string signal = synthetic + "signal_autoencoder.yaml";
   std::string frequencies = synthetic + "multi_label_frequencies.yaml";  // [1, 64], 8 labels
   std::string penguin = std::string(KILN_SOURCE_DIR) + "/configs/examples/penguin/penguin.yaml";
+  // Its records by a path that holds wherever the test runs (the config's is the repository's).
+  std::string penguin_records = "data.train.files=" + std::string(KILN_SOURCE_DIR) +
+                                "/configs/examples/penguin/tfx_penguin_train.tfrecord.gz";
   struct Case {
     std::string name, config;
     std::vector<std::string> sets;
@@ -238,8 +241,8 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
        fashion,
        {"model={type: sequential, layers: [flatten, {type: linear, out: 4}, relu, "
         "{type: embedding, entries: 10, dim: 3}, flatten, {type: linear, out: 10}]}"}},
-      {"dnn", penguin, {"model={type: dnn, num_classes: 3, hidden: [8]}"}},
-      {"linear", penguin, {"model={type: linear, num_classes: 3}"}},
+      {"dnn", penguin, {penguin_records, "model={type: dnn, num_classes: 3, hidden: [8]}"}},
+      {"linear", penguin, {penguin_records, "model={type: linear, num_classes: 3}"}},
       {"gru", fashion, {sequence_model("{type: gru, hidden: 8, layers: 2, bidirectional: true}")}},
       {"autoencoder", signal, {quick_signal}},
       {"multi_label", frequencies, {}},
@@ -249,7 +252,7 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
        std::string(KILN_SOURCE_DIR) + "/configs/examples/shapes/shapes_wide_deep.yaml",
        {"data.train.file=" + shapes + "/train.csv", "data.val.file=" + shapes + "/test.csv",
         "data.test.file=" + shapes + "/test.csv"}},
-      {"penguin (tabular)", penguin, {}},
+      {"penguin (tabular)", penguin, {penguin_records}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
