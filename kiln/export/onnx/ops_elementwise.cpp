@@ -10,22 +10,48 @@ namespace {
 
 using jit_node = torch::jit::Node;
 
+// An operand in the element type of the node's result: PyTorch promotes (an integer tensor
+// times 0.5 is a float tensor), ONNX's arithmetic takes one type.
+std::string promoted(const jit_node& node, Context& c, const torch::jit::Value* value) {
+  std::string name = c.operand(value, node.output(0));
+  at::ScalarType out = c.dtype(node.output(0));
+  if (value->type()->kind() == c10::TypeKind::TensorType && c.dtype(value) != out)
+    name = c.add1("Cast", {name}, {{"to", static_cast<int64_t>(element_type(out, "a cast"))}});
+  return name;
+}
+
 // a OP b, b scaled by `alpha` where aten takes one (add, sub).
 void binary(const jit_node& node, Context& c, const char* op) {
-  std::string right = c.operand(node.input(1), node.input(0));
-  if (node.inputs().size() > 2 && !c.is_none(node.input(2)) && c.number(node.input(2)) != 1.0) {
-    std::string alpha = c.operand(node.input(2), node.input(0));
-    right = c.add1("Mul", {right, alpha});
-  }
-  c.emit(op, {c.operand(node.input(0), node.input(1)), right});
+  std::string right = promoted(node, c, node.input(1));
+  if (node.inputs().size() > 2 && !c.is_none(node.input(2)) && c.number(node.input(2)) != 1.0)
+    right = c.add1("Mul", {right, promoted(node, c, node.input(2))});
+  c.emit(op, {promoted(node, c, node.input(0)), right});
 }
 
 void unary(const jit_node& node, Context& c, const char* op) {
   c.emit(op, {c.tensor(node.input(0))});
 }
 
+// a OP b of PyTorch's common type (an integer tensor against 0.5 compares as floats).
+std::string compared(const jit_node& node, Context& c, const char* op) {
+  at::ScalarType left = c.dtype(node.input(0)), common = left;
+  const torch::jit::Value* right = node.input(1);
+  bool right_is_tensor = right->type()->kind() == c10::TypeKind::TensorType;
+  if (right_is_tensor)
+    common = at::promote_types(left, c.dtype(right));
+  else if (!at::isFloatingType(left) && c.constant(right).isDouble())
+    common = at::kFloat;
+  auto as_common = [&](const std::string& name, at::ScalarType type) {
+    if (type == common) return name;
+    return c.add1("Cast", {name}, {{"to", static_cast<int64_t>(element_type(common, "a cast"))}});
+  };
+  std::string b = right_is_tensor ? as_common(c.tensor(right), c.dtype(right))
+                                  : c.initializer(at::full({1}, c.number(right), common));
+  return c.add1(op, {as_common(c.tensor(node.input(0)), left), b});
+}
+
 void compare(const jit_node& node, Context& c, const char* op) {
-  c.emit(op, {c.tensor(node.input(0)), c.operand(node.input(1), node.input(0))});
+  c.bind(node.output(0), compared(node, c, op));
 }
 
 // min(max(x, low), high): relu6, hardtanh and clamp, written as low + relu(x - low) -
@@ -107,16 +133,15 @@ const RegisterOp sub_op("aten::sub", [](auto& n, auto& c) { binary(n, c, "Sub");
 const RegisterOp mul_op("aten::mul", [](auto& n, auto& c) { binary(n, c, "Mul"); });
 const RegisterOp div_op("aten::div", [](auto& n, auto& c) { binary(n, c, "Div"); });
 const RegisterOp rsub_op("aten::rsub", [](auto& n, auto& c) {
-  c.emit("Sub", {c.operand(n.input(1), n.input(0)), c.tensor(n.input(0))});
+  c.emit("Sub", {promoted(n, c, n.input(1)), promoted(n, c, n.input(0))});
 });
 const RegisterOp gt_op("aten::gt", [](auto& n, auto& c) { compare(n, c, "Greater"); });
 const RegisterOp lt_op("aten::lt", [](auto& n, auto& c) { compare(n, c, "Less"); });
 const RegisterOp eq_op("aten::eq", [](auto& n, auto& c) { compare(n, c, "Equal"); });
 const RegisterOp ge_op("aten::ge", [](auto& n, auto& c) { compare(n, c, "GreaterOrEqual"); });
 const RegisterOp le_op("aten::le", [](auto& n, auto& c) { compare(n, c, "LessOrEqual"); });
-const RegisterOp ne_op("aten::ne", [](auto& n, auto& c) {
-  c.emit("Not", {c.add1("Equal", {c.tensor(n.input(0)), c.operand(n.input(1), n.input(0))})});
-});
+const RegisterOp ne_op("aten::ne",
+                       [](auto& n, auto& c) { c.emit("Not", {compared(n, c, "Equal")}); });
 const RegisterOp and_op("aten::logical_and", [](auto& n, auto& c) {
   c.emit("And", {c.tensor(n.input(0)), c.tensor(n.input(1))});
 });
