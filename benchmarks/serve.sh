@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Serving: `kiln serve` against the same model in PyTorch behind Flask under gunicorn (2 worker
-# processes, 1 torch thread each), on this machine, driven by wrk at several concurrencies.
+# processes, 1 torch thread each), on this machine, driven by wrk at several concurrencies; and
+# kiln's gRPC API (--grpc-port) on the same server, driven by h2load (nghttp2's HTTP/2 load
+# generator, each client one stream at a time as each wrk connection is one request at a time)
+# with the same image as a Predict call.
 #
 #   benchmarks/serve.sh [RUNS] [SECONDS] [CONCURRENCY...]     default: 3 10 1 8 32
 #
@@ -22,7 +25,7 @@ concurrencies=("$@")
 kiln=${KILN:-build/kiln}
 python=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
-kiln_port=8610 peer_port=8611
+kiln_port=8610 peer_port=8611 grpc_port=8612
 cleanup() {
   [ -n "${kiln_pid:-}" ] && kill "$kiln_pid" 2>/dev/null || true
   [ -n "${peer_pid:-}" ] && kill "$peer_pid" 2>/dev/null || true
@@ -54,7 +57,8 @@ wrk.body = file:read("*a")
 file:close()
 LUA
 
-"$kiln" serve "$work/exports/fashion_cnn" --port "$kiln_port" > "$work/kiln.log" 2>&1 &
+"$kiln" serve "$work/exports/fashion_cnn" --port "$kiln_port" --grpc-port "$grpc_port" \
+  > "$work/kiln.log" 2>&1 &
 kiln_pid=$!
 KILN_EXPORT="$version" "$python" -m gunicorn -w 2 -b "127.0.0.1:$peer_port" \
   --chdir benchmarks/peers serve_flask:app > "$work/peer.log" 2>&1 &
@@ -66,6 +70,40 @@ for port in $kiln_port $peer_port; do  # both answer before any timing
     sleep 0.2
   done
 done
+# The same request as a gRPC Predict call, framed as gRPC frames a message (a 0 byte, then the
+# length in 4 bytes big-endian): the image as tensor_content, as tf.make_tensor_proto writes it.
+curl -s "http://127.0.0.1:$kiln_port/v1/models/fashion_cnn/metadata" > "$work/metadata.json"
+"$python" - "$work/request.json" "$work/metadata.json" "$work/request.grpc" <<'PY'
+import json, struct, sys
+def field(number, payload):
+    size, varint = len(payload), b""
+    while True:
+        varint += bytes([(size & 0x7f) | (0x80 if size >= 0x80 else 0)])
+        size >>= 7
+        if not size:
+            break
+    return bytes([number << 3 | 2]) + varint + payload
+def dims(shape):  # each a Dim { size: N }, N under 128: one byte
+    return b"".join(field(2, b"\x08" + bytes([size])) for size in shape)
+image = json.load(open(sys.argv[1]))["instances"][0]
+signature = json.load(open(sys.argv[2]))["metadata"]["signature_def"]["signature_def"]
+name = next(iter(signature["serving_default"]["inputs"])).encode()
+values = [v for plane in image for row in plane for v in row]
+tensor = b"\x08\x01" + field(2, dims([1, 1, 28, 28])) + field(4, struct.pack("<784f", *values))
+request = field(1, field(1, b"fashion_cnn")) + field(2, field(1, name) + field(2, tensor))
+open(sys.argv[3], "wb").write(b"\x00" + struct.pack(">I", len(request)) + request)
+PY
+
+# The gRPC call answers OK (its status comes in the trailers, which curl's -D writes too): h2load
+# counts every HTTP/2 answer, failed calls included.
+curl -s --http2-prior-knowledge -H "content-type: application/grpc" -H "te: trailers" \
+  --data-binary @"$work/request.grpc" -D "$work/grpc.headers" -o /dev/null \
+  "http://127.0.0.1:$grpc_port/tensorflow.serving.PredictionService/Predict"
+if ! grep -qi "^grpc-status: 0" "$work/grpc.headers"; then
+  echo "the gRPC Predict call failed:" >&2
+  cat "$work/grpc.headers" >&2
+  exit 1
+fi
 
 # wrk's requests/s, p50 and p99 in ms.
 load() {
@@ -79,6 +117,19 @@ load() {
       END { printf "%s %s %s %s\n", rate, p50, p99, bad + 0 }'
 }
 
+# h2load's requests/s and mean latency in ms of gRPC Predict calls, and how many failed.
+load_grpc() {
+  h2load -c "$1" -m 1 -t "$(( $1 < 2 ? 1 : 2 ))" -D "$seconds" -d "$work/request.grpc" \
+    -H "content-type: application/grpc" -H "te: trailers" \
+    "http://127.0.0.1:$grpc_port/tensorflow.serving.PredictionService/Predict" |
+    awk '
+      function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; return v * 1000 }
+      /^finished in/ { rate = $4 }
+      /^requests:/ { bad = $10 + $12 }
+      /^time for request:/ { mean = ms($6) }
+      END { printf "%s %s %s\n", rate, mean, bad + 0 }'
+}
+
 # The examples and the batches kiln's batcher has run so far (its Prometheus metrics).
 batch_totals() {
   curl -s "http://127.0.0.1:$kiln_port/monitoring/prometheus/metrics" |
@@ -88,28 +139,33 @@ batch_totals() {
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "| concurrency | kiln req/s | kiln p50 ms | kiln p99 ms | kiln images per batch | Flask req/s | Flask p50 ms | Flask p99 ms | req/s kiln/Flask |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| concurrency | kiln req/s | kiln p50 ms | kiln p99 ms | kiln images per batch | Flask req/s | Flask p50 ms | Flask p99 ms | req/s kiln/Flask | kiln gRPC req/s | gRPC mean ms | req/s gRPC/REST |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for c in "${concurrencies[@]}"; do
-  : > "$work/kiln.$c"; : > "$work/peer.$c"
+  : > "$work/kiln.$c"; : > "$work/peer.$c"; : > "$work/grpc.$c"
   for i in $(seq "$runs"); do
     batches_before=$(batch_totals)
     load $kiln_port "$c" >> "$work/kiln.$c"
     echo "$batches_before $(batch_totals)" >> "$work/batches.$c"
+    load_grpc "$c" >> "$work/grpc.$c"
     load $peer_port "$c" >> "$work/peer.$c"
-    echo "c=$c run $i: kiln $(tail -n1 "$work/kiln.$c"), flask $(tail -n1 "$work/peer.$c")" >&2
+    echo "c=$c run $i: kiln $(tail -n1 "$work/kiln.$c"), grpc $(tail -n1 "$work/grpc.$c")," \
+      "flask $(tail -n1 "$work/peer.$c")" >&2
   done
   col() { awk -v n="$2" '{print $n}' "$1" | median; }
   kr=$(col "$work/kiln.$c" 1) k50=$(col "$work/kiln.$c" 2) k99=$(col "$work/kiln.$c" 3)
   pr=$(col "$work/peer.$c" 1) p50=$(col "$work/peer.$c" 2) p99=$(col "$work/peer.$c" 3)
+  gr=$(col "$work/grpc.$c" 1) gm=$(col "$work/grpc.$c" 2)
   kb=$(awk '{s += $3 - $1; n += $4 - $2} END {printf "%.1f", n ? s / n : 0}' "$work/batches.$c")
   awk -v c="$c" -v kr="$kr" -v k50="$k50" -v k99="$k99" -v kb="$kb" -v pr="$pr" -v p50="$p50" \
-    -v p99="$p99" 'BEGIN { printf "| %s | %.0f | %.2f | %.2f | %s | %.0f | %.2f | %.2f | %.2f |\n",
-                           c, kr, k50, k99, kb, pr, p50, p99, kr / pr }'
+    -v p99="$p99" -v gr="$gr" -v gm="$gm" \
+    'BEGIN { printf "| %s | %.0f | %.2f | %.2f | %s | %.0f | %.2f | %.2f | %.2f | %.0f | %.2f | %.2f |\n",
+                    c, kr, k50, k99, kb, pr, p50, p99, kr / pr, gr, gm, gr / kr }'
 done
 failed=$(awk '{s += $4} END {print s + 0}' "$work"/kiln.* "$work"/peer.*)
+failed_grpc=$(awk '{s += $3} END {print s + 0}' "$work"/grpc.*)
 echo
-echo "non-2xx answers in all runs: $failed"
+echo "non-2xx answers in all runs: $failed; gRPC calls h2load counted as failed: $failed_grpc"
 
 echo
 echo "| offline limit: test set (10000 images) at batch | kiln eval images/s | kiln predict (as served) images/s |"

@@ -13,7 +13,7 @@ include(CMakePackageConfigHelpers)
 add_library(kiln_archive STATIC $<TARGET_OBJECTS:kiln_objects> $<TARGET_OBJECTS:kiln_tabular>
   $<TARGET_OBJECTS:kiln_tune>)
 target_link_libraries(kiln_archive PUBLIC kiln_core kiln_tensorboard kiln_run kiln_board
-  kiln_serving kiln_onnx SQLite::SQLite3 ${TORCH_LIBRARIES}
+  kiln_serving kiln_grpc kiln_onnx SQLite::SQLite3 ${TORCH_LIBRARIES}
   ${OpenMP_CXX_LIBRARIES})
 set_target_properties(kiln_archive PROPERTIES OUTPUT_NAME kiln EXPORT_NAME archive)
 set_target_properties(kiln_core PROPERTIES EXPORT_NAME core)
@@ -22,6 +22,7 @@ set_target_properties(kiln_run PROPERTIES EXPORT_NAME run)
 set_target_properties(kiln_board PROPERTIES EXPORT_NAME board)
 set_target_properties(kiln_serving PROPERTIES EXPORT_NAME serving)
 set_target_properties(kiln_onnx PROPERTIES EXPORT_NAME onnx)
+set_target_properties(kiln_grpc PROPERTIES EXPORT_NAME grpc)
 
 add_library(kiln_plugin_api INTERFACE)
 target_include_directories(kiln_plugin_api INTERFACE
@@ -34,7 +35,8 @@ set_target_properties(kiln_plugin_api PROPERTIES EXPORT_NAME plugin)
 # The installed kiln finds LibTorch where it was built against.
 set_target_properties(kiln PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS kiln_core kiln_tensorboard kiln_run kiln_board kiln_serving kiln_onnx kiln_archive
+install(TARGETS kiln_core kiln_tensorboard kiln_run kiln_board kiln_serving kiln_grpc kiln_onnx
+  kiln_archive
   kiln_plugin_api EXPORT kilnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY kiln/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln

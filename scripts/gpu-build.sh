@@ -64,7 +64,8 @@ build() {
   [ $# -eq 0 ] || targets=(--target "$@")
   unpack
   eval "$(print_env)"
-  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  # Without gRPC (packages.txt marks it gpu:optional): the GPU machine serves REST only.
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_GRPC=OFF \
     -DProtobuf_PROTOC_EXECUTABLE="$prefix/usr/bin/protoc" \
     -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf"
   cmake --build "$dir" "${targets[@]}" -- -k 0

@@ -6,6 +6,7 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
 #include "kiln/export/predict.h"
+#include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/http_server.h"
 #include "kiln/serving/predict_client.h"
 
@@ -28,7 +29,9 @@ int run_predict(PredictArgs args) {
     args.client.output = args.offline.output;
     args.client.signature = args.offline.signature;
     if (!args.token_file.empty()) args.client.token = serving::read_token_file(args.token_file);
-    serving::ClientReport report = serving::run_client(args.client);
+    bool grpc = args.client.url.rfind("grpc://", 0) == 0;
+    serving::ClientReport report =
+        grpc ? serving::run_grpc_client(args.client) : serving::run_client(args.client);
     // On stderr, so that the answers on stdout stay machine-readable.
     std::fprintf(stderr,
                  "%lld requests in %.2f s: %.0f requests/s at concurrency %d; latency p50 %.2f ms, "
@@ -77,7 +80,8 @@ void add_predict_command(CLI::App& app, Action& action) {
                     "Run the model as loaded: no batch norms folded, no TorchScript freezing "
                     "(offline)");
   command->add_option("--server", args->client.url,
-                      "A TensorFlow Serving REST API: http://HOST:PORT/v1/models/NAME");
+                      "A TensorFlow Serving API: http://HOST:PORT/v1/models/NAME (REST) or "
+                      "grpc://HOST:PORT/v1/models/NAME (gRPC)");
   command->add_option("--concurrency", args->client.concurrency, "Requests at once (--server)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

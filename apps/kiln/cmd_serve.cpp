@@ -1,6 +1,7 @@
 // kiln serve MODEL_DIR... | --model-config FILE [--host H] [--port P] [--poll-seconds S]
 //            [--max-request-rows N] [--max-body-bytes N] [--token-file F] [--threads N]
 //            [--max-batch N] [--batch-timeout-us T] [--batch-threads N] [--max-queued N]
+//            [--grpc-port P]
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,6 +18,7 @@
 #include "kiln/engine/runtime.h"
 #include "kiln/export/exported_servable.h"
 #include "kiln/serving/batcher.h"
+#include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/model_server.h"
 
 namespace kiln::cli {
@@ -26,6 +28,7 @@ struct ServeArgs {
   std::vector<std::string> model_dirs;
   std::string model_config, model_name, host = "127.0.0.1", token_file;
   int port = 8501;
+  int grpc_port = -1;  // none: REST only
   double poll_seconds = 1;
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
   int64_t threads = 1;
@@ -91,6 +94,15 @@ int run_serve(const ServeArgs& args) {
   options.http.max_body_bytes = args.max_body_bytes;
   if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
   options.log = serve_log;
+  if (args.grpc_port >= 0) {
+    serving::GrpcOptions grpc;
+    grpc.host = args.host;
+    grpc.port = args.grpc_port;
+    grpc.token = options.http.token;
+    grpc.max_message_bytes = args.max_body_bytes;
+    grpc.max_rows = args.max_rows;
+    options.listeners.push_back(serving::grpc_listener(grpc));
+  }
   serving::ModelServer server(options,
                               [&args](const std::string& model, const std::string& directory,
                                       serving::ServingMetrics& metrics) {
@@ -100,6 +112,8 @@ int run_serve(const ServeArgs& args) {
   for (const auto& [name, versions] : server.models())
     std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(),
                 server.port(), name.c_str(), versions, versions == 1 ? "" : "s");
+  for (const std::string& address : server.listener_addresses())
+    std::printf("kiln serve: %s (TensorFlow Serving's gRPC API)\n", address.c_str());
   std::printf("kiln serve: listening on %s:%d (Ctrl-C stops)\n", args.host.c_str(), server.port());
   std::fflush(stdout);
   stops.wait();
@@ -137,7 +151,8 @@ void add_batching_options(CLI::App& command, serving::BatchingOptions& batching)
 
 void add_serve_command(CLI::App& app, Action& action) {
   auto* command = app.add_subcommand(
-      "serve", "Serve exported models over TensorFlow Serving's REST API (docs/serving.md)");
+      "serve",
+      "Serve exported models over TensorFlow Serving's REST and gRPC APIs (docs/serving.md)");
   auto args = std::make_shared<ServeArgs>();
   command->add_option("model_dirs", args->model_dirs,
                       "Folders of a model's versions (an export's NAME folder)");
@@ -154,6 +169,11 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   command
+      ->add_option("--grpc-port", args->grpc_port,
+                   "Serve TensorFlow Serving's gRPC API on this port too (8500 is its usual one); "
+                   "0 picks a free one")
+      ->check(CLI::Range(0, 65535));
+  command
       ->add_option("--poll-seconds", args->poll_seconds,
                    "How often to look for new versions in the folders")
       ->check(CLI::PositiveNumber)
@@ -162,7 +182,8 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command
-      ->add_option("--max-body-bytes", args->max_body_bytes, "Bytes of one request body, at most")
+      ->add_option("--max-body-bytes", args->max_body_bytes,
+                   "Bytes of one request body (or gRPC message), at most")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   add_batching_options(*command, args->batching);

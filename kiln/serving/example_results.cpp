@@ -53,21 +53,31 @@ const SignatureOutput& classify_output(const Signatures& signatures,
                       "a classifier trained with cross_entropy or binary_cross_entropy has it");
 }
 
-std::string classify_response(const SignatureOutput& output, const HostTensor& probabilities,
-                              const std::vector<std::string>& labels) {
+std::vector<std::vector<ScoredClass>> classify_results(const SignatureOutput& output,
+                                                       const HostTensor& probabilities,
+                                                       const std::vector<std::string>& labels) {
   auto [rows, columns] = rows_and_columns(probabilities);
   bool binary = output.op == OutputOp::kSigmoid && columns == 1;
-  std::vector<std::string> results;
+  std::vector<std::vector<ScoredClass>> results(rows);
   for (int64_t row = 0; row < rows; ++row) {
-    std::vector<std::string> pairs;
     const double* score = probabilities.numbers.data() + row * columns;
     if (binary) {
-      pairs.push_back(pair_text(label_of(0, labels), 1.0f - static_cast<float>(score[0])));
-      pairs.push_back(pair_text(label_of(1, labels), score[0]));
+      results[row].push_back({label_of(0, labels), 1.0f - static_cast<float>(score[0])});
+      results[row].push_back({label_of(1, labels), score[0]});
     } else {
-      for (int64_t c = 0; c < columns; ++c)
-        pairs.push_back(pair_text(label_of(c, labels), score[c]));
+      for (int64_t c = 0; c < columns; ++c) results[row].push_back({label_of(c, labels), score[c]});
     }
+  }
+  return results;
+}
+
+std::string classify_response(const SignatureOutput& output, const HostTensor& probabilities,
+                              const std::vector<std::string>& labels) {
+  std::vector<std::string> results;
+  for (const std::vector<ScoredClass>& classes : classify_results(output, probabilities, labels)) {
+    std::vector<std::string> pairs;
+    for (const ScoredClass& scored : classes)
+      pairs.push_back(pair_text(scored.label, scored.score));
     results.push_back(fmt::format("[{}]", fmt::join(pairs, ", ")));
   }
   return fmt::format("{{\"results\": [{}]}}", fmt::join(results, ", "));

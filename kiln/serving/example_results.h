@@ -17,8 +17,17 @@ namespace kiln::serving {
 /// multi-head model's heads) that have one.
 const SignatureOutput& classify_output(const Signatures& signatures,
                                        const std::string& signature_name);
-/// The classify answer from that output's values: a class is named by `labels` or by its id as
-/// text; one sigmoid column is the two classes 0 and 1, scored 1 - p and p.
+struct ScoredClass {
+  std::string label;
+  double score = 0;
+};
+/// Each example's classes and scores from that output's values, in class order: a class is named
+/// by `labels` or by its id as text; one sigmoid column is the two classes 0 and 1, scored 1 - p
+/// and p.
+std::vector<std::vector<ScoredClass>> classify_results(const SignatureOutput& output,
+                                                       const HostTensor& probabilities,
+                                                       const std::vector<std::string>& labels);
+/// The classify answer's JSON body made of them.
 std::string classify_response(const SignatureOutput& output, const HostTensor& probabilities,
                               const std::vector<std::string>& labels);
 

@@ -26,11 +26,19 @@ ModelServer::ModelServer(ModelServerOptions options, LoadVersion load)
             return load(model, directory, metrics_);
           },
           options_.log),
-      handler_(table_, options_.rest, &metrics_),
+      handler_(table_, options_.rest, &metrics_, &gate_),
       server_(handler_, with_log(options_.http, options_.log)) {
   watcher_.poll();
   check_every_model_serves();
   port_ = server_.bind(options_.host, options_.port);
+  for (const ListenerFactory& make : options_.listeners)
+    listeners_.push_back(make(ServingParts{table_, gate_, metrics_}));
+}
+
+std::vector<std::string> ModelServer::listener_addresses() const {
+  std::vector<std::string> addresses;
+  for (const auto& listener : listeners_) addresses.push_back(listener->address());
+  return addresses;
 }
 
 ModelServer::~ModelServer() {
@@ -64,6 +72,8 @@ void ModelServer::check_every_model_serves() const {
 
 void ModelServer::start() {
   serving_ = std::thread([this] { server_.serve(); });
+  for (const auto& listener : listeners_)
+    listening_.emplace_back([&listener] { listener->serve(); });
   polling_ = std::thread([this] { poll_until_stopped(); });
 }
 
@@ -90,6 +100,9 @@ int64_t ModelServer::stop(std::chrono::milliseconds drain) {
                     std::chrono::duration_cast<std::chrono::seconds>(drain).count()));
   server_.stop();
   if (serving_.joinable()) serving_.join();
+  for (const auto& listener : listeners_) listener->stop();
+  for (std::thread& thread : listening_) thread.join();
+  listening_.clear();
   return left;
 }
 

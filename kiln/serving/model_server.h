@@ -1,8 +1,10 @@
 #pragma once
 // `kiln serve` as one object: the model table, the version watcher that loads and retires versions
 // (hot reload), the REST handler with its metrics, and the HTTP server on its event loop, with the
-// two threads that run them: one serves, one polls the models' folders. Stopping drains: requests
-// that come then are answered 503, those in flight are answered first. Torch-free: what a version
+// two threads that run them: one serves, one polls the models' folders; and further listeners (the
+// gRPC API), each on a thread of its own, answering from the same table. Stopping drains every API
+// at once: requests that come then are refused (503, UNAVAILABLE), those in flight are answered
+// first. Torch-free: what a version
 // is (a kiln export, behind a batcher) is the caller's `load`.
 // Thread-safety: construct, start and stop on one thread; requests come on the server's.
 
@@ -18,9 +20,11 @@
 #include <vector>
 
 #include "kiln/serving/http_server.h"
+#include "kiln/serving/listener.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_config.h"
 #include "kiln/serving/model_table.h"
+#include "kiln/serving/request_gate.h"
 #include "kiln/serving/rest_handler.h"
 #include "kiln/serving/servable.h"
 #include "kiln/serving/version_watcher.h"
@@ -36,6 +40,8 @@ struct ModelServerOptions {
   HttpOptions http;
   /// Versions loaded, retired and refused, and the drain (its `http.log` too when that is unset).
   std::function<void(const std::string&)> log;
+  /// Further ways in beside the HTTP port (the gRPC API), made once the models are loaded.
+  std::vector<ListenerFactory> listeners;
 };
 
 class ModelServer {
@@ -53,6 +59,8 @@ class ModelServer {
 
   /// The port bound (the one picked, for port 0).
   int port() const { return port_; }
+  /// Where each further listener listens ("grpc://HOST:PORT").
+  std::vector<std::string> listener_addresses() const;
   /// Each model served, with its number of versions.
   std::map<std::string, size_t> models() const { return table_.models(); }
 
@@ -70,13 +78,16 @@ class ModelServer {
   ServingMetrics metrics_;  // before the table: its versions' batchers report here
   ModelTable table_;
   VersionWatcher watcher_;
+  RequestGate gate_;  // before the APIs, which wait on it for their requests in flight
   RestHandler handler_;
   HttpServer server_;
+  std::vector<std::unique_ptr<Listener>> listeners_;
   int port_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread serving_, polling_;
+  std::vector<std::thread> listening_;
 };
 
 }  // namespace kiln::serving

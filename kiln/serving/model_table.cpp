@@ -53,14 +53,20 @@ FoundVersion ModelTable::find(const Route& route) const {
 }
 
 std::vector<int64_t> ModelTable::status_versions(const Route& route) const {
-  if (route.version || route.label) return {find(route).version};
+  if (route.label) return {find(route).version};
   std::shared_lock lock(mutex_);
   auto model = models_.find(route.model);
+  if (route.version) {
+    if (model == models_.end() || !model->second.versions.count(*route.version))
+      throw not_found(
+          fmt::format("Could not find version {} of model {}", *route.version, route.model));
+    return {*route.version};
+  }
   if (model == models_.end())
     throw not_found(fmt::format("Could not find any versions of model {}", route.model));
   std::vector<int64_t> versions;
   for (const auto& [version, servable] : model->second.versions) versions.push_back(version);
-  return versions;
+  return {versions.rbegin(), versions.rend()};
 }
 
 bool ModelTable::serves(const std::string& model) const {

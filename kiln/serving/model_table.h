@@ -33,8 +33,9 @@ class ModelTable {
   /// with TensorFlow Serving's messages otherwise.
   FoundVersion find(const Route& route) const;
 
-  /// The loaded versions of `model` (all, or the one `route` names) in increasing order, for a
-  /// status request; ServingError (kNotFound) when there are none.
+  /// The loaded versions of `model` (all, or the one `route` names), newest first as TensorFlow
+  /// Serving lists them, for a status request; ServingError (kNotFound) with its messages when
+  /// there are none.
   std::vector<int64_t> status_versions(const Route& route) const;
 
   /// Whether `model` is served now.

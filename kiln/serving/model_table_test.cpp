@@ -57,11 +57,18 @@ TEST(ModelTable, WhatIsNotServedIsNotFoundWithTensorFlowServingsMessages) {
                    "Unrecognized servable version label: canary");
 }
 
-TEST(ModelTable, StatusListsEveryVersionOrTheOneAsked) {
+TEST(ModelTable, StatusListsEveryVersionNewestFirstOrTheOneAsked) {
   ModelTable table;
   add_two_versions(table);
-  EXPECT_THAT(table.status_versions(route()), ElementsAre(1, 3));
+  EXPECT_THAT(table.status_versions(route()), ElementsAre(3, 1));
   EXPECT_THAT(table.status_versions(route(3)), ElementsAre(3));
+  try {
+    table.status_versions(route(2));
+    FAIL();
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.code(), StatusCode::kNotFound);
+    EXPECT_STREQ(e.what(), "Could not find version 2 of model half");
+  }
   try {
     table.status_versions(route(std::nullopt, std::nullopt, "other"));
     FAIL();

@@ -77,6 +77,21 @@ double percentile(const std::vector<double>& sorted, double q) {
 
 ClientReport run_client(const ClientOptions& options) {
   Target target = parse_url(options.url);
+  return send_lines(options, [&]() -> InstanceSender {
+    auto client = std::make_shared<httplib::Client>(target.origin);
+    client->set_tcp_nodelay(true);
+    if (!options.token.empty()) client->set_bearer_token_auth(options.token);
+    return [client, &target, &options](const std::string& instance) {
+      std::string body = fmt::format("{{\"signature_name\": {}, \"instances\": [{}]}}",
+                                     Json(options.signature).dump(), instance);
+      httplib::Result result = client->Post(target.path, body, "application/json");
+      return ClientAnswer{result && result->status == 200, answer_line(result)};
+    };
+  });
+}
+
+ClientReport send_lines(const ClientOptions& options,
+                        const std::function<InstanceSender()>& make_sender) {
   std::vector<std::string> lines = read_lines(options.input);
   std::vector<std::string> answers(lines.size());
   std::vector<double> latencies(lines.size());
@@ -85,20 +100,15 @@ ClientReport run_client(const ClientOptions& options) {
   auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
   for (int w = 0; w < std::max(1, options.concurrency); ++w)
-    workers.emplace_back([&] {
-      httplib::Client client(target.origin);
-      client.set_tcp_nodelay(true);
-      if (!options.token.empty()) client.set_bearer_token_auth(options.token);
+    workers.emplace_back([&, send = make_sender()] {
       for (size_t i = next++; i < lines.size(); i = next++) {
-        std::string body = fmt::format("{{\"signature_name\": {}, \"instances\": [{}]}}",
-                                       Json(options.signature).dump(), lines[i]);
         auto sent = std::chrono::steady_clock::now();
-        httplib::Result result = client.Post(target.path, body, "application/json");
+        ClientAnswer answer = send(lines[i]);
         latencies[i] =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
                 .count();
-        ok[i] = result && result->status == 200;
-        answers[i] = answer_line(result);
+        ok[i] = answer.ok;
+        answers[i] = std::move(answer.line);
       }
     });
   for (auto& worker : workers) worker.join();

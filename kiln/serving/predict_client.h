@@ -6,6 +6,7 @@
 // Thread-safety: one run per call.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,20 @@ struct ClientReport {
 };
 
 ClientReport run_client(const ClientOptions& options);
+
+/// One request's answer: the line written for it (a prediction, or its error) and whether it
+/// succeeded.
+struct ClientAnswer {
+  bool ok = false;
+  std::string line;
+};
+/// Sends one instance (a line of the input) and gives its answer; one per client thread.
+using InstanceSender = std::function<ClientAnswer(const std::string& instance)>;
+/// What run_client does over any protocol: the input's lines sent `concurrency` at a time, each
+/// thread through a sender `make_sender` makes for it, the answers written in the input's order,
+/// and the report.
+ClientReport send_lines(const ClientOptions& options,
+                        const std::function<InstanceSender()>& make_sender);
 
 /// The latency at quantile `q` (0..1) of `sorted` milliseconds: the nearest rank.
 double percentile(const std::vector<double>& sorted, double q);

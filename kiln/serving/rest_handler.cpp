@@ -35,21 +35,12 @@ const char* api_name(RouteKind kind) {
 
 }  // namespace
 
-RestHandler::~RestHandler() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return in_flight_ == 0; });
-}
-
 void RestHandler::handle_async(const std::string& method, const std::string& path,
                                const std::string& body, ReplyDone done) const {
   auto start = std::chrono::steady_clock::now();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (draining_) {
-      done({http_status(StatusCode::kUnavailable), error_body("the server is shutting down"), {}});
-      return;
-    }
-    ++in_flight_;
+  if (!gate_.enter()) {
+    done({http_status(StatusCode::kUnavailable), error_body("the server is shutting down"), {}});
+    return;
   }
   Finish finish = [this, start, done = std::move(done)](const Route& route, HttpReply reply) {
     finished(route, start, std::move(reply), done);
@@ -89,24 +80,11 @@ void RestHandler::finished(const Route& route, std::chrono::steady_clock::time_p
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   done(std::move(reply));
-  std::lock_guard<std::mutex> lock(mutex_);  // notified under the lock: ~RestHandler may follow
-  if (--in_flight_ == 0) idle_.notify_all();
+  gate_.leave();
 }
 
 std::string RestHandler::metrics_text() const {
   return metrics_ ? metrics_->text(table_.models(), in_flight()) : "";
-}
-
-int64_t RestHandler::drain(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  draining_ = true;
-  idle_.wait_for(lock, timeout, [this] { return in_flight_ == 0; });
-  return in_flight_;
-}
-
-int64_t RestHandler::in_flight() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return in_flight_;
 }
 
 HttpReply RestHandler::answer_now(const Route& route) const {

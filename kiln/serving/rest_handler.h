@@ -8,16 +8,15 @@
 // Thread-safety: handle() and handle_async() may be called from several threads at once.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "kiln/serving/example_request.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_table.h"
+#include "kiln/serving/request_gate.h"
 
 namespace kiln::serving {
 
@@ -38,11 +37,13 @@ using ReplyDone = std::function<void(HttpReply reply)>;
 
 class RestHandler {
  public:
-  /// Counts every request into `metrics` when given.
-  RestHandler(const ModelTable& table, RestOptions options, ServingMetrics* metrics = nullptr)
-      : table_(table), options_(options), metrics_(metrics) {}
+  /// Counts every request into `metrics` when given, and lets each in through `gate` (shared
+  /// with the server's other APIs) when given, else through a gate of its own.
+  RestHandler(const ModelTable& table, RestOptions options, ServingMetrics* metrics = nullptr,
+              RequestGate* gate = nullptr)
+      : table_(table), options_(options), metrics_(metrics), gate_(gate ? *gate : own_gate_) {}
   /// Waits until the requests in flight have been answered (the batchers run on).
-  ~RestHandler();
+  ~RestHandler() { gate_.wait_until_idle(); }
 
   /// The reply to `method` `path` with `body`, given to `done`: at once for everything but a
   /// predict, which is answered when its batch has run.
@@ -56,9 +57,9 @@ class RestHandler {
 
   /// Draining for a shutdown: requests that arrive from now on are answered 503 while those in
   /// flight run on; returns once none is left, or after `timeout`, with how many were left.
-  int64_t drain(std::chrono::milliseconds timeout);
-  /// Requests being answered now.
-  int64_t in_flight() const;
+  int64_t drain(std::chrono::milliseconds timeout) { return gate_.drain(timeout); }
+  /// Requests being answered now (by every API sharing its gate).
+  int64_t in_flight() const { return gate_.in_flight(); }
 
  private:
   using Finish = std::function<void(const Route& route, HttpReply reply)>;
@@ -82,10 +83,8 @@ class RestHandler {
   const ModelTable& table_;
   RestOptions options_;
   ServingMetrics* metrics_;
-  mutable std::mutex mutex_;
-  mutable std::condition_variable idle_;
-  mutable int64_t in_flight_ = 0;
-  bool draining_ = false;
+  RequestGate own_gate_;  // when the server shares none
+  RequestGate& gate_;
 };
 
 }  // namespace kiln::serving

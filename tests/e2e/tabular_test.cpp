@@ -354,7 +354,8 @@ void expect_same_answer(const Json& served, const Json& offline) {
 
 // kiln serve of a wide_deep export takes raw feature values, strings included: :predict in row
 // and columnar form, :classify and :regress's examples; each answers what kiln predict computes
-// offline for the same rows of the CSV file, and a bad value is a 400 naming the feature.
+// offline for the same rows of the CSV file, and a bad value is a 400 naming the feature. gRPC's
+// Classify of the same rows answers what :classify does.
 TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
   testing::TempDir dir;
   auto trained = train_shapes(dir, wide_deep_config);
@@ -379,8 +380,9 @@ TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
   ASSERT_EQ(lines.size(), rows.size());
   for (size_t i = 0; i < rows.size(); ++i) expect_same_answer(lines[i], offline[i]);
 
-  testing::ChildProcess server(kiln("serve " + model + " --port 0"));
-  int port = testing::served_port(server);
+  testing::ChildProcess server(kiln("serve " + model + " --port 0 --grpc-port 0"));
+  testing::ServedPorts ports = testing::served_ports(server);
+  int port = ports.rest;
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
   httplib::Client client("127.0.0.1", port);
   auto post = [&](const std::string& verb, const Json& body) {
@@ -419,6 +421,15 @@ TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
   std::tie(status, body) = post("regress", {{"examples", rows}});
   EXPECT_EQ(status, 400);
   EXPECT_THAT(body, HasSubstr(":regress needs an output 'predictions'"));
+
+  // Over gRPC, a generated Python client's Classify of the same rows as tf.Examples answers what
+  // :classify answers (tests/grpc/grpc_vs_rest.py).
+  auto over_grpc = testing::run_command(
+      std::string("/usr/bin/python3 ") + KILN_SOURCE_DIR + "/tests/grpc/grpc_vs_rest.py --grpc " +
+      "127.0.0.1:" + std::to_string(ports.grpc) + " --rest 127.0.0.1:" + std::to_string(port) +
+      " --model shapes_wide_deep --examples " + dir.write("examples.json", Json(rows).dump()));
+  EXPECT_EQ(over_grpc.exit_code, 0) << over_grpc.out << over_grpc.err;
+  EXPECT_THAT(over_grpc.out, HasSubstr("\"classify equals REST's\": {\n  \"ok\": true"));
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait(), 0);
 }

@@ -39,12 +39,20 @@ std::vector<Json> json_lines(const std::string& text) {
   return lines;
 }
 
-int served_port(ChildProcess& server) {
-  const std::string marker = "listening on 127.0.0.1:";
-  for (std::string line; server.read_line(line);)
-    if (size_t at = line.find(marker); at != std::string::npos)
-      return std::stoi(line.substr(at + marker.size()));
-  return 0;
+int served_port(ChildProcess& server) { return served_ports(server).rest; }
+
+ServedPorts served_ports(ChildProcess& server) {
+  const std::string rest = "listening on 127.0.0.1:", grpc = "grpc://127.0.0.1:";
+  ServedPorts ports;
+  for (std::string line; server.read_line(line);) {
+    if (size_t at = line.find(grpc); at != std::string::npos)
+      ports.grpc = std::stoi(line.substr(at + grpc.size()));
+    if (size_t at = line.find(rest); at != std::string::npos) {
+      ports.rest = std::stoi(line.substr(at + rest.size()));
+      break;
+    }
+  }
+  return ports;
 }
 
 std::pair<std::string, int> interrupt(const std::string& command, int lines, int signal) {

@@ -30,6 +30,11 @@ std::vector<Json> json_lines(const std::string& text);
 /// The port of a `kiln serve` started with --port 0, read from its output up to the line that
 /// names it; 0 when the server ended first.
 int served_port(ChildProcess& server);
+/// The same, with the port of its gRPC API too (0 when it names none).
+struct ServedPorts {
+  int rest = 0, grpc = 0;
+};
+ServedPorts served_ports(ChildProcess& server);
 
 /// Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
 /// directory its `run:` line named and its exit code.

@@ -1,0 +1,178 @@
+#include "kiln/serving/grpc/grpc_call.h"
+
+#include "kiln/core/error.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/serving/serving_error.h"
+
+namespace kiln::serving {
+namespace {
+
+constexpr size_t kMessageLimit = 1024;  // TensorFlow Serving's cut of long error messages
+constexpr const char* kTokenNeeded =
+    "this server needs the metadata `authorization: Bearer TOKEN` (--token-file)";
+
+grpc::StatusCode grpc_code(StatusCode code) {
+  switch (code) {
+    case StatusCode::kInvalidArgument:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case StatusCode::kFailedPrecondition:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case StatusCode::kOutOfRange:
+      return grpc::StatusCode::OUT_OF_RANGE;
+    case StatusCode::kUnauthenticated:
+      return grpc::StatusCode::UNAUTHENTICATED;
+    case StatusCode::kPermissionDenied:
+      return grpc::StatusCode::PERMISSION_DENIED;
+    case StatusCode::kNotFound:
+      return grpc::StatusCode::NOT_FOUND;
+    case StatusCode::kAborted:
+      return grpc::StatusCode::ABORTED;
+    case StatusCode::kResourceExhausted:
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case StatusCode::kUnimplemented:
+      return grpc::StatusCode::UNIMPLEMENTED;
+    case StatusCode::kUnavailable:
+      return grpc::StatusCode::UNAVAILABLE;
+    case StatusCode::kDeadlineExceeded:
+      return grpc::StatusCode::DEADLINE_EXCEEDED;
+    case StatusCode::kInternal:
+      break;
+  }
+  return grpc::StatusCode::INTERNAL;
+}
+
+// The HTTP status the metrics count a gRPC answer under, as the REST API's would be counted.
+int metric_status(const grpc::Status& status) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return 200;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return 400;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return 401;
+    case grpc::StatusCode::NOT_FOUND:
+      return 404;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return 429;
+    case grpc::StatusCode::UNAVAILABLE:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+// Messages quote what clients sent, which need not be UTF-8 (clients decode them as UTF-8), and
+// may be long: cut as TensorFlow Serving cuts them.
+grpc::Status status_of(grpc::StatusCode code, std::string message) {
+  size_t bad = first_invalid_utf8(message);
+  while (bad != std::string::npos) {
+    message[bad] = '?';
+    bad = first_invalid_utf8(message);
+  }
+  if (message.size() > kMessageLimit) {
+    message.resize(kMessageLimit);
+    while (!is_valid_utf8(message)) message.pop_back();  // not inside a character
+    message += "...TRUNCATED";
+  }
+  return grpc::Status(code, message);
+}
+
+}  // namespace
+
+HoldReleaser::HoldReleaser()
+    : thread_([this] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (true) {
+          wake_.wait(lock, [this] { return stopping_ || !held_.empty(); });
+          std::vector<std::shared_ptr<const void>> released;
+          released.swap(held_);
+          lock.unlock();
+          released.clear();  // the destructors run here, without the lock
+          lock.lock();
+          if (stopping_ && held_.empty()) return;
+        }
+      }) {}
+
+HoldReleaser::~HoldReleaser() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void HoldReleaser::release(std::shared_ptr<const void> hold) {
+  if (!hold) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_.push_back(std::move(hold));
+  }
+  wake_.notify_one();
+}
+
+grpc::Status current_error_status() {
+  try {
+    throw;
+  } catch (const ServingError& e) {
+    return status_of(grpc_code(e.code()), e.what());
+  } catch (const DataError& e) {  // an image that does not decode, say
+    return status_of(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+  } catch (const std::exception& e) {
+    return status_of(grpc::StatusCode::INTERNAL, e.what());
+  }
+}
+
+GrpcCall::GrpcCall(grpc::CallbackServerContext* context, const CallContext& shared, std::string api)
+    : context_(context),
+      shared_(shared),
+      api_(std::move(api)),
+      start_(std::chrono::steady_clock::now()) {}
+
+bool GrpcCall::authorized() const {
+  if (shared_.token.empty()) return true;
+  const auto& metadata = context_->client_metadata();
+  auto given = metadata.find("authorization");
+  return given != metadata.end() &&
+         std::string(given->second.data(), given->second.size()) == "Bearer " + shared_.token;
+}
+
+void GrpcCall::start(const std::function<void()>& body) {
+  if (!authorized()) return finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, kTokenNeeded));
+  if (!shared_.parts.gate.enter())
+    return finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
+  entered_ = true;
+  try {
+    body();
+  } catch (...) {
+    finish(current_error_status());
+  }
+}
+
+void GrpcCall::finish_with(const std::function<void()>& fill) {
+  grpc::Status status;
+  try {
+    fill();
+  } catch (...) {
+    status = current_error_status();
+  }
+  finish(std::move(status));
+}
+
+void GrpcCall::finish(grpc::Status status) {
+  // Counted before the client has its answer, as the REST API counts; a model not served is
+  // counted with the calls that named none, so that made-up names cannot grow the metrics.
+  bool served = !model_.empty() && shared_.parts.table.serves(model_);
+  shared_.parts.metrics.request(
+      served ? model_ : "", served ? api_ : "", metric_status(status),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  shared_.releaser->release(std::move(hold_));
+  bool entered = entered_;
+  RequestGate& gate = shared_.parts.gate;
+  Finish(std::move(status));  // `this` may be gone from here on (OnDone)
+  if (entered) gate.leave();
+}
+
+}  // namespace kiln::serving

@@ -1,0 +1,36 @@
+#pragma once
+// kiln's gRPC API (TensorFlow Serving's) as kiln's commands use it, free of gRPC's headers and of
+// the generated code: the listener `kiln serve --grpc-port` adds to its ModelServer, and the
+// client of `kiln predict --server grpc://HOST:PORT/v1/models/NAME`. A kiln built without gRPC
+// (cmake -DKILN_GRPC=OFF) has both, refusing with a UsageError (serving/grpc_off/).
+// Thread-safety: as listener.h and predict_client.h.
+
+#include <cstdint>
+#include <string>
+
+#include "kiln/serving/listener.h"
+#include "kiln/serving/predict_client.h"
+
+namespace kiln::serving {
+
+struct GrpcOptions {
+  std::string host = "127.0.0.1";
+  int port = 8500;                       // 0 picks a free one
+  std::string token;                     // non-empty: calls need `authorization: Bearer TOKEN`
+  int64_t max_message_bytes = 16 << 20;  // one request, at most
+  int64_t max_rows = 1024;               // examples in one request, at most
+};
+
+/// Makes the gRPC listener of a ModelServer (PredictionService and ModelService), bound when the
+/// server makes it: UsageError when the port cannot be had.
+ListenerFactory grpc_listener(GrpcOptions options);
+
+/// Whether this kiln was built with gRPC.
+bool grpc_built();
+
+/// `kiln predict --server grpc://...`: each line of the input sent as a Predict call, with the
+/// tensors its instance gives as the model's metadata types them; the answers written as the REST
+/// client writes them.
+ClientReport run_grpc_client(const ClientOptions& options);
+
+}  // namespace kiln::serving

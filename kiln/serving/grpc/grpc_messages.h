@@ -1,0 +1,66 @@
+#pragma once
+// TensorFlow Serving's gRPC messages (tensorflow_serving/apis/) read into what the model table and
+// the servables take, and answers written from what they give, with TensorFlow Serving's error
+// messages: the ModelSpec of every request, Predict's named tensors and output filter, the
+// examples of Classify and Regress, and the answers of all five methods. Torch- and gRPC-free
+// apart from the generated messages; the service (prediction_service.h) runs them.
+// Thread-safety: pure functions.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/io/example.h"
+#include "kiln/serving/example_results.h"
+#include "kiln/serving/rest_route.h"
+#include "kiln/serving/servable.h"
+#include "tensorflow_serving/apis/classification.pb.h"
+#include "tensorflow_serving/apis/get_model_metadata.pb.h"
+#include "tensorflow_serving/apis/get_model_status.pb.h"
+#include "tensorflow_serving/apis/predict.pb.h"
+#include "tensorflow_serving/apis/regression.pb.h"
+
+namespace kiln::serving {
+
+namespace tfs = tensorflow::serving;
+
+/// The route a request's ModelSpec names (`spec` null when the request has none): ServingError
+/// (kInvalidArgument) "Missing ModelSpec", or for a spec without a model name.
+Route route_of(const tfs::ModelSpec* spec, RouteKind kind);
+/// The signature a ModelSpec names: serving_default when it names none.
+std::string signature_of(const tfs::ModelSpec& spec);
+
+/// Predict's inputs, each checked against `signature`'s (tensor_proto.h): ServingError
+/// (kInvalidArgument) with TensorFlow Serving's message for inputs sent extra or missing.
+HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
+                           int64_t max_rows);
+/// The outputs Predict answers with: its output_filter, or every output of `signature`;
+/// ServingError (kInvalidArgument) for an alias the signature lacks or one given twice.
+std::vector<std::string> predict_outputs(const tfs::PredictRequest& request,
+                                         const Signature& signature);
+/// Predict's answer: the `names` of `outputs`, and the model spec that answered.
+void fill_predict_response(const HostTensors& outputs, const std::vector<std::string>& names,
+                           const tfs::ModelSpec& answered, tfs::PredictResponse& response);
+
+/// The examples of a Classify or Regress input, each with the context's features its own lack.
+/// ServingError (kInvalidArgument) "Input is empty." for none, or for more than `max_rows`.
+std::vector<io::Features> examples_of(const tfs::Input& input, int64_t max_rows);
+/// Classify's result: each example's classes with their scores.
+void fill_classification(const std::vector<std::vector<ScoredClass>>& classes,
+                         tfs::ClassificationResult& result);
+/// Regress's result: one value per example.
+void fill_regression(const HostTensor& predictions, tfs::RegressionResult& result);
+
+/// GetModelMetadata's answer: the signature_def field (an Any of SignatureDefMap), the only one
+/// TensorFlow Serving has; ServingError (kInvalidArgument) with its messages when the request asks
+/// for none or for another.
+void fill_metadata(const tfs::GetModelMetadataRequest& request, const tfs::ModelSpec& answered,
+                   const Signatures& signatures, tfs::GetModelMetadataResponse& response);
+/// GetModelStatus's answer: each version AVAILABLE with an OK status.
+void fill_status(const std::vector<int64_t>& versions, tfs::GetModelStatusResponse& response);
+
+/// The ModelSpec of an answer: the model, the version that ran and the signature.
+tfs::ModelSpec answered_spec(const std::string& model, int64_t version,
+                             const std::string& signature);
+
+}  // namespace kiln::serving

@@ -1,0 +1,265 @@
+// kiln's gRPC services on a real port, asked through the stubs gRPC generates from TensorFlow
+// Serving's .proto files, over fake servables: every method's answer, TensorFlow Serving's error
+// codes and messages, the token, and the drain that answers UNAVAILABLE.
+
+#include "kiln/serving/grpc/grpc_server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include <grpcpp/generic/generic_stub.h>
+
+#include "tensorflow_serving/apis/model_service.grpc.pb.h"
+#include "tests/support/fake_servable.h"
+
+namespace kiln::serving {
+namespace grpc_server_test {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class GrpcServerTest : public ::testing::Test {
+ protected:
+  GrpcServerTest() {
+    table_.set("half", {{1, std::make_shared<testing::HalfPlusTwo>()},
+                        {2, std::make_shared<testing::HalfPlusTwo>()}});
+    table_.set("scorer", {{1, std::make_shared<testing::FeatureScorer>()}});
+  }
+  void start(const std::string& token = "") {
+    GrpcOptions options;
+    options.port = 0;
+    options.token = token;
+    options.max_rows = 4;
+    server_ = std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_}, options);
+    serving_ = std::thread([this] { server_->serve(); });
+    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                       grpc::InsecureChannelCredentials());
+    predictions_ = tfs::PredictionService::NewStub(channel);
+    models_ = tfs::ModelService::NewStub(channel);
+  }
+  ~GrpcServerTest() override {
+    if (!server_) return;
+    server_->stop();
+    serving_.join();
+  }
+  static tfs::PredictRequest half_request(std::vector<float> values) {
+    tfs::PredictRequest request;
+    request.mutable_model_spec()->set_name("half");
+    tensorflow::TensorProto& x = (*request.mutable_inputs())["x"];
+    x.set_dtype(tensorflow::DT_FLOAT);
+    x.mutable_tensor_shape()->add_dim()->set_size(int64_t(values.size()));
+    x.mutable_tensor_shape()->add_dim()->set_size(1);
+    for (float value : values) x.add_float_val(value);
+    return request;
+  }
+  static tfs::Input examples(std::vector<float> sizes) {
+    tfs::Input input;
+    for (float size : sizes) {
+      auto& features = *input.mutable_example_list()->add_examples()->mutable_features();
+      (*features.mutable_feature())["size"].mutable_float_list()->add_value(size);
+    }
+    return input;
+  }
+
+  ModelTable table_;
+  ServingMetrics metrics_;
+  RequestGate gate_;
+  std::unique_ptr<GrpcServer> server_;
+  std::thread serving_;
+  std::unique_ptr<tfs::PredictionService::Stub> predictions_;
+  std::unique_ptr<tfs::ModelService::Stub> models_;
+};
+
+TEST_F(GrpcServerTest, PredictAnswersTheLatestVersionOrTheOneNamed) {
+  start();
+  tfs::PredictRequest request = half_request({2, 4});
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(predictions_->Predict(&context, request, &response).ok());
+  const tensorflow::TensorProto& y = response.outputs().at("y");
+  EXPECT_THAT(y.float_val(), ElementsAre(3, 4));
+  EXPECT_EQ(y.tensor_shape().dim(0).size(), 2);
+  EXPECT_EQ(response.model_spec().version().value(), 2);
+  EXPECT_EQ(response.model_spec().signature_name(), "serving_default");
+  request.mutable_model_spec()->mutable_version()->set_value(1);
+  grpc::ClientContext again;
+  ASSERT_TRUE(predictions_->Predict(&again, request, &response).ok());
+  EXPECT_EQ(response.model_spec().version().value(), 1);
+  EXPECT_THAT(metrics_.text({}), HasSubstr("model=\"half\",api=\"predict\",code=\"200\"} 2"));
+}
+
+TEST_F(GrpcServerTest, ErrorsCarryTensorFlowServingsCodesAndMessages) {
+  start();
+  auto predict = [this](const tfs::PredictRequest& request) {
+    tfs::PredictResponse response;
+    grpc::ClientContext context;
+    return predictions_->Predict(&context, request, &response);
+  };
+  tfs::PredictRequest request = half_request({1});
+  request.mutable_model_spec()->set_name("nope");
+  grpc::Status status = predict(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "Servable not found for request: Latest(nope)");
+  status = predict(tfs::PredictRequest());
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "Missing ModelSpec");
+  request = half_request({1});
+  (*request.mutable_inputs())["z"] = request.inputs().at("x");
+  status = predict(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("Sent extra: {z}. Missing but required: {}."));
+  request = half_request({1, 2, 3, 4, 5});
+  status = predict(request);
+  EXPECT_THAT(status.error_message(), HasSubstr("at most 4"));
+  request = half_request({1});
+  request.add_output_filter("q");
+  status = predict(request);
+  EXPECT_EQ(status.error_message(),
+            "output tensor alias not found in signature: q Outputs expected to be in the set {y}.");
+  request = half_request({1});
+  request.mutable_model_spec()->set_name(std::string(3000, 'n'));
+  status = predict(request);
+  EXPECT_EQ(status.error_message().size(), 1024u + std::string("...TRUNCATED").size());
+}
+
+TEST_F(GrpcServerTest, ClassifyAndRegressTakeExamplesWithTheirContext) {
+  start();
+  tfs::ClassificationRequest classify;
+  classify.mutable_model_spec()->set_name("scorer");
+  *classify.mutable_input() = examples({2, 5});
+  tfs::ClassificationResponse classified;
+  grpc::ClientContext context;
+  ASSERT_TRUE(predictions_->Classify(&context, classify, &classified).ok());
+  ASSERT_EQ(classified.result().classifications_size(), 2);
+  const auto& classes = classified.result().classifications(1).classes();
+  EXPECT_EQ(classes[0].label(), "small");
+  EXPECT_FLOAT_EQ(classes[1].score(), 0.5f);
+
+  tfs::RegressionRequest regress;
+  regress.mutable_model_spec()->set_name("scorer");
+  regress.mutable_model_spec()->set_signature_name("price");
+  auto& with_context = *regress.mutable_input()->mutable_example_list_with_context();
+  (*with_context.add_examples()->mutable_features()->mutable_feature())["size"]
+      .mutable_float_list()
+      ->add_value(3);
+  (*with_context.mutable_context()->mutable_features()->mutable_feature())["color"]
+      .mutable_bytes_list()
+      ->add_value("red");
+  tfs::RegressionResponse regressed;
+  grpc::ClientContext again;
+  ASSERT_TRUE(predictions_->Regress(&again, regress, &regressed).ok());
+  ASSERT_EQ(regressed.result().regressions_size(), 1);
+  EXPECT_FLOAT_EQ(regressed.result().regressions(0).value(), 7);  // 2 * 3 + red
+
+  regress.mutable_model_spec()->set_signature_name("other");
+  grpc::ClientContext unknown;
+  grpc::Status status = predictions_->Regress(&unknown, regress, &regressed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "No signature was found with the name: other");
+  classify.mutable_model_spec()->set_name("half");
+  grpc::ClientContext tensors;
+  status = predictions_->Classify(&tensors, classify, &classified);
+  EXPECT_THAT(status.error_message(), HasSubstr("reads tensors, not examples"));
+  classify.mutable_model_spec()->set_name("scorer");
+  classify.clear_input();
+  grpc::ClientContext empty;
+  EXPECT_EQ(predictions_->Classify(&empty, classify, &classified).error_message(),
+            "Input is empty.");
+}
+
+TEST_F(GrpcServerTest, StatusAndMetadataAsTensorFlowServingGivesThem) {
+  start();
+  tfs::GetModelStatusRequest status_request;
+  status_request.mutable_model_spec()->set_name("half");
+  tfs::GetModelStatusResponse status;
+  grpc::ClientContext context;
+  ASSERT_TRUE(models_->GetModelStatus(&context, status_request, &status).ok());
+  ASSERT_EQ(status.model_version_status_size(), 2);
+  EXPECT_EQ(status.model_version_status(0).version(), 2);  // newest first
+  EXPECT_EQ(status.model_version_status(0).state(), tfs::ModelVersionStatus::AVAILABLE);
+  status_request.mutable_model_spec()->mutable_version()->set_value(7);
+  grpc::ClientContext seven;
+  EXPECT_EQ(models_->GetModelStatus(&seven, status_request, &status).error_message(),
+            "Could not find version 7 of model half");
+
+  tfs::GetModelMetadataRequest request;
+  request.mutable_model_spec()->set_name("half");
+  tfs::GetModelMetadataResponse metadata;
+  grpc::ClientContext none;
+  EXPECT_EQ(predictions_->GetModelMetadata(&none, request, &metadata).error_message(),
+            "GetModelMetadataRequest must specify at least one metadata_field");
+  request.add_metadata_field("signature_def");
+  grpc::ClientContext asked;
+  ASSERT_TRUE(predictions_->GetModelMetadata(&asked, request, &metadata).ok());
+  tfs::SignatureDefMap defs;
+  ASSERT_TRUE(metadata.metadata().at("signature_def").UnpackTo(&defs));
+  const tensorflow::TensorInfo& x = defs.signature_def().at("serving_default").inputs().at("x");
+  EXPECT_EQ(x.dtype(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(x.tensor_shape().dim(0).size(), -1);
+  EXPECT_EQ(metadata.model_spec().version().value(), 2);
+  request.add_metadata_field("graph");
+  grpc::ClientContext graph;
+  EXPECT_EQ(predictions_->GetModelMetadata(&graph, request, &metadata).error_message(),
+            "Metadata field graph is not supported");
+}
+
+TEST_F(GrpcServerTest, ATokenIsAskedForAndADrainingServerIsUnavailable) {
+  start("s3cret");
+  tfs::PredictResponse response;
+  grpc::ClientContext bare;
+  EXPECT_EQ(predictions_->Predict(&bare, half_request({1}), &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  grpc::ClientContext bearing;
+  bearing.AddMetadata("authorization", "Bearer s3cret");
+  EXPECT_TRUE(predictions_->Predict(&bearing, half_request({1}), &response).ok());
+  gate_.drain(std::chrono::milliseconds(0));
+  grpc::ClientContext late;
+  late.AddMetadata("authorization", "Bearer s3cret");
+  grpc::Status status = predictions_->Predict(&late, half_request({1}), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+// Protobuf's wire format: a length-delimited field.
+std::string field(int number, const std::string& bytes) {
+  std::string out(1, char(number << 3 | 2));
+  for (size_t size = bytes.size();; size >>= 7) {
+    out += char((size & 0x7f) | (size >= 0x80 ? 0x80 : 0));
+    if (size < 0x80) break;
+  }
+  return out + bytes;
+}
+
+// Raw bytes sent as a Predict call, as a client that does not go through the generated code can.
+grpc::Status send_raw(const std::string& address, const std::string& bytes) {
+  grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1), response;
+  grpc::ClientContext context;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/tensorflow.serving.PredictionService/Predict", grpc::StubOptions(),
+                 &request, &response, [&done](grpc::Status status) { done.set_value(status); });
+  return done.get_future().get();
+}
+
+TEST_F(GrpcServerTest, AMessageNestedThirtyThousandDeepOrOfGarbageIsRefusedAndTheServerGoesOn) {
+  start();
+  // PredictRequest.inputs["x"] = a TensorProto whose variant_val (15) holds a tensor (3) whose
+  // variant_val holds a tensor ... 30,000 levels down: 60 KB, far past protobuf's limit of 100.
+  std::string tensor;
+  for (int level = 0; level < 30000; ++level) tensor = field(15, field(3, tensor));
+  std::string address = "127.0.0.1:" + std::to_string(server_->port());
+  grpc::Status status = send_raw(address, field(2, field(1, "x") + field(2, tensor)));
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.error_code(), grpc::StatusCode::UNAVAILABLE);  // answered, not dead
+  status = send_raw(address, std::string("\xff\xff\xff\xff garbage", 12));
+  EXPECT_FALSE(status.ok());
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
+}
+
+}  // namespace grpc_server_test
+}  // namespace kiln::serving

@@ -1,0 +1,48 @@
+#pragma once
+// TensorFlow Serving's PredictionService over kiln's model table, on gRPC's callback API:
+// Predict (named TensorProtos in and out, output_filter), Classify and Regress (tf.Examples, for
+// models trained on feature columns) and GetModelMetadata, answering what the REST API answers
+// for the same request. A predict is answered when its servable has run it (on the batcher's
+// thread), so no gRPC thread waits for a model. MultiInference is answered UNIMPLEMENTED.
+// Thread-safety: gRPC calls its methods from any of its threads.
+
+#include <cstdint>
+
+#include "kiln/serving/grpc/grpc_call.h"
+#include "kiln/serving/grpc/grpc_messages.h"
+#include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
+
+namespace kiln::serving {
+
+class PredictionService final : public tfs::PredictionService::CallbackService {
+ public:
+  /// `max_rows`: examples in one request, at most (--max-request-rows).
+  PredictionService(CallContext shared, int64_t max_rows) : shared_(shared), max_rows_(max_rows) {}
+
+  grpc::ServerUnaryReactor* Predict(grpc::CallbackServerContext* context,
+                                    const tfs::PredictRequest* request,
+                                    tfs::PredictResponse* response) override;
+  grpc::ServerUnaryReactor* Classify(grpc::CallbackServerContext* context,
+                                     const tfs::ClassificationRequest* request,
+                                     tfs::ClassificationResponse* response) override;
+  grpc::ServerUnaryReactor* Regress(grpc::CallbackServerContext* context,
+                                    const tfs::RegressionRequest* request,
+                                    tfs::RegressionResponse* response) override;
+  grpc::ServerUnaryReactor* GetModelMetadata(grpc::CallbackServerContext* context,
+                                             const tfs::GetModelMetadataRequest* request,
+                                             tfs::GetModelMetadataResponse* response) override;
+
+ private:
+  // The version a call's spec names, with its metrics under the model.
+  FoundVersion find(GrpcCall& call, const tfs::ModelSpec* spec, RouteKind kind) const;
+  // The servable of an examples call (Classify, Regress): one that reads raw features.
+  static const ExampleEncoder& encoder_of(const FoundVersion& found, const std::string& model);
+  // Runs `inputs` on `found` and answers with what `fill` writes of the outputs.
+  static void submit(GrpcCall& call, FoundVersion found, const std::string& signature,
+                     HostTensors inputs, std::function<void(const HostTensors&)> fill);
+
+  CallContext shared_;
+  int64_t max_rows_;
+};
+
+}  // namespace kiln::serving
