@@ -2,8 +2,9 @@
 # Serving: `kiln serve` against the same model in PyTorch behind Flask under gunicorn (2 worker
 # processes, 1 torch thread each), on this machine, driven by wrk at several concurrencies; and
 # kiln's gRPC API (--grpc-port) on the same server, driven by h2load (nghttp2's HTTP/2 load
-# generator, each client one stream at a time as each wrk connection is one request at a time)
-# with the same image as a Predict call.
+# generator) with the same image as a Predict call: one connection carrying as many calls at once
+# as the concurrency, as a gRPC client's channel carries them (HTTP/1.1 has one request at a time
+# per connection, so wrk opens as many connections).
 #
 #   benchmarks/serve.sh [RUNS] [SECONDS] [CONCURRENCY...]     default: 3 10 1 8 32
 #
@@ -119,7 +120,7 @@ load() {
 
 # h2load's requests/s and mean latency in ms of gRPC Predict calls, and how many failed.
 load_grpc() {
-  h2load -c "$1" -m 1 -t "$(( $1 < 2 ? 1 : 2 ))" -D "$seconds" -d "$work/request.grpc" \
+  h2load -c 1 -m "$1" -t 1 -D "$seconds" -d "$work/request.grpc" \
     -H "content-type: application/grpc" -H "te: trailers" \
     "http://127.0.0.1:$grpc_port/tensorflow.serving.PredictionService/Predict" |
     awk '

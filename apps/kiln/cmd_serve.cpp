@@ -29,6 +29,7 @@ struct ServeArgs {
   std::string model_config, model_name, host = "127.0.0.1", token_file;
   int port = 8501;
   int grpc_port = -1;  // none: REST only
+  int grpc_threads = 1;
   double poll_seconds = 1;
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
   int64_t threads = 1;
@@ -101,6 +102,7 @@ int run_serve(const ServeArgs& args) {
     grpc.token = options.http.token;
     grpc.max_message_bytes = args.max_body_bytes;
     grpc.max_rows = args.max_rows;
+    grpc.threads = args.grpc_threads;
     options.listeners.push_back(serving::grpc_listener(grpc));
   }
   serving::ModelServer server(options,
@@ -173,6 +175,11 @@ void add_serve_command(CLI::App& app, Action& action) {
                    "Serve TensorFlow Serving's gRPC API on this port too (8500 is its usual one); "
                    "0 picks a free one")
       ->check(CLI::Range(0, 65535));
+  command
+      ->add_option("--grpc-threads", args->grpc_threads,
+                   "Threads taking gRPC calls (the models run on the batchers' threads)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   command
       ->add_option("--poll-seconds", args->poll_seconds,
                    "How often to look for new versions in the folders")

@@ -210,6 +210,10 @@ void HttpEventLoop::State::run() {
   connections.clear();
   close(epoll_fd);
   epoll_fd = -1;
+  // Closed now, not when the loop is destroyed: a client connecting to a stopped server is
+  // refused at once instead of waiting in the backlog for its timeout.
+  close(listen_fd);
+  listen_fd = -1;
 }
 
 void HttpEventLoop::State::watch(int fd, uint64_t tag, uint32_t events, int operation) {

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <condition_variable>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "kiln/core/error.h"
@@ -84,6 +86,57 @@ TEST(ModelServer, AFolderThatServesNothingOrALabelOnAVersionNotLoadedIsRefusedAt
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(), HasSubstr("label \"stable\" names version 7, which is not loaded"));
   }
+}
+
+}  // namespace model_server_test
+}  // namespace kiln::serving
+
+namespace kiln::serving {
+namespace model_server_test {
+
+// A listener that records what the server asks of it and what its gate says then.
+class RecordingListener : public Listener {
+ public:
+  RecordingListener(ServingParts parts, std::vector<std::string>& events)
+      : parts_(parts), events_(events) {}
+  std::string address() const override { return "fake://1"; }
+  void serve() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    serving_ = true;
+    woken_.notify_all();
+    woken_.wait(lock, [this] { return stopped_; });
+  }
+  void stop() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    woken_.wait(lock, [this] { return serving_; });
+    // Stopped after the drain: the gate refuses what would come now.
+    events_.push_back(parts_.gate.enter() ? "stop: gate open" : "stop: gate closed");
+    stopped_ = true;
+    woken_.notify_all();
+  }
+
+ private:
+  ServingParts parts_;
+  std::vector<std::string>& events_;
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  bool serving_ = false, stopped_ = false;
+};
+
+TEST(ModelServer, ListenersShareTheTableAndAreStoppedAfterTheDrain) {
+  Served served;
+  std::filesystem::create_directories(served.dir.file("half/1"));
+  std::vector<std::string> events;
+  ModelServerOptions options = served.options("half");
+  options.listeners.push_back([&events](ServingParts parts) -> std::unique_ptr<Listener> {
+    events.push_back(parts.table.serves("half") ? "made: half served" : "made: nothing served");
+    return std::make_unique<RecordingListener>(parts, events);
+  });
+  ModelServer server(options, Served::half_plus_two());
+  EXPECT_EQ(server.listener_addresses(), std::vector<std::string>{"fake://1"});
+  server.start();
+  EXPECT_EQ(server.stop(std::chrono::seconds(1)), 0);
+  EXPECT_EQ(events, (std::vector<std::string>{"made: half served", "stop: gate closed"}));
 }
 
 }  // namespace model_server_test

@@ -81,38 +81,6 @@ grpc::Status status_of(grpc::StatusCode code, std::string message) {
 
 }  // namespace
 
-HoldReleaser::HoldReleaser()
-    : thread_([this] {
-        std::unique_lock<std::mutex> lock(mutex_);
-        while (true) {
-          wake_.wait(lock, [this] { return stopping_ || !held_.empty(); });
-          std::vector<std::shared_ptr<const void>> released;
-          released.swap(held_);
-          lock.unlock();
-          released.clear();  // the destructors run here, without the lock
-          lock.lock();
-          if (stopping_ && held_.empty()) return;
-        }
-      }) {}
-
-HoldReleaser::~HoldReleaser() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-void HoldReleaser::release(std::shared_ptr<const void> hold) {
-  if (!hold) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    held_.push_back(std::move(hold));
-  }
-  wake_.notify_one();
-}
-
 grpc::Status current_error_status() {
   try {
     throw;
@@ -125,15 +93,19 @@ grpc::Status current_error_status() {
   }
 }
 
-GrpcCall::GrpcCall(grpc::CallbackServerContext* context, const CallContext& shared, std::string api)
-    : context_(context),
-      shared_(shared),
-      api_(std::move(api)),
-      start_(std::chrono::steady_clock::now()) {}
+GrpcCall::~GrpcCall() {
+  if (received_) shared_.live->leave();
+}
+
+bool GrpcCall::received() {
+  received_ = shared_.live->enter();
+  start_ = std::chrono::steady_clock::now();
+  return received_;
+}
 
 bool GrpcCall::authorized() const {
   if (shared_.token.empty()) return true;
-  const auto& metadata = context_->client_metadata();
+  const auto& metadata = server_context().client_metadata();
   auto given = metadata.find("authorization");
   return given != metadata.end() &&
          std::string(given->second.data(), given->second.size()) == "Bearer " + shared_.token;
@@ -168,10 +140,9 @@ void GrpcCall::finish(grpc::Status status) {
   shared_.parts.metrics.request(
       served ? model_ : "", served ? api_ : "", metric_status(status),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
-  shared_.releaser->release(std::move(hold_));
   bool entered = entered_;
   RequestGate& gate = shared_.parts.gate;
-  Finish(std::move(status));  // `this` may be gone from here on (OnDone)
+  send(std::move(status));  // `this` may be gone from here on (the queue's thread deletes it)
   if (entered) gate.leave();
 }
 

@@ -1,13 +1,17 @@
 #pragma once
 // kiln serve's gRPC port: a gRPC server of TensorFlow Serving's PredictionService and
-// ModelService over a ModelServer's parts, on gRPC's own threads. It binds in its constructor
-// (SO_REUSEPORT off, so a port in use is an error, not a second server sharing it) and takes
-// requests up to the message size given.
+// ModelService over a ModelServer's parts, on gRPC's asynchronous API with one completion queue
+// that serve() polls on `threads` threads (gRPC starts none to run handlers, so a call costs no
+// hand-over to a thread of gRPC's before the batcher's). It binds in its constructor (SO_REUSEPORT
+// off, so a port in use is an error, not a second server sharing it) and takes requests up to
+// the message size given.
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -24,17 +28,26 @@ class GrpcServer final : public Listener {
 
   int port() const { return port_; }
   std::string address() const override;
-  void serve() override { server_->Wait(); }
+  /// Polls the queue on this thread and threads - 1 more, until stop().
+  void serve() override;
+  /// Stops taking calls, waits for those received to be answered (the server's drain came
+  /// first), then ends serve().
   void stop() override;
 
  private:
-  HoldReleaser releaser_;  // first: calls release their versions until the server is gone
+  void poll();
+
+  RequestGate live_;  // first: the calls count themselves here until they are destroyed
   PredictionService prediction_;
   ModelStatusService status_;
   std::string host_;
   int port_ = 0;
+  int threads_ = 1;
+  std::unique_ptr<grpc::ServerCompletionQueue> queue_;
   std::unique_ptr<grpc::Server> server_;
   std::once_flag stopped_;
+  std::mutex mutex_;
+  bool polled_ = false;  // by serve(); else the destructor drains the queue
 };
 
 }  // namespace kiln::serving

@@ -1,20 +1,29 @@
 #include "kiln/serving/grpc/model_status_service.h"
 
+#include "kiln/serving/grpc/async_call.h"
 #include "kiln/serving/grpc/grpc_messages.h"
 
 namespace kiln::serving {
 
-grpc::ServerUnaryReactor* ModelStatusService::GetModelStatus(
-    grpc::CallbackServerContext* context, const tensorflow::serving::GetModelStatusRequest* request,
-    tensorflow::serving::GetModelStatusResponse* response) {
-  auto* call = new GrpcCall(context, shared_, "status");
-  call->start([&] {
-    Route route =
-        route_of(request->has_model_spec() ? &request->model_spec() : nullptr, RouteKind::kStatus);
-    call->set_model(route.model);
-    call->finish_with([&] { fill_status(shared_.parts.table.status_versions(route), *response); });
-  });
-  return call;
+void ModelStatusService::await_calls(grpc::ServerCompletionQueue* queue) {
+  auto* service = &service_;
+  AsyncCall<tfs::GetModelStatusRequest, tfs::GetModelStatusResponse>::await(
+      shared_, "status",
+      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
+        service->RequestGetModelStatus(context, request, writer, queue, queue, tag);
+      },
+      [this](GrpcCall& call, const auto& request, auto& response) {
+        status(call, request, response);
+      });
+}
+
+void ModelStatusService::status(GrpcCall& call,
+                                const tensorflow::serving::GetModelStatusRequest& request,
+                                tensorflow::serving::GetModelStatusResponse& response) const {
+  Route route =
+      route_of(request.has_model_spec() ? &request.model_spec() : nullptr, RouteKind::kStatus);
+  call.set_model(route.model);
+  call.finish_with([&] { fill_status(shared_.parts.table.status_versions(route), response); });
 }
 
 }  // namespace kiln::serving

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kiln/serving/grpc/async_call.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -22,7 +23,59 @@ void check_examples_signature(const Signatures& signatures, const std::string& n
                        "No signature was found with the name: " + name);
 }
 
+template <class Message>
+const tfs::ModelSpec* spec_of(const Message& request) {
+  return request.has_model_spec() ? &request.model_spec() : nullptr;
+}
+
 }  // namespace
+
+void PredictionService::await_calls(grpc::ServerCompletionQueue* queue) {
+  auto* service = &service_;
+  AsyncCall<tfs::PredictRequest, tfs::PredictResponse>::await(
+      shared_, "predict",
+      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
+        service->RequestPredict(context, request, writer, queue, queue, tag);
+      },
+      [this](GrpcCall& call, const auto& request, auto& response) {
+        predict(call, request, response);
+      });
+  AsyncCall<tfs::ClassificationRequest, tfs::ClassificationResponse>::await(
+      shared_, "classify",
+      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
+        service->RequestClassify(context, request, writer, queue, queue, tag);
+      },
+      [this](GrpcCall& call, const auto& request, auto& response) {
+        classify(call, request, response);
+      });
+  AsyncCall<tfs::RegressionRequest, tfs::RegressionResponse>::await(
+      shared_, "regress",
+      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
+        service->RequestRegress(context, request, writer, queue, queue, tag);
+      },
+      [this](GrpcCall& call, const auto& request, auto& response) {
+        regress(call, request, response);
+      });
+  AsyncCall<tfs::GetModelMetadataRequest, tfs::GetModelMetadataResponse>::await(
+      shared_, "metadata",
+      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
+        service->RequestGetModelMetadata(context, request, writer, queue, queue, tag);
+      },
+      [this](GrpcCall& call, const auto& request, auto& response) {
+        metadata(call, request, response);
+      });
+  // Asked for too, or its calls would wait unanswered: an async service's every method is.
+  AsyncCall<tfs::MultiInferenceRequest, tfs::MultiInferenceResponse>::await(
+      shared_, "",
+      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
+        service->RequestMultiInference(context, request, writer, queue, queue, tag);
+      },
+      [](GrpcCall& call, const auto&, auto&) {
+        call.finish_with([] {
+          throw ServingError(StatusCode::kUnimplemented, "kiln does not serve MultiInference");
+        });
+      });
+}
 
 FoundVersion PredictionService::find(GrpcCall& call, const tfs::ModelSpec* spec,
                                      RouteKind kind) const {
@@ -55,83 +108,61 @@ void PredictionService::submit(GrpcCall& call, FoundVersion found, const std::st
                          });
 }
 
-grpc::ServerUnaryReactor* PredictionService::Predict(grpc::CallbackServerContext* context,
-                                                     const tfs::PredictRequest* request,
-                                                     tfs::PredictResponse* response) {
-  auto* call = new GrpcCall(context, shared_, "predict");
-  call->start([&] {
-    const tfs::ModelSpec* spec = request->has_model_spec() ? &request->model_spec() : nullptr;
-    FoundVersion found = find(*call, spec, RouteKind::kPredict);
-    std::string name = signature_of(*spec);
-    const Signature& signature = predict_signature(found.servable->signatures(), name);
-    HostTensors inputs = predict_inputs(*request, signature, max_rows_);
-    std::vector<std::string> outputs = predict_outputs(*request, signature);
-    tfs::ModelSpec answered = answered_spec(spec->name(), found.version, name);
-    submit(*call, std::move(found), name, std::move(inputs),
-           [response, outputs, answered](const HostTensors& given) {
-             fill_predict_response(given, outputs, answered, *response);
-           });
-  });
-  return call;
+void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& request,
+                                tfs::PredictResponse& response) const {
+  FoundVersion found = find(call, spec_of(request), RouteKind::kPredict);
+  std::string name = signature_of(request.model_spec());
+  const Signature& signature = predict_signature(found.servable->signatures(), name);
+  HostTensors inputs = predict_inputs(request, signature, max_rows_);
+  std::vector<std::string> outputs = predict_outputs(request, signature);
+  tfs::ModelSpec answered = answered_spec(request.model_spec().name(), found.version, name);
+  submit(call, std::move(found), name, std::move(inputs),
+         [&response, outputs, answered](const HostTensors& given) {
+           fill_predict_response(given, outputs, answered, response);
+         });
 }
 
-grpc::ServerUnaryReactor* PredictionService::Classify(grpc::CallbackServerContext* context,
-                                                      const tfs::ClassificationRequest* request,
-                                                      tfs::ClassificationResponse* response) {
-  auto* call = new GrpcCall(context, shared_, "classify");
-  call->start([&] {
-    const tfs::ModelSpec* spec = request->has_model_spec() ? &request->model_spec() : nullptr;
-    FoundVersion found = find(*call, spec, RouteKind::kClassify);
-    const ExampleEncoder& encoder = encoder_of(found, spec->name());
-    std::string name = signature_of(*spec);
-    const Signatures& signatures = found.servable->signatures();
-    check_examples_signature(signatures, name);
-    const SignatureOutput& output = classify_output(signatures, name);
-    HostTensors inputs = encoder.encode(examples_of(request->input(), max_rows_));
-    *response->mutable_model_spec() = answered_spec(spec->name(), found.version, name);
-    const std::vector<std::string>& labels = found.servable->labels();
-    submit(*call, std::move(found), name, std::move(inputs),
-           [response, &output, &labels](const HostTensors& given) {
-             fill_classification(classify_results(output, given.at("probabilities"), labels),
-                                 *response->mutable_result());
-           });
-  });
-  return call;
+void PredictionService::classify(GrpcCall& call, const tfs::ClassificationRequest& request,
+                                 tfs::ClassificationResponse& response) const {
+  FoundVersion found = find(call, spec_of(request), RouteKind::kClassify);
+  const std::string& model = request.model_spec().name();
+  const ExampleEncoder& encoder = encoder_of(found, model);
+  std::string name = signature_of(request.model_spec());
+  const Signatures& signatures = found.servable->signatures();
+  check_examples_signature(signatures, name);
+  const SignatureOutput& output = classify_output(signatures, name);
+  HostTensors inputs = encoder.encode(examples_of(request.input(), max_rows_));
+  *response.mutable_model_spec() = answered_spec(model, found.version, name);
+  const std::vector<std::string>& labels = found.servable->labels();
+  submit(call, std::move(found), name, std::move(inputs),
+         [&response, &output, &labels](const HostTensors& given) {
+           fill_classification(classify_results(output, given.at("probabilities"), labels),
+                               *response.mutable_result());
+         });
 }
 
-grpc::ServerUnaryReactor* PredictionService::Regress(grpc::CallbackServerContext* context,
-                                                     const tfs::RegressionRequest* request,
-                                                     tfs::RegressionResponse* response) {
-  auto* call = new GrpcCall(context, shared_, "regress");
-  call->start([&] {
-    const tfs::ModelSpec* spec = request->has_model_spec() ? &request->model_spec() : nullptr;
-    FoundVersion found = find(*call, spec, RouteKind::kRegress);
-    const ExampleEncoder& encoder = encoder_of(found, spec->name());
-    std::string name = signature_of(*spec);
-    check_examples_signature(found.servable->signatures(), name);
-    regress_output(found.servable->signatures(), name);
-    HostTensors inputs = encoder.encode(examples_of(request->input(), max_rows_));
-    *response->mutable_model_spec() = answered_spec(spec->name(), found.version, name);
-    submit(*call, std::move(found), name, std::move(inputs), [response](const HostTensors& given) {
-      fill_regression(given.at("predictions"), *response->mutable_result());
-    });
+void PredictionService::regress(GrpcCall& call, const tfs::RegressionRequest& request,
+                                tfs::RegressionResponse& response) const {
+  FoundVersion found = find(call, spec_of(request), RouteKind::kRegress);
+  const std::string& model = request.model_spec().name();
+  const ExampleEncoder& encoder = encoder_of(found, model);
+  std::string name = signature_of(request.model_spec());
+  check_examples_signature(found.servable->signatures(), name);
+  regress_output(found.servable->signatures(), name);
+  HostTensors inputs = encoder.encode(examples_of(request.input(), max_rows_));
+  *response.mutable_model_spec() = answered_spec(model, found.version, name);
+  submit(call, std::move(found), name, std::move(inputs), [&response](const HostTensors& given) {
+    fill_regression(given.at("predictions"), *response.mutable_result());
   });
-  return call;
 }
 
-grpc::ServerUnaryReactor* PredictionService::GetModelMetadata(
-    grpc::CallbackServerContext* context, const tfs::GetModelMetadataRequest* request,
-    tfs::GetModelMetadataResponse* response) {
-  auto* call = new GrpcCall(context, shared_, "metadata");
-  call->start([&] {
-    const tfs::ModelSpec* spec = request->has_model_spec() ? &request->model_spec() : nullptr;
-    FoundVersion found = find(*call, spec, RouteKind::kMetadata);
-    call->finish_with([&] {
-      fill_metadata(*request, answered_spec(spec->name(), found.version, ""),
-                    found.servable->signatures(), *response);
-    });
+void PredictionService::metadata(GrpcCall& call, const tfs::GetModelMetadataRequest& request,
+                                 tfs::GetModelMetadataResponse& response) const {
+  FoundVersion found = find(call, spec_of(request), RouteKind::kMetadata);
+  call.finish_with([&] {
+    fill_metadata(request, answered_spec(request.model_spec().name(), found.version, ""),
+                  found.servable->signatures(), response);
   });
-  return call;
 }
 
 }  // namespace kiln::serving

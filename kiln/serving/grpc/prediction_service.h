@@ -1,10 +1,10 @@
 #pragma once
-// TensorFlow Serving's PredictionService over kiln's model table, on gRPC's callback API:
+// TensorFlow Serving's PredictionService over kiln's model table, on gRPC's asynchronous API:
 // Predict (named TensorProtos in and out, output_filter), Classify and Regress (tf.Examples, for
 // models trained on feature columns) and GetModelMetadata, answering what the REST API answers
 // for the same request. A predict is answered when its servable has run it (on the batcher's
-// thread), so no gRPC thread waits for a model. MultiInference is answered UNIMPLEMENTED.
-// Thread-safety: gRPC calls its methods from any of its threads.
+// thread), so no thread waits for a model. MultiInference is answered UNIMPLEMENTED.
+// Thread-safety: its handlers run on the completion queue's threads, several at once.
 
 #include <cstdint>
 
@@ -14,23 +14,24 @@
 
 namespace kiln::serving {
 
-class PredictionService final : public tfs::PredictionService::CallbackService {
+class PredictionService {
  public:
   /// `max_rows`: examples in one request, at most (--max-request-rows).
   PredictionService(CallContext shared, int64_t max_rows) : shared_(shared), max_rows_(max_rows) {}
 
-  grpc::ServerUnaryReactor* Predict(grpc::CallbackServerContext* context,
-                                    const tfs::PredictRequest* request,
-                                    tfs::PredictResponse* response) override;
-  grpc::ServerUnaryReactor* Classify(grpc::CallbackServerContext* context,
-                                     const tfs::ClassificationRequest* request,
-                                     tfs::ClassificationResponse* response) override;
-  grpc::ServerUnaryReactor* Regress(grpc::CallbackServerContext* context,
-                                    const tfs::RegressionRequest* request,
-                                    tfs::RegressionResponse* response) override;
-  grpc::ServerUnaryReactor* GetModelMetadata(grpc::CallbackServerContext* context,
-                                             const tfs::GetModelMetadataRequest* request,
-                                             tfs::GetModelMetadataResponse* response) override;
+  /// What the server registers.
+  grpc::Service* service() { return &service_; }
+  /// Asks for the first call of each method on `queue`; each call asks for the next.
+  void await_calls(grpc::ServerCompletionQueue* queue);
+
+  void predict(GrpcCall& call, const tfs::PredictRequest& request,
+               tfs::PredictResponse& response) const;
+  void classify(GrpcCall& call, const tfs::ClassificationRequest& request,
+                tfs::ClassificationResponse& response) const;
+  void regress(GrpcCall& call, const tfs::RegressionRequest& request,
+               tfs::RegressionResponse& response) const;
+  void metadata(GrpcCall& call, const tfs::GetModelMetadataRequest& request,
+                tfs::GetModelMetadataResponse& response) const;
 
  private:
   // The version a call's spec names, with its metrics under the model.
@@ -43,6 +44,7 @@ class PredictionService final : public tfs::PredictionService::CallbackService {
 
   CallContext shared_;
   int64_t max_rows_;
+  tfs::PredictionService::AsyncService service_;
 };
 
 }  // namespace kiln::serving
