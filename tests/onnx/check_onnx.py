@@ -6,6 +6,8 @@ as `kiln predict --input` takes them) and its outputs are compared with `kiln pr
 lines for the same file.
 
     check_onnx.py MODEL.onnx [INPUT.jsonl EXPECTED.jsonl]
+    check_onnx.py --random-inputs MODEL.onnx OUT.jsonl      writes 4 random instances of the
+                                                           model's input shape, for kiln predict
 
 Prints one JSON object: the checks passed, the outputs compared and, for each, the largest
 absolute difference from kiln's (class ids: how many differ). Without the two files, only the
@@ -57,9 +59,22 @@ def main(model_path, input_path=None, expected_path=None):
     print(json.dumps(report))
 
 
+def write_random_inputs(model_path, out_path, count=4):
+    """Instances of the model's input shape (batch dimension left out), values in [-1, 1]."""
+    model = onnx.load(model_path)
+    dims = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim][1:]
+    values = np.random.default_rng(3).uniform(-1, 1, size=[count] + dims).round(4)
+    with open(out_path, "w") as f:
+        for instance in values.tolist():
+            f.write(json.dumps(instance) + "\n")
+
+
 if __name__ == "__main__":
     try:
-        main(*sys.argv[1:])
+        if sys.argv[1] == "--random-inputs":
+            write_random_inputs(*sys.argv[2:])
+        else:
+            main(*sys.argv[1:])
     except Exception as error:  # each check's own exception: the message is what a test shows
         print(json.dumps({"error": f"{type(error).__name__}: {error}"}))
         sys.exit(1)
