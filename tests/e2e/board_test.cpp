@@ -385,8 +385,9 @@ TEST_F(BoardInBrowser, AUserDrivesEachViewWithPointerAndKeys) {
   std::string downloads = dir_.file("downloads");
   fs::create_directories(downloads);
   testing::CommandResult drive =
-      testing::run_command("node " + std::string(KILN_SOURCE_DIR) + "/tests/js/board_drive.js '" +
-                           url + "' '" + downloads + "'");
+      // Bounded, so that a browser that stalls fails this test rather than ctest's timeout.
+      testing::run_command("timeout 300 node " + std::string(KILN_SOURCE_DIR) +
+                           "/tests/js/board_drive.js '" + url + "' '" + downloads + "'");
   ASSERT_EQ(drive.exit_code, 0) << drive.err;
   Json seen = Json::parse(drive.out);
 

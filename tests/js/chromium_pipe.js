@@ -5,6 +5,15 @@
 "use strict";
 const { spawn } = require("child_process");
 
+// `promise`, or a rejection saying `what` once `ms` have passed without it settling.
+function within(ms, what, promise) {
+  let timer;
+  const expired = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
 class Chromium {
   // Starts the browser on a blank page with downloads going to `downloads`.
   static async launch(downloads, size = "1400,900") {
@@ -24,6 +33,7 @@ class Chromium {
     browser.session = sessionId;
     await browser.send("Browser.setDownloadBehavior",
                        { behavior: "allow", browserContextId, downloadPath: downloads, eventsEnabled: true });
+    await browser.page("Page.bringToFront");  // a visible page: its charts draw when on screen
     await browser.page("Page.enable");
     await browser.page("Runtime.enable");
     return browser;
@@ -57,30 +67,31 @@ class Chromium {
     this.waiting.clear();
   }
 
-  // A browser-wide command.
-  send(method, params = {}, sessionId = undefined) {
+  // A browser-wide command. An answer that does not come within `ms` fails the command, naming
+  // it, so that a stalled browser ends the test instead of hanging it.
+  send(method, params = {}, sessionId = undefined, ms = 60000) {
     const id = this.nextId++;
     const message = { id, method, params };
     if (sessionId) message.sessionId = sessionId;
-    return new Promise((resolve, reject) => {
+    return within(ms, `${method} unanswered`, new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, method });
       this.commands.write(JSON.stringify(message) + "\0");
-    });
+    }));
   }
 
   // A command to the page.
   page(method, params = {}) { return this.send(method, params, this.session); }
 
-  // The next event `method` for which `accept(params)` holds.
-  event(method, accept = () => true) {
-    return new Promise(resolve => {
+  // The next event `method` for which `accept(params)` holds, within `ms`.
+  event(method, accept = () => true, ms = 60000) {
+    return within(ms, `no ${method} event`, new Promise(resolve => {
       const listener = message => {
         if (message.method !== method || !accept(message.params)) return;
         this.listeners = this.listeners.filter(l => l !== listener);
         resolve(message.params);
       };
       this.listeners.push(listener);
-    });
+    }));
   }
 
   async navigate(url) {
@@ -110,7 +121,7 @@ class Chromium {
       const deadline = performance.now() + ${ms};
       while (!(${condition})) {
         if (performance.now() > deadline) return false;
-        await new Promise(r => requestAnimationFrame(() => setTimeout(r, 20)));
+        await new Promise(r => setTimeout(r, 20));  // not an animation frame: none may come
       }
       return true; })()`);
     if (!met) throw new Error(`not met within ${ms} ms: ${condition}`);
@@ -155,10 +166,11 @@ class Chromium {
     return suggestedFilename;
   }
 
+  // Closes the browser; kills it when it has not exited 10 s later.
   async close() {
     const exited = new Promise(resolve => this.process.once("exit", resolve));
     this.send("Browser.close").catch(() => {});
-    await exited;
+    await within(10000, "chromium still running", exited).catch(() => this.process.kill("SIGKILL"));
   }
 }
 
