@@ -156,14 +156,25 @@ class Chromium {
   }
 
   // Clicks `selector` and waits for the download it starts; returns the file's name as saved.
+  // Progress is recorded from the click on: a small file's last progress event can arrive with
+  // the one that says it began, before a listener made after that one would be there.
   async download(selector) {
-    const begun = this.event("Browser.downloadWillBegin");
-    await this.click(selector);
-    const { guid, suggestedFilename } = await begun;
-    const done = await this.event("Browser.downloadProgress",
-                                  p => p.guid === guid && p.state !== "inProgress");
-    if (done.state !== "completed") throw new Error(`the download of ${suggestedFilename} was ${done.state}`);
-    return suggestedFilename;
+    const progress = [];
+    const record = message => {
+      if (message.method === "Browser.downloadProgress") progress.push(message.params);
+    };
+    this.listeners.push(record);
+    try {
+      const begun = this.event("Browser.downloadWillBegin");
+      await this.click(selector);
+      const { guid, suggestedFilename } = await begun;
+      const ended = p => p.guid === guid && p.state !== "inProgress";
+      const done = progress.find(ended) || await this.event("Browser.downloadProgress", ended);
+      if (done.state !== "completed") throw new Error(`the download of ${suggestedFilename} was ${done.state}`);
+      return suggestedFilename;
+    } finally {
+      this.listeners = this.listeners.filter(l => l !== record);
+    }
   }
 
   // Closes the browser; kills it when it has not exited 10 s later.
