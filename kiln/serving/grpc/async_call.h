@@ -36,15 +36,13 @@ class AsyncCall final : public GrpcCall {
       delete this;
       return;
     }
-    await(shared_, api_, ask_, handle_);  // the method's next call
+    await(shared(), api(), ask_, handle_);  // the method's next call
     start([this] { handle_(*this, request_, response_); });
   }
 
  private:
   AsyncCall(const CallContext& shared, const std::string& api, Ask ask, Handle handle)
       : GrpcCall(shared, api),
-        shared_(shared),
-        api_(api),
         ask_(std::move(ask)),
         handle_(std::move(handle)),
         writer_(&context_) {
@@ -56,8 +54,6 @@ class AsyncCall final : public GrpcCall {
     writer_.Finish(response_, status, this);
   }
 
-  CallContext shared_;
-  std::string api_;
   Ask ask_;
   Handle handle_;
   grpc::ServerContext context_;
@@ -66,5 +62,26 @@ class AsyncCall final : public GrpcCall {
   grpc::ServerAsyncResponseWriter<Response> writer_;
   bool sent_ = false;  // set before Finish; read once the queue says it went out
 };
+
+/// Waits for the calls of one method of `service` (a generated AsyncService): `ask` is its
+/// RequestX, `handle` the member of `owner` that handles a call; both on `queue`.
+template <class Service, class Method, class Request, class Response, class Owner>
+void await_method(const CallContext& shared, const std::string& api, Service* service,
+                  grpc::ServerCompletionQueue* queue,
+                  void (Method::*ask)(grpc::ServerContext*, Request*,
+                                      grpc::ServerAsyncResponseWriter<Response>*,
+                                      grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*),
+                  const Owner* owner,
+                  void (Owner::*handle)(GrpcCall&, const Request&, Response&) const) {
+  AsyncCall<Request, Response>::await(
+      shared, api,
+      [service, queue, ask](grpc::ServerContext* context, Request* request,
+                            grpc::ServerAsyncResponseWriter<Response>* writer, void* tag) {
+        (service->*ask)(context, request, writer, queue, queue, tag);
+      },
+      [owner, handle](GrpcCall& call, const Request& request, Response& response) {
+        (owner->*handle)(call, request, response);
+      });
+}
 
 }  // namespace kiln::serving

@@ -60,6 +60,8 @@ class GrpcCall {
   /// The call has come: its clock starts and the server counts it until it is destroyed. False
   /// when the server is stopping: the call is then dropped unanswered (its server cancels it).
   bool received();
+  const CallContext& shared() const { return shared_; }
+  const std::string& api() const { return api_; }
   /// The context of the call, for its metadata.
   virtual const grpc::ServerContext& server_context() const = 0;
   /// Sends the answer with `status`; the completion queue says when it went out.

@@ -232,15 +232,17 @@ std::string field(int number, const std::string& bytes) {
   return out + bytes;
 }
 
-// Raw bytes sent as a Predict call, as a client that does not go through the generated code can.
-grpc::Status send_raw(const std::string& address, const std::string& bytes) {
+// Raw bytes sent as a call of `method` (Predict by default), as a client that does not go through
+// the generated code can.
+grpc::Status send_raw(const std::string& address, const std::string& bytes,
+                      const std::string& method = "/tensorflow.serving.PredictionService/Predict") {
   grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   grpc::Slice slice(bytes);
   grpc::ByteBuffer request(&slice, 1), response;
   grpc::ClientContext context;
   std::promise<grpc::Status> done;
-  stub.UnaryCall(&context, "/tensorflow.serving.PredictionService/Predict", grpc::StubOptions(),
-                 &request, &response, [&done](grpc::Status status) { done.set_value(status); });
+  stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
+                 [&done](grpc::Status status) { done.set_value(status); });
   return done.get_future().get();
 }
 
@@ -259,6 +261,17 @@ TEST_F(GrpcServerTest, AMessageNestedThirtyThousandDeepOrOfGarbageIsRefusedAndTh
   tfs::PredictResponse response;
   grpc::ClientContext context;
   EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
+}
+
+TEST_F(GrpcServerTest, MethodsKilnDoesNotServeAreUnimplemented) {
+  start();
+  std::string address = "127.0.0.1:" + std::to_string(server_->port());
+  EXPECT_EQ(
+      send_raw(address, "", "/tensorflow.serving.PredictionService/MultiInference").error_code(),
+      grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(send_raw(address, "", "/tensorflow.serving.ModelService/HandleReloadConfigRequest")
+                .error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
 }
 
 }  // namespace grpc_server_test

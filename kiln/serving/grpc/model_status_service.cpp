@@ -6,15 +6,9 @@
 namespace kiln::serving {
 
 void ModelStatusService::await_calls(grpc::ServerCompletionQueue* queue) {
-  auto* service = &service_;
-  AsyncCall<tfs::GetModelStatusRequest, tfs::GetModelStatusResponse>::await(
-      shared_, "status",
-      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
-        service->RequestGetModelStatus(context, request, writer, queue, queue, tag);
-      },
-      [this](GrpcCall& call, const auto& request, auto& response) {
-        status(call, request, response);
-      });
+  await_method(shared_, "status", &service_, queue,
+               &tfs::ModelService::AsyncService::RequestGetModelStatus, this,
+               &ModelStatusService::status);
 }
 
 void ModelStatusService::status(GrpcCall& call,

@@ -31,50 +31,24 @@ const tfs::ModelSpec* spec_of(const Message& request) {
 }  // namespace
 
 void PredictionService::await_calls(grpc::ServerCompletionQueue* queue) {
-  auto* service = &service_;
-  AsyncCall<tfs::PredictRequest, tfs::PredictResponse>::await(
-      shared_, "predict",
-      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
-        service->RequestPredict(context, request, writer, queue, queue, tag);
-      },
-      [this](GrpcCall& call, const auto& request, auto& response) {
-        predict(call, request, response);
-      });
-  AsyncCall<tfs::ClassificationRequest, tfs::ClassificationResponse>::await(
-      shared_, "classify",
-      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
-        service->RequestClassify(context, request, writer, queue, queue, tag);
-      },
-      [this](GrpcCall& call, const auto& request, auto& response) {
-        classify(call, request, response);
-      });
-  AsyncCall<tfs::RegressionRequest, tfs::RegressionResponse>::await(
-      shared_, "regress",
-      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
-        service->RequestRegress(context, request, writer, queue, queue, tag);
-      },
-      [this](GrpcCall& call, const auto& request, auto& response) {
-        regress(call, request, response);
-      });
-  AsyncCall<tfs::GetModelMetadataRequest, tfs::GetModelMetadataResponse>::await(
-      shared_, "metadata",
-      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
-        service->RequestGetModelMetadata(context, request, writer, queue, queue, tag);
-      },
-      [this](GrpcCall& call, const auto& request, auto& response) {
-        metadata(call, request, response);
-      });
+  using Service = tfs::PredictionService::AsyncService;
+  await_method(shared_, "predict", &service_, queue, &Service::RequestPredict, this,
+               &PredictionService::predict);
+  await_method(shared_, "classify", &service_, queue, &Service::RequestClassify, this,
+               &PredictionService::classify);
+  await_method(shared_, "regress", &service_, queue, &Service::RequestRegress, this,
+               &PredictionService::regress);
+  await_method(shared_, "metadata", &service_, queue, &Service::RequestGetModelMetadata, this,
+               &PredictionService::metadata);
   // Asked for too, or its calls would wait unanswered: an async service's every method is.
-  AsyncCall<tfs::MultiInferenceRequest, tfs::MultiInferenceResponse>::await(
-      shared_, "",
-      [service, queue](auto* context, auto* request, auto* writer, void* tag) {
-        service->RequestMultiInference(context, request, writer, queue, queue, tag);
-      },
-      [](GrpcCall& call, const auto&, auto&) {
-        call.finish_with([] {
-          throw ServingError(StatusCode::kUnimplemented, "kiln does not serve MultiInference");
-        });
-      });
+  await_method(shared_, "", &service_, queue, &Service::RequestMultiInference, this,
+               &PredictionService::multi_inference);
+}
+
+void PredictionService::multi_inference(GrpcCall& call, const tfs::MultiInferenceRequest&,
+                                        tfs::MultiInferenceResponse&) const {
+  call.finish_with(
+      [] { throw ServingError(StatusCode::kUnimplemented, "kiln does not serve MultiInference"); });
 }
 
 FoundVersion PredictionService::find(GrpcCall& call, const tfs::ModelSpec* spec,

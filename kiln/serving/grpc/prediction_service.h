@@ -32,6 +32,8 @@ class PredictionService {
                tfs::RegressionResponse& response) const;
   void metadata(GrpcCall& call, const tfs::GetModelMetadataRequest& request,
                 tfs::GetModelMetadataResponse& response) const;
+  void multi_inference(GrpcCall& call, const tfs::MultiInferenceRequest& request,
+                       tfs::MultiInferenceResponse& response) const;
 
  private:
   // The version a call's spec names, with its metrics under the model.
