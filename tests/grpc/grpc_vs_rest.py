@@ -77,8 +77,12 @@ def main():
     parser.add_argument("--regress", action="store_true")
     parser.add_argument("--token")
     args = parser.parse_args()
-    stubs = tempfile.mkdtemp()
-    generate_stubs(stubs)
+    with tempfile.TemporaryDirectory() as stubs:
+        generate_stubs(stubs)
+        return check(args)
+
+
+def check(args):
     import grpc
     import numpy as np
     from google.protobuf import json_format
