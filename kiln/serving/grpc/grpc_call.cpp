@@ -1,5 +1,7 @@
 #include "kiln/serving/grpc/grpc_call.h"
 
+#include <utility>
+
 #include "kiln/core/error.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/serving/serving_error.h"
@@ -11,56 +13,34 @@ constexpr size_t kMessageLimit = 1024;  // TensorFlow Serving's cut of long erro
 constexpr const char* kTokenNeeded =
     "this server needs the metadata `authorization: Bearer TOKEN` (--token-file)";
 
+// TensorFlow Serving's status codes are gRPC's, one for one.
+constexpr std::pair<StatusCode, grpc::StatusCode> kCodes[] = {
+    {StatusCode::kInvalidArgument, grpc::StatusCode::INVALID_ARGUMENT},
+    {StatusCode::kFailedPrecondition, grpc::StatusCode::FAILED_PRECONDITION},
+    {StatusCode::kOutOfRange, grpc::StatusCode::OUT_OF_RANGE},
+    {StatusCode::kUnauthenticated, grpc::StatusCode::UNAUTHENTICATED},
+    {StatusCode::kPermissionDenied, grpc::StatusCode::PERMISSION_DENIED},
+    {StatusCode::kNotFound, grpc::StatusCode::NOT_FOUND},
+    {StatusCode::kAborted, grpc::StatusCode::ABORTED},
+    {StatusCode::kResourceExhausted, grpc::StatusCode::RESOURCE_EXHAUSTED},
+    {StatusCode::kInternal, grpc::StatusCode::INTERNAL},
+    {StatusCode::kUnimplemented, grpc::StatusCode::UNIMPLEMENTED},
+    {StatusCode::kUnavailable, grpc::StatusCode::UNAVAILABLE},
+    {StatusCode::kDeadlineExceeded, grpc::StatusCode::DEADLINE_EXCEEDED},
+};
+
 grpc::StatusCode grpc_code(StatusCode code) {
-  switch (code) {
-    case StatusCode::kInvalidArgument:
-      return grpc::StatusCode::INVALID_ARGUMENT;
-    case StatusCode::kFailedPrecondition:
-      return grpc::StatusCode::FAILED_PRECONDITION;
-    case StatusCode::kOutOfRange:
-      return grpc::StatusCode::OUT_OF_RANGE;
-    case StatusCode::kUnauthenticated:
-      return grpc::StatusCode::UNAUTHENTICATED;
-    case StatusCode::kPermissionDenied:
-      return grpc::StatusCode::PERMISSION_DENIED;
-    case StatusCode::kNotFound:
-      return grpc::StatusCode::NOT_FOUND;
-    case StatusCode::kAborted:
-      return grpc::StatusCode::ABORTED;
-    case StatusCode::kResourceExhausted:
-      return grpc::StatusCode::RESOURCE_EXHAUSTED;
-    case StatusCode::kUnimplemented:
-      return grpc::StatusCode::UNIMPLEMENTED;
-    case StatusCode::kUnavailable:
-      return grpc::StatusCode::UNAVAILABLE;
-    case StatusCode::kDeadlineExceeded:
-      return grpc::StatusCode::DEADLINE_EXCEEDED;
-    case StatusCode::kInternal:
-      break;
-  }
+  for (const auto& [ours, theirs] : kCodes)
+    if (ours == code) return theirs;
   return grpc::StatusCode::INTERNAL;
 }
 
-// The HTTP status the metrics count a gRPC answer under, as the REST API's would be counted.
+// The HTTP status the metrics count a gRPC answer under: the one its code has in the REST API.
 int metric_status(const grpc::Status& status) {
-  switch (status.error_code()) {
-    case grpc::StatusCode::OK:
-      return 200;
-    case grpc::StatusCode::INVALID_ARGUMENT:
-    case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return 400;
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return 401;
-    case grpc::StatusCode::NOT_FOUND:
-      return 404;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return 429;
-    case grpc::StatusCode::UNAVAILABLE:
-      return 503;
-    default:
-      return 500;
-  }
+  if (status.ok()) return 200;
+  for (const auto& [ours, theirs] : kCodes)
+    if (theirs == status.error_code()) return http_status(ours);
+  return http_status(StatusCode::kInternal);
 }
 
 // Messages quote what clients sent, which need not be UTF-8 (clients decode them as UTF-8), and
