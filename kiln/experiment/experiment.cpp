@@ -29,6 +29,17 @@ Transforms eval_transforms(const ExperimentConfig& config) {
   return build_transforms(config.data.transforms.eval);
 }
 
+models::Inputs model_inputs_after(const Transforms& transforms, const models::Shape& example,
+                                  torch::Dtype dtype, InputLayout layout) {
+  if (transforms.empty()) return {example, std::move(layout)};
+  torch::NoGradGuard no_grad;
+  std::vector<int64_t> batch_shape = {1};
+  batch_shape.insert(batch_shape.end(), example.begin(), example.end());
+  torch::Tensor batch = torch::zeros(batch_shape, torch::TensorOptions().dtype(dtype));
+  for (const auto& transform : transforms) batch = transform->apply(batch);
+  return {batch.sizes().slice(1).vec(), std::move(layout)};
+}
+
 Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world,
                        ColumnFitting fitting)
     : config_(std::move(config)),
@@ -234,8 +245,11 @@ std::shared_ptr<const data::Dataset> Experiment::loaded(const std::string& split
 
 std::shared_ptr<models::Model> Experiment::build_model(const std::string& split) {
   auto data = dataset(split);
-  auto model =
-      models::build_model(config_.model.network, {data->input_shape(), data->info().input_layout});
+  // Built for what evaluation and serving give it: training may crop smaller (a model that pools
+  // globally takes both), and a model that needs one size fails its first training batch.
+  models::Inputs seen = model_inputs_after(eval_transforms(config_), data->input_shape(),
+                                           data->input_dtype(), data->info().input_layout);
+  auto model = models::build_model(config_.model.network, seen);
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
   if (config_.runtime.channels_last) make_channels_last(*model);

@@ -29,6 +29,11 @@ using Transforms = std::vector<std::shared_ptr<const data::Transform>>;
 Transforms build_transforms(const ComponentList& list);
 /// The transforms the config applies to examples outside training (validation, test, serving).
 Transforms eval_transforms(const engine::ExperimentConfig& config);
+/// What a model over examples of `example` (shape and dtype, as a dataset, inputs.json or a
+/// signature gives them) is built for: the shape the model sees once `transforms` have run, which
+/// a resize changes. Found by running them on one example of zeros.
+models::Inputs model_inputs_after(const Transforms& transforms, const models::Shape& example,
+                                  torch::Dtype dtype, InputLayout layout = {});
 
 /// Where fitted feature columns (data.columns) come from: a run's preprocessing.json (`saved`:
 /// resume, eval, export), or the training split. In a job, `share(fit)` runs fit() on rank 0 and

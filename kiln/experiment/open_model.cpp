@@ -175,8 +175,10 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     Experiment experiment(opened.config, device);
     opened.inputs = model_inputs(*experiment.dataset("train"));
   }
-  opened.model = models::build_model(opened.config.model.network,
-                                     {opened.inputs.front().shape, opened.inputs.front().layout});
+  const ModelInput& input = opened.inputs.front();
+  opened.model = models::build_model(
+      opened.config.model.network,
+      model_inputs_after(eval_transforms(opened.config), input.shape, input.dtype, input.layout));
   opened.model->to(device);
   opened.weights = load_evaluation_weights(opened.checkpoint, *opened.model);
   opened.model->eval();

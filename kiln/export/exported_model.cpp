@@ -206,9 +206,10 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
     // Read as a config's are: an unknown component or option is named, not a crash.
     ComponentSpec network("model");
     OptionTraits<ComponentSpec>::read(yaml["model"], network, ReadContext{"model"});
-    loaded->model_ = models::build_model(
-        network, {loaded->inputs_.front().shape, loaded->inputs_.front().layout});
     loaded->transforms_ = read_transforms(yaml);
+    const ModelInput& input = loaded->inputs_.front();
+    loaded->model_ = models::build_model(
+        network, model_inputs_after(loaded->transforms_, input.shape, input.dtype, input.layout));
     const Json& layer = yaml.value("embedding_layer", Json(""));
     if (!layer.is_string()) refuse(file, "`embedding_layer` is a layer's dotted name");
     loaded->embedding_.emplace(*loaded->model_, layer.get<std::string>(), "embedding_layer");

@@ -1,19 +1,26 @@
 #!/usr/bin/python3
 """Checks a model.onnx that `kiln export --format onnx` wrote, with tools kiln does not share code
-with: the onnx package's checker and strict shape inference (Debian's python3-onnx), then OpenCV's
-DNN module (python3-opencv) runs it on the examples of a JSON lines file (one instance per line,
-as `kiln predict --input` takes them) and its outputs are compared with `kiln predict`'s JSON
-lines for the same file.
+with: the onnx package's checker and strict shape inference (Debian's python3-onnx), then two
+runtimes run it on the examples of a JSON lines file (one instance per line, as `kiln predict
+--input` takes them) and their outputs are compared with `kiln predict`'s JSON lines for the same
+file:
+- onnxruntime (npm's onnxruntime-node, tests/onnx/run_onnxruntime.js), which must run it;
+- OpenCV's DNN module (python3-opencv, 4.6 on Debian 12), whose importer reads fewer operators:
+  what it cannot read is reported as its error, not as a failed check.
 
     check_onnx.py MODEL.onnx [INPUT.jsonl EXPECTED.jsonl]
     check_onnx.py --random-inputs MODEL.onnx OUT.jsonl      writes 4 random instances of the
                                                            model's input shape, for kiln predict
 
-Prints one JSON object: the checks passed, the outputs compared and, for each, the largest
-absolute difference from kiln's (class ids: how many differ). Without the two files, only the
-checker and shape inference run (models OpenCV 4.6 cannot run). Exits 1 when a check fails."""
+Prints one JSON object: the checks passed, the outputs compared and, for each runtime and output,
+the largest absolute difference from kiln's (class ids: how many differ), under
+"max_abs_difference" (onnxruntime) and "opencv": {"max_abs_difference": ...} or {"error": ...}.
+Without the two files, only the checker and shape inference run. Exits 1 when a check fails."""
 import json
+import os
+import subprocess
 import sys
+import tempfile
 
 import cv2
 import numpy as np
@@ -42,21 +49,59 @@ def main(model_path, input_path=None, expected_path=None):
 
     instances = read_lines(input_path)
     batch = np.array(instances, dtype=element)
-    net = cv2.dnn.readNetFromONNX(model_path)
-    net.setInput(batch.astype(np.float32) if element != np.float32 else batch, graph_input.name)
-    values = net.forward(report["outputs"])
     expected = read_lines(expected_path)
-    differences = {}
-    for name, value in zip(report["outputs"], values):
-        kiln = np.array([line[name] for line in expected], dtype=np.float64)
-        ours = np.asarray(value, dtype=np.float64).reshape(kiln.shape)
-        if name.split("/")[-1] in ("class_ids", "classes"):
-            differences[name] = int(np.sum(ours != kiln))
-        else:
-            differences[name] = float(np.max(np.abs(ours - kiln))) if kiln.size else 0.0
-    report["max_abs_difference"] = differences
+    outputs = run_onnxruntime(model_path, graph_input.name, batch)
+    report["max_abs_difference"] = differences(expected, report["outputs"], outputs)
+    report["onnxruntime"] = ONNXRUNTIME_VERSION[0]
+    try:
+        outputs = run_opencv(model_path, graph_input.name, batch, report["outputs"])
+        report["opencv"] = {"version": cv2.__version__,
+                            "max_abs_difference": differences(expected, report["outputs"], outputs)}
+    except cv2.error as error:  # its importer's or its layers' limits, docs/onnx.md
+        report["opencv"] = {"version": cv2.__version__, "error": str(error).strip()[-300:]}
     report["examples"] = len(instances)
     print(json.dumps(report))
+
+
+ONNXRUNTIME_VERSION = [None]
+
+
+def run_onnxruntime(model_path, input_name, batch):
+    """Every output of the graph by name, as onnxruntime computes it for `batch`."""
+    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_onnxruntime.js")
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as request:
+        json.dump({"input": input_name, "type": batch.dtype.name, "dims": list(batch.shape),
+                   "data": batch.reshape(-1).tolist()}, request)
+        request.flush()
+        ran = subprocess.run(["node", runner, model_path, request.name], capture_output=True,
+                             text=True)
+    answer = json.loads(ran.stdout) if ran.stdout.strip() else {"error": ran.stderr.strip()}
+    if ran.returncode != 0 or "error" in answer:
+        raise RuntimeError("onnxruntime: " + answer.get("error", ran.stderr.strip()))
+    ONNXRUNTIME_VERSION[0] = answer["version"]
+    return {name: np.array(output["data"], dtype=np.float64).reshape(output["dims"])
+            for name, output in answer["outputs"].items()}
+
+
+def run_opencv(model_path, input_name, batch, names):
+    """The named outputs as OpenCV's DNN module computes them (in float32, as it reads)."""
+    net = cv2.dnn.readNetFromONNX(model_path)
+    net.setInput(batch.astype(np.float32) if batch.dtype != np.float32 else batch, input_name)
+    return dict(zip(names, net.forward(names)))
+
+
+def differences(expected, names, outputs):
+    """For each output, the largest absolute difference from kiln's lines; class ids: how many
+    differ."""
+    found = {}
+    for name in names:
+        kiln = np.array([line[name] for line in expected], dtype=np.float64)
+        ours = np.asarray(outputs[name], dtype=np.float64).reshape(kiln.shape)
+        if name.split("/")[-1] in ("class_ids", "classes"):
+            found[name] = int(np.sum(ours != kiln))
+        else:
+            found[name] = float(np.max(np.abs(ours - kiln))) if kiln.size else 0.0
+    return found
 
 
 def write_random_inputs(model_path, out_path, count=4):
