@@ -43,6 +43,7 @@ Batch StreamedTabularRecords::decode_records(const std::vector<io::Record>& reco
   for (int64_t i = 0; i < count; ++i) {
     const io::Record& record = records[static_cast<size_t>(i)];
     io::parse_example_into(record.bytes, example, record.where);
+    names_.derived.apply(example.features, record.where);
     targets_.decode(example, record.where, i, rows);
     input(i, example.features, record.where);
     where.push_back(record.where);
@@ -94,6 +95,7 @@ void StreamedTabularRecords::visit(int64_t begin, int64_t end,
   for (int64_t r = begin; r < end; ++r) {
     const io::Record& record = records[static_cast<size_t>(r - begin)];
     io::parse_example_into(record.bytes, example, record.where);
+    names_.derived.apply(example.features, record.where);
     visit(r, example.features, record.where);
   }
 }

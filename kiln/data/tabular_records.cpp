@@ -24,6 +24,7 @@ Batch TabularRecords::gather_records(const torch::Tensor& indices,
   for (int64_t i = 0; i < indices.size(0); ++i) {
     io::RecordLocation where = records_.location(index[i]);
     io::parse_example_into(records_.bytes(index[i]), example, where);
+    names_.derived.apply(example.features, where);
     targets_.decode(example, where, i, rows);
     input(i, example.features, where);
   }
@@ -37,6 +38,7 @@ void TabularRecords::visit(int64_t begin, int64_t end, const tabular::RowVisitor
   for (int64_t r = begin; r < end; ++r) {
     io::RecordLocation where = records_.location(r);
     io::parse_example_into(records_.bytes(r), example, where);
+    names_.derived.apply(example.features, where);
     visit(r, example.features, where);
   }
 }

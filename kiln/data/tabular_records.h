@@ -11,6 +11,7 @@
 #include "kiln/data/example_features.h"
 #include "kiln/data/tabular_dataset.h"
 #include "kiln/io/record_store.h"
+#include "kiln/tabular/derived_features.h"
 
 namespace kiln::data {
 
@@ -19,6 +20,7 @@ struct TabularRecordNames {
   std::string target;
   std::vector<std::string> targets;  // named targets (multi_head)
   bool skip_corrupt = false;         // on_corrupt: skip
+  tabular::DerivedFeatures derived;  // computed into each record before anything reads it
 };
 
 class TabularRecords : public Dataset, public TabularDataset, public tabular::TabularSource {

@@ -19,6 +19,10 @@ void DataOptions::describe(Schema& s) {
   s.field("columns", columns,
           "Feature columns by name: how the names a dataset's `input: [...]` lists become "
           "numbers, fitted on the training split (docs/tabular.md).");
+  s.field("derived", derived,
+          "Features computed from each tf.Example's others before columns and targets read "
+          "them, e.g. {big_tipper: \"tips > 0.2 * fare\", log_fare: \"log1p(fare)\"}; each "
+          "may read the ones above it (docs/tabular.md).");
   s.field("val_fraction", val_fraction,
           "Carve this fraction of data.train out, by a seeded draw, as the validation split "
           "(for datasets that have none; data.val must then be unset).")

@@ -13,6 +13,7 @@
 #include "kiln/core/period.h"
 #include "kiln/core/registry.h"
 #include "kiln/engine/tensorboard_options.h"
+#include "kiln/tabular/derived_features.h"
 
 namespace kiln::engine {
 
@@ -50,6 +51,7 @@ struct DataOptions {
   int64_t take = 0;
   TransformLists transforms;
   ComponentMap columns{"column"};
+  tabular::DerivedFeatures derived;
   void describe(Schema& s);
 };
 

@@ -76,7 +76,8 @@ bool Experiment::has_split(const std::string& split) const {
 }
 
 void Experiment::carve_validation_split() {
-  std::shared_ptr<const data::Dataset> whole = data::dataset_registry().create(split_spec("train"));
+  std::shared_ptr<const data::Dataset> whole =
+      data::dataset_registry().create(with_derived("train", split_spec("train")));
   if (whole->as_streaming())
     throw ConfigError("data.val_fraction", "",
                       "a streamed dataset (tfrecord with cache: none) cannot be split; give "
@@ -99,6 +100,21 @@ void Experiment::carve_validation_split() {
   datasets_["val"] = std::make_shared<data::SubsetDataset>(whole, carved);
 }
 
+ComponentSpec Experiment::with_derived(const std::string& split, ComponentSpec spec) const {
+  const tabular::DerivedFeatures& derived = config_.data.derived;
+  if (derived.empty()) return spec;
+  if (spec.type() != "tfrecord" && spec.type() != "csv")
+    throw ConfigError("data.derived", "",
+                      fmt::format("derived features are computed over records of named features "
+                                  "(tfrecord and csv datasets); data.{} is {}",
+                                  split, spec.type()));
+  if (!spec.spec.value("derived", Json::object()).empty())
+    throw ConfigError("data." + split + ".derived", "",
+                      "give derived features once, in data.derived, for every split");
+  spec.spec["derived"] = derived.json();
+  return spec;
+}
+
 ComponentSpec Experiment::with_training_classes(const std::string& split, ComponentSpec spec) {
   bool named = spec.spec.is_object() && !spec.spec.value("classes", Json::array()).empty();
   if (split == "train" || spec.type() != "csv" || named) return spec;
@@ -112,8 +128,8 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
   if (carved && !datasets_.count(split)) carve_validation_split();
   auto& slot = datasets_[split];
   if (!slot) {
-    std::shared_ptr<const data::Dataset> made =
-        data::dataset_registry().create(with_training_classes(split, split_spec(split)));
+    std::shared_ptr<const data::Dataset> made = data::dataset_registry().create(
+        with_derived(split, with_training_classes(split, split_spec(split))));
     const data::TabularDataset* tabular = made->as_tabular();
     std::shared_ptr<const tabular::TabularSource> records;
     if (split == "train" && tabular) records = {made, &tabular->records()};
@@ -168,7 +184,7 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
                         "data." + split + " reads feature columns; so must data.train");
     auto columns = std::make_shared<tabular::FeatureColumns>(
         config_.data.columns, tabular->input_groups(), input_key("train", tabular->input_groups()),
-        "data.columns");
+        "data.columns", config_.data.derived);
     auto fit = [&] {
       // Even with nothing to learn the pass runs once: it finds the features no record has.
       if (fitting_.saved.is_null()) columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());

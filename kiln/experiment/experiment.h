@@ -105,6 +105,9 @@ class Experiment {
   /// A csv split other than the training one, given the training split's text classes unless it
   /// names its own (`classes`): the ids of a class must not depend on which classes a file has.
   ComponentSpec with_training_classes(const std::string& split, ComponentSpec spec);
+  /// A tfrecord or csv split given data.derived (the dataset computes them into each record); any
+  /// other kind of split with data.derived is a ConfigError.
+  ComponentSpec with_derived(const std::string& split, ComponentSpec spec) const;
   int64_t batch_per_rank() const;
   /// Train and val as two parts of data.train (data.val_fraction).
   void carve_validation_split();

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "kiln/core/error.h"
 #include "kiln/serving/serving_error.h"
 
@@ -27,7 +29,13 @@ std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& pre
 
 ColumnsExampleEncoder::ColumnsExampleEncoder(std::shared_ptr<const tabular::FeatureColumns> columns,
                                              std::string input)
-    : columns_(std::move(columns)), input_(std::move(input)), features_(columns_->features()) {}
+    : columns_(std::move(columns)), input_(std::move(input)), features_(columns_->raw_features()) {
+  // A request may also bring what only a derived label reads (a whole raw record, tips and
+  // all): taken, and not used.
+  for (const std::string& feature : columns_->derived().features())
+    if (std::find(features_.begin(), features_.end(), feature) == features_.end())
+      features_.push_back(feature);
+}
 
 serving::HostTensors ColumnsExampleEncoder::encode(
     const std::vector<io::Features>& examples) const {
@@ -37,9 +45,18 @@ serving::HostTensors ColumnsExampleEncoder::encode(
   rows.shape = {count, width};
   rows.numbers.reserve(static_cast<size_t>(count * width));
   std::vector<float> row(static_cast<size_t>(width));
+  const tabular::DerivedFeatures& derived = columns_->derived_inputs();
+  io::Features computed;
   for (int64_t i = 0; i < count; ++i) {
+    io::RecordLocation where{"the request's examples", i, -1};
     try {
-      columns_->write(examples[i], {"the request's examples", i, -1}, row.data());
+      const io::Features* features = &examples[static_cast<size_t>(i)];
+      if (!derived.empty()) {  // computed as the training records were
+        computed = *features;
+        derived.apply(computed, where);
+        features = &computed;
+      }
+      columns_->write(*features, where, row.data());
     } catch (const DataError& e) {
       throw serving::ServingError(serving::StatusCode::kInvalidArgument, e.what());
     }

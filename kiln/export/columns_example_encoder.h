@@ -23,6 +23,8 @@ std::shared_ptr<const tabular::FeatureColumns> columns_for_input(
 class ColumnsExampleEncoder : public serving::ExampleEncoder {
  public:
   ColumnsExampleEncoder(std::shared_ptr<const tabular::FeatureColumns> columns, std::string input);
+  /// The raw features the columns read (through derived features too), then those that only a
+  /// derived label reads.
   const std::vector<std::string>& features() const override { return features_; }
   serving::HostTensors encode(const std::vector<io::Features>& examples) const override;
 

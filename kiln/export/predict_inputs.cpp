@@ -158,6 +158,14 @@ torch::Tensor tabular_rows(const std::string& path, std::shared_ptr<data::Datase
   return rows.gather(torch::arange(rows.size(), torch::kInt64)).input;
 }
 
+// The derived features the model's columns read (data.derived, kept in preprocessing.json),
+// computed as training computed them; not a derived label, which records to predict may lack
+// the features of.
+Json derived_inputs(const Json& preprocessing) {
+  if (!preprocessing.is_object() || !preprocessing.contains("derived")) return Json::object();
+  return tabular::FeatureColumns::from_preprocessing(preprocessing)->derived_inputs().json();
+}
+
 // The dataset `spec` names, for `path`; a spec that no longer builds is a UsageError.
 std::shared_ptr<data::Dataset> dataset_for(const std::string& path, const Json& spec) {
   try {
@@ -175,6 +183,7 @@ torch::Tensor read_tfrecord(const std::string& path, const ModelInput& input, Js
   spec["files"] = Json::array({path});
   spec["cache"] = "records";
   spec.erase("limit");
+  spec["derived"] = derived_inputs(preprocessing);
   const Json& target = spec.value("target", Json("label"));
   std::vector<std::string> targets = {target.is_string() ? target.get<std::string>() : "label"};
   if (spec.contains("targets") && spec["targets"].is_array())
@@ -202,6 +211,7 @@ torch::Tensor read_csv_records(const std::string& path, const ModelInput& input,
                                const Json& preprocessing) {
   spec["file"] = path;
   spec["target_default"] = 0;
+  spec["derived"] = derived_inputs(preprocessing);
   return tabular_rows(path, dataset_for(path, spec), input, preprocessing);
 }
 

@@ -89,8 +89,9 @@ InputGroups input_groups(const std::vector<std::string>& input, const InputGroup
 }
 
 FeatureColumns::FeatureColumns(const ComponentMap& declared, const InputGroups& input,
-                               const std::string& input_path, const std::string& declared_path)
-    : groups_(input) {
+                               const std::string& input_path, const std::string& declared_path,
+                               DerivedFeatures derived)
+    : groups_(input), derived_(std::move(derived)) {
   std::map<std::string, std::string> listed;  // column -> where
   for (const auto& [group, columns] : input.groups) {
     std::string group_path = input.named ? child_path(input_path, group) : input_path;
@@ -121,6 +122,7 @@ FeatureColumns::FeatureColumns(const ComponentMap& declared, const InputGroups& 
           "the column is not in the model's input; list it in " + input_path + ", or remove it");
   link();
   measure();
+  derived_inputs_ = derived_.needed_for(features());
 }
 
 std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& preprocessing) {
@@ -147,7 +149,10 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
     names.push_back(name);
   }
   made->groups_ = saved_groups(preprocessing, names);
+  made->derived_ = DerivedFeatures::from_json(preprocessing.value("derived", Json()),
+                                              "preprocessing.json:derived");
   made->link();
+  made->derived_inputs_ = made->derived_.needed_for(made->features());
   made->restore(preprocessing);
   // The widths it states are what its columns write: a row of another width would be read as
   // the wrong features.
@@ -241,6 +246,7 @@ Json FeatureColumns::preprocessing() const {
                {"width", width_},
                {"features", features()}};
   if (groups_.named) made["inputs"] = groups_.json();
+  if (!derived_.empty()) made["derived"] = derived_.json();
   return made;
 }
 
@@ -262,6 +268,10 @@ void FeatureColumns::restore(const Json& preprocessing) {
     throw ConfigError("preprocessing.json", "",
                       "its inputs " + show_value(saved.json()) + " are not the config's " +
                           show_value(groups_.json()));
+  if (Json saved = preprocessing.value("derived", Json::object()); saved != derived_.json())
+    throw ConfigError("data.derived", "",
+                      "differs from the derived features the run was fitted with (" + saved.dump() +
+                          "); start a new run to change them");
   for (size_t c = 0; c < columns_.size(); ++c) {
     std::string path = "preprocessing.json:" + names_[c];
     // Both resolved (every option filled in), so that a file written by hand compares too.
@@ -290,6 +300,15 @@ InputLayout FeatureColumns::layout() const {
     if (groups_.named) layout.parts.push_back(std::move(part));
   }
   return layout;
+}
+
+std::vector<std::string> FeatureColumns::raw_features() const {
+  std::vector<std::string> raw, derived = derived_inputs_.names();
+  for (const std::string& feature : features())
+    if (std::find(derived.begin(), derived.end(), feature) == derived.end()) raw.push_back(feature);
+  for (const std::string& feature : derived_inputs_.features())
+    if (std::find(raw.begin(), raw.end(), feature) == raw.end()) raw.push_back(feature);
+  return raw;
 }
 
 std::vector<std::string> FeatureColumns::features() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/core/input_layout.h"
+#include "kiln/tabular/derived_features.h"
 #include "kiln/tabular/feature_column.h"
 
 namespace kiln::tabular {
@@ -85,8 +86,11 @@ class FeatureColumns {
   /// declared under its name, a feature read as a plain `numeric` column. `input_path` is where
   /// `input` was given; `declared_path` where the columns were. A declared column that `input`
   /// does not list is a ConfigError.
+  /// `derived` (data.derived) is what the records' features were computed with before the
+  /// columns see them; the columns keep it for preprocessing.json.
   FeatureColumns(const ComponentMap& declared, const InputGroups& input,
-                 const std::string& input_path, const std::string& declared_path);
+                 const std::string& input_path, const std::string& declared_path,
+                 DerivedFeatures derived = {});
   /// Built from a preprocessing.json alone (what an export ships), fitted as it says.
   static std::unique_ptr<FeatureColumns> from_preprocessing(const Json& preprocessing);
 
@@ -99,11 +103,17 @@ class FeatureColumns {
   void fit(const TabularSource& train, int64_t threads, bool skip_refused = false);
   /// The rows of `source` that write() refuses, found on up to `threads` threads.
   RefusedRows refused(const TabularSource& source, int64_t threads) const;
-  /// preprocessing.json: the input's names, each column's resolved spec, what it fitted, its width.
+  /// preprocessing.json: the input's names, each column's resolved spec, what it fitted, its
+  /// width, and the derived features ("derived") when there are any.
   Json preprocessing() const;
   /// Takes back what preprocessing() wrote for the same columns; a ConfigError when the columns
-  /// differ from the config's (a resumed run whose data.columns changed).
+  /// or derived features differ from the config's (a resumed run whose data.columns changed).
   void restore(const Json& preprocessing);
+  /// The derived features computed into each record before write() reads it (data.derived).
+  const DerivedFeatures& derived() const { return derived_; }
+  /// Those of them the columns read, directly or through others: what a reader of raw records
+  /// (serving's examples) computes before write(); a derived label is not among them.
+  const DerivedFeatures& derived_inputs() const { return derived_inputs_; }
 
   int64_t width() const { return width_; }
   const std::vector<std::string>& names() const { return names_; }
@@ -113,6 +123,9 @@ class FeatureColumns {
   InputLayout layout() const;
   /// Every feature the columns read.
   std::vector<std::string> features() const;
+  /// The features a raw record brings (what a served example or a predicted file holds): those
+  /// the columns read that no derived feature makes, then those the derived features read.
+  std::vector<std::string> raw_features() const;
   /// Writes the input row of one record: width() numbers.
   void write(const io::Features& features, const io::RecordLocation& where, float* row) const;
   /// Values no vocabulary had, by column, since the columns were built.
@@ -138,6 +151,8 @@ class FeatureColumns {
   std::vector<std::string> names_;
   std::vector<ComponentSpec> specs_;
   std::vector<std::unique_ptr<FeatureColumn>> columns_;
+  DerivedFeatures derived_;
+  DerivedFeatures derived_inputs_;  // derived_.needed_for(features())
   int64_t width_ = 0;
 };
 

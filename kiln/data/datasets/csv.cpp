@@ -11,6 +11,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/parallel.h"
 #include "kiln/core/text_codec.h"
+#include "kiln/data/csv_derived.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/tabular_dataset.h"
 #include "kiln/io/csv.h"
@@ -30,6 +31,7 @@ struct CsvOptions {
   std::vector<std::string> features;
   std::vector<std::string> input;
   tabular::InputGroups inputs;
+  tabular::DerivedFeatures derived;
   std::string target;
   CsvTargetType target_type = CsvTargetType::kClass;
   Json fill_missing = nullptr;
@@ -50,6 +52,9 @@ struct CsvOptions {
     s.field("inputs", inputs,
             "Instead of input: named parts of the input vector, each a list of columns "
             "({wide: [...], deep: [...]}), for models that read several inputs (wide_deep).");
+    s.field("derived", derived,
+            "Features computed from each row's cells into columns of their own, before anything "
+            "reads them; data.derived sets it for every split (docs/tabular.md).");
     s.field("target", target, "The column to predict.").require();
     s.field("target_type", target_type,
             "class (int64 indices; text labels are numbered in sorted order) or float.");
@@ -201,8 +206,15 @@ struct Loaded {
   std::vector<std::string> class_names;
 };
 
+// The file's rows, with the derived features' columns (csv_derived.h).
+io::CsvTable read_table(const CsvOptions& o, bool skip_bad_rows) {
+  io::CsvTable table = io::read_csv(o.file, o.delimiter[0], skip_bad_rows);
+  add_derived_columns(table, o.derived);
+  return table;
+}
+
 Loaded load(const CsvOptions& o) {
-  io::CsvTable table = io::read_csv(o.file, o.delimiter[0]);
+  io::CsvTable table = read_table(o, false);
   KILN_CHECK(!table.rows.empty(), "{}: the file has a header but no rows", o.file);
   Columns columns = pick_columns(o, table);
   std::vector<std::string> names = text_labels(o, table, columns.target);
@@ -237,8 +249,7 @@ Cell parse_cell(const std::string& text) {
 class CsvRecords : public Dataset, public TabularDataset, public tabular::TabularSource {
  public:
   explicit CsvRecords(const CsvOptions& o)
-      : table_(io::read_csv(o.file, o.delimiter[0], o.on_corrupt == OnCorrupt::kSkip)),
-        options_(o) {
+      : table_(read_table(o, o.on_corrupt == OnCorrupt::kSkip)), options_(o) {
     const char* key = o.inputs.empty() ? "input" : "inputs";
     if (!o.features.empty() || o.window != 0)
       throw ConfigError(key, "",

@@ -44,6 +44,7 @@ struct TfRecordOptions {
   double pad = 0;
   InputNames input{{"image"}, false};
   tabular::InputGroups inputs;
+  tabular::DerivedFeatures derived;
   std::string target = "label";
   std::vector<std::string> targets;
   OnCorrupt on_corrupt = OnCorrupt::kFail;
@@ -71,6 +72,9 @@ struct TfRecordOptions {
     s.field("inputs", inputs,
             "Instead of input: named parts of the input vector, each a list of columns "
             "({wide: [...], deep: [...]}), for models that read several inputs (wide_deep).");
+    s.field("derived", derived,
+            "Features computed from the others before columns and targets read them; "
+            "data.derived sets it for every split (docs/tabular.md).");
     s.field("target", target, "The feature the loss compares against.");
     s.field("targets", targets,
             "More features delivered as targets by name, for the heads of a multi_head model "
@@ -257,10 +261,12 @@ OpenedRecords open_tabular(const TfRecordOptions& o, io::RecordStoreOptions stor
   auto check = [&](std::string_view bytes, const io::RecordLocation& at) {
     if (store.skip_corrupt) {
       auto row = targets.allocate(1);
-      targets.decode(io::parse_example(bytes, at), at, 0, row);
+      io::Example example = io::parse_example(bytes, at);
+      o.derived.apply(example.features, at);
+      targets.decode(example, at, 0, row);
     }
   };
-  TabularRecordNames names{groups, o.target, o.targets, store.skip_corrupt};
+  TabularRecordNames names{groups, o.target, o.targets, store.skip_corrupt, o.derived};
   if (o.cache == RecordCache::kNone) {
     io::RecordCatalog catalog = io::RecordCatalog::scan(store, check);
     SkippedRecords skipped{catalog.skipped(), catalog.first_problem(), catalog.skipped_bytes()};
