@@ -58,6 +58,42 @@ TEST(CrossedColumn, CrossesTheBucketNumbersOfBucketizedColumns) {
   EXPECT_EQ(row_written(*again, place(5, 9)), row_written(c, place(5, 9)));
 }
 
+// An embedding of a cross (tf.feature_column.embedding_column over a crossed_column): the
+// combination's bucket as an index, -1 (embeds to zeros) when a crossed value is missing.
+TEST(CrossedColumn, GivesItsBucketAsAnIndexForAnEmbedding) {
+  Json specs = kGrid;
+  specs["grid"]["output"] = "index";
+  specs["grid"]["embedding_dim"] = 4;
+  Rows rows({place(-1, 1), place(1, 2), place(-2, 3), place(2, 4)});
+  FeatureColumns c = fitted_columns(specs, {"lat_b", "lon_b", "grid"}, rows);
+  EXPECT_EQ(c.width(), 2 + 2 + 1);
+  int64_t cell = int64_t(stable_hash("1_X_1") % 64);
+  EXPECT_EQ(row_written(c, place(5, 9))[4], float(cell));
+  ASSERT_EQ(c.layout().indices.size(), 1u);
+  EXPECT_EQ(c.layout().indices[0].column, "grid");
+  EXPECT_EQ(c.layout().indices[0].position, 4);
+  EXPECT_EQ(c.layout().indices[0].cardinality, 64);
+  EXPECT_EQ(c.layout().indices[0].embedding_dim, 4);
+  // A raw cross of a missing feature: no combination, index -1.
+  Json raw = {
+      {"ab",
+       {{"type", "crossed"}, {"features", {"a", "b"}}, {"hash_buckets", 8}, {"output", "index"}}}};
+  Rows letters({{{"a", io::bytes_feature({"x"})}, {"b", io::bytes_feature({"y"})}}});
+  FeatureColumns crossed = fitted_columns(raw, {"ab"}, letters);
+  EXPECT_EQ(row_written(crossed, {{"a", io::bytes_feature({"x"})}})[0], -1.0f);
+  EXPECT_THAT(
+      [&] {
+        row_written(crossed,
+                    {{"a", io::bytes_feature({"x", "z"})}, {"b", io::bytes_feature({"y"})}});
+      },
+      ThrowsMessage<DataError>(HasSubstr("the cross of a, b has 2 combinations")));
+  // An embedding width needs an index.
+  raw["ab"].erase("output");
+  raw["ab"]["embedding_dim"] = 3;
+  EXPECT_THAT([&] { fitted_columns(raw, {"ab"}, letters); },
+              ThrowsMessage<ConfigError>(HasSubstr("give output: index")));
+}
+
 // A campaign's find: an export's cross edited to name a feature training never read (or the
 // cross itself) served rows the model never saw. preprocessing.json lists the features fitted on.
 TEST(CrossedColumn, ACrossEditedToNameAFeatureTheColumnsWereNotFittedOnIsRefused) {
