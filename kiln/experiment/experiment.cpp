@@ -1,6 +1,7 @@
 #include "kiln/experiment/experiment.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -187,7 +188,11 @@ std::shared_ptr<const data::Dataset> Experiment::with_columns(
         "data.columns", config_.data.derived);
     auto fit = [&] {
       // Even with nothing to learn the pass runs once: it finds the features no record has.
-      if (fitting_.saved.is_null()) columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());
+      if (fitting_.saved.is_null()) {
+        columns->fit(*fit_on, pass_threads(), tabular->skips_corrupt());
+        for (const std::string& warning : columns->warnings())
+          std::fprintf(stderr, "kiln: warning: %s\n", warning.c_str());
+      }
       return fitting_.saved.is_null() ? columns->preprocessing() : fitting_.saved;
     };
     Json fitted = fitting_.share ? fitting_.share(fit) : fit();

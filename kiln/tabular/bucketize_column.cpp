@@ -94,10 +94,14 @@ class BucketizeColumn : public FeatureColumn {
 
   void fit(ColumnStatistics& gathered) override {
     std::vector<double>& values = static_cast<BucketValues&>(gathered).values;
-    if (values.empty())
-      throw Error("no training example has a value of \"" + feature_ + "\" (to take " +
-                  (o_.quantiles > 0 ? "quantiles" : "the " + o_.missing.get<std::string>()) +
-                  " of)");
+    if (values.empty()) {  // nothing to learn from: one bucket, gaps filled with 0
+      warn("no training record has a value of \"" + feature_ +
+           "\": " + (o_.quantiles > 0 ? "one bucket, no quantiles" : "its buckets as given") +
+           (fills_from_data() ? ", and a missing value is 0" : ""));
+      if (fills_from_data()) missing_ = 0.0;
+      if (o_.quantiles > 0) boundaries_.clear();
+      return;
+    }
     std::sort(values.begin(), values.end());
     if (fills_from_data())
       missing_ = o_.missing == "median" ? quantile(values, 0.5) : mean_of(values);

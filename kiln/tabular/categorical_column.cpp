@@ -173,9 +173,7 @@ class CategoricalColumn : public FeatureColumn {
 
   void fit(ColumnStatistics& gathered) override {
     const auto& counts = static_cast<CategoryCounts&>(gathered).counts;
-    if (counts.empty())
-      throw Error("no training record has a value of \"" + feature_ +
-                  "\"; give the column a vocabulary, or missing: value with a value");
+    if (counts.empty()) return fit_nothing();
     if (o_.missing == CategoryMissing::kMode) fill_ = by_frequency(counts, 1)[0].first;
     if (!computed()) return;
     std::vector<std::pair<std::string, int64_t>> kept = by_frequency(counts, o_.min_count);
@@ -189,6 +187,21 @@ class CategoricalColumn : public FeatureColumn {
     use(std::move(words));
   }
 
+  // No training record has a value: an empty vocabulary, so that every value goes to an OOV
+  // bucket and a missing one writes zeros, as TensorFlow's vocabulary of nothing would.
+  void fit_nothing() {
+    if (buckets() == 0 ||
+        (o_.output == CategoryOutput::kIndex && o_.missing != CategoryMissing::kValue))
+      throw Error("no training record has a value of \"" + feature_ +
+                  "\"; give the column a vocabulary, or missing: value with a value" +
+                  (buckets() == 0 ? ", or num_oov_buckets" : ""));
+    if (computed()) use({});
+    warn("no training record has a value of \"" + feature_ + "\": its vocabulary is empty, " +
+         "every value goes to an out-of-vocabulary bucket" +
+         (o_.missing == CategoryMissing::kMode ? ", and a missing value has no mode to fill it"
+                                               : ""));
+  }
+
   Json fitted() const override {
     Json fitted = Json::object();
     if (o_.hash_buckets == 0) fitted["vocabulary"] = words_;
@@ -197,7 +210,9 @@ class CategoricalColumn : public FeatureColumn {
   }
 
   void restore(const Json& fitted, const std::string& path) override {
-    if (o_.missing == CategoryMissing::kMode) {
+    // A mode is fitted, unless no training record had a value (an empty vocabulary says so).
+    bool nothing_seen = fitted.is_object() && fitted.value("vocabulary", Json()) == Json::array();
+    if (o_.missing == CategoryMissing::kMode && !(nothing_seen && !fitted.contains("missing"))) {
       if (!fitted.is_object() || !fitted.contains("missing") || !fitted["missing"].is_string() ||
           fitted["missing"].get<std::string>().empty())
         throw ConfigError(path, "", "expected \"missing\": the category that fills a gap");

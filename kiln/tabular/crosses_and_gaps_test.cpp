@@ -1,5 +1,5 @@
 // Crosses of bucketized and categorical columns, the gaps each column type can fill, and a
-// feature that no training record has (a misspelt name).
+// feature that no training record has, or has no value of (warned of, not refused).
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -203,29 +203,63 @@ TEST(BucketizeColumn, AGapTakesTheTrainingMeanOrMedian) {
           AllOf(HasSubstr("data.columns.x.missing"), HasSubstr("mean, median"))));
 }
 
-TEST(FeatureColumns, AFeatureNoRecordHasIsAConfigErrorAtTheKeyNamingIt) {
+// A feature no training record holds is missing in every record (tf.Example leaves missing
+// values out) or misspelt: a warning at the key that names it, with the nearest name the
+// records have, and its column fits as one that sees no value.
+TEST(FeatureColumns, AFeatureNoRecordHasIsAWarningAtTheKeyNamingIt) {
   Rows rows({{{"color", io::bytes_feature({"red"})}, {"size", io::float_feature({1})}},
              {{"color", io::Feature{}}, {"size", io::float_feature({2})}}});
-  auto fit = [&](const Json& specs, std::vector<std::string> input) {
-    return [&rows, specs, input] { fitted_columns(specs, input, rows); };
+  auto warnings = [&](const Json& specs, std::vector<std::string> input) {
+    return fitted_columns(specs, input, rows).warnings();
   };
+  EXPECT_THAT(warnings({{"c", {{"type", "categorical"}, {"feature", "colr"}}}}, {"c"}),
+              ElementsAre(AllOf(HasSubstr("data.columns.c.feature: no training record has a "
+                                          "feature \"colr\" (did you mean \"color\"?)"),
+                                HasSubstr("the first record's features are: color, size")),
+                          HasSubstr("data.columns.c: no training record has a value of \"colr\": "
+                                    "its vocabulary is empty")));
   EXPECT_THAT(
-      fit({{"c", {{"type", "categorical"}, {"feature", "colr"}}}}, {"c"}),
-      ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.columns.c.feature"), HasSubstr("\"colr\""),
-                                       HasSubstr("the first record's are: color, size"))));
+      warnings({{"x", {{"type", "crossed"}, {"features", {"color", "sise"}}, {"hash_buckets", 8}}}},
+               {"x"}),
+      ElementsAre(AllOf(HasSubstr("data.columns.x.features"), HasSubstr("\"sise\""))));
+  EXPECT_THAT(warnings({}, {"size", "weight"}),
+              ElementsAre(AllOf(HasSubstr("data.train.input[1]"), HasSubstr("\"weight\""))));
+  EXPECT_TRUE(warnings({}, {"size"}).empty());
+}
+
+// A feature with no value in any training record (a CSV column of empty cells, a tf.Example
+// feature always left out) trains: an empty vocabulary, no normalization, one bucket; each said.
+TEST(FeatureColumns, AFeatureMissingInEveryRecordFitsEmptyWithAWarning) {
+  Rows rows({{{"gone", io::Feature{}}, {"size", io::float_feature({1})}},
+             {{"gone", io::Feature{}}, {"size", io::float_feature({2})}}});
+  Json specs = {
+      {"cat", {{"type", "categorical"}, {"feature", "gone"}, {"missing", "mode"}}},
+      {"num",
+       {{"type", "numeric"}, {"feature", "gone"}, {"normalize", "zscore"}, {"missing", "mean"}}},
+      {"bucket",
+       {{"type", "bucketize"}, {"feature", "gone"}, {"quantiles", 4}, {"missing", "median"}}}};
+  FeatureColumns c = fitted_columns(specs, {"cat", "num", "bucket"}, rows);
   EXPECT_THAT(
-      fit({{"x", {{"type", "crossed"}, {"features", {"color", "sise"}}, {"hash_buckets", 8}}}},
-          {"x"}),
-      ThrowsMessage<ConfigError>(
-          AllOf(HasSubstr("data.columns.x.features"), HasSubstr("\"sise\""))));
-  EXPECT_THAT(
-      fit({}, {"size", "weight"}),
-      ThrowsMessage<ConfigError>(AllOf(HasSubstr("data.train.input[1]"), HasSubstr("\"weight\""))));
-  // A feature every record holds without a value (a CSV column of empty cells) is not
-  // misspelt: its column's own missing policy applies.
-  Rows empty({{{"color", io::Feature{}}, {"size", io::float_feature({1})}}});
-  Json spec_c = {{"c", {{"type", "categorical"}, {"feature", "color"}, {"vocabulary", {"red"}}}}};
-  EXPECT_NO_THROW(fitted_columns(spec_c, {"c", "size"}, empty));
+      c.warnings(),
+      ElementsAre(HasSubstr("data.columns.cat: no training record has a value of \"gone\": "
+                            "its vocabulary is empty, every value goes to an "
+                            "out-of-vocabulary bucket, and a missing value has no mode"),
+                  HasSubstr("data.columns.num: no training record has a value of "
+                            "\"gone\": it is not normalized, and a missing value is 0"),
+                  HasSubstr("data.columns.bucket: no training record has a value of "
+                            "\"gone\": one bucket, no quantiles, and a missing value is 0")));
+  EXPECT_EQ(c.width(), 1 + 1 + 1);  // the OOV bucket, the number, the one bucket
+  EXPECT_EQ(row_written(c, {{"size", io::float_feature({1})}}),
+            (std::vector<float>{0, 0, 1}));  // no category, 0, the bucket of the fill
+  // A value served later: category "7" in the OOV bucket, the number as it is, the one bucket.
+  EXPECT_EQ(row_written(c, {{"gone", io::float_feature({7})}}), (std::vector<float>{1, 7, 1}));
+  // Served from preprocessing.json, it writes the same.
+  auto again = FeatureColumns::from_preprocessing(c.preprocessing());
+  EXPECT_EQ(row_written(*again, {{"size", io::float_feature({1})}}), (std::vector<float>{0, 0, 1}));
+  // An index with nothing to index is still refused: no model could look it up.
+  Json index = {{"cat", {{"type", "categorical"}, {"feature", "gone"}, {"output", "index"}}}};
+  EXPECT_THAT([&] { fitted_columns(index, {"cat"}, rows); },
+              ThrowsMessage<ConfigError>(HasSubstr("no training record has a value of \"gone\"")));
 }
 
 }  // namespace crosses_and_gaps_test

@@ -67,12 +67,17 @@ class FeatureColumn {
                     const std::string& /*path*/) {}
   /// Examples whose category the vocabulary did not have (they went to an OOV bucket).
   int64_t unseen() const { return unseen_.load(); }
+  /// What fit() let pass but a user should know (a feature with no value in any training
+  /// record, fitted as such).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  protected:
   void count_unseen() const { unseen_.fetch_add(1, std::memory_order_relaxed); }
+  void warn(std::string warning) { warnings_.push_back(std::move(warning)); }
 
  private:
   mutable std::atomic<int64_t> unseen_{0};
+  std::vector<std::string> warnings_;
 };
 
 /// Columns are built from their spec and their name (the feature they read by default).

@@ -130,6 +130,9 @@ class FeatureColumns {
   void write(const io::Features& features, const io::RecordLocation& where, float* row) const;
   /// Values no vocabulary had, by column, since the columns were built.
   std::map<std::string, int64_t> unseen() const;
+  /// What fit() found and let pass, each at the config path of its column: a feature no training
+  /// record holds, or holds no value of (its column fitted as seeing none).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   FeatureColumns() = default;
@@ -139,9 +142,9 @@ class FeatureColumns {
   void add(const std::string& name, ComponentSpec spec, const Json& built_from = nullptr);
   /// Lets each column find the others it reads (a cross, the columns it crosses).
   void link();
-  /// A ConfigError at the column reading the first of `wanted` that no record holds.
+  /// A warning for each of `wanted` that no record holds, at the column reading it.
   void check_present(const std::vector<std::string>& wanted, const std::vector<char>& present,
-                     const std::vector<std::string>& first_names) const;
+                     const std::vector<std::string>& first_names);
   void measure();
   /// fit() over `train`: with `refused`, rows a column's statistics refuse are added to it and
   /// the statistics gathered again without them.
@@ -153,6 +156,7 @@ class FeatureColumns {
   std::vector<std::unique_ptr<FeatureColumn>> columns_;
   DerivedFeatures derived_;
   DerivedFeatures derived_inputs_;  // derived_.needed_for(features())
+  std::vector<std::string> warnings_;
   int64_t width_ = 0;
 };
 

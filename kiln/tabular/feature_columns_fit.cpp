@@ -10,6 +10,7 @@
 
 #include "kiln/core/config_path.h"
 #include "kiln/core/error.h"
+#include "kiln/core/suggest.h"
 #include "kiln/tabular/feature_columns.h"
 #include "kiln/tabular/parallel_pass.h"
 
@@ -86,6 +87,7 @@ void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_
 }
 
 void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, RefusedRows* refused) {
+  warnings_.clear();  // a second pass, without refused rows, finds them again
   if (train.rows() == 0) throw Error("no training record to fit the feature columns on");
   std::vector<std::string> wanted = features();
   std::vector<PartFit> gathered = gather_parts<PartFit>(
@@ -134,15 +136,18 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
     } catch (const Error& e) {
       throw ConfigError(specs_[c].path, "", e.what());
     }
+    for (const std::string& warning : columns_[c]->warnings())
+      warnings_.push_back(specs_[c].path + ": " + warning);
   }
   measure();
 }
 
-// A feature that no record holds is a name the data does not have (a misspelt `feature:`): its
-// column would write nothing but zeros, or its default, for every example.
+// A feature that no record holds: a name the data does not have (a misspelt `feature:`), or a
+// feature absent from every record (as tf.Example leaves a missing value out). Its column fits
+// as one that sees no value, and the user is told, with the nearest name the records have.
 void FeatureColumns::check_present(const std::vector<std::string>& wanted,
                                    const std::vector<char>& present,
-                                   const std::vector<std::string>& first_names) const {
+                                   const std::vector<std::string>& first_names) {
   for (size_t f = 0; f < wanted.size(); ++f) {
     if (present[f]) continue;
     size_t c = 0;
@@ -157,9 +162,12 @@ void FeatureColumns::check_present(const std::vector<std::string>& wanted,
       path = child_path(path, "feature");
     else if (spec.is_object() && spec.contains("features"))
       path = child_path(path, "features");
-    throw ConfigError(path, "",
-                      "no training record has a feature \"" + wanted[f] +
-                          "\"; the first record's are: " + some_names(first_names));
+    std::optional<std::string> near = nearest(wanted[f], first_names);
+    warnings_.push_back(fmt::format(
+        "{}: no training record has a feature \"{}\"{}; it is missing in every record (the "
+        "first record's features are: {})",
+        path, wanted[f], near ? " (did you mean \"" + *near + "\"?)" : "",
+        some_names(first_names)));
   }
 }
 

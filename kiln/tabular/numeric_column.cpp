@@ -112,9 +112,14 @@ class NumericColumn : public FeatureColumn {
     const auto& elements = static_cast<NumericStatistics&>(gathered).elements;
     fitted_ = Fitted{};
     for (const Moments& m : elements) {
-      if (m.count == 0)
-        throw Error("no training example has \"" + feature_ +
-                    "\", so it cannot be normalized or filled with its mean");
+      if (m.count == 0) {  // nothing to learn from: as it is, gaps filled with 0
+        warn("no training record has a value of \"" + feature_ +
+             "\": it is not normalized, and a missing value is 0");
+        fitted_.shift.push_back(0);
+        fitted_.scale.push_back(1);
+        fitted_.fill.push_back(0);
+        continue;
+      }
       fitted_.shift.push_back(o_.normalize == Normalize::kMinmax ? m.low : m.mean);
       double spread =
           o_.normalize == Normalize::kMinmax ? m.high - m.low : std::sqrt(m.m2 / m.count);
