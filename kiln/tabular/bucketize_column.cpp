@@ -38,24 +38,18 @@ struct BucketizeOptions {
             "numpy.quantile; equal edges merged). 0: use boundaries.")
         .min(0);
     s.field("missing", missing,
-            "The value of a record without the feature: a number, mean or median (of the "
-            "training split's values); null: an error.")
+            "A record without the feature: the bucket of a number, or of the training split's "
+            "mean, median or mode; bucket: a bucket of its own, after the others; null: an "
+            "error.")
         .check(
             [](const Json& m) {
-              return m.is_null() || m.is_number() || m == "mean" || m == "median";
+              return m.is_null() || m.is_number() || m == "mean" || m == "median" || m == "mode" ||
+                     m == "bucket";
             },
-            "a number, mean, median or null");
+            "a number, mean, median, mode, bucket or null");
     s.field("output", output, "one_hot (a 1 at the bucket) or index (the bucket's number).");
   }
 };
-
-// numpy.quantile's default (linear) of sorted `values` at q.
-double quantile(const std::vector<double>& sorted, double q) {
-  double position = q * double(sorted.size() - 1);
-  size_t low = static_cast<size_t>(std::floor(position));
-  size_t high = std::min(low + 1, sorted.size() - 1);
-  return sorted[low] + (sorted[high] - sorted[low]) * (position - double(low));
-}
 
 class BucketizeColumn;
 
@@ -83,9 +77,7 @@ class BucketizeColumn : public FeatureColumn {
   }
 
   std::vector<std::string> features() const override { return {feature_}; }
-  int64_t width() const override {
-    return o_.output == BucketOutput::kIndex ? 1 : int64_t(boundaries_.size()) + 1;
-  }
+  int64_t width() const override { return o_.output == BucketOutput::kIndex ? 1 : buckets(); }
 
   std::unique_ptr<ColumnStatistics> statistics() const override {
     if (o_.quantiles == 0 && !fills_from_data()) return nullptr;
@@ -104,11 +96,13 @@ class BucketizeColumn : public FeatureColumn {
     }
     std::sort(values.begin(), values.end());
     if (fills_from_data())
-      missing_ = o_.missing == "median" ? quantile(values, 0.5) : mean_of(values);
+      missing_ = o_.missing == "median" ? linear_quantile(values, 0.5)
+                 : o_.missing == "mode" ? most_frequent(values)
+                                        : mean_of(values);
     if (o_.quantiles == 0) return;
     boundaries_.clear();
     for (int64_t i = 1; i < o_.quantiles; ++i) {
-      double edge = quantile(values, double(i) / double(o_.quantiles));
+      double edge = linear_quantile(values, double(i) / double(o_.quantiles));
       if (boundaries_.empty() || edge > boundaries_.back()) boundaries_.push_back(edge);
     }
   }
@@ -136,10 +130,22 @@ class BucketizeColumn : public FeatureColumn {
   // The bucket's number, as TensorFlow crosses a bucketized column.
   std::vector<std::string> cross_values(const io::Features& example,
                                         const io::RecordLocation& where) const override {
+    if (!value(example, where) && !missing_ && !own_bucket()) return {};
+    return {std::to_string(bucket_or_missing(example, where))};
+  }
+
+  // The bucket of the record's value, or of its fill, or the bucket of its own of a missing one
+  // (missing: bucket).
+  int64_t bucket_or_missing(const io::Features& example, const io::RecordLocation& where) const {
     std::optional<double> x = value(example, where);
     if (!x) x = missing_;
-    if (!x) return {};
-    return {std::to_string(bucket_of(*x, where))};
+    if (!x && own_bucket()) return int64_t(boundaries_.size()) + 1;
+    if (!x)
+      throw DataError(where.file, where.record, where.offset,
+                      "feature \"" + feature_ +
+                          "\" is missing; give the column missing: VALUE, mean, median, mode or "
+                          "bucket");
+    return bucket_of(*x, where);
   }
 
   // The feature's one value, or none when the record lacks it.
@@ -157,13 +163,7 @@ class BucketizeColumn : public FeatureColumn {
 
   void write(const io::Features& example, const io::RecordLocation& where,
              float* out) const override {
-    std::optional<double> x = value(example, where);
-    if (!x) x = missing_;
-    if (!x)
-      throw DataError(where.file, where.record, where.offset,
-                      "feature \"" + feature_ +
-                          "\" is missing; give the column missing: VALUE, mean or median");
-    int64_t bucket = bucket_of(*x, where);
+    int64_t bucket = bucket_or_missing(example, where);
     if (o_.output == BucketOutput::kIndex) {
       out[0] = float(bucket);
       return;
@@ -173,7 +173,9 @@ class BucketizeColumn : public FeatureColumn {
   }
 
  private:
-  bool fills_from_data() const { return o_.missing.is_string(); }
+  bool own_bucket() const { return o_.missing == "bucket"; }
+  bool fills_from_data() const { return o_.missing.is_string() && !own_bucket(); }
+  int64_t buckets() const { return int64_t(boundaries_.size()) + 1 + (own_bucket() ? 1 : 0); }
 
   static double mean_of(const std::vector<double>& values) {
     double sum = 0;

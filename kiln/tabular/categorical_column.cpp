@@ -23,12 +23,16 @@ EnumNameList<CategoryOutput> enum_names(CategoryOutput) {
           {CategoryOutput::kIndex, "index"}};
 }
 
-enum class CategoryMissing { kNone, kValue, kMode };
+enum class CategoryMissing { kNone, kValue, kMode, kBucket };
 EnumNameList<CategoryMissing> enum_names(CategoryMissing) {
   return {{CategoryMissing::kNone, "none"},
           {CategoryMissing::kValue, "value"},
-          {CategoryMissing::kMode, "mode"}};
+          {CategoryMissing::kMode, "mode"},
+          {CategoryMissing::kBucket, "bucket"}};
 }
+
+// What a missing value crosses as, with missing: bucket (a crossed column's key).
+constexpr const char* kMissingCategory = "<missing>";
 
 struct CategoricalOptions {
   std::string feature;
@@ -69,7 +73,8 @@ struct CategoricalOptions {
         .min(0);
     s.field("missing", missing,
             "A record without the feature: none (no category: zeros, and an index refuses it), "
-            "value (the category `value`) or mode (the training split's most frequent one).");
+            "value (the category `value`), mode (the training split's most frequent one) or "
+            "bucket (an index of its own, after the vocabulary and its OOV buckets).");
     s.field("value", value,
             "The category that stands for a missing value with missing: value; a computed "
             "vocabulary counts it as any other.");
@@ -160,10 +165,8 @@ class CategoricalColumn : public FeatureColumn {
   }
 
   std::vector<std::string> features() const override { return {feature_}; }
-  int64_t width() const override { return o_.output == CategoryOutput::kIndex ? 1 : buckets(); }
-  int64_t cardinality() const override {
-    return o_.output == CategoryOutput::kIndex ? buckets() : 0;
-  }
+  int64_t width() const override { return o_.output == CategoryOutput::kIndex ? 1 : slots(); }
+  int64_t cardinality() const override { return o_.output == CategoryOutput::kIndex ? slots() : 0; }
   int64_t embedding_dim() const override { return o_.embedding_dim; }
 
   std::unique_ptr<ColumnStatistics> statistics() const override {
@@ -190,11 +193,11 @@ class CategoricalColumn : public FeatureColumn {
   // No training record has a value: an empty vocabulary, so that every value goes to an OOV
   // bucket and a missing one writes zeros, as TensorFlow's vocabulary of nothing would.
   void fit_nothing() {
-    if (buckets() == 0 ||
-        (o_.output == CategoryOutput::kIndex && o_.missing != CategoryMissing::kValue))
+    bool indexed_gap = o_.missing == CategoryMissing::kValue || own_bucket();
+    if (slots() == 0 || (o_.output == CategoryOutput::kIndex && !indexed_gap))
       throw Error("no training record has a value of \"" + feature_ +
                   "\"; give the column a vocabulary, or missing: value with a value" +
-                  (buckets() == 0 ? ", or num_oov_buckets" : ""));
+                  (slots() == 0 ? ", or num_oov_buckets" : ""));
     if (computed()) use({});
     warn("no training record has a value of \"" + feature_ + "\": its vocabulary is empty, " +
          "every value goes to an out-of-vocabulary bucket" +
@@ -233,6 +236,7 @@ class CategoricalColumn : public FeatureColumn {
   void write(const io::Features& example, const io::RecordLocation& where,
              float* out) const override {
     std::vector<std::string> values = categories(example, where);
+    if (values.empty() && own_bucket()) return write_slot(buckets(), out);
     if (o_.output != CategoryOutput::kMultiHot && values.size() > 1)
       throw DataError(where.file, where.record, where.offset,
                       "feature \"" + feature_ + "\" has " + std::to_string(values.size()) +
@@ -242,7 +246,7 @@ class CategoricalColumn : public FeatureColumn {
         throw DataError(where.file, where.record, where.offset,
                         "feature \"" + feature_ +
                             "\" is missing; an index needs a value (give the column missing: "
-                            "value or mode)");
+                            "value, mode or bucket)");
       int64_t id = index_of(values[0]);
       out[0] = float(id);
       return;
@@ -255,7 +259,9 @@ class CategoricalColumn : public FeatureColumn {
   bool crossable() const override { return true; }
   std::vector<std::string> cross_values(const io::Features& example,
                                         const io::RecordLocation& where) const override {
-    return categories(example, where);
+    std::vector<std::string> values = categories(example, where);
+    if (values.empty() && own_bucket()) return {kMissingCategory};
+    return values;
   }
 
  private:
@@ -270,6 +276,19 @@ class CategoricalColumn : public FeatureColumn {
 
   int64_t buckets() const {
     return o_.hash_buckets > 0 ? o_.hash_buckets : int64_t(words_.size()) + o_.num_oov_buckets;
+  }
+  // The buckets and, with missing: bucket, the one of a missing value after them.
+  int64_t slots() const { return buckets() + (own_bucket() ? 1 : 0); }
+  bool own_bucket() const { return o_.missing == CategoryMissing::kBucket; }
+
+  // One slot set: the index, or a one-hot 1 at it.
+  void write_slot(int64_t slot, float* out) const {
+    if (o_.output == CategoryOutput::kIndex) {
+      out[0] = float(slot);
+      return;
+    }
+    std::fill(out, out + width(), 0.0f);
+    out[slot] = 1.0f;
   }
 
   bool computed() const {

@@ -161,7 +161,7 @@ TEST(CategoricalColumn, AGapTakesTheGivenValueOrTheMode) {
   FeatureColumns none =
       fitted_columns({{"c", {{"type", "categorical"}, {"output", "index"}}}}, {"c"}, rows);
   EXPECT_THAT([&] { row_written(none, gap); },
-              ThrowsMessage<DataError>(HasSubstr("missing: value or mode")));
+              ThrowsMessage<DataError>(HasSubstr("missing: value, mode or bucket")));
   EXPECT_THAT(
       [] {
         FeatureColumns(declared_columns({{"c", {{"type", "categorical"}, {"missing", "value"}}}}),

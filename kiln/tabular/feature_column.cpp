@@ -78,6 +78,23 @@ std::vector<std::string> fitted_strings(const Json& fitted, const char* key,
   return strings;
 }
 
+double linear_quantile(const std::vector<double>& sorted, double q) {
+  double position = q * double(sorted.size() - 1);
+  size_t low = static_cast<size_t>(std::floor(position));
+  size_t high = std::min(low + 1, sorted.size() - 1);
+  return sorted[low] + (sorted[high] - sorted[low]) * (position - double(low));
+}
+
+double most_frequent(const std::vector<double>& sorted) {
+  double best = sorted[0];
+  size_t best_run = 0;
+  for (size_t start = 0, end = 0; start < sorted.size(); start = end) {
+    while (end < sorted.size() && sorted[end] == sorted[start]) ++end;
+    if (end - start > best_run) best = sorted[start], best_run = end - start;
+  }
+  return best;
+}
+
 uint64_t stable_hash(const std::string& text) {
   uint64_t hash = 14695981039346656037ull;  // FNV-1a's offset basis and prime
   for (unsigned char byte : text) {

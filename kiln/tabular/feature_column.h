@@ -100,6 +100,13 @@ std::vector<double> fitted_numbers(const Json& fitted, const char* key, const st
 std::vector<std::string> fitted_strings(const Json& fitted, const char* key,
                                         const std::string& path);
 
+/// The q-quantile of `sorted` (ascending, not empty), interpolated linearly between neighbours:
+/// numpy.quantile's default, which the bucket edges and fills of median follow.
+double linear_quantile(const std::vector<double>& sorted, double q);
+/// The most frequent value of `sorted` (ascending, not empty); of several as frequent, the
+/// smallest, as scipy.stats.mode takes it.
+double most_frequent(const std::vector<double>& sorted);
+
 /// The 64-bit FNV-1a hash of `text`'s bytes: what hash buckets, OOV buckets and crosses use.
 /// Stable across machines and releases (docs/tabular.md).
 uint64_t stable_hash(const std::string& text);

@@ -19,9 +19,13 @@ EnumNameList<Normalize> enum_names(Normalize) {
       {Normalize::kNone, "none"}, {Normalize::kZscore, "zscore"}, {Normalize::kMinmax, "minmax"}};
 }
 
-enum class Missing { kFail, kMean, kValue };
+enum class Missing { kFail, kMean, kMedian, kMode, kValue };
 EnumNameList<Missing> enum_names(Missing) {
-  return {{Missing::kFail, "fail"}, {Missing::kMean, "mean"}, {Missing::kValue, "value"}};
+  return {{Missing::kFail, "fail"},
+          {Missing::kMean, "mean"},
+          {Missing::kMedian, "median"},
+          {Missing::kMode, "mode"},
+          {Missing::kValue, "value"}};
 }
 
 struct NumericOptions {
@@ -46,19 +50,24 @@ struct NumericOptions {
             },
             "[low, high] with low <= high");
     s.field("missing", missing,
-            "A record without the feature: fail, mean (the training split's mean) or value.");
+            "A record without the feature: fail, mean, median or mode (the training split's, "
+            "per element, of the raw values), or value.");
     s.field("value", value, "The value of a missing feature with missing: value.");
   }
 };
 
 // Count, mean and sum of squared deviations (Chan et al.'s parallel form), minimum and maximum
-// of one element, and the mean of its raw values (missing: mean fills with it).
+// of one element, and the mean of its raw values (missing: mean fills with it); the raw values
+// themselves when a median or mode fills gaps.
 struct Moments {
   double count = 0, mean = 0, m2 = 0, raw_sum = 0;
   double low = std::numeric_limits<double>::infinity();
   double high = -std::numeric_limits<double>::infinity();
+  bool keeps_raw = false;
+  std::vector<double> raws;
 
   void add(double raw, double value) {
+    if (keeps_raw) raws.push_back(raw);
     count += 1;
     double delta = value - mean;
     mean += delta / count;
@@ -69,6 +78,7 @@ struct Moments {
   }
   void merge(const Moments& other) {
     if (other.count == 0) return;
+    raws.insert(raws.end(), other.raws.begin(), other.raws.end());
     double total = count + other.count, delta = other.mean - mean;
     mean += delta * other.count / total;
     m2 += other.m2 + delta * delta * count * other.count / total;
@@ -109,9 +119,9 @@ class NumericColumn : public FeatureColumn {
   }
 
   void fit(ColumnStatistics& gathered) override {
-    const auto& elements = static_cast<NumericStatistics&>(gathered).elements;
+    auto& elements = static_cast<NumericStatistics&>(gathered).elements;
     fitted_ = Fitted{};
-    for (const Moments& m : elements) {
+    for (Moments& m : elements) {
       if (m.count == 0) {  // nothing to learn from: as it is, gaps filled with 0
         warn("no training record has a value of \"" + feature_ +
              "\": it is not normalized, and a missing value is 0");
@@ -125,7 +135,7 @@ class NumericColumn : public FeatureColumn {
           o_.normalize == Normalize::kMinmax ? m.high - m.low : std::sqrt(m.m2 / m.count);
       // A constant feature: scikit-learn's scalers divide by 1 then, not by 0.
       fitted_.scale.push_back(o_.normalize == Normalize::kNone || spread == 0 ? 1.0 : spread);
-      fitted_.fill.push_back(m.raw_sum / m.count);
+      fitted_.fill.push_back(fill_of(m));
     }
     if (o_.normalize == Normalize::kNone)
       std::fill(fitted_.shift.begin(), fitted_.shift.end(), 0.0);
@@ -206,17 +216,34 @@ class NumericColumn : public FeatureColumn {
   };
 
   // Whether the training split decides anything: a mean and spread, or the fill of a missing value.
-  bool learns() const { return o_.normalize != Normalize::kNone || o_.missing == Missing::kMean; }
+  bool learns() const { return o_.normalize != Normalize::kNone || fills_from_data(); }
+
+ public:
+  bool fills_from_data() const {
+    return o_.missing == Missing::kMean || o_.missing == Missing::kMedian ||
+           o_.missing == Missing::kMode;
+  }
+  bool needs_raw_values() const {
+    return o_.missing == Missing::kMedian || o_.missing == Missing::kMode;
+  }
+
+ private:
+  // What fills a gap of one element, from its training values.
+  double fill_of(Moments& m) const {
+    if (!needs_raw_values()) return m.raw_sum / m.count;
+    std::sort(m.raws.begin(), m.raws.end());
+    return o_.missing == Missing::kMedian ? linear_quantile(m.raws, 0.5) : most_frequent(m.raws);
+  }
 
   std::vector<double> missing_values(const io::Features& example,
                                      const io::RecordLocation& where) const {
     if (o_.missing == Missing::kValue) return std::vector<double>(size_t(o_.shape), o_.value);
-    if (o_.missing == Missing::kMean) return fitted_.fill;
+    if (fills_from_data()) return fitted_.fill;
     std::string present;
     for (const auto& [name, feature] : example) present += (present.empty() ? "" : ", ") + name;
     throw DataError(where.file, where.record, where.offset,
                     "feature \"" + feature_ + "\" is missing (the record has: " + present +
-                        "); give the column missing: mean or missing: value");
+                        "); give the column missing: mean, median, mode or value");
   }
 
   NumericOptions o_;
@@ -225,7 +252,9 @@ class NumericColumn : public FeatureColumn {
 };
 
 NumericStatistics::NumericStatistics(const NumericColumn& column)
-    : elements(size_t(column.width())), column_(column) {}
+    : elements(size_t(column.width())), column_(column) {
+  for (Moments& element : elements) element.keeps_raw = column.needs_raw_values();
+}
 
 void NumericStatistics::add(const io::Features& example, const io::RecordLocation& where) {
   std::vector<double> values = column_.raw_values(example, where);

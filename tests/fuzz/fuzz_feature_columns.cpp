@@ -50,15 +50,21 @@ class OneRecord : public kiln::tabular::TabularSource {
 };
 
 // Columns of every kind, fitted on the record alone (`skip`: as on_corrupt: skip fits them, a
-// refused record left out).
+// refused record left out), with gaps filled by a median, a bucket or an index of their own.
 void fit_on(const kiln::io::Features& features, bool skip) {
   kiln::ComponentMap declared("column");
   kiln::OptionTraits<kiln::ComponentMap>::read(Json::parse(R"({
       "n": {"type": "numeric", "feature": "flipper_length_mm", "normalize": "minmax"},
       "q": {"type": "bucketize", "feature": "culmen_length_mm", "quantiles": 3},
-      "v": {"type": "categorical", "feature": "species"}})"),
+      "v": {"type": "categorical", "feature": "species"},
+      "m": {"type": "numeric", "feature": "body_mass_g", "missing": "median"},
+      "o": {"type": "bucketize", "feature": "culmen_depth_mm", "boundaries": [0.5],
+            "missing": "bucket", "output": "index"},
+      "k": {"type": "categorical", "feature": "island", "missing": "bucket", "output": "index"},
+      "kx": {"type": "crossed", "features": ["k", "o"], "hash_buckets": 9, "output": "index"}})"),
                                                declared, {"data.columns", nullptr});
-  kiln::tabular::FeatureColumns columns(declared, {"n", "q", "v"}, "input", "data.columns");
+  kiln::tabular::FeatureColumns columns(declared, {"n", "q", "v", "m", "o", "k", "kx"}, "input",
+                                        "data.columns");
   OneRecord record(features);
   columns.fit(record, 1, skip);
   if (skip && !columns.refused(record, 1).rows.empty()) return;
