@@ -34,13 +34,13 @@ std::string cell_text(const io::Feature& feature) {
 
 void add_derived_columns(io::CsvTable& table, const tabular::DerivedFeatures& derived) {
   if (derived.empty()) return;
+  std::vector<std::string> names = derived.names();
   std::vector<size_t> columns;  // where each derived feature goes, in order
-  for (const std::string& name : derived.names()) {
+  for (const std::string& name : names) {
     auto found = std::find(table.header.begin(), table.header.end(), name);
     columns.push_back(size_t(found - table.header.begin()));
     if (found == table.header.end()) table.header.push_back(name);
   }
-  std::vector<std::string> names = derived.names();
   io::Features features;  // every column set anew for each row
   for (size_t r = 0; r < table.rows.size(); ++r) {
     std::vector<std::string>& row = table.rows[r];

@@ -109,7 +109,7 @@ ComponentSpec Experiment::with_derived(const std::string& split, ComponentSpec s
                       fmt::format("derived features are computed over records of named features "
                                   "(tfrecord and csv datasets); data.{} is {}",
                                   split, spec.type()));
-  if (!spec.spec.value("derived", Json::object()).empty())
+  if (spec.spec.is_object() && !spec.spec.value("derived", Json::object()).empty())
     throw ConfigError("data." + split + ".derived", "",
                       "give derived features once, in data.derived, for every split");
   spec.spec["derived"] = derived.json();
