@@ -2,7 +2,8 @@
 // in TFX's style (fare, tips, trip_miles, payment_type; some fares missing) train with their
 // label derived in the config as TFX's taxi example derives it, export, and answer the same in
 // `kiln predict` of the TFRecord file, of raw JSON rows, and in `kiln serve`'s :predict and
-// :classify of raw features; a mistake in an expression is named by its character.
+// :classify of raw features and gRPC's Classify; a mistake in an expression is named by its
+// character.
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -141,8 +142,9 @@ TEST(DerivedFeatures, RawTaxiTripsTrainWithTheirLabelDerivedExportAndServeTheSam
   ASSERT_EQ(lines.size(), rows.size());
   for (size_t i = 0; i < rows.size(); ++i) expect_same_answer(lines[i], offline[i]);
 
-  testing::ChildProcess server(kiln("serve " + model + " --port 0"));
-  int port = testing::served_ports(server).rest;
+  testing::ChildProcess server(kiln("serve " + model + " --port 0 --grpc-port 0"));
+  testing::ServedPorts ports = testing::served_ports(server);
+  int port = ports.rest;
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
   httplib::Client client("127.0.0.1", port);
   auto post = [&](const std::string& verb, const Json& body) {
@@ -163,6 +165,15 @@ TEST(DerivedFeatures, RawTaxiTripsTrainWithTheirLabelDerivedExportAndServeTheSam
     for (size_t k = 0; k < 2; ++k)
       EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),
                   1e-6);
+  // gRPC's Classify of the same raw trips as tf.Examples, from a generated Python client,
+  // answers as :classify does (tests/grpc/grpc_vs_rest.py): the derived features are computed
+  // there too.
+  auto over_grpc = testing::run_command(
+      std::string("/usr/bin/python3 ") + KILN_SOURCE_DIR + "/tests/grpc/grpc_vs_rest.py --grpc " +
+      "127.0.0.1:" + std::to_string(ports.grpc) + " --rest 127.0.0.1:" + std::to_string(port) +
+      " --model taxi --examples " + dir.write("examples.json", Json(rows).dump()));
+  EXPECT_EQ(over_grpc.exit_code, 0) << over_grpc.out << over_grpc.err;
+  EXPECT_THAT(over_grpc.out, HasSubstr("\"classify equals REST's\": {\n  \"ok\": true"));
   // A fare sent as text reaches the expression as text: a 400 naming the expression.
   Json bad = rows[0];
   bad["fare"] = "ten";
