@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 
 #include <random>
@@ -146,12 +145,10 @@ TEST(DerivedFeatures, RawTaxiTripsTrainWithTheirLabelDerivedExportAndServeTheSam
   testing::ServedPorts ports = testing::served_ports(server);
   int port = ports.rest;
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
-  httplib::Client client("127.0.0.1", port);
   auto post = [&](const std::string& verb, const Json& body) {
-    httplib::Result answer =
-        client.Post("/v1/models/taxi:" + verb, body.dump(), "application/json");
-    EXPECT_TRUE(answer);
-    return answer ? std::make_pair(answer->status, answer->body) : std::make_pair(0, "");
+    std::pair<int, std::string> answer = testing::post_json(port, "/v1/models/taxi:" + verb, body);
+    EXPECT_NE(answer.first, 0) << "no answer";
+    return answer;
   };
   auto [status, body] = post("predict", {{"instances", rows}});
   ASSERT_EQ(status, 200) << body;
@@ -168,10 +165,8 @@ TEST(DerivedFeatures, RawTaxiTripsTrainWithTheirLabelDerivedExportAndServeTheSam
   // gRPC's Classify of the same raw trips as tf.Examples, from a generated Python client,
   // answers as :classify does (tests/grpc/grpc_vs_rest.py): the derived features are computed
   // there too.
-  auto over_grpc = testing::run_command(
-      std::string("/usr/bin/python3 ") + KILN_SOURCE_DIR + "/tests/grpc/grpc_vs_rest.py --grpc " +
-      "127.0.0.1:" + std::to_string(ports.grpc) + " --rest 127.0.0.1:" + std::to_string(port) +
-      " --model taxi --examples " + dir.write("examples.json", Json(rows).dump()));
+  auto over_grpc =
+      testing::classify_over_grpc(ports, "taxi", dir.write("examples.json", Json(rows).dump()));
   EXPECT_EQ(over_grpc.exit_code, 0) << over_grpc.out << over_grpc.err;
   EXPECT_THAT(over_grpc.out, HasSubstr("\"classify equals REST's\": {\n  \"ok\": true"));
   // A fare sent as text reaches the expression as text: a 400 naming the expression.
@@ -240,12 +235,10 @@ TEST(DerivedFeatures, RawTaxiRowsOfACsvFileTrainWithTheirLabelDerived) {
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
   std::vector<Json> rows;
   for (size_t i = 0; i < 12; ++i) rows.push_back(raw_json(held_out[i]));
-  httplib::Client client("127.0.0.1", port);
-  httplib::Result answer =
-      client.Post("/v1/models/taxi:classify", Json{{"examples", rows}}.dump(), "application/json");
-  ASSERT_TRUE(answer);
-  ASSERT_EQ(answer->status, 200) << answer->body;
-  Json results = Json::parse(answer->body)["results"];
+  auto [status, body] = testing::post_json(port, "/v1/models/taxi:classify", {{"examples", rows}});
+  ASSERT_NE(status, 0) << "no answer";
+  ASSERT_EQ(status, 200) << body;
+  Json results = Json::parse(body)["results"];
   for (size_t i = 0; i < rows.size(); ++i)
     for (size_t k = 0; k < 2; ++k)
       EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),

@@ -4,7 +4,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -390,12 +389,11 @@ TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
   testing::ServedPorts ports = testing::served_ports(server);
   int port = ports.rest;
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
-  httplib::Client client("127.0.0.1", port);
   auto post = [&](const std::string& verb, const Json& body) {
-    httplib::Result answer =
-        client.Post("/v1/models/shapes_wide_deep:" + verb, body.dump(), "application/json");
-    EXPECT_TRUE(answer);
-    return answer ? std::make_pair(answer->status, answer->body) : std::make_pair(0, "");
+    std::pair<int, std::string> answer =
+        testing::post_json(port, "/v1/models/shapes_wide_deep:" + verb, body);
+    EXPECT_NE(answer.first, 0) << "no answer";
+    return answer;
   };
   auto [status, body] = post("predict", {{"instances", rows}});
   ASSERT_EQ(status, 200) << body;
@@ -430,10 +428,8 @@ TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
 
   // Over gRPC, a generated Python client's Classify of the same rows as tf.Examples answers what
   // :classify answers (tests/grpc/grpc_vs_rest.py).
-  auto over_grpc = testing::run_command(
-      std::string("/usr/bin/python3 ") + KILN_SOURCE_DIR + "/tests/grpc/grpc_vs_rest.py --grpc " +
-      "127.0.0.1:" + std::to_string(ports.grpc) + " --rest 127.0.0.1:" + std::to_string(port) +
-      " --model shapes_wide_deep --examples " + dir.write("examples.json", Json(rows).dump()));
+  auto over_grpc = testing::classify_over_grpc(ports, "shapes_wide_deep",
+                                               dir.write("examples.json", Json(rows).dump()));
   EXPECT_EQ(over_grpc.exit_code, 0) << over_grpc.out << over_grpc.err;
   EXPECT_THAT(over_grpc.out, HasSubstr("\"classify equals REST's\": {\n  \"ok\": true"));
   server.signal(SIGTERM);

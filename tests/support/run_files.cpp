@@ -1,5 +1,7 @@
 #include "tests/support/run_files.h"
 
+#include <httplib.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -62,6 +64,20 @@ std::pair<std::string, int> interrupt(const std::string& command, int lines, int
     if (line.rfind("run: ", 0) == 0) run = line.substr(5);
   child.signal(signal);
   return {run, child.wait()};
+}
+
+std::pair<int, std::string> post_json(int port, const std::string& path, const Json& body) {
+  httplib::Client client("127.0.0.1", port);
+  httplib::Result answer = client.Post(path, body.dump(), "application/json");
+  return answer ? std::make_pair(answer->status, answer->body) : std::make_pair(0, "");
+}
+
+CommandResult classify_over_grpc(const ServedPorts& ports, const std::string& model,
+                                 const std::string& examples) {
+  return run_command(std::string("/usr/bin/python3 ") + KILN_SOURCE_DIR +
+                     "/tests/grpc/grpc_vs_rest.py --grpc 127.0.0.1:" + std::to_string(ports.grpc) +
+                     " --rest 127.0.0.1:" + std::to_string(ports.rest) + " --model " + model +
+                     " --examples " + examples);
 }
 
 }  // namespace kiln::testing

@@ -11,6 +11,7 @@
 namespace kiln::testing {
 
 class ChildProcess;
+struct CommandResult;
 
 /// A whole file's bytes ("" when missing).
 std::string read_file(const std::string& path);
@@ -35,6 +36,16 @@ struct ServedPorts {
   int rest = 0, grpc = 0;
 };
 ServedPorts served_ports(ChildProcess& server);
+
+/// The status and body of a JSON POST to `path` of the kiln serve at `port`; status 0 when no
+/// answer came.
+std::pair<int, std::string> post_json(int port, const std::string& path, const Json& body);
+
+/// tests/grpc/grpc_vs_rest.py's Classify of `examples` (a JSON file of raw-feature examples),
+/// from Python stubs generated from the repository's protos, against :classify of `model` at
+/// the same server.
+CommandResult classify_over_grpc(const ServedPorts& ports, const std::string& model,
+                                 const std::string& examples);
 
 /// Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
 /// directory its `run:` line named and its exit code.
