@@ -15,6 +15,20 @@ namespace kiln::exports {
 using namespace engine;
 using namespace experiment;
 
+namespace {
+
+// A raw feature as a tensor of a request: strings, floats or int64s, one row per example.
+serving::TensorSpec raw_input(const tabular::RawFeatureType& type) {
+  using Kind = io::Feature::Kind;
+  serving::DType dtype = type.kind == Kind::kBytes   ? serving::DType::kString
+                         : type.kind == Kind::kFloat ? serving::DType::kFloat32
+                                                     : serving::DType::kInt64;
+  if (type.values == 1) return {dtype, {-1}};
+  return {dtype, {-1, type.values == tabular::RawFeatureType::kVaries ? -1 : type.values}};
+}
+
+}  // namespace
+
 std::shared_ptr<const tabular::FeatureColumns> columns_for_input(const Json& preprocessing,
                                                                  const ModelInput& input,
                                                                  const std::string& source) {
@@ -35,6 +49,8 @@ ColumnsExampleEncoder::ColumnsExampleEncoder(std::shared_ptr<const tabular::Feat
   for (const std::string& feature : columns_->derived().features())
     if (std::find(features_.begin(), features_.end(), feature) == features_.end())
       features_.push_back(feature);
+  for (const auto& [name, type] : columns_->raw_types().types())
+    raw_inputs_[name] = raw_input(type);
 }
 
 serving::HostTensors ColumnsExampleEncoder::encode(

@@ -5,6 +5,7 @@
 // the same record trained on give the model bit-identical rows.
 // Thread-safety: encode() from any number of threads (the columns are only read).
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,12 +27,17 @@ class ColumnsExampleEncoder : public serving::ExampleEncoder {
   /// The raw features the columns read (through derived features too), then those that only a
   /// derived label reads.
   const std::vector<std::string>& features() const override { return features_; }
+  /// The raw features the columns read whose kinds preprocessing.json holds.
+  const std::map<std::string, serving::TensorSpec>& raw_inputs() const override {
+    return raw_inputs_;
+  }
   serving::HostTensors encode(const std::vector<io::Features>& examples) const override;
 
  private:
   std::shared_ptr<const tabular::FeatureColumns> columns_;
   std::string input_;
   std::vector<std::string> features_;
+  std::map<std::string, serving::TensorSpec> raw_inputs_;
 };
 
 }  // namespace kiln::exports

@@ -93,11 +93,11 @@ HttpReply RestHandler::answer_now(const Route& route) const {
       return {200, dump_json(model_status_response(table_.status_versions(route)), 1), {}};
     case RouteKind::kMetadata: {
       FoundVersion found = table_.find(route);
-      return {
-          200,
-          dump_json(
-              model_metadata_response(route.model, found.version, found.servable->signatures()), 1),
-          {}};
+      return {200,
+              dump_json(model_metadata_response(route.model, found.version,
+                                                shown_signatures(*found.servable)),
+                        1),
+              {}};
     }
     default:  // the others are answered when their model has run
       throw ServingError(StatusCode::kInternal, "not a status or metadata request");

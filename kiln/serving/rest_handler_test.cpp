@@ -48,6 +48,16 @@ TEST_F(RestHandlerTest, StatusAndMetadata) {
   EXPECT_EQ(
       json["metadata"]["signature_def"]["signature_def"]["serving_default"]["inputs"]["x"]["dtype"],
       "DT_FLOAT");
+
+  // A model of raw features lists them, in every signature, and not the row its columns write.
+  Json scorer = Json::parse(handler_.handle("GET", "/v1/models/scorer/metadata", "").body);
+  for (const char* signature : {"serving_default", "price"}) {
+    const Json& inputs = scorer["metadata"]["signature_def"]["signature_def"][signature]["inputs"];
+    ASSERT_EQ(inputs.size(), 2u) << inputs.dump();
+    EXPECT_EQ(inputs["color"]["dtype"], "DT_STRING");
+    EXPECT_EQ(inputs["size"]["dtype"], "DT_FLOAT");
+    EXPECT_EQ(inputs["size"]["tensor_shape"]["dim"][0]["size"], "-1");
+  }
 }
 
 TEST_F(RestHandlerTest, PredictsInRowAndColumnarForm) {

@@ -30,6 +30,11 @@ class ExampleEncoder {
   virtual ~ExampleEncoder() = default;
   /// The features its columns read.
   virtual const std::vector<std::string>& features() const = 0;
+  /// Those a client sends, as tensors named after them: each with its dtype and shape, the
+  /// examples first ([-1] for one value per example, [-1, N] for N, [-1, -1] when it varies), as
+  /// the training records held them. Empty when not known (a model exported before kiln noted
+  /// them).
+  virtual const std::map<std::string, TensorSpec>& raw_inputs() const = 0;
   /// The inputs for `examples`; ServingError (kInvalidArgument) naming the example and the
   /// feature a column refuses (a string in a numeric column, a missing feature it needs).
   virtual HostTensors encode(const std::vector<io::Features>& examples) const = 0;
@@ -62,5 +67,16 @@ class Servable {
     done(std::move(outputs), nullptr);
   }
 };
+
+/// The signatures as a client is shown them (the metadata): for a model that reads raw features
+/// and knows their kinds, every signature takes those features, the tensors its columns write
+/// being the server's business (they are still taken); else signatures() as they are.
+inline Signatures shown_signatures(const Servable& servable) {
+  const ExampleEncoder* encoder = servable.examples();
+  if (!encoder || encoder->raw_inputs().empty()) return servable.signatures();
+  Signatures shown = servable.signatures();
+  for (auto& [name, signature] : shown) signature.inputs = encoder->raw_inputs();
+  return shown;
+}
 
 }  // namespace kiln::serving

@@ -247,6 +247,7 @@ Json FeatureColumns::preprocessing() const {
                {"features", features()}};
   if (groups_.named) made["inputs"] = groups_.json();
   if (!derived_.empty()) made["derived"] = derived_.json();
+  made["raw_features"] = raw_types_.json();
   return made;
 }
 
@@ -282,6 +283,11 @@ void FeatureColumns::restore(const Json& preprocessing) {
                             theirs.dump() + "); start a new run to change it");
     columns_[c]->restore(columns[c].value("fitted", Json()), path);
   }
+  // Written since served models list their raw features; an older file says nothing of them.
+  raw_types_ = preprocessing.contains("raw_features")
+                   ? RawFeatureTypes::from_json(preprocessing["raw_features"], raw_features(),
+                                                "preprocessing.json:raw_features")
+                   : RawFeatureTypes();
   measure();
 }
 

@@ -13,6 +13,7 @@
 #include "kiln/core/input_layout.h"
 #include "kiln/tabular/derived_features.h"
 #include "kiln/tabular/feature_column.h"
+#include "kiln/tabular/raw_feature_types.h"
 
 namespace kiln::tabular {
 
@@ -104,7 +105,8 @@ class FeatureColumns {
   /// The rows of `source` that write() refuses, found on up to `threads` threads.
   RefusedRows refused(const TabularSource& source, int64_t threads) const;
   /// preprocessing.json: the input's names, each column's resolved spec, what it fitted, its
-  /// width, and the derived features ("derived") when there are any.
+  /// width, the derived features ("derived") when there are any, and the raw features' kinds
+  /// ("raw_features").
   Json preprocessing() const;
   /// Takes back what preprocessing() wrote for the same columns; a ConfigError when the columns
   /// or derived features differ from the config's (a resumed run whose data.columns changed).
@@ -126,6 +128,9 @@ class FeatureColumns {
   /// The features a raw record brings (what a served example or a predicted file holds): those
   /// the columns read that no derived feature makes, then those the derived features read.
   std::vector<std::string> raw_features() const;
+  /// The kinds and counts of the raw features' values in the training records (known once
+  /// fitted, or restored from a preprocessing.json that holds them; empty before).
+  const RawFeatureTypes& raw_types() const { return raw_types_; }
   /// Writes the input row of one record: width() numbers.
   void write(const io::Features& features, const io::RecordLocation& where, float* row) const;
   /// Values no vocabulary had, by column, since the columns were built.
@@ -156,6 +161,7 @@ class FeatureColumns {
   std::vector<std::unique_ptr<FeatureColumn>> columns_;
   DerivedFeatures derived_;
   DerivedFeatures derived_inputs_;  // derived_.needed_for(features())
+  RawFeatureTypes raw_types_;
   std::vector<std::string> warnings_;
   int64_t width_ = 0;
 };

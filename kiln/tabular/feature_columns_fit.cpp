@@ -22,10 +22,11 @@ namespace {
 using PartStatistics = std::vector<std::unique_ptr<ColumnStatistics>>;
 
 // One part of the fitting pass: what its rows gave each column, the rows refused, which of the
-// features the columns read its records hold (even without a value), and the first record's
-// feature names.
+// features the columns read its records hold (even without a value), the kinds of the raw
+// features' values, and the first record's feature names.
 struct PartFit {
   PartStatistics statistics;
+  RawFeatureTypes raw;
   RefusedRows refused;
   std::vector<char> present;
   std::vector<std::string> first_names;
@@ -89,12 +90,13 @@ void FeatureColumns::fit(const TabularSource& train, int64_t threads, bool skip_
 void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, RefusedRows* refused) {
   warnings_.clear();  // a second pass, without refused rows, finds them again
   if (train.rows() == 0) throw Error("no training record to fit the feature columns on");
-  std::vector<std::string> wanted = features();
+  std::vector<std::string> wanted = features(), raw = raw_features();
   std::vector<PartFit> gathered = gather_parts<PartFit>(
       train, threads,
       [&] {
         PartFit part;
         for (const auto& column : columns_) part.statistics.push_back(column->statistics());
+        part.raw = RawFeatureTypes(raw);
         part.present.assign(wanted.size(), 0);
         return part;
       },
@@ -104,6 +106,7 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
           for (const auto& named : features) part.first_names.push_back(named.first);
         for (size_t f = 0; f < wanted.size(); ++f)
           if (!part.present[f] && features.count(wanted[f])) part.present[f] = 1;
+        part.raw.observe(features);
         try {
           for (auto& statistics : part.statistics)
             if (statistics) statistics->add(features, where);
@@ -114,8 +117,10 @@ void FeatureColumns::fit_rows(const TabularSource& train, int64_t threads, Refus
       });
   std::vector<char> present(wanted.size(), 0);
   const std::vector<std::string>* first_names = nullptr;  // of the first part that had a record
+  raw_types_ = RawFeatureTypes(raw);
   for (const PartFit& part : gathered) {
     for (size_t f = 0; f < wanted.size(); ++f) present[f] = present[f] || part.present[f];
+    raw_types_.merge(part.raw);
     if (!first_names && !part.first_names.empty()) first_names = &part.first_names;
   }
   check_present(wanted, present, first_names ? *first_names : std::vector<std::string>());

@@ -2,8 +2,9 @@
 // in TFX's style (fare, tips, trip_miles, payment_type; some fares missing) train with their
 // label derived in the config as TFX's taxi example derives it, export, and answer the same in
 // `kiln predict` of the TFRecord file, of raw JSON rows, and in `kiln serve`'s :predict and
-// :classify of raw features and gRPC's Classify; a mistake in an expression is named by its
-// character.
+// :classify of raw features, gRPC's Classify and Predict of named raw features, and
+// `kiln predict --server grpc://`; the metadata lists the raw features; a mistake in an expression
+// is named by its character.
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -165,10 +166,42 @@ TEST(DerivedFeatures, RawTaxiTripsTrainWithTheirLabelDerivedExportAndServeTheSam
   // gRPC's Classify of the same raw trips as tf.Examples, from a generated Python client,
   // answers as :classify does (tests/grpc/grpc_vs_rest.py): the derived features are computed
   // there too.
+  // gRPC's Predict of the raw features as named tensors, as the metadata lists them (a dense
+  // tensor has a fare in every trip, so the trips without one are left out there).
+  std::string with_fares;
+  for (const Json& row : rows)
+    if (row.contains("fare")) with_fares += row.dump() + "\n";
   auto over_grpc =
-      testing::classify_over_grpc(ports, "taxi", dir.write("examples.json", Json(rows).dump()));
+      testing::grpc_vs_rest(ports, "taxi", dir.write("examples.json", Json(rows).dump()),
+                            dir.write("with_fares.jsonl", with_fares));
   EXPECT_EQ(over_grpc.exit_code, 0) << over_grpc.out << over_grpc.err;
-  EXPECT_THAT(over_grpc.out, HasSubstr("\"classify equals REST's\": {\n  \"ok\": true"));
+  for (const char* check :
+       {"metadata equals REST's", "classify equals REST's", "predict equals REST's"})
+    EXPECT_THAT(over_grpc.out, HasSubstr(fmt::format("\"{}\": {{\n  \"ok\": true", check)));
+  // The metadata lists the raw features a client sends, with their types as the training
+  // records held them; not the row of numbers the columns write.
+  auto [got, metadata] = testing::get(port, "/v1/models/taxi/metadata");
+  ASSERT_EQ(got, 200) << metadata;
+  Json inputs = Json::parse(
+      metadata)["metadata"]["signature_def"]["signature_def"]["serving_default"]["inputs"];
+  ASSERT_EQ(inputs.size(), 3u) << inputs.dump();
+  EXPECT_EQ(inputs["fare"]["dtype"], "DT_FLOAT");
+  EXPECT_EQ(inputs["trip_miles"]["dtype"], "DT_FLOAT");
+  EXPECT_EQ(inputs["payment_type"]["dtype"], "DT_STRING");
+  // `kiln predict --server grpc://` sends each row as those tensors, a missing fare left out
+  // (and no tips: the metadata does not list what only the label reads).
+  std::string without_tips;
+  for (Json row : rows) {
+    row.erase("tips");
+    without_tips += row.dump() + "\n";
+  }
+  auto over_client = testing::run_command(
+      kiln(fmt::format("predict --server grpc://127.0.0.1:{}/v1/models/taxi --input {}", ports.grpc,
+                       dir.write("without_tips.jsonl", without_tips))));
+  ASSERT_EQ(over_client.exit_code, 0) << over_client.err << over_client.out;
+  std::vector<Json> answered = testing::json_lines(over_client.out);
+  ASSERT_EQ(answered.size(), rows.size()) << over_client.out;
+  for (size_t i = 0; i < rows.size(); ++i) expect_same_answer(answered[i], offline[i]);
   // A fare sent as text reaches the expression as text: a 400 naming the expression.
   Json bad = rows[0];
   bad["fare"] = "ten";

@@ -428,8 +428,8 @@ TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
 
   // Over gRPC, a generated Python client's Classify of the same rows as tf.Examples answers what
   // :classify answers (tests/grpc/grpc_vs_rest.py).
-  auto over_grpc = testing::classify_over_grpc(ports, "shapes_wide_deep",
-                                               dir.write("examples.json", Json(rows).dump()));
+  auto over_grpc = testing::grpc_vs_rest(ports, "shapes_wide_deep",
+                                         dir.write("examples.json", Json(rows).dump()));
   EXPECT_EQ(over_grpc.exit_code, 0) << over_grpc.out << over_grpc.err;
   EXPECT_THAT(over_grpc.out, HasSubstr("\"classify equals REST's\": {\n  \"ok\": true"));
   server.signal(SIGTERM);

@@ -1,6 +1,7 @@
 // Messages of TensorFlow Serving's gRPC API as `kiln serve --grpc-port` reads them
-// (serving/grpc/grpc_messages.h, tensor_proto.h): the first byte picks the message (Predict against
-// a signature of numbers and strings or of an image input, Classify's examples, GetModelMetadata,
+// (serving/grpc/grpc_messages.h, tensor_proto.h, raw_predict.h): the first byte picks the message
+// (Predict against a signature of numbers and strings or of an image input, or of raw features by
+// name, Classify's examples, GetModelMetadata,
 // a ModelSpec), the rest is its protobuf bytes. Any bytes give what the server runs or a
 // ServingError, never a crash; inputs read must hold as many values as their shape, and write back
 // (as an answer's TensorProto) and read again the same.
@@ -12,6 +13,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/serving/grpc/grpc_messages.h"
+#include "kiln/serving/grpc/raw_predict.h"
 #include "kiln/serving/grpc/tensor_proto.h"
 #include "kiln/serving/serving_error.h"
 
@@ -62,6 +64,19 @@ void read_predict(const std::string& bytes, const Signature& signature) {
                           kiln::serving::RouteKind::kPredict);
 }
 
+// Predict of raw features by name (raw_predict.h), for a model whose columns read these.
+void read_raw_predict(const std::string& bytes) {
+  kiln::serving::tfs::PredictRequest request;
+  if (!request.ParseFromString(bytes)) return;
+  auto examples = kiln::serving::raw_predict_examples(request, tensors_signature(),
+                                                      {"fare", "company", "grid", "x"}, 64);
+  if (!examples) return;
+  if (examples->empty() || examples->size() > 64) std::abort();
+  for (const auto& example : *examples)  // every input sent, as many values in each example
+    for (const auto& [name, feature] : example)
+      if (feature.size() != examples->front().at(name).size()) std::abort();
+}
+
 void read_examples(const std::string& bytes) {
   kiln::serving::tfs::ClassificationRequest request;
   if (!request.ParseFromString(bytes)) return;
@@ -87,7 +102,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     switch (data[0] % 4) {
       case 0:
-        read_predict(bytes, data[0] & 4 ? image_signature() : tensors_signature());
+        if (data[0] & 8)
+          read_raw_predict(bytes);
+        else
+          read_predict(bytes, data[0] & 4 ? image_signature() : tensors_signature());
         break;
       case 1:
         read_examples(bytes);

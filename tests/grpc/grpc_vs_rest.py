@@ -7,7 +7,8 @@ each answer against the REST API's answer to the same request on the same server
                     [--instances FILE.jsonl] [--examples FILE.json] [--regress] [--token TOKEN]
 
 --instances: one instance per line (the row form's); they go as one Predict call, each input a
-  TensorProto with tensor_content as tf.make_tensor_proto makes it of a numpy array.
+  TensorProto with tensor_content as tf.make_tensor_proto makes it of a numpy array (string_val
+  for text: a model's raw features, as its metadata lists them).
 --examples: a JSON list of raw-feature examples for Classify (Regress with --regress), sent as
   tf.Examples (int: int64_list, float: float_list, str: bytes_list).
 Prints one JSON report of every check; exits 1 when one fails."""
@@ -149,12 +150,16 @@ def check(args):
         for name, info in inputs.items():
             rows = [instance[name] if isinstance(instance, dict) else instance
                     for instance in instances]
-            array = np.array(rows, dtype=dtypes[info.dtype])
             tensor = request.inputs[name]  # as tf.make_tensor_proto(array) writes it
             tensor.dtype = info.dtype
+            if info.dtype == types_pb2.DT_STRING:  # a raw feature of text: string_val
+                array = np.array([value.encode() for value in rows], dtype=object)
+                tensor.string_val.extend(array.tolist())
+            else:
+                array = np.array(rows, dtype=dtypes[info.dtype])
+                tensor.tensor_content = array.tobytes()
             for size in array.shape:
                 tensor.tensor_shape.dim.add().size = size
-            tensor.tensor_content = array.tobytes()
         answer, code, details = call(predictions.Predict, request)
         grpc_outputs = {}
         for name, tensor in (answer.outputs.items() if answer else []):

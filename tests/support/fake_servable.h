@@ -41,13 +41,17 @@ namespace kiln::testing {
 
 /// A servable that reads raw features, for :classify, :regress and :predict of examples: its
 /// encoder writes the row [size, 1 if color is "red" else 0] (size is a number and required; a
-/// missing color is 0). `serving_default` classifies into "small" and "large" with
-/// probabilities [1 - size/10, size/10]; `price` regresses 2 * size + red.
+/// missing color is 0); its metadata lists color (strings) and size (floats). `serving_default`
+/// classifies into "small" and "large" with probabilities [1 - size/10, size/10]; `price` regresses
+/// 2 * size + red.
 class FeatureScorer : public serving::Servable {
  public:
   class Encoder : public serving::ExampleEncoder {
    public:
     const std::vector<std::string>& features() const override { return features_; }
+    const std::map<std::string, serving::TensorSpec>& raw_inputs() const override {
+      return raw_inputs_;
+    }
     serving::HostTensors encode(const std::vector<io::Features>& examples) const override {
       serving::HostTensor rows{
           serving::DType::kFloat32, {static_cast<int64_t>(examples.size()), 2}, {}, {}};
@@ -68,6 +72,8 @@ class FeatureScorer : public serving::Servable {
 
    private:
     std::vector<std::string> features_{"color", "size"};
+    std::map<std::string, serving::TensorSpec> raw_inputs_{
+        {"color", {serving::DType::kString, {-1}}}, {"size", {serving::DType::kFloat32, {-1}}}};
   };
 
   FeatureScorer() {

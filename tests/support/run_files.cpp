@@ -72,12 +72,19 @@ std::pair<int, std::string> post_json(int port, const std::string& path, const J
   return answer ? std::make_pair(answer->status, answer->body) : std::make_pair(0, "");
 }
 
-CommandResult classify_over_grpc(const ServedPorts& ports, const std::string& model,
-                                 const std::string& examples) {
+std::pair<int, std::string> get(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  httplib::Result answer = client.Get(path);
+  return answer ? std::make_pair(answer->status, answer->body) : std::make_pair(0, "");
+}
+
+CommandResult grpc_vs_rest(const ServedPorts& ports, const std::string& model,
+                           const std::string& examples, const std::string& instances) {
   return run_command(std::string("/usr/bin/python3 ") + KILN_SOURCE_DIR +
                      "/tests/grpc/grpc_vs_rest.py --grpc 127.0.0.1:" + std::to_string(ports.grpc) +
                      " --rest 127.0.0.1:" + std::to_string(ports.rest) + " --model " + model +
-                     " --examples " + examples);
+                     " --examples " + examples +
+                     (instances.empty() ? "" : " --instances " + instances));
 }
 
 }  // namespace kiln::testing

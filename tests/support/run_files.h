@@ -40,12 +40,15 @@ ServedPorts served_ports(ChildProcess& server);
 /// The status and body of a JSON POST to `path` of the kiln serve at `port`; status 0 when no
 /// answer came.
 std::pair<int, std::string> post_json(int port, const std::string& path, const Json& body);
+/// GET `path` at 127.0.0.1:`port`: the status and the body; status 0 when no answer came.
+std::pair<int, std::string> get(int port, const std::string& path);
 
-/// tests/grpc/grpc_vs_rest.py's Classify of `examples` (a JSON file of raw-feature examples),
-/// from Python stubs generated from the repository's protos, against :classify of `model` at
-/// the same server.
-CommandResult classify_over_grpc(const ServedPorts& ports, const std::string& model,
-                                 const std::string& examples);
+/// tests/grpc/grpc_vs_rest.py, from Python stubs generated from the repository's protos, against
+/// the REST API of `model` at the same server: status and metadata; Classify of `examples` (a JSON
+/// file of raw-feature examples) against :classify; and with `instances` (a JSON lines file),
+/// Predict of them against :predict.
+CommandResult grpc_vs_rest(const ServedPorts& ports, const std::string& model,
+                           const std::string& examples, const std::string& instances = "");
 
 /// Starts `command`, reads `lines` lines of its output, then sends `signal`; returns the run
 /// directory its `run:` line named and its exit code.

@@ -9,6 +9,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
+#include "kiln/core/json_text.h"
 #include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/grpc/grpc_messages.h"
 #include "kiln/serving/grpc/tensor_proto.h"
@@ -112,13 +113,32 @@ std::map<std::string, TensorSpec> signature_inputs(tfs::PredictionService::Stub&
   return inputs;
 }
 
+// The inputs an instance names, when it is an object naming some: a row of raw features leaves
+// out a missing one, and the server says what a model cannot do without.
+std::map<std::string, TensorSpec> inputs_named(const std::string& instance,
+                                               const std::map<std::string, TensorSpec>& inputs) {
+  if (instance.find('{') == std::string::npos) return inputs;
+  Json parsed;
+  try {
+    parsed = parse_json_text(instance);
+  } catch (const std::exception&) {
+    return inputs;  // the reader below words the error
+  }
+  if (!parsed.is_object()) return inputs;
+  std::map<std::string, TensorSpec> named;
+  for (const auto& [name, spec] : inputs)
+    if (parsed.contains(name)) named[name] = spec;
+  return named.empty() ? inputs : named;
+}
+
 ClientAnswer predict_one(tfs::PredictionService::Stub& stub, const GrpcTarget& target,
                          const std::map<std::string, TensorSpec>& inputs,
                          const std::string& instance, const std::string& token) {
   tfs::PredictRequest request;
   *request.mutable_model_spec() = target.spec;
   try {
-    PredictRequest read = parse_predict_request("{\"instances\": [" + instance + "]}", inputs);
+    PredictRequest read = parse_predict_request("{\"instances\": [" + instance + "]}",
+                                                inputs_named(instance, inputs));
     for (const auto& [name, tensor] : read.inputs)
       tensor_to_proto(tensor, (*request.mutable_inputs())[name]);
   } catch (const std::exception& e) {  // never sent: the line is no instance of the signature

@@ -170,6 +170,64 @@ TEST_F(GrpcServerTest, ClassifyAndRegressTakeExamplesWithTheirContext) {
             "Input is empty.");
 }
 
+TEST_F(GrpcServerTest, AModelOfRawFeaturesListsThemAndPredictTakesThemByName) {
+  start();
+  tfs::GetModelMetadataRequest asked;
+  asked.mutable_model_spec()->set_name("scorer");
+  asked.add_metadata_field("signature_def");
+  tfs::GetModelMetadataResponse metadata;
+  grpc::ClientContext context;
+  ASSERT_TRUE(predictions_->GetModelMetadata(&context, asked, &metadata).ok());
+  tfs::SignatureDefMap defs;
+  ASSERT_TRUE(metadata.metadata().at("signature_def").UnpackTo(&defs));
+  const auto& inputs = defs.signature_def().at("serving_default").inputs();
+  ASSERT_EQ(inputs.size(), 2u);  // the features, not the row the columns write
+  EXPECT_EQ(inputs.at("color").dtype(), tensorflow::DT_STRING);
+  EXPECT_EQ(inputs.at("size").dtype(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(inputs.at("size").tensor_shape().dim_size(), 1);
+
+  tfs::PredictRequest request;
+  request.mutable_model_spec()->set_name("scorer");
+  tensorflow::TensorProto& size = (*request.mutable_inputs())["size"];
+  size.set_dtype(tensorflow::DT_FLOAT);
+  size.mutable_tensor_shape()->add_dim()->set_size(2);
+  size.add_float_val(2);
+  size.add_float_val(5);
+  tensorflow::TensorProto& color = (*request.mutable_inputs())["color"];
+  color.set_dtype(tensorflow::DT_STRING);
+  color.mutable_tensor_shape()->add_dim()->set_size(2);
+  color.add_string_val("red");
+  color.add_string_val("blue");
+  tfs::PredictResponse response;
+  grpc::ClientContext raw;
+  ASSERT_TRUE(predictions_->Predict(&raw, request, &response).ok());
+  EXPECT_THAT(response.outputs().at("probabilities").float_val(),
+              ElementsAre(0.8f, 0.2f, 0.5f, 0.5f));
+
+  auto refused = [&](const tfs::PredictRequest& bad) {
+    grpc::ClientContext again;
+    tfs::PredictResponse ignored;
+    grpc::Status status = predictions_->Predict(&again, bad, &ignored);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    return status.error_message();
+  };
+  tfs::PredictRequest bad = request;
+  (*bad.mutable_inputs())["colour"] = color;
+  EXPECT_EQ(refused(bad), "input 'colour' is no feature the model reads; it reads color, size");
+  bad = request;
+  (*bad.mutable_inputs())["color"].mutable_tensor_shape()->mutable_dim(0)->set_size(1);
+  EXPECT_THAT(refused(bad), HasSubstr("different numbers of examples"));
+  bad = request;
+  (*bad.mutable_inputs())["size"].clear_tensor_shape();
+  EXPECT_THAT(refused(bad), HasSubstr("input 'size' is a scalar"));
+  bad = request;
+  (*bad.mutable_inputs())["size"].mutable_tensor_shape()->mutable_dim(0)->set_size(5);
+  bad.mutable_inputs()->erase("color");
+  EXPECT_THAT(refused(bad), HasSubstr("at most 4"));
+  bad.mutable_inputs()->erase("size");  // no input at all: the signature's own words
+  EXPECT_THAT(refused(bad), HasSubstr("input size does not match signature"));
+}
+
 TEST_F(GrpcServerTest, StatusAndMetadataAsTensorFlowServingGivesThem) {
   start();
   tfs::GetModelStatusRequest status_request;

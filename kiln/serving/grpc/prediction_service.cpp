@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kiln/serving/grpc/async_call.h"
+#include "kiln/serving/grpc/raw_predict.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -87,7 +88,10 @@ void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& reque
   FoundVersion found = find(call, spec_of(request), RouteKind::kPredict);
   std::string name = signature_of(request.model_spec());
   const Signature& signature = predict_signature(found.servable->signatures(), name);
-  HostTensors inputs = predict_inputs(request, signature, max_rows_);
+  const ExampleEncoder* encoder = found.servable->examples();
+  std::optional<std::vector<io::Features>> raw;
+  if (encoder) raw = raw_predict_examples(request, signature, encoder->features(), max_rows_);
+  HostTensors inputs = raw ? encoder->encode(*raw) : predict_inputs(request, signature, max_rows_);
   std::vector<std::string> outputs = predict_outputs(request, signature);
   tfs::ModelSpec answered = answered_spec(request.model_spec().name(), found.version, name);
   submit(call, std::move(found), name, std::move(inputs),
@@ -135,7 +139,7 @@ void PredictionService::metadata(GrpcCall& call, const tfs::GetModelMetadataRequ
   FoundVersion found = find(call, spec_of(request), RouteKind::kMetadata);
   call.finish_with([&] {
     fill_metadata(request, answered_spec(request.model_spec().name(), found.version, ""),
-                  found.servable->signatures(), response);
+                  shown_signatures(*found.servable), response);
   });
 }
 

@@ -1,0 +1,114 @@
+#include "kiln/tabular/raw_feature_types.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "kiln/core/error.h"
+
+namespace kiln::tabular {
+namespace {
+
+using Kind = io::Feature::Kind;
+
+constexpr Kind kKinds[] = {Kind::kBytes, Kind::kFloat, Kind::kInt64};
+// A tf.Example feature of more values than this is no input a server takes per example.
+constexpr int64_t kMostValues = int64_t{1} << 24;
+
+Kind kind_named(const Json& name) {
+  for (Kind kind : kKinds)
+    if (name == feature_kind_name(kind)) return kind;
+  return Kind::kNone;
+}
+
+}  // namespace
+
+RawFeatureTypes::RawFeatureTypes(std::vector<std::string> names)
+    : names_(std::move(names)), seen_(names_.size()) {}
+
+void RawFeatureTypes::observe(const io::Features& record) {
+  for (size_t f = 0; f < names_.size(); ++f) {
+    auto found = record.find(names_[f]);
+    if (found == record.end()) continue;
+    const io::Feature& feature = found->second;
+    auto count = static_cast<int64_t>(feature.size());
+    if (count == 0) continue;
+    Seen& seen = seen_[f];
+    seen.bytes |= feature.kind == Kind::kBytes;
+    seen.floats |= feature.kind == Kind::kFloat;
+    seen.ints |= feature.kind == Kind::kInt64;
+    seen.fewest = seen.fewest == 0 ? count : std::min(seen.fewest, count);
+    seen.most = std::max(seen.most, count);
+  }
+}
+
+void RawFeatureTypes::merge(const RawFeatureTypes& other) {
+  for (size_t f = 0; f < seen_.size() && f < other.seen_.size(); ++f) {
+    Seen& seen = seen_[f];
+    const Seen& more = other.seen_[f];
+    if (more.most == 0) continue;
+    seen.bytes |= more.bytes;
+    seen.floats |= more.floats;
+    seen.ints |= more.ints;
+    seen.fewest = seen.fewest == 0 ? more.fewest : std::min(seen.fewest, more.fewest);
+    seen.most = std::max(seen.most, more.most);
+  }
+}
+
+std::map<std::string, RawFeatureType> RawFeatureTypes::types() const {
+  std::map<std::string, RawFeatureType> types;
+  for (size_t f = 0; f < names_.size(); ++f) {
+    const Seen& seen = seen_[f];
+    if (seen.most == 0) continue;
+    RawFeatureType type;
+    type.kind = seen.bytes ? Kind::kBytes : seen.floats ? Kind::kFloat : Kind::kInt64;
+    type.values = seen.fewest == seen.most ? seen.most : RawFeatureType::kVaries;
+    types[names_[f]] = type;
+  }
+  return types;
+}
+
+Json RawFeatureTypes::json() const {
+  Json made = Json::object();
+  for (const auto& [name, type] : types())
+    made[name] = {{"kind", feature_kind_name(type.kind)}, {"values", type.values}};
+  return made;
+}
+
+RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<std::string>& names,
+                                           const std::string& path) {
+  auto damaged = [&](const std::string& problem) { return ConfigError(path, "", problem); };
+  if (!json.is_object())
+    throw damaged("expected an object of the raw features' kinds, got " + show_value(json));
+  RawFeatureTypes read(names);
+  for (const auto& [name, type] : json.items()) {
+    auto at = std::find(names.begin(), names.end(), name);
+    if (at == names.end())
+      throw damaged(fmt::format("\"{}\" is no raw feature the columns read ({})", name,
+                                fmt::join(names, ", ")));
+    const Json& kind = type.is_object() ? type.value("kind", Json()) : Json();
+    const Json& values = type.is_object() ? type.value("values", Json()) : Json();
+    if (kind_named(kind) == Kind::kNone)
+      throw damaged(fmt::format("\"{}\": \"kind\" is bytes_list, float_list or int64_list, not {}",
+                                name, show_value(kind)));
+    if (!values.is_number_integer() ||
+        (values != RawFeatureType::kVaries && (values < 1 || values > kMostValues)))
+      throw damaged(
+          fmt::format("\"{}\": \"values\" is a count from 1 to {}, or -1 (it varies), "
+                      "not {}",
+                      name, kMostValues, show_value(values)));
+    Seen& seen = read.seen_[size_t(at - names.begin())];
+    Kind given = kind_named(kind);
+    seen.bytes = given == Kind::kBytes;
+    seen.floats = given == Kind::kFloat;
+    seen.ints = given == Kind::kInt64;
+    // As if seen: a varying count as records of 1 and 2 values.
+    int64_t count = values.get<int64_t>();
+    seen.fewest = count == RawFeatureType::kVaries ? 1 : count;
+    seen.most = count == RawFeatureType::kVaries ? 2 : count;
+  }
+  return read;
+}
+
+}  // namespace kiln::tabular

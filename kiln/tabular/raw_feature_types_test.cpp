@@ -1,0 +1,92 @@
+// The raw features' kinds and counts, seen in the fitting pass and kept in preprocessing.json:
+// what a served tabular model lists as its inputs.
+
+#include "kiln/tabular/raw_feature_types.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/core/error.h"
+#include "kiln/tabular/feature_columns.h"
+#include "tests/support/tabular_rows.h"
+
+namespace kiln::tabular {
+namespace raw_feature_types_test {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using Kind = io::Feature::Kind;
+
+TEST(RawFeatureTypes, KindsAndCountsComeFromTheRecordsThatHoldAValue) {
+  RawFeatureTypes types({"fare", "company", "trips", "grid", "gone"});
+  types.observe({{"fare", io::int64_feature({3})},
+                 {"company", io::bytes_feature({"Flash"})},
+                 {"trips", io::int64_feature({1})},
+                 {"grid", io::float_feature({1, 2})}});
+  RawFeatureTypes later({"fare", "company", "trips", "grid", "gone"});
+  later.observe({{"fare", io::float_feature({3.5})},
+                 {"trips", io::int64_feature({})},  // held without a value: missing
+                 {"grid", io::float_feature({1, 2, 3})},
+                 {"gone", io::float_feature({})}});
+  types.merge(later);
+  std::map<std::string, RawFeatureType> seen = types.types();
+  ASSERT_EQ(seen.size(), 4u);  // "gone" never held a value: nothing says what it is
+  EXPECT_EQ(seen["fare"], (RawFeatureType{Kind::kFloat, 1}));  // ints and floats: floats
+  EXPECT_EQ(seen["company"], (RawFeatureType{Kind::kBytes, 1}));
+  EXPECT_EQ(seen["trips"], (RawFeatureType{Kind::kInt64, 1}));
+  EXPECT_EQ(seen["grid"], (RawFeatureType{Kind::kFloat, RawFeatureType::kVaries}));
+  EXPECT_EQ(types.json()["grid"], (Json{{"kind", "float_list"}, {"values", -1}}));
+}
+
+TEST(RawFeatureTypes, ReadBackAsWrittenAndADamagedOneIsNamed) {
+  std::vector<std::string> names = {"fare", "grid"};
+  RawFeatureTypes types(names);
+  types.observe({{"fare", io::float_feature({1})}, {"grid", io::int64_feature({1, 2, 3})}});
+  RawFeatureTypes read = RawFeatureTypes::from_json(types.json(), names, "p:raw_features");
+  EXPECT_EQ(read.types(), types.types());
+  EXPECT_EQ(read.json(), types.json());
+  Json varies = {{"grid", {{"kind", "int64_list"}, {"values", -1}}}};
+  EXPECT_EQ(RawFeatureTypes::from_json(varies, names, "p").json(), varies);
+
+  auto refused = [&](const Json& json, const char* why) {
+    EXPECT_THAT([&] { RawFeatureTypes::from_json(json, names, "p:raw_features"); },
+                ThrowsMessage<ConfigError>(HasSubstr(why)))
+        << json.dump();
+  };
+  refused(Json::array(), "expected an object");
+  refused({{"tips", {{"kind", "float_list"}, {"values", 1}}}},
+          "\"tips\" is no raw feature the columns read (fare, grid)");
+  refused({{"fare", {{"kind", "double_list"}, {"values", 1}}}}, "\"kind\" is bytes_list");
+  refused({{"fare", 3}}, "\"kind\" is bytes_list");
+  for (Json values : {Json(0), Json(-2), Json(1.5), Json("1"), Json(int64_t{1} << 40)})
+    refused({{"fare", {{"kind", "float_list"}, {"values", values}}}}, "\"values\" is a count");
+  EXPECT_THAT([&] { RawFeatureTypes::from_json(Json::array(), names, "p:raw_features"); },
+              ThrowsMessage<ConfigError>(HasSubstr("p:raw_features")));
+}
+
+TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
+  testing::TabularRows rows(
+      {{{"fare", io::float_feature({12.5})},
+        {"company", io::bytes_feature({"Flash"})},
+        {"tips", io::float_feature({2})}},
+       {{"fare", io::float_feature({3})}, {"company", io::bytes_feature({})}}});
+  FeatureColumns columns(
+      testing::declared_columns({{"company", {{"type", "categorical"}, {"feature", "company"}}}}),
+      {"fare", "company", "log_fare"}, "data.train.input", "data.columns",
+      DerivedFeatures({{"log_fare", "log1p(fare)"}}, "data.derived"));
+  columns.fit(rows, 1);
+  Json saved = columns.preprocessing();
+  EXPECT_EQ(saved["raw_features"], (Json{{"company", {{"kind", "bytes_list"}, {"values", 1}}},
+                                         {"fare", {{"kind", "float_list"}, {"values", 1}}}}));
+  std::unique_ptr<FeatureColumns> restored = FeatureColumns::from_preprocessing(saved);
+  EXPECT_EQ(restored->raw_types().types(), columns.raw_types().types());
+
+  saved.erase("raw_features");  // written before kiln noted them: nothing is known
+  EXPECT_TRUE(FeatureColumns::from_preprocessing(saved)->raw_types().types().empty());
+  saved["raw_features"] = {{"log_fare", {{"kind", "float_list"}, {"values", 1}}}};
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(saved); },
+              ThrowsMessage<ConfigError>(HasSubstr("\"log_fare\" is no raw feature")));
+}
+
+}  // namespace raw_feature_types_test
+}  // namespace kiln::tabular
