@@ -1,5 +1,5 @@
 // kiln tune show STUDY [--best-config FILE]: a study's trials, best trial, parameter importance,
-// and the best trial's config ready for `kiln train`.
+// and the best trial's config ready for `kiln train` (for a study of a program, its command line).
 // kiln tune benchmark --function NAME --trials N --seed S [--sampler SPEC]: a sampler on an
 // instant test function (benchmarks/tune.sh compares it with Optuna's).
 
@@ -10,6 +10,7 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
 #include "kiln/core/json_text.h"
+#include "kiln/tune/command_line.h"
 #include "kiln/tune/study_report.h"
 #include "kiln/tune/test_functions.h"
 
@@ -35,6 +36,39 @@ int64_t keep_trial_threads(const fs::path& folder, const tune::TrialRecord& tria
   } catch (const Error&) {
     return 0;  // a damaged trial config: the study's own config stands
   }
+}
+
+// `words` as a shell reads them back: each quoted unless it is plain.
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& word : words) {
+    bool plain = !word.empty() && word.find_first_not_of(
+                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789_./=:,+-@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += (line.empty() ? "" : " ") + (plain ? word : quoted + "'");
+  }
+  return line;
+}
+
+// The command line of the best trial of a study of a program (tune.command), to run it again;
+// none for a study of kiln train. The study's saved config may have been damaged.
+std::optional<std::vector<std::string>> best_command_line(const tune::StudyInfo& info,
+                                                          const tune::SearchSpace& space,
+                                                          const fs::path& folder,
+                                                          const tune::TrialRecord& best) {
+  const Json& command = info.config.at("tune").value("command", Json());
+  if (!command.is_array() || command.empty()) return std::nullopt;
+  std::vector<std::string> words;
+  for (const Json& word : command) {
+    if (!word.is_string())
+      throw Error("study.db: the study's tune.command holds " + show_value(word) +
+                  ", not text: the database is damaged");
+    words.push_back(word.get<std::string>());
+  }
+  return tune::trial_command_line(words, space, best.assignment, best.number,
+                                  (folder / best.run_dir).string());
 }
 
 int show_study(const ShowArgs& args) {
@@ -64,6 +98,11 @@ int show_study(const ShowArgs& args) {
   if (!shares.empty()) {
     std::printf("\nimportance (share of the value's variance each parameter explains):\n");
     for (const auto& [name, share] : shares) std::printf("  %-24s %.2f\n", name.c_str(), share);
+  }
+  if (std::optional<std::vector<std::string>> line =
+          best_command_line(info, space, folder, *best)) {
+    std::printf("\nbest command: %s\n", shell_words(*line).c_str());
+    return 0;
   }
   std::string file = args.best_config.empty() ? (folder / "best.yaml").string() : args.best_config;
   Json tree = tune::trial_config_tree(info, space, *best);

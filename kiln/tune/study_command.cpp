@@ -6,6 +6,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
+#include "kiln/tune/command_line.h"
 #include "kiln/tune/study.h"
 #include "kiln/tune/study_runner.h"
 
@@ -26,7 +27,8 @@ std::string default_study_name() {
 
 // The study's setup from its config (the one given, or the one a resumed study saved).
 StudySetup setup_from(const RawConfig& raw, const StudyCommand& command) {
-  ExperimentFacts facts = command.read_experiment(raw);
+  ExperimentFacts facts =
+      runs_a_program(raw) ? program_study_facts(raw) : command.read_experiment(raw);
   if (!facts.tune)
     throw UsageError("the config has no tune: section; docs/tuning.md shows how to write one");
   StudySetup setup;
@@ -45,6 +47,10 @@ StudySetup setup_from(const RawConfig& raw, const StudyCommand& command) {
   setup.program = command.program;
   setup.cores = command.cores;
   setup.check_config = [read = command.read_experiment](const RawConfig& trial) { read(trial); };
+  if (!setup.options.command.empty()) {
+    check_command_line(setup.options.command, setup.options.space);
+    setup.check_config = [](const RawConfig&) {};  // the program reads its own settings
+  }
   setup.now = command.now;
   return setup;
 }
@@ -100,6 +106,48 @@ int start_study(const StudyCommand& command, const fs::path& study_dir,
 }
 
 }  // namespace
+
+bool runs_a_program(const RawConfig& config) {
+  const Json& tune = config.tree.value("tune", Json());
+  return tune.is_object() && tune.contains("command") && !tune["command"].is_null() &&
+         !(tune["command"].is_array() && tune["command"].empty());
+}
+
+ExperimentFacts program_study_facts(const RawConfig& config) {
+  for (const auto& [key, value] : config.tree.items())
+    if (key != "version" && key != "name" && key != "seed" && key != "tune")
+      throw ConfigError(key, config.origins.find(key),
+                        "a study of a program (tune.command) runs no kiln train: its config "
+                        "holds only version, name, seed and tune; the program reads its own "
+                        "settings");
+  if (!config.tree["tune"]["command"].is_array())
+    throw ConfigError("tune.command", config.origins.find("tune.command"),
+                      "is a list, the program and its arguments, e.g. [python3, train.py, --lr, "
+                      "\"{lr}\"], not " +
+                          show_value(config.tree["tune"]["command"]));
+  ExperimentFacts facts;
+  TuneOptions options;
+  OptionTraits<TuneOptions>::read(config.tree["tune"], options,
+                                  ReadContext{"tune", &config.origins});
+  if (options.metric.empty())
+    throw ConfigError("tune.metric", "",
+                      "a study of a program needs the name of the value it reports to judge "
+                      "trials by (kiln-metric NAME=VALUE)");
+  if (options.mode == ModeOrAuto::kAuto)
+    throw ConfigError(
+        "tune.mode", "",
+        "a study of a program needs min or max: which way " + options.metric + " is better");
+  if (options.nproc != 1)
+    throw ConfigError("tune.nproc", "",
+                      "starts kiln train's processes; a program (tune.command) starts its own");
+  const Json& seed = config.tree.value("seed", Json(1));
+  if (!seed.is_number_integer() || seed.get<int64_t>() < 0)
+    throw ConfigError("seed", config.origins.find("seed"),
+                      "a whole number from 0, not " + show_value(seed));
+  facts.seed = seed.get<int64_t>();
+  facts.tune = std::move(options);
+  return facts;
+}
 
 void use_space_file(RawConfig& config, const std::string& file) {
   Json space = load_config_file(file);

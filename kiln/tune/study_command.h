@@ -41,6 +41,13 @@ struct StudyCommand {
   std::function<std::string()> now;  // UTC, ISO 8601
 };
 
+/// Whether a config's study runs a program (a tune.command), not kiln train.
+bool runs_a_program(const RawConfig& config);
+/// The facts of a study that runs a program, from its config alone: it holds only version,
+/// name, seed and tune (the program reads its own settings), and tune.metric and tune.mode are
+/// given (no train.monitor stands in). ConfigError naming the key otherwise.
+ExperimentFacts program_study_facts(const RawConfig& config);
+
 /// --space FILE: the search space, in place of the config's tune.space; a config without a
 /// tune: section gets one with its defaults. ConfigError when the file is no mapping of paths.
 void use_space_file(RawConfig& config, const std::string& file);

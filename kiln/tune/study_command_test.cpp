@@ -61,5 +61,33 @@ TEST(StudyCommand, ASpaceFileMustMapPathsAndStandsInForTuneSpace) {
   EXPECT_THROW(use_space_file(config, dir.file("space.yaml")), ConfigError);
 }
 
+TEST(StudyCommand, AStudyOfAProgramHoldsOnlyItsTuneSectionWithTheMetricAndMode) {
+  RawConfig config;
+  config.tree = Json::parse(R"({"name": "p", "seed": 3, "tune": {"command": ["python3", "t.py",
+      "{lr}"], "metric": "loss", "mode": "min", "space": {"lr": {"type": "uniform", "low": 0,
+      "high": 1}}}})");
+  EXPECT_TRUE(runs_a_program(config));
+  ExperimentFacts facts = program_study_facts(config);
+  EXPECT_EQ(facts.seed, 3);
+  ASSERT_TRUE(facts.tune);
+  EXPECT_EQ(facts.tune->command.size(), 3u);
+  auto refused = [&](const char* key, const Json& value, const char* why) {
+    RawConfig bad = config;
+    bad.tree[nlohmann::json::json_pointer(key)] = value;
+    EXPECT_THAT([&] { program_study_facts(bad); },
+                ::testing::ThrowsMessage<ConfigError>(HasSubstr(why)))
+        << key;
+  };
+  refused("/model", Json::object(), "holds only version, name, seed and tune");
+  refused("/tune/metric", "", "needs the name of the value it reports");
+  refused("/tune/mode", "auto", "needs min or max");
+  refused("/tune/nproc", 2, "a program (tune.command) starts its own");
+  refused("/seed", -1, "a whole number from 0");
+  refused("/tune/command", "python3 t.py", "tune.command");
+  RawConfig plain;
+  plain.tree = {{"name", "x"}, {"tune", {{"command", Json::array()}}}};
+  EXPECT_FALSE(runs_a_program(plain));
+}
+
 }  // namespace study_command_test
 }  // namespace kiln::tune

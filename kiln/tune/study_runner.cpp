@@ -13,6 +13,7 @@
 #include "kiln/core/parent_death.h"
 #include "kiln/core/remove_tree.h"
 #include "kiln/run/run_info.h"
+#include "kiln/tune/program_trials.h"
 #include "kiln/tune/study_report.h"
 #include "kiln/tune/trial_process.h"
 
@@ -67,6 +68,9 @@ class StudyRun {
   }
 
   int run() {
+    if (!setup_.options.command.empty())
+      programs_ = std::make_unique<ProgramTrials>(study_, setup_, signals_,
+                                                  [this](const std::string& line) { say(line); });
     std::vector<TrialRecord> trials = study_.trials();
     started_trials_ = int64_t(trials.size());
     for (const TrialRecord& t : trials)
@@ -74,7 +78,7 @@ class StudyRun {
     while (true) {
       while (can_start()) start_next();
       if (running_.empty()) break;
-      std::optional<EndedProcess> ended = wait_for_a_trial();
+      std::optional<EndedProcess> ended = programs_ ? next_program_ending() : wait_for_a_trial();
       if (!ended) continue;
       auto found = running_.find(ended->pid);
       if (found == running_.end()) continue;
@@ -117,6 +121,13 @@ class StudyRun {
     launch(number, false);
   }
 
+  // A program's trials are watched as they run: their output is read for reports while the
+  // study waits (a fifth of a second at most, then it looks for ended ones).
+  std::optional<EndedProcess> next_program_ending() {
+    programs_->watch(200);
+    return reap_a_trial();
+  }
+
   // A study killed with SIGKILL leaves its trials to stop on their own (core/parent_death.h):
   // each saves a checkpoint as it ends. Resuming, wait for that instead of failing on its lock.
   void wait_for_earlier_process(int64_t number) const {
@@ -134,6 +145,7 @@ class StudyRun {
   // A trial the study left running: its run goes on from its checkpoint, unless it ended
   // after the study was killed and before it could record the end.
   void resume_trial(int64_t number) {
+    if (programs_) return launch(number, true);  // a program starts again, told it is resumed
     wait_for_earlier_process(number);
     std::string status = text_at(run_record_of(number), "status");
     if (status != "finished" && status != "pruned") return launch(number, true);
@@ -143,6 +155,13 @@ class StudyRun {
 
   void launch(int64_t number, bool resume) {
     std::string run_dir = run_dir_of(number);
+    if (programs_) {
+      if (resume) say(fmt::format("trial {} starts again with the same values", number));
+      pid_t pid = programs_->start(number, run_dir, log_path(number), resume);
+      signals_.add(pid);
+      running_[pid] = number;
+      return;
+    }
     TrialCommand command;
     command.program = setup_.program;
     // A trial of several processes is a job of the launcher, which passes a signal on to them.
@@ -168,6 +187,7 @@ class StudyRun {
   }
 
   void finish(int64_t number, int status) {
+    if (programs_) return programs_->finish(number, status);
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!ok && signals_.received()) {
       say(fmt::format("trial {} stopped; `kiln tune --resume` goes on with it", number));
@@ -265,6 +285,7 @@ class StudyRun {
   bool maximize_;
   std::chrono::steady_clock::time_point started_;
   SignalsToTrials signals_;
+  std::unique_ptr<ProgramTrials> programs_;  // a study of a program's: its trials' state
   std::map<pid_t, int64_t> running_;
   bool exhausted_ = false;
   int64_t started_trials_ = 0;  // in the study: this run's and earlier runs'

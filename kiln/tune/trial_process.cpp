@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -65,6 +67,61 @@ pid_t start_trial_process(const TrialCommand& command) {
     throw Error(
         fmt::format("kiln tune: cannot start {}: {}", command.program, std::strerror(failed)));
   return pid;
+}
+
+pid_t start_program_process(const TrialCommand& command, int* output) {
+  // Everything the child needs is made before the fork: after it, only calls that are safe
+  // between fork and exec.
+  std::vector<std::string> arguments = {command.program};
+  arguments.insert(arguments.end(), command.arguments.begin(), command.arguments.end());
+  std::vector<std::string> environment = environment_with(command.environment);
+  std::vector<char*> argv = c_string_array(arguments), envp = c_string_array(environment);
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0)
+    throw Error(fmt::format("kiln tune: pipe: {}", std::strerror(errno)));
+  int report[2];  // the child's exec error, if any; closed by a successful exec
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    ::close(ends[0]);
+    ::close(ends[1]);
+    throw Error(fmt::format("kiln tune: pipe: {}", std::strerror(errno)));
+  }
+  pid_t study = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != study) ::_exit(127);  // the study died before the request was made
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int s : {SIGINT, SIGTERM, SIGPIPE}) ::signal(s, SIG_DFL);
+    ::dup2(ends[1], 1);
+    ::dup2(ends[1], 2);
+    ::execvpe(argv[0], argv.data(), envp.data());
+    int error = errno;
+    (void)!::write(report[1], &error, sizeof error);
+    ::_exit(127);
+  }
+  ::close(ends[1]);
+  ::close(report[1]);
+  int error = 0;
+  ssize_t got = pid < 0 ? 0 : ::read(report[0], &error, sizeof error);
+  ::close(report[0]);
+  if (pid < 0 || got == sizeof error) {
+    ::close(ends[0]);
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    throw Error(fmt::format("kiln tune: cannot start {} (tune.command): {}", command.program,
+                            std::strerror(pid < 0 ? errno : error)));
+  }
+  *output = ends[0];
+  return pid;
+}
+
+std::optional<EndedProcess> reap_a_trial() {
+  EndedProcess ended;
+  ended.pid = ::waitpid(-1, &ended.status, WNOHANG);
+  if (ended.pid <= 0) return std::nullopt;
+  return ended;
 }
 
 std::optional<EndedProcess> wait_for_a_trial() {

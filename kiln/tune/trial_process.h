@@ -24,6 +24,13 @@ struct TrialCommand {
 /// Starts `command`; throws Error when it cannot be started.
 pid_t start_trial_process(const TrialCommand& command);
 
+/// Starts a program of the user's (tune.command; `command.program` looked up in PATH) in its own
+/// process group, its stdout and stderr going to a pipe whose read end it returns in `output`
+/// (`command.log` is not opened). Linux sends it SIGTERM when the study dies, however it dies
+/// (PR_SET_PDEATHSIG), as kiln's own trials stop with their study. Error when it cannot be
+/// started (a program not found, say).
+pid_t start_program_process(const TrialCommand& command, int* output);
+
 struct EndedProcess {
   pid_t pid = -1;
   int status = 0;  // as waitpid gives it
@@ -31,6 +38,8 @@ struct EndedProcess {
 
 /// Waits for a child to end; nullopt when a signal came first.
 std::optional<EndedProcess> wait_for_a_trial();
+/// A child that has ended, without waiting; nullopt when none has.
+std::optional<EndedProcess> reap_a_trial();
 
 /// "exited with status 3", "was killed by signal 9 (Killed)".
 std::string process_ending(int status);

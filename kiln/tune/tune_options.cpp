@@ -33,6 +33,10 @@ void TuneOptions::describe(Schema& s) {
   s.field("sampler", sampler, "How each trial's parameters are chosen: random, grid or tpe.");
   s.field("pruner", pruner, "How unpromising trials are stopped early: none, asha or median.");
   s.field("space", space, "The tuned parameters: config path -> distribution (docs/tuning.md).");
+  s.field("command", command,
+          "A program each trial runs instead of kiln train, e.g. [python3, train.py, --lr, "
+          "\"{lr}\"]: {NAME} is the trial's value of parameter NAME; it reports by printing "
+          "kiln-metric NAME=VALUE step=N (docs/tuning.md).");
 }
 
 }  // namespace kiln::tune

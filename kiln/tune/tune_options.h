@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/core/config_section.h"
 #include "kiln/core/mode.h"
@@ -26,6 +27,8 @@ struct TuneOptions {
   ComponentSpec sampler{"sampler", "tpe"};
   ComponentSpec pruner{"pruner", "none"};
   SearchSpace space;
+  // A program each trial runs instead of `kiln train` (command_line.h); empty: kiln train.
+  std::vector<std::string> command;
   void describe(Schema& s);
 };
 

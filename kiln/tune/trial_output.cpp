@@ -1,0 +1,149 @@
+#include "kiln/tune/trial_output.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
+
+namespace kiln::tune {
+namespace {
+
+constexpr size_t kPiece = 64 * 1024;
+constexpr int kPollMs = 100, kEndWaitMs = 5000;
+
+}  // namespace
+
+std::vector<std::pair<int64_t, std::string>> LineSplitter::add(const char* bytes, size_t size) {
+  std::vector<std::pair<int64_t, std::string>> lines;
+  for (size_t i = 0; i < size; ++i) {
+    if (bytes[i] == '\n') {
+      if (!skipping_) lines.emplace_back(++lines_, std::move(partial_));
+      skipping_ = false;
+      partial_.clear();
+      continue;
+    }
+    if (skipping_) continue;
+    partial_ += bytes[i];
+    if (partial_.size() > kMaxMetricLine) {  // judged as it is: too long to be a report
+      lines.emplace_back(++lines_, std::move(partial_));
+      partial_.clear();
+      skipping_ = true;
+    }
+  }
+  return lines;
+}
+
+std::vector<std::pair<int64_t, std::string>> LineSplitter::end() {
+  std::vector<std::pair<int64_t, std::string>> lines;
+  if (!partial_.empty() && !skipping_) lines.emplace_back(++lines_, std::move(partial_));
+  partial_.clear();
+  return lines;
+}
+
+TrialOutput::TrialOutput(int pipe, const std::string& log, std::string log_name,
+                         std::string metrics, std::string metrics_name)
+    : pipe_(pipe),
+      log_(std::fopen(log.c_str(), "ae")),
+      log_name_(std::move(log_name)),
+      metrics_(std::move(metrics)),
+      metrics_name_(std::move(metrics_name)) {
+  ::fcntl(pipe_, F_SETFL, ::fcntl(pipe_, F_GETFL) | O_NONBLOCK);
+  if (!log_) {
+    ::close(pipe_);
+    throw Error(fmt::format("kiln tune: cannot write {}: {}", log, std::strerror(errno)));
+  }
+}
+
+TrialOutput::~TrialOutput() {
+  if (pipe_ >= 0) ::close(pipe_);
+  std::fclose(log_);
+}
+
+std::vector<MetricReport> TrialOutput::read() {
+  std::vector<MetricReport> reports;
+  read_pipe(reports);
+  read_metrics(reports, false);
+  return reports;
+}
+
+std::vector<MetricReport> TrialOutput::read_to_end() {
+  std::vector<MetricReport> reports;
+  // The program has ended: what it wrote is in the pipe, then its end; unless a process it left
+  // behind (outside its group) holds the pipe open, which is waited for a few seconds only.
+  for (int waited = 0; pipe_ >= 0 && waited < kEndWaitMs; waited += kPollMs) {
+    pollfd ready{pipe_, POLLIN, 0};
+    ::poll(&ready, 1, kPollMs);
+    read_pipe(reports);
+  }
+  for (auto& [number, line] : output_lines_.end()) take_output_line(number, line, reports);
+  read_metrics(reports, true);
+  return reports;
+}
+
+void TrialOutput::read_pipe(std::vector<MetricReport>& reports) {
+  char buffer[kPiece];
+  while (pipe_ >= 0) {
+    ssize_t got = ::read(pipe_, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (got <= 0) {  // its end (or an error, which ends it too)
+      ::close(pipe_);
+      pipe_ = -1;
+      return;
+    }
+    std::fwrite(buffer, 1, size_t(got), log_);
+    std::fflush(log_);
+    for (auto& [number, line] : output_lines_.add(buffer, size_t(got)))
+      take_output_line(number, line, reports);
+  }
+}
+
+void TrialOutput::take_output_line(int64_t number, const std::string& line,
+                                   std::vector<MetricReport>& reports) {
+  try {
+    if (std::optional<MetricReport> report = parse_metric_line(line))
+      return reports.push_back(std::move(*report));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} line {}: {}", log_name_, number, e.what()));
+  }
+  if (!line.empty()) last_line_ = line;
+}
+
+void TrialOutput::read_metrics(std::vector<MetricReport>& reports, bool to_end) {
+  int fd = ::open(metrics_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // not written (yet)
+  char buffer[kPiece];
+  while (true) {
+    ssize_t got = ::pread(fd, buffer, sizeof buffer, metrics_offset_);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    metrics_offset_ += got;
+    for (auto& [number, line] : metrics_lines_.add(buffer, size_t(got)))
+      take_metrics_line(number, line, reports);
+  }
+  ::close(fd);
+  if (to_end)
+    for (auto& [number, line] : metrics_lines_.end()) take_metrics_line(number, line, reports);
+}
+
+void TrialOutput::take_metrics_line(int64_t number, const std::string& line,
+                                    std::vector<MetricReport>& reports) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return;
+  try {
+    if (line.size() > kMaxMetricLine)
+      throw Error(fmt::format("a line of more than {} bytes", kMaxMetricLine));
+    reports.push_back(parse_metric_record(parse_json_text(line)));
+  } catch (const JsonTextError& e) {
+    throw Error(fmt::format("{} line {}: not JSON: {}", metrics_name_, number, e.what()));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} line {}: {}", metrics_name_, number, e.what()));
+  }
+}
+
+}  // namespace kiln::tune

@@ -1,0 +1,70 @@
+#pragma once
+// What the program of a trial (`tune.command`) says while it runs: its output, read from a pipe
+// as it comes and appended to the trial's log, and the metrics file it may write
+// (KILN_METRICS_FILE); both are read for reports (metric_lines.h). Reads are bounded: a pipe's
+// or the file's bytes in pieces of 64 KiB, one line at most kMaxMetricLine bytes before it is
+// judged. A malformed report is an Error naming the log or file and its line.
+// Torch-free. Thread-safety: one thread.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kiln/tune/metric_lines.h"
+
+namespace kiln::tune {
+
+/// Complete lines of a stream of bytes, counted, with a bound on a line's length.
+class LineSplitter {
+ public:
+  /// Adds `bytes`; returns the lines they complete (without the newline) with their numbers
+  /// from 1. A line longer than kMaxMetricLine is returned cut to that length, once.
+  std::vector<std::pair<int64_t, std::string>> add(const char* bytes, size_t size);
+  /// The last line, when the stream ended without a newline after it.
+  std::vector<std::pair<int64_t, std::string>> end();
+
+ private:
+  std::string partial_;
+  int64_t lines_ = 0;
+  bool skipping_ = false;  // inside a line cut at the bound, until its newline
+};
+
+class TrialOutput {
+ public:
+  /// Reads `pipe` (its read end, which this closes), appending to the file `log`; and the
+  /// metrics file `metrics` when it exists. `log_name` and `metrics_name` are how messages name
+  /// them.
+  TrialOutput(int pipe, const std::string& log, std::string log_name, std::string metrics,
+              std::string metrics_name);
+  ~TrialOutput();
+  TrialOutput(const TrialOutput&) = delete;
+  TrialOutput& operator=(const TrialOutput&) = delete;
+
+  /// The pipe's descriptor, for poll(); -1 once it ended.
+  int fd() const { return pipe_; }
+  /// Reads what the pipe holds now and the metrics file's new lines; returns the reports they
+  /// complete, in order (the output's first). Error for a malformed one.
+  std::vector<MetricReport> read();
+  /// Reads both to their ends (the program has ended): the reports left, a last line without a
+  /// newline included. Waits at most 5 s for the pipe's end.
+  std::vector<MetricReport> read_to_end();
+  /// The last line of output that was not a report, for a failed trial's error.
+  const std::string& last_line() const { return last_line_; }
+
+ private:
+  void read_pipe(std::vector<MetricReport>& reports);
+  void read_metrics(std::vector<MetricReport>& reports, bool to_end);
+  void take_output_line(int64_t number, const std::string& line,
+                        std::vector<MetricReport>& reports);
+  void take_metrics_line(int64_t number, const std::string& line,
+                         std::vector<MetricReport>& reports);
+
+  int pipe_;
+  std::FILE* log_;
+  std::string log_name_, metrics_, metrics_name_, last_line_;
+  LineSplitter output_lines_, metrics_lines_;
+  int64_t metrics_offset_ = 0;
+};
+
+}  // namespace kiln::tune
