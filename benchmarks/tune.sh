@@ -3,12 +3,14 @@
 # benchmarks/peers/tune_optuna.py), on test functions evaluated instantly, so that the sampler is all
 # that costs.
 #
-#   benchmarks/tune.sh [TRIALS] [SEEDS]      default: 60 7 (or the variables TRIALS and SEEDS)
+#   [SET=cmaes] [FUNCTIONS="..."] benchmarks/tune.sh [TRIALS] [SEEDS]    default: 60 7 (or TRIALS, SEEDS)
 #
 # The functions, minimised, are defined alike in `kiln tune benchmark` and peers/tune_optuna.py: Branin
 # (2 reals, minimum 0.397887), Hartmann-6 (6 reals in [0, 1], minimum -3.32237) and a conditional
 # space (a choice between a 1-D bowl and a valley over a log-uniform lr and a log-scale int width,
-# minimum 0). For each function and seed 1..SEEDS, one study of TRIALS trials each of: kiln tpe
+# minimum 0) and Optuna's tutorial's classifier choice (an SVC's C over 20 decades, best 0.05 in a
+# window around 100, or a forest's depth, 0.08 to 0.12 everywhere; FUNCTIONS="..." picks some).
+# For each function and seed 1..SEEDS, one study of TRIALS trials each of: kiln tpe
 # (multivariate, grouped; 10 startup trials, 24 candidates), Optuna's TPESampler with its defaults
 # (independent; 10 startup trials, 24 candidates), Optuna's TPESampler(multivariate=True,
 # group=True) (the decomposition kiln's follows) and kiln random as the floor, alternating. The
@@ -23,7 +25,16 @@ trials=${1:-${TRIALS:-60}}
 seeds=${2:-${SEEDS:-7}}
 kiln=${KILN:-build/kiln}
 python=${PYTHON:-/usr/bin/python3}   # Debian's python3-optuna lives here, not in a pyenv
-functions=(branin hartmann6 conditional)
+# SET=cmaes compares the samplers of continuous spaces instead: kiln's cmaes against Optuna's
+# CmaEsSampler (its defaults), on Hartmann-6 and Rosenbrock-10 by default.
+if [ "${SET:-tpe}" = cmaes ]; then
+  default_functions="hartmann6 rosenbrock10"
+  samplers=("kiln cmaes" "optuna cmaes" "kiln random")
+else
+  default_functions="branin hartmann6 conditional classifier"
+  samplers=("kiln tpe" "optuna tpe" "optuna tpe_multivariate" "kiln random")
+fi
+read -r -a functions <<< "${FUNCTIONS:-$default_functions}"
 
 for n in "$trials" "$seeds"; do
   if ! [[ $n =~ ^[1-9][0-9]*$ ]]; then
@@ -43,9 +54,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "\$ KILN=$kiln PYTHON=$python benchmarks/tune.sh $trials $seeds"
-echo "  each run: $kiln tune benchmark --function F --trials $trials --seed S [--sampler random]"
+echo "  each run: $kiln tune benchmark --function F --trials $trials --seed S --sampler tpe|cmaes|random"
 echo "            $python benchmarks/peers/tune_optuna.py --function F --trials $trials --seed S" \
-  "--sampler tpe|tpe_multivariate"
+  "--sampler tpe|tpe_multivariate|cmaes"
 echo
 
 # run FUNCTION SEED LABEL COMMAND...: one study; its JSON line goes to $work/results as
@@ -65,24 +76,28 @@ run() {
 for function in "${functions[@]}"; do
   for seed in $(seq "$seeds"); do
     common=(--function "$function" --trials "$trials" --seed "$seed")
-    run "$function" "$seed" "kiln tpe" "$kiln" tune benchmark "${common[@]}"
-    run "$function" "$seed" "optuna tpe" \
-      "$python" benchmarks/peers/tune_optuna.py "${common[@]}" --sampler tpe
-    run "$function" "$seed" "optuna tpe_multivariate" \
-      "$python" benchmarks/peers/tune_optuna.py "${common[@]}" --sampler tpe_multivariate
-    run "$function" "$seed" "kiln random" "$kiln" tune benchmark "${common[@]}" --sampler random
+    for label in "${samplers[@]}"; do
+      if [[ $label == kiln* ]]; then
+        run "$function" "$seed" "$label" "$kiln" tune benchmark "${common[@]}" \
+          --sampler "${label#kiln }"
+      else
+        run "$function" "$seed" "$label" \
+          "$python" benchmarks/peers/tune_optuna.py "${common[@]}" --sampler "${label#optuna }"
+      fi
+    done
   done
 done
 echo >&2
 
-"$python" - "$work/results" "$trials" "${functions[@]}" <<'EOF'
+"$python" - "$work/results" "$trials" "$(IFS=,; echo "${samplers[*]}")" "${functions[@]}" <<'EOF'
 import json
 import statistics
 import sys
 
-path, trials, functions = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+path, trials, functions = sys.argv[1], int(sys.argv[2]), sys.argv[4:]
 half = max(trials // 2, 1)
-labels = ["kiln tpe", "optuna tpe", "optuna tpe_multivariate", "kiln random"]
+labels = sys.argv[3].split(",")  # kiln's sampler first, then its Optuna peer
+ours, peer = labels[0], labels[1]
 runs = {}  # (function, label) -> [(best after trials, best after half, seconds per trial)]
 for line in open(path):
     function, seed, label, text = line.rstrip("\n").split("\t", 3)
@@ -120,16 +135,14 @@ def ratio(peer, kiln):
 
 
 print()
-print("| function | ms/trial Optuna tpe / kiln tpe | ms/trial Optuna tpe_multivariate / kiln tpe "
-      "| median best kiln tpe | median best Optuna tpe | goal met (kiln tpe <= Optuna tpe) |")
-print("|---|---|---|---|---|---|")
+print(f"| function | ms/trial {peer} / {ours} | median best {ours} | median best {peer} "
+      f"| goal met ({ours} <= {peer}) |")
+print("|---|---|---|---|---|")
 met = 0
 for function in functions:
-    kiln_best, peer_best = median(function, "kiln tpe", 0), median(function, "optuna tpe", 0)
-    kiln_time = median(function, "kiln tpe", 2)
+    kiln_best, peer_best = median(function, ours, 0), median(function, peer, 0)
     met += kiln_best <= peer_best
-    print(f"| {function} | {ratio(median(function, 'optuna tpe', 2), kiln_time)} "
-          f"| {ratio(median(function, 'optuna tpe_multivariate', 2), kiln_time)} "
+    print(f"| {function} | {ratio(median(function, peer, 2), median(function, ours, 2))} "
           f"| {kiln_best:.5g} | {peer_best:.5g} | {'yes' if kiln_best <= peer_best else 'no'} |")
 print(f"\ngoal met on {met} of {len(functions)} functions "
       f"(median over {len(runs[functions[0], labels[0]])} seeds, {trials} trials each)")

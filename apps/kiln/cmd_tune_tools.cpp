@@ -3,6 +3,9 @@
 // kiln tune benchmark --function NAME --trials N --seed S [--sampler SPEC]: a sampler on an
 // instant test function (benchmarks/tune.sh compares it with Optuna's).
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +39,29 @@ int64_t keep_trial_threads(const fs::path& folder, const tune::TrialRecord& tria
   } catch (const Error&) {
     return 0;  // a damaged trial config: the study's own config stands
   }
+}
+
+// Each parameter's importance by fANOVA (most important first) beside the share of the value's
+// variance that grouping the trials by it explains.
+void print_importance(const std::vector<std::pair<std::string, double>>& fanova,
+                      const std::vector<std::pair<std::string, double>>& grouped) {
+  if (fanova.empty() && grouped.empty()) return;
+  std::printf(
+      "\nimportance (fANOVA, as Optuna's; and the share of the value's variance that "
+      "grouping the trials by each explains):\n");
+  std::printf("  %-24s %-7s %s\n", "parameter", "fANOVA", "grouped");
+  auto share_of = [](const auto& shares, const std::string& name) {
+    for (const auto& [n, share] : shares)
+      if (n == name) return fmt::format("{:.2f}", share);
+    return std::string("-");
+  };
+  std::vector<std::string> names;
+  for (const auto& [name, share] : fanova) names.push_back(name);
+  for (const auto& [name, share] : grouped)
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  for (const std::string& name : names)
+    std::printf("  %-24s %-7s %s\n", name.c_str(), share_of(fanova, name).c_str(),
+                share_of(grouped, name).c_str());
 }
 
 // `words` as a shell reads them back: each quoted unless it is plain.
@@ -94,11 +120,7 @@ int show_study(const ShowArgs& args) {
   }
   std::printf("best: trial %lld, %s %.6g, %s\n", static_cast<long long>(best->number),
               info.metric.c_str(), *best->value, dump_json(best->values).c_str());
-  auto shares = tune::importance(space, trials);
-  if (!shares.empty()) {
-    std::printf("\nimportance (share of the value's variance each parameter explains):\n");
-    for (const auto& [name, share] : shares) std::printf("  %-24s %.2f\n", name.c_str(), share);
-  }
+  print_importance(tune::fanova_importance(space, trials), tune::importance(space, trials));
   if (std::optional<std::vector<std::string>> line =
           best_command_line(info, space, folder, *best)) {
     std::printf("\nbest command: %s\n", shell_words(*line).c_str());
@@ -156,7 +178,9 @@ void add_tune_tools(CLI::App& tune, Action& action) {
   auto bench_args = std::make_shared<BenchmarkArgs>();
   auto* bench = tune.add_subcommand(
       "benchmark", "A sampler on an instant test function, as one JSON line (benchmarks/tune.sh)");
-  bench->add_option("--function", bench_args->function, "branin, hartmann6 or conditional")
+  bench
+      ->add_option("--function", bench_args->function,
+                   "branin, hartmann6, conditional or classifier")
       ->required();
   bench->add_option("--trials", bench_args->trials, "Trials")->check(CLI::Range(1, 100000));
   bench->add_option("--seed", bench_args->seed, "The sampler's seed");

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """The peer of benchmarks/tune.sh: `kiln tune benchmark` as an Optuna study.
 
-    /usr/bin/python3 benchmarks/peers/tune_optuna.py --function branin|hartmann6|conditional \
-        --trials N --seed S --sampler tpe|tpe_multivariate|random
+    /usr/bin/python3 benchmarks/peers/tune_optuna.py \
+        --function branin|hartmann6|conditional|classifier|rosenbrock10 \
+        --trials N --seed S --sampler tpe|tpe_multivariate|cmaes|random
 
 Minimises one of the test functions below, defined exactly as kiln's, with Optuna's sampler:
 `tpe` is TPESampler(seed=S) with its defaults (10 startup trials, 24 candidates, independent),
 `tpe_multivariate` is TPESampler(seed=S, multivariate=True, group=True) (the decomposition kiln's
-TPE uses) and `random` is RandomSampler(seed=S). The study is in memory and driven through
+TPE uses), `cmaes` is CmaEsSampler(seed=S) with its defaults (one random trial, then CMA-ES
+from the middle of the space with a step of a sixth of it; Debian's python3-cmaes) and `random`
+is RandomSampler(seed=S). The study is in memory and driven through
 ask/tell so that only the sampler is timed: study.ask() plus the trial's suggest_* calls (where
 Optuna samples: relative sampling in ask, independent sampling in suggest), not the objective nor
 tell. Debian's python3-optuna (3.1) is importable by /usr/bin/python3 only.
@@ -74,7 +77,26 @@ def conditional(trial):
     return lambda: (math.log10(lr) + 2) ** 2 + 0.05 * abs(math.log2(width) - 4) + 0.25
 
 
-FUNCTIONS = {"branin": branin, "hartmann6": hartmann6, "conditional": conditional}
+# Optuna's documented conditional space (its first tutorial's classifier choice), the models'
+# error rates replaced by instant functions as in `kiln tune benchmark`: minimum 0.05 (SVC,
+# C = 100); the forest is 0.08 at depth 8.
+def classifier(trial):
+    kind = trial.suggest_categorical("kind", ["svc", "forest"])
+    if kind == "svc":
+        c = trial.suggest_float("svc_c", 1e-10, 1e10, log=True)
+        return lambda: 0.05 + 0.9 * (1 - math.exp(-((math.log10(c) - 2) / 4) ** 2))
+    depth = trial.suggest_int("rf_max_depth", 2, 32, log=True)
+    return lambda: 0.08 + 0.01 * (math.log2(depth) - 3) ** 2
+
+
+# Rosenbrock's valley in 10 dimensions, each in [-2.048, 2.048]: minimum 0 at (1, ..., 1).
+def rosenbrock10(trial):
+    x = [trial.suggest_float(f"x{i}", -2.048, 2.048) for i in range(1, 11)]
+    return lambda: sum(100 * (b - a * a) ** 2 + (1 - a) ** 2 for a, b in zip(x, x[1:]))
+
+
+FUNCTIONS = {"branin": branin, "hartmann6": hartmann6, "conditional": conditional,
+             "classifier": classifier, "rosenbrock10": rosenbrock10}
 
 
 def make_sampler(name, seed):
@@ -82,6 +104,8 @@ def make_sampler(name, seed):
         return optuna.samplers.TPESampler(seed=seed)
     if name == "tpe_multivariate":
         return optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True)
+    if name == "cmaes":  # its defaults: one random trial first, then CMA-ES from the middle
+        return optuna.samplers.CmaEsSampler(seed=seed)
     return optuna.samplers.RandomSampler(seed=seed)
 
 
@@ -90,7 +114,7 @@ def main():
     parser.add_argument("--function", required=True, choices=sorted(FUNCTIONS))
     parser.add_argument("--trials", type=int, required=True)
     parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--sampler", default="tpe", choices=["tpe", "tpe_multivariate", "random"])
+    parser.add_argument("--sampler", default="tpe", choices=["tpe", "tpe_multivariate", "cmaes", "random"])
     args = parser.parse_args()
     if args.trials < 1:
         parser.error("--trials must be at least 1")

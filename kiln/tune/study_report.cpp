@@ -8,6 +8,7 @@
 
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_table.h"
+#include "kiln/tune/fanova.h"
 
 namespace kiln::tune {
 namespace {
@@ -109,6 +110,34 @@ std::vector<std::pair<std::string, double>> importance(const SearchSpace& space,
   }
   if (sum <= 0) return {};
   for (auto& [name, share] : out) share /= sum;
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> fanova_importance(
+    const SearchSpace& space, const std::vector<TrialRecord>& trials) {
+  std::vector<const TrialRecord*> complete;
+  for (const TrialRecord& t : trials)
+    if (t.state == TrialState::kComplete && t.value) complete.push_back(&t);
+  std::vector<const Parameter*> shared;  // those every complete trial has
+  for (const Parameter& p : space.parameters())
+    if (std::all_of(complete.begin(), complete.end(),
+                    [&](const TrialRecord* t) { return t->assignment.count(p.name) > 0; }))
+      shared.push_back(&p);
+  if (complete.size() < 3 || shared.empty()) return {};
+  std::vector<FanovaSample> samples;
+  for (const TrialRecord* t : complete) {
+    FanovaSample sample{{}, *t->value};
+    for (const Parameter* p : shared) {
+      const Distribution& d = *p->distribution;
+      sample.x.push_back((t->assignment.at(p->name) - d.low()) / (d.high() - d.low()));
+    }
+    samples.push_back(std::move(sample));
+  }
+  std::vector<double> shares = fanova_importances(samples, shared.size());
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t i = 0; i < shares.size(); ++i) out.emplace_back(shared[i]->name, shares[i]);
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   return out;

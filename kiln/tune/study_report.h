@@ -27,6 +27,12 @@ std::string trials_table(const StudyInfo& info, const SearchSpace& space,
 std::vector<std::pair<std::string, double>> importance(const SearchSpace& space,
                                                        const std::vector<TrialRecord>& trials);
 
+/// Each parameter's importance by fANOVA (fanova.h, as Optuna's default evaluator) over the
+/// complete trials: the parameters every one of them has, scaled to sum to 1, most important
+/// first. Empty with fewer than 3 complete trials or when every value is the same.
+std::vector<std::pair<std::string, double>> fanova_importance(
+    const SearchSpace& space, const std::vector<TrialRecord>& trials);
+
 /// The study's config with `trial`'s values set, without its `tune` section.
 Json trial_config_tree(const StudyInfo& info, const SearchSpace& space, const TrialRecord& trial);
 

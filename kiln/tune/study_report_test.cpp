@@ -84,6 +84,15 @@ TEST(TestFunctions, ReachTheirKnownMinima) {
   EXPECT_NEAR(
       test_function("conditional").evaluate({{"kind", "valley"}, {"lr", 0.01}, {"width", 16}}),
       0.25, 1e-12);
+  EXPECT_NEAR(test_function("classifier").evaluate({{"kind", "svc"}, {"svc_c", 100.0}}), 0.05,
+              1e-12);
+  EXPECT_NEAR(test_function("classifier").evaluate({{"kind", "forest"}, {"rf_max_depth", 8}}), 0.08,
+              1e-12);
+  Json ones = Json::object();
+  for (int i = 1; i <= 10; ++i) ones["x" + std::to_string(i)] = 1.0;
+  EXPECT_EQ(test_function("rosenbrock10").evaluate(ones), 0);
+  ones["x10"] = 0.0;
+  EXPECT_EQ(test_function("rosenbrock10").evaluate(ones), 100);  // 100 (0 - 1)^2
   EXPECT_THROW(test_function("rosenbrock"), UsageError);
 }
 

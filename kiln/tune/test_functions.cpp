@@ -49,6 +49,39 @@ double conditional(const Json& v) {
   return lr * lr + 0.05 * std::abs(std::log2(v["width"].get<double>()) - 4) + 0.25;
 }
 
+// Rosenbrock's valley in 10 dimensions, each in [-2.048, 2.048]: minimum 0 at (1, ..., 1), at the
+// end of a long curved valley that a sampler must follow.
+double rosenbrock10(const Json& v) {
+  double sum = 0;
+  for (int i = 1; i < 10; ++i) {
+    double x = v[fmt::format("x{}", i)].get<double>(),
+           next = v[fmt::format("x{}", i + 1)].get<double>();
+    sum += 100 * (next - x * x) * (next - x * x) + (1 - x) * (1 - x);
+  }
+  return sum;
+}
+
+// Optuna's documented conditional space (its first tutorial: a classifier, SVC with a C from
+// 1e-10 to 1e10 on a log scale or a random forest with a depth from 2 to 32 on a log scale),
+// with the two models' error rates replaced by instant functions: the forest is good at any
+// depth (0.08 to 0.12), the SVC bad (up to 0.95) but for a window of C around 100 where it is
+// best (0.05). A sampler that settles on the forest early misses it.
+double classifier(const Json& v) {
+  if (v["kind"] == "svc") {
+    double away = (std::log10(v["svc_c"].get<double>()) - 2) / 4;
+    return 0.05 + 0.9 * (1 - std::exp(-away * away));
+  }
+  double depth = std::log2(v["rf_max_depth"].get<double>()) - 3;
+  return 0.08 + 0.01 * depth * depth;
+}
+
+std::string rosenbrock_space() {
+  std::string space;
+  for (int i = 1; i <= 10; ++i)
+    space += fmt::format("x{}: {{type: uniform, low: -2.048, high: 2.048}}\n", i);
+  return space;
+}
+
 }  // namespace
 
 const std::vector<TestFunction>& test_functions() {
@@ -66,6 +99,12 @@ const std::vector<TestFunction>& test_functions() {
        "lr: {type: loguniform, low: 1.0e-4, high: 1, when: {kind: valley}}\n"
        "width: {type: int, low: 1, high: 64, log: true, when: {kind: valley}}\n",
        conditional, 0},
+      {"rosenbrock10", rosenbrock_space(), rosenbrock10, 0},
+      {"classifier",
+       "kind: {type: choice, values: [svc, forest]}\n"
+       "svc_c: {type: loguniform, low: 1.0e-10, high: 1.0e10, when: {kind: svc}}\n"
+       "rf_max_depth: {type: int, low: 2, high: 32, log: true, when: {kind: forest}}\n",
+       classifier, 0.05},
   };
   return functions;
 }

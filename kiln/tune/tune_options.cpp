@@ -30,7 +30,8 @@ void TuneOptions::describe(Schema& s) {
           "docs/distributed.md); 1: a plain kiln train.")
       .min(1);
   s.field("seed", seed, "The sampler's seed; absent: the config's seed.");
-  s.field("sampler", sampler, "How each trial's parameters are chosen: random, grid or tpe.");
+  s.field("sampler", sampler,
+          "How each trial's parameters are chosen: random, grid, tpe or cmaes.");
   s.field("pruner", pruner, "How unpromising trials are stopped early: none, asha or median.");
   s.field("space", space, "The tuned parameters: config path -> distribution (docs/tuning.md).");
   s.field("command", command,
