@@ -94,6 +94,19 @@ void expect_same_answer(const Json& answer, const Json& offline) {
                 1e-6);
 }
 
+// A :classify answer (status, body) against `kiln predict`'s answers to the same `count`
+// examples: each class's score is its probability there, within float rounding.
+void expect_classified_as(const std::pair<int, std::string>& answer,
+                          const std::vector<Json>& offline, size_t count) {
+  ASSERT_EQ(answer.first, 200) << answer.second;
+  Json results = Json::parse(answer.second)["results"];
+  ASSERT_EQ(results.size(), count);
+  for (size_t i = 0; i < count; ++i)
+    for (size_t k = 0; k < 2; ++k)
+      EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),
+                  1e-6);
+}
+
 // Raw features of a trip as JSON, as a client sends them (a missing fare left out).
 Json raw_json(const io::Features& features) {
   Json row = Json::object();
@@ -155,14 +168,7 @@ TEST(DerivedFeatures, RawTaxiTripsTrainWithTheirLabelDerivedExportAndServeTheSam
   ASSERT_EQ(status, 200) << body;
   Json predictions = Json::parse(body)["predictions"];
   for (size_t i = 0; i < rows.size(); ++i) expect_same_answer(predictions[i], offline[i]);
-  std::tie(status, body) = post("classify", {{"examples", rows}});
-  ASSERT_EQ(status, 200) << body;
-  Json results = Json::parse(body)["results"];
-  ASSERT_EQ(results.size(), rows.size());
-  for (size_t i = 0; i < rows.size(); ++i)
-    for (size_t k = 0; k < 2; ++k)
-      EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),
-                  1e-6);
+  expect_classified_as(post("classify", {{"examples", rows}}), offline, rows.size());
   // gRPC's Classify of the same raw trips as tf.Examples, from a generated Python client,
   // answers as :classify does (tests/grpc/grpc_vs_rest.py): the derived features are computed
   // there too.
@@ -269,15 +275,9 @@ TEST(DerivedFeatures, TheChicagoTaxiExampleTrainsOnTfxsDataAndServesItsRawFeatur
   EXPECT_FALSE(inputs.contains("pickup_census_tract")) << "no training record held a value";
   EXPECT_FALSE(inputs.contains("tips")) << "only the label reads it";
   EXPECT_EQ(inputs.size(), 15u) << inputs.dump();
-  auto [status, body] =
-      testing::post_json(port, "/v1/models/chicago_taxi:classify", {{"examples", rows}});
-  ASSERT_EQ(status, 200) << body;
-  Json results = Json::parse(body)["results"];
-  ASSERT_EQ(results.size(), rows.size());
-  for (size_t i = 0; i < rows.size(); ++i)
-    for (size_t k = 0; k < 2; ++k)
-      EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),
-                  1e-6);
+  expect_classified_as(
+      testing::post_json(port, "/v1/models/chicago_taxi:classify", {{"examples", rows}}), offline,
+      rows.size());
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait(), 0);
 }
@@ -338,14 +338,8 @@ TEST(DerivedFeatures, RawTaxiRowsOfACsvFileTrainWithTheirLabelDerived) {
   ASSERT_NE(port, 0) << "kiln serve ended before it listened";
   std::vector<Json> rows;
   for (size_t i = 0; i < 12; ++i) rows.push_back(raw_json(held_out[i]));
-  auto [status, body] = testing::post_json(port, "/v1/models/taxi:classify", {{"examples", rows}});
-  ASSERT_NE(status, 0) << "no answer";
-  ASSERT_EQ(status, 200) << body;
-  Json results = Json::parse(body)["results"];
-  for (size_t i = 0; i < rows.size(); ++i)
-    for (size_t k = 0; k < 2; ++k)
-      EXPECT_NEAR(results[i][k][1].get<double>(), offline[i]["probabilities"][k].get<double>(),
-                  1e-6);
+  expect_classified_as(testing::post_json(port, "/v1/models/taxi:classify", {{"examples", rows}}),
+                       offline, rows.size());
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait(), 0);
 }
