@@ -23,7 +23,7 @@ port=$((29700 + RANDOM % 200))
 # One kiln job: "launch" (2 ranks) or "alone" (1 process), 1 thread per process.
 kiln_job() {
   local how=$1 command=(train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/runs"
-    --set "train.max=$steps steps" --set data.val=null --set train.monitor=train/loss
+    --set "train.max=$steps steps" --set data.val_fraction=0 --set train.monitor=train/loss
     --set train.mode=min --set runtime.threads=1 --set "train.log_every=50 steps")
   if [ "$how" = launch ]; then
     "$kiln" launch --nproc 2 -- "${command[@]}" > "$work/kiln.out"

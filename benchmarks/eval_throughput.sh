@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work" \
-  --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss \
+  --set "train.max=1 step" --set data.val_fraction=0 --set train.monitor=train/loss \
   --set "data.eval_batch_size=$batch" --set "runtime.threads=$threads" > "$work/train.out"
 run=$(sed -n 's/^run: //p' "$work/train.out")
 

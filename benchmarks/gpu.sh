@@ -44,7 +44,7 @@ kiln_run() {
   shift 2
   rm -rf "$work/run"
   "$kiln" train "$config" --run-dir "$work/run" --quiet --set "runtime.device=${KILN_DEVICE:-cuda}" \
-    --set "train.max=$steps steps" --set data.val=null --set data.test=null \
+    --set "train.max=$steps steps" --set data.val_fraction=0 --set data.test=null \
     --set train.monitor=train/loss --set train.mode=min \
     --set "train.log_every=$((steps / 8)) steps" "$@" > "$work/kiln.log" 2>&1 ||
     { tail -5 "$work/kiln.log" >&2; echo "failed failed"; return 1; }

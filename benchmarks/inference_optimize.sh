@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 
 # Batch-norm statistics of a short run, so that folding has real numbers to fold.
 "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/runs" --quiet \
-  --set "train.max=20 steps" --set data.val=null --set train.monitor=train/loss > "$work/train.out"
+  --set "train.max=20 steps" --set data.val_fraction=0 --set train.monitor=train/loss > "$work/train.out"
 "$kiln" export "$(sed -n 's/^run: //p' "$work/train.out")" --checkpoint last \
   --to "$work/models" --name fashion_cnn > /dev/null
 KILN_EXPORT="$work/models/fashion_cnn/1" "$python" benchmarks/peers/script_cnn.py \

@@ -37,7 +37,7 @@ trap cleanup EXIT
 
 # The model: one training step, exported.
 "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/runs" \
-  --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss > "$work/train.out"
+  --set "train.max=1 step" --set data.val_fraction=0 --set train.monitor=train/loss > "$work/train.out"
 run=$(sed -n 's/^run: //p' "$work/train.out")
 "$kiln" export "$run" --to "$work/exports" > /dev/null
 version="$work/exports/fashion_cnn/1"
@@ -173,7 +173,7 @@ echo "| offline limit: test set (10000 images) at batch | kiln eval images/s | k
 echo "|---|---|---|"
 for batch in 1 4 8 16 32; do
   "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work/offline" \
-    --set "train.max=1 step" --set data.val=null --set train.monitor=train/loss \
+    --set "train.max=1 step" --set data.val_fraction=0 --set train.monitor=train/loss \
     --set "data.eval_batch_size=$batch" > "$work/offline.out"
   offline_run=$(sed -n 's/^run: //p' "$work/offline.out")
   rate=$("$kiln" eval "$offline_run" --split test 2>&1 >/dev/null |

@@ -28,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 
 kiln_rate() {
   "$kiln" train configs/examples/fashion_mnist/cnn.yaml --runs-root "$work" \
-    --set "train.max=$steps steps" --set data.val=null --set train.monitor=train/loss \
+    --set "train.max=$steps steps" --set data.val_fraction=0 --set train.monitor=train/loss \
     --set train.mode=min --set "runtime.threads=$threads" \
     --set "train.log_every=100000 steps" "${kiln_extra[@]}" > "$work/kiln.out"
   local run; run=$(sed -n 's/^run: //p' "$work/kiln.out")

@@ -23,7 +23,7 @@ TEST(MultiHead, TrainsEveryHeadAndEvaluatesThemByName) {
   testing::TempDir dir;
   auto run = testing::run_command(
       kiln("train " + example() +
-           " --set data.train.limit=512 --set data.val.limit=200 --set data.test.limit=200 "
+           " --set data.train.limit=512 --set data.test.limit=200 "
            "--set 'train.max=8 steps' --set 'train.log_every=4 steps' --set runtime.threads=1 "
            "--runs-root " +
            dir.file("runs")));
@@ -72,7 +72,7 @@ TEST(MultiHead, ConfigMistakesNameTheKey) {
   auto shape = testing::run_command(
       kiln("train " + example() +
            " --set 'model.heads[1].layers[2].out=3' --set data.train.limit=64 --set "
-           "data.val.limit=64 --set data.batch_size=16 --set 'train.max=1 steps' --runs-root " +
+           "data.batch_size=16 --set 'train.max=1 steps' --runs-root " +
            dir.file("runs")));
   EXPECT_EQ(shape.exit_code, 2);
   EXPECT_THAT(shape.err,

@@ -124,7 +124,7 @@ TEST(PredictImages, IdxImagesAreScaledAsTheDatasetDoesAndNamedByClass) {
   testing::TempDir dir;
   auto run = testing::run_command(
       kiln(std::string("train ") + KILN_SOURCE_DIR + "/configs/examples/fashion_mnist/mlp.yaml" +
-           " --set train.max='2 steps' --set data.train.limit=64 --set data.val=null" +
+           " --set train.max='2 steps' --set data.train.limit=64 --set data.val_fraction=0" +
            " --set data.test=null --set train.monitor=train/loss --runs-root " + dir.file("runs")));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   io::IdxArray images;

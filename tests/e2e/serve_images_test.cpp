@@ -47,7 +47,7 @@ TEST(ServeImages, PngImagesAreDecodedAsTheTrainingDataWasOfflineAndServed) {
   testing::TempDir dir;
   auto run = testing::run_command(
       kiln(std::string("train ") + KILN_SOURCE_DIR + "/configs/examples/fashion_mnist/mlp.yaml" +
-           " --set train.max='3 steps' --set data.train.limit=64 --set data.val=null" +
+           " --set train.max='3 steps' --set data.train.limit=64 --set data.val_fraction=0" +
            " --set data.test=null --set train.monitor=train/loss --runs-root " + dir.file("runs")));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   auto exported = testing::run_command(kiln("export " + testing::run_dir_of(run.out) +

@@ -17,7 +17,7 @@ std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " 
 std::string tiny_run(const testing::TempDir& dir, const std::string& extra) {
   return kiln("train " + std::string(KILN_SOURCE_DIR) +
               "/configs/examples/fashion_mnist/mlp.yaml --set data.train.limit=256 --set "
-              "data.val.limit=128 --set 'train.max=2 steps' --set runtime.threads=1 --runs-root " +
+              "'train.max=2 steps' --set runtime.threads=1 --runs-root " +
               dir.file("runs") + " " + extra);
 }
 
