@@ -44,8 +44,9 @@ TEST(CliErrors, PipelineKeysAreCheckedWithTheirPaths) {
   EXPECT_EQ(workers.exit_code, 2);
   EXPECT_THAT(workers.err, HasSubstr("data.workers"));
   EXPECT_THAT(workers.err, HasSubstr(">= 0"));
-  auto skip = testing::run_command(
-      kiln("train " + example("mlp.yaml") + " --set data.skip=60000 --dry-run"));
+  auto skip =
+      testing::run_command(kiln("train " + example("mlp.yaml") +
+                                " --set data.skip=60000 --set data.val_fraction=0 --dry-run"));
   EXPECT_EQ(skip.exit_code, 2);
   EXPECT_THAT(skip.err, HasSubstr("data.skip"));
   EXPECT_THAT(skip.err, HasSubstr("skipping 60000 of 60000 examples leaves none"));

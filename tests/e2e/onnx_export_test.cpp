@@ -290,8 +290,7 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
       {"rnn_classifier", frequencies, {"model={type: rnn_classifier, num_classes: 8, hidden: 8}"}},
       {"wide_deep (tabular: crossed, bucketized and embedded columns)",
        std::string(KILN_SOURCE_DIR) + "/configs/examples/shapes/shapes_wide_deep.yaml",
-       {"data.train.file=" + shapes + "/train.csv", "data.val.file=" + shapes + "/test.csv",
-        "data.test.file=" + shapes + "/test.csv"}},
+       {"data.train.file=" + shapes + "/train.csv", "data.test.file=" + shapes + "/test.csv"}},
       {"penguin (tabular)", penguin, {penguin_records}, true},
   };
   for (const auto& c : cases) {
