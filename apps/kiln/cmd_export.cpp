@@ -1,5 +1,5 @@
 // kiln export RUN_DIR|CHECKPOINT [--checkpoint best|last|PATH] [--to DIR] [--name NAME]
-//             [--format kiln|onnx]
+//             [--format kiln|onnx] [--portable]
 
 #include <cstdio>
 
@@ -37,6 +37,11 @@ void add_export_command(CLI::App& app, Action& action) {
                    "(docs/onnx.md)")
       ->check(CLI::IsMember(exports::export_formats()))
       ->capture_default_str();
+  command->add_flag(
+      "--portable", request->portable,
+      "onnx: only operators that runtimes with few read, such as OpenCV 4.6: LSTM and "
+      "GRU layers step by step, integers as floats, embeddings as one-hot products "
+      "(docs/onnx.md)");
   command->callback([&action, request] { action = [request] { return run_export(*request); }; });
 }
 

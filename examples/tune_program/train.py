@@ -75,11 +75,12 @@ def main():
         val_loss = bounded(loss(weights, val))
         if val_loss == 1e6:
             print("diverged at epoch %d" % epoch, flush=True)
-        report({"val_loss": val_loss, "train_loss": bounded(loss(weights, train))}, step=epoch)
+        # The checkpoint first, then the report: a reported epoch is never trained again.
         if "KILN_TRIAL_DIR" in os.environ:
             with open(checkpoint + ".tmp", "w") as f:
                 json.dump({"weights": weights, "velocity": velocity, "epoch": epoch}, f)
             os.replace(checkpoint + ".tmp", checkpoint)
+        report({"val_loss": val_loss, "train_loss": bounded(loss(weights, train))}, step=epoch)
         time.sleep(args.pause)
     report({"val_loss": bounded(loss(weights, val))})
 

@@ -93,8 +93,11 @@ ExportedVersion export_model(const ExportRequest& request) {
   std::vector<std::pair<std::string, std::string>> contents = {
       {"model.safetensors", serialize_weights(*opened.model)},
       {"model.yaml", to_yaml(model_yaml(opened, name, exported.checkpoint, signatures))}};
+  if (request.portable && request.format != "onnx")
+    throw Error("--portable writes model.onnx: give --format onnx too");
   if (request.format == "onnx")
-    contents.emplace_back("model.onnx", to_onnx(*runnable, "serving_default").bytes);
+    contents.emplace_back("model.onnx",
+                          to_onnx(*runnable, "serving_default", request.portable).bytes);
   else if (request.format != "kiln")
     throw Error(fmt::format("export format \"{}\" is not one of kiln, onnx", request.format));
   std::string staging = serving::staging_folder(exported.base);

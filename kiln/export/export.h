@@ -24,6 +24,7 @@ struct ExportRequest {
   std::string to;                   // the folder of exported models; "" = the run's export/
   std::string name;                 // the model's name there; "" = the config's `name`
   std::string format = "kiln";      // "onnx": model.onnx too
+  bool portable = false;            // onnx: only operators that every runtime reads (docs/onnx.md)
 };
 
 struct ExportedVersion {

@@ -36,6 +36,7 @@ struct ExportOptions {
   std::string to;
   std::string name;
   std::string format = "kiln";
+  bool portable = false;
   MonitorOptions compare;
   void describe(Schema& s) {
     s.field("when", when,
@@ -51,6 +52,10 @@ struct ExportOptions {
               return std::find(known.begin(), known.end(), f) != known.end();
             },
             "one of: kiln, onnx");
+    s.field("portable", portable,
+            "onnx: only operators that runtimes with few read, such as OpenCV 4.6: LSTM and GRU "
+            "layers step by step, integers as floats, embeddings as one-hot products "
+            "(docs/onnx.md).");
     compare.describe(s);
   }
 };
@@ -61,6 +66,9 @@ class ExportCallback : public Callback {
 
   void check(const TrainOptions& train,
              const std::vector<std::string>& monitorable) const override {
+    if (options_.portable && options_.format != "onnx")
+      throw ConfigError(config_path + ".portable", "",
+                        "a portable graph is an ONNX one: set format: onnx too");
     if (options_.when == ExportWhen::kBest)
       ResolvedMonitor(options_.compare, train, monitorable, config_path);
   }
@@ -79,7 +87,8 @@ class ExportCallback : public Callback {
   void on_checkpoint_saved(TrainerView& view, const std::string& dir) override {
     if (!pending_) return;
     pending_ = false;
-    ExportedVersion exported = export_model({dir, "", options_.to, options_.name, options_.format});
+    ExportedVersion exported =
+        export_model({dir, "", options_.to, options_.name, options_.format, options_.portable});
     serving::keep_newest_versions(exported.base, options_.keep);
     view.say(fmt::format("exported version {}: {}", exported.version, exported.directory));
   }

@@ -67,6 +67,14 @@ TEST(Export, WritesTheNextVersionWithItsModelYamlAndWeights) {
   ExportedVersion second = export_model({checkpoint, "", dir.file("models"), "renamed"});
   EXPECT_EQ(second.directory, dir.file("models/renamed/1"));
   EXPECT_EQ(export_model({dir.file("run"), "last", "", ""}).version, 2);
+  // A portable graph is an ONNX one: asked for alone, nothing is written.
+  EXPECT_THAT(
+      [&] {
+        export_model({dir.file("run"), "last", "", "", "kiln", true});
+      },
+      ::testing::ThrowsMessage<Error>(
+          HasSubstr("--portable writes model.onnx: give --format onnx")));
+  EXPECT_FALSE(fs::exists(dir.file("run/export/tiny/3")));
 
   Json yaml = load_config_file(first.directory + "/model.yaml");
   EXPECT_EQ(yaml["format"], "kiln.export");

@@ -226,6 +226,16 @@ TEST(CliErrors, DryRunChecksThatTheLossAndMetricsFitTheModelsOutputs) {
   expect_dry_runs_refuse(cases);
 }
 
+TEST(CliErrors, TheExportCallbacksOptionsAreCheckedBeforeTraining) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"'callbacks=[{type: export, portable: true}]'",
+       "config error at callbacks[0].portable: a portable graph is an ONNX one: set format: onnx "
+       "too"},
+      {"'callbacks=[{type: export, format: tflite}]'", "callbacks[0].format"},
+  };
+  expect_dry_runs_refuse(cases);
+}
+
 TEST(CliErrors, DryRunChecksWhatEveryMonitorNames) {
   auto train = testing::run_command(
       kiln("train " + example("mlp.yaml") + " --set train.monitor=val/los --dry-run"));

@@ -45,10 +45,10 @@ class OnnxExport : public ::testing::Test {
       GTEST_SKIP() << "onnxruntime-node is missing from tests/onnx (scripts/install-deps.sh)";
   }
 
-  // Trains `config` for two steps (with the `--set`s of `sets`) and exports it as ONNX; returns
-  // the version folder, or "" with the export's error in `error`.
+  // Trains `config` for two steps (with the `--set`s of `sets`) and exports it as ONNX (with
+  // `export_flags`); returns the version folder, or "" with the export's error in `error`.
   std::string train_and_export(const std::string& config, const std::vector<std::string>& sets,
-                               std::string* error = nullptr) {
+                               std::string* error = nullptr, const std::string& export_flags = "") {
     std::string args = "train " + config + " --quiet --runs-root " + dir_.file("runs") +
                        " --set 'train.max=2 steps' --set 'train.validate_every=2 steps'"
                        " --set runtime.threads=2";
@@ -59,8 +59,8 @@ class OnnxExport : public ::testing::Test {
     EXPECT_EQ(trained.exit_code, 0) << trained.err;
     std::string run = trained.out.substr(trained.out.find("run: ") + 5);
     run = run.substr(0, run.find('\n'));
-    testing::CommandResult exported =
-        testing::run_command(kiln("export " + run + " --format onnx --to " + dir_.file("exports")));
+    testing::CommandResult exported = testing::run_command(
+        kiln("export " + run + " --format onnx " + export_flags + " --to " + dir_.file("exports")));
     if (error) *error = exported.err;
     if (exported.exit_code != 0) return "";
     std::string line = exported.out;
@@ -236,9 +236,28 @@ TEST_F(OnnxExport, GraphBranchesAndNamedBlocks) {
   expect_same_as_kiln(check(version));
 }
 
+// A recurrent model: ONNX's LSTM operator, which OpenCV 4.6 reads for a batch of one only, and
+// with --portable its steps written out, which OpenCV runs for any batch.
+TEST_F(OnnxExport, APortableExportRunsTheLstmStepByStepWhereOpenCvCannotReadTheOperator) {
+  std::vector<std::string> lstm = {sequence_model("{type: lstm, hidden: 8}")};
+  Json native = check_on_random_inputs(train_and_export(example_config("mlp.yaml"), lstm));
+  expect_every_output_close(native, /*opencv=*/false);
+  EXPECT_TRUE(native["opencv"].contains("error")) << native.dump();
+
+  std::string error;
+  std::string portable = train_and_export(example_config("mlp.yaml"), lstm, &error, "--portable");
+  ASSERT_FALSE(portable.empty()) << error;
+  Json report = check_on_random_inputs(portable);
+  EXPECT_EQ(report.value("checker", ""), "ok") << report.dump();
+  expect_every_output_close(report, /*opencv=*/true);
+  std::string graph = testing::read_file(portable + "/model.onnx");
+  EXPECT_EQ(graph.find("LSTM"), std::string::npos) << "no LSTM operator in a portable graph";
+}
+
 // The rest of the zoo: each network exports to ONNX that the checker and strict shape inference
-// accept and onnxruntime runs as kiln does; OpenCV 4.6 runs some of these but not all (recurrent
-// layers, layer norm, embeddings and 1-D signals it cannot read, docs/onnx.md).
+// accept and onnxruntime runs as kiln does, and that OpenCV 4.6 runs too: as exported, or with
+// --portable (recurrent layers step by step, integers as floats, embeddings as one-hot
+// products), which the recurrent and tabular models with embeddings need (docs/onnx.md).
 TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
   std::string fashion = example_config("mlp.yaml");
   std::string synthetic = std::string(KILN_SOURCE_DIR) + "/configs/examples/synthetic/";
@@ -248,11 +267,12 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
   // Its records by a path that holds wherever the test runs (the config's is the repository's).
   std::string penguin_records = "data.train.files=" + std::string(KILN_SOURCE_DIR) +
                                 "/configs/examples/penguin/tfx_penguin_train.tfrecord.gz";
-  // `opencv`: OpenCV 4.6 runs it too; the others use what its importer cannot read (docs/onnx.md).
+  // `opencv`: OpenCV 4.6 runs it too; `portable`: exported with --portable.
   struct Case {
     std::string name, config;
     std::vector<std::string> sets;
     bool opencv = false;
+    bool portable = false;
   };
   const std::string quick_signal = "scheduler.warmup=1 steps";
   // The shapes example's CSV files, made by its script.
@@ -261,8 +281,11 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
                                                      "/configs/examples/shapes/make_shapes.py");
   ASSERT_EQ(made.exit_code, 0) << made.err;
   std::string shapes = dir_.file("data/shapes");
+  std::string shapes_wide_deep =
+      std::string(KILN_SOURCE_DIR) + "/configs/examples/shapes/shapes_wide_deep.yaml";
   std::vector<Case> cases = {
       {"lenet5", fashion, {"model={type: lenet5}"}, true},
+      {"lenet5", fashion, {"model={type: lenet5}"}, true, true},
       {"tfdoc_cnn", fashion, {"model={type: tfdoc_cnn, channels: [4, 8], dense: 16}"}, true},
       {"wide_resnet", fashion, {"model={type: wide_resnet, depth: 10, widen: 1}"}, true},
       {"multi_head", example_config("multi_head.yaml"), {}, true},
@@ -275,28 +298,51 @@ TEST_F(OnnxExport, EveryOtherZooNetworkExportsValidOnnx) {
        true},
       {"transformer_encoder",
        fashion,
-       {sequence_model("{type: transformer_encoder, heads: 4, ff: 32}, flatten")}},
-      {"lstm", fashion, {sequence_model("{type: lstm, hidden: 8}")}},
-      {"embedding",
+       {sequence_model("{type: transformer_encoder, heads: 4, ff: 32}, flatten")},
+       true},
+      {"dnn", penguin, {penguin_records, "model={type: dnn, num_classes: 3, hidden: [8]}"}, true},
+      {"linear", penguin, {penguin_records, "model={type: linear, num_classes: 3}"}, true},
+      {"autoencoder", signal, {quick_signal}, true},
+      {"multi_label", frequencies, {}, true},
+      {"multi_label", frequencies, {}, true, true},
+      {"tcn", frequencies, {"model={type: tcn, num_classes: 8, channels: [8, 8]}"}, true},
+      {"gru", fashion, {sequence_model("{type: gru, hidden: 8, layers: 2, bidirectional: true}")}},
+      {"gru",
+       fashion,
+       {sequence_model("{type: gru, hidden: 8, layers: 2, bidirectional: true}")},
+       true,
+       true},
+      {"rnn_classifier", frequencies, {"model={type: rnn_classifier, num_classes: 8, hidden: 8}"}},
+      {"rnn_classifier",
+       frequencies,
+       {"model={type: rnn_classifier, num_classes: 8, hidden: 8}"},
+       true,
+       true},
+      {"embedding (indices computed in the graph)",
        fashion,
        {"model={type: sequential, layers: [flatten, {type: linear, out: 4}, relu, "
         "{type: embedding, entries: 10, dim: 3}, flatten, {type: linear, out: 10}]}"}},
-      {"dnn", penguin, {penguin_records, "model={type: dnn, num_classes: 3, hidden: [8]}"}},
-      {"linear", penguin, {penguin_records, "model={type: linear, num_classes: 3}"}},
-      {"gru", fashion, {sequence_model("{type: gru, hidden: 8, layers: 2, bidirectional: true}")}},
-      {"autoencoder", signal, {quick_signal}},
-      {"multi_label", frequencies, {}},
-      {"tcn", frequencies, {"model={type: tcn, num_classes: 8, channels: [8, 8]}"}},
-      {"rnn_classifier", frequencies, {"model={type: rnn_classifier, num_classes: 8, hidden: 8}"}},
+      {"embedding (indices computed in the graph)",
+       fashion,
+       {"model={type: sequential, layers: [flatten, {type: linear, out: 4}, relu, "
+        "{type: embedding, entries: 10, dim: 3}, flatten, {type: linear, out: 10}]}"},
+       true,
+       true},
       {"wide_deep (tabular: crossed, bucketized and embedded columns)",
-       std::string(KILN_SOURCE_DIR) + "/configs/examples/shapes/shapes_wide_deep.yaml",
+       shapes_wide_deep,
        {"data.train.file=" + shapes + "/train.csv", "data.test.file=" + shapes + "/test.csv"}},
+      {"wide_deep (tabular: crossed, bucketized and embedded columns)",
+       shapes_wide_deep,
+       {"data.train.file=" + shapes + "/train.csv", "data.test.file=" + shapes + "/test.csv"},
+       true,
+       true},
       {"penguin (tabular)", penguin, {penguin_records}, true},
   };
   for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
+    SCOPED_TRACE(c.name + (c.portable ? " --portable" : ""));
     std::string error;
-    std::string version = train_and_export(c.config, c.sets, &error);
+    std::string version =
+        train_and_export(c.config, c.sets, &error, c.portable ? "--portable" : "");
     ASSERT_FALSE(version.empty()) << error;
     Json report = check_on_random_inputs(version);
     EXPECT_EQ(report.value("checker", ""), "ok") << report.dump();

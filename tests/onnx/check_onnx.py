@@ -25,6 +25,7 @@ import tempfile
 import cv2
 import numpy as np
 import onnx
+import onnx.numpy_helper
 from onnx import shape_inference
 
 
@@ -85,9 +86,39 @@ def run_onnxruntime(model_path, input_name, batch):
 
 def run_opencv(model_path, input_name, batch, names):
     """The named outputs as OpenCV's DNN module computes them (in float32, as it reads)."""
-    net = cv2.dnn.readNetFromONNX(model_path)
-    net.setInput(batch.astype(np.float32) if batch.dtype != np.float32 else batch, input_name)
+    batch = batch.astype(np.float32)
+    if batch.ndim == 3:
+        model_path, input_name, batch = as_four_dimensional(model_path, input_name, batch)
+        try:
+            net = cv2.dnn.readNetFromONNX(model_path)
+        finally:
+            os.unlink(model_path)
+    else:
+        net = cv2.dnn.readNetFromONNX(model_path)
+    net.setInput(batch, input_name)
     return dict(zip(names, net.forward(names)))
+
+
+def as_four_dimensional(model_path, input_name, batch):
+    """The model with one Reshape in front that takes the batch as [N, C, L, 1] and gives the
+    graph its [N, C, L]; the batch reshaped so. OpenCV's Python binding reads a 3-D array as a
+    2-D image of L channels, so a 3-D input cannot reach the graph whole; in C++ it can."""
+    model = onnx.load(model_path)
+    outer = input_name + "_as_4d"
+    for node in model.graph.node:
+        for i, name in enumerate(node.input):
+            if name == input_name:
+                node.input[i] = outer + "_reshaped"
+    dims = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim][1:]
+    model.graph.initializer.append(onnx.numpy_helper.from_array(
+        np.array([0] + dims, dtype=np.int64), outer + "_shape"))
+    model.graph.node.insert(0, onnx.helper.make_node(
+        "Reshape", [outer, outer + "_shape"], [outer + "_reshaped"]))
+    model.graph.input[0].name = outer
+    model.graph.input[0].type.tensor_type.shape.dim.add().dim_value = 1
+    path = tempfile.NamedTemporaryFile(suffix=".onnx", delete=False).name
+    onnx.save(model, path)
+    return path, outer, batch[..., np.newaxis]
 
 
 def differences(expected, names, outputs):

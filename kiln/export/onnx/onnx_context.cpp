@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -39,8 +40,12 @@ std::map<std::string, OpConverter>& op_converters() {
   return converters;
 }
 
-Context::Context(onnx::ModelBuilder& builder, BatchConstants batch_constants)
-    : builder_(builder), batch_constants_(std::move(batch_constants)) {}
+Context::Context(onnx::ModelBuilder& builder, BatchConstants batch_constants,
+                 BatchDimensions batch_dimensions, WriteOptions options)
+    : builder_(builder),
+      batch_constants_(std::move(batch_constants)),
+      batch_dimensions_(std::move(batch_dimensions)),
+      options_(options) {}
 
 void Context::begin(const torch::jit::Node& node) { node_ = &node; }
 
@@ -99,7 +104,10 @@ std::string Context::tensor(const torch::jit::Value* value) {
   }
   const torch::jit::Node& made = producer(value);
   if (made.kind() == c10::prim::Constant && value->type()->kind() == c10::TypeKind::TensorType) {
-    std::string name = initializer(made.t(c10::attr::value));
+    at::Tensor constant = made.t(c10::attr::value);
+    if (options_.portable && !at::isFloatingType(constant.scalar_type()))
+      constant = constant.to(at::kFloat);
+    std::string name = initializer(constant);
     bind(value, name);
     return name;
   }
@@ -196,7 +204,23 @@ std::vector<int64_t> Context::shape(const torch::jit::Value* value) const {
   return *sizes;
 }
 
+std::vector<int64_t> Context::reshape_target(const torch::jit::Value* value) const {
+  std::vector<int64_t> target = shape(value);
+  auto found = batch_dimensions_.find(value);
+  if (found == batch_dimensions_.end()) return target;
+  if (std::count(found->second.begin(), found->second.end(), true) > 1)
+    refuse("more than one dimension of its result is the batch's, which ONNX cannot keep dynamic");
+  for (size_t d = 0; d < target.size() && d < found->second.size(); ++d)
+    if (found->second[d]) target[d] = -1;
+  return target;
+}
+
 at::ScalarType Context::dtype(const torch::jit::Value* value) const {
+  at::ScalarType traced = traced_dtype(value);
+  return options_.portable && !at::isFloatingType(traced) ? at::kFloat : traced;
+}
+
+at::ScalarType Context::traced_dtype(const torch::jit::Value* value) const {
   auto type = value->type()->cast<c10::TensorType>();
   if (!type || !type->scalarType()) refuse("the trace recorded no element type for its input");
   return *type->scalarType();
@@ -219,6 +243,18 @@ std::string Context::add1(const std::string& op_type, const std::vector<std::str
 void Context::emit(const std::string& op_type, const std::vector<std::string>& inputs,
                    const std::vector<onnx::Attribute>& attributes) {
   bind(node_->output(0), add1(op_type, inputs, attributes));
+}
+
+std::string Context::reshape_unit_dims(const std::string& x, const std::vector<int64_t>& to,
+                                       size_t first) {
+  std::vector<int64_t> target(to.size(), 0);
+  int free_dims = 0;
+  for (size_t d = first; d < to.size(); ++d) {
+    target[d] = to[d] == 1 ? 1 : -1;
+    free_dims += to[d] == 1 ? 0 : 1;
+  }
+  if (free_dims > 1) return "";
+  return add1("Reshape", {x, integers_initializer(target)});
 }
 
 std::string Context::initializer(const at::Tensor& value) {

@@ -24,13 +24,27 @@ inline constexpr int64_t kOpset = 13;
 /// tracing at two batch sizes. Value -> the multiple of the batch at each element of its list
 /// (0 where the element does not depend on the batch); a plain int has one element.
 using BatchConstants = std::map<const torch::jit::Value*, std::vector<int64_t>>;
+/// The dimensions of each traced tensor that are the batch: those whose sizes differ between the
+/// traces at two batch sizes.
+using BatchDimensions = std::map<const torch::jit::Value*, std::vector<bool>>;
+
+/// How the graph is written.
+struct WriteOptions {
+  // Only operators that runtimes with few read, as OpenCV 4.6 (`kiln export --portable`):
+  // recurrent layers step by step (unrolled_recurrent.h); integer and boolean tensors held as
+  // floats (exact below 2^24), an output cast back to its type at the end; comparisons and logic
+  // as arithmetic; embedding lookups as one-hot products.
+  bool portable = false;
+};
 
 /// The ONNX element type of `type`; an Error naming `what` for one ONNX export does not take.
 onnx::ElementType element_type(at::ScalarType type, const std::string& what);
 
 class Context {
  public:
-  Context(onnx::ModelBuilder& builder, BatchConstants batch_constants);
+  Context(onnx::ModelBuilder& builder, BatchConstants batch_constants,
+          BatchDimensions batch_dimensions, WriteOptions options = {});
+  const WriteOptions& options() const { return options_; }
 
   /// The node being converted; messages name its layer.
   void begin(const torch::jit::Node& node);
@@ -71,8 +85,14 @@ class Context {
   /// The shape of the tensor `value` as traced (the batch dimension as traced); refuses where
   /// the trace recorded none.
   std::vector<int64_t> shape(const torch::jit::Value* value) const;
-  /// Its traced dtype.
+  /// The shape of `value` as a Reshape to it is written: -1 at its batch dimension, the traced
+  /// sizes elsewhere. Refuses where more than one dimension is the batch's.
+  std::vector<int64_t> reshape_target(const torch::jit::Value* value) const;
+  /// The element type ONNX computes it in: its traced dtype, or float for integers and booleans
+  /// when portable.
   at::ScalarType dtype(const torch::jit::Value* value) const;
+  /// Its traced dtype.
+  at::ScalarType traced_dtype(const torch::jit::Value* value) const;
 
   /// Adds `op_type` over `inputs`; returns the names of its `outputs` new values.
   std::vector<std::string> add(const std::string& op_type, const std::vector<std::string>& inputs,
@@ -85,6 +105,12 @@ class Context {
   std::string initializer(const at::Tensor& value);
   /// A 1-D int64 initializer.
   std::string integers_initializer(const std::vector<int64_t>& values);
+  /// `x` reshaped to `to`, a shape that differs from x's only by dimensions of size 1 added or
+  /// removed from dimension `first` on. Written as a Reshape that copies the dimensions before
+  /// `first` (so a batch there stays dynamic): the form OpenCV 4.6 reads, which misreads
+  /// Squeeze's and Unsqueeze's axes inputs. "" where more than one dimension from `first` on is
+  /// not 1, since one of them might be the batch.
+  std::string reshape_unit_dims(const std::string& x, const std::vector<int64_t>& to, size_t first);
   /// Binds the node's one output to add1()'s result.
   void emit(const std::string& op_type, const std::vector<std::string>& inputs,
             const std::vector<onnx::Attribute>& attributes = {});
@@ -95,6 +121,8 @@ class Context {
 
   onnx::ModelBuilder& builder_;
   BatchConstants batch_constants_;
+  BatchDimensions batch_dimensions_;
+  WriteOptions options_;
   const torch::jit::Node* node_ = nullptr;
   std::map<const torch::jit::Value*, std::string> names_;
   std::map<const torch::jit::Value*, std::function<std::string()>> deferred_;

@@ -132,6 +132,27 @@ onnx_export::BatchConstants batch_constants(const Trace& two, const Trace& three
   return found;
 }
 
+// The dimensions of each traced tensor whose sizes differ between the traces at batches 2 and 3
+// (the graphs run the same operators: batch_constants checked).
+onnx_export::BatchDimensions batch_dimensions(const Trace& two, const Trace& three) {
+  onnx_export::BatchDimensions found;
+  auto note = [&found](const jit::Value* a, const jit::Value* b) {
+    auto x = a->type()->cast<c10::TensorType>(), y = b->type()->cast<c10::TensorType>();
+    if (!x || !y) return;
+    auto at_two = x->sizes().concrete_sizes(), at_three = y->sizes().concrete_sizes();
+    if (!at_two || !at_three || at_two->size() != at_three->size()) return;
+    std::vector<bool> batch(at_two->size());
+    for (size_t d = 0; d < batch.size(); ++d) batch[d] = (*at_two)[d] != (*at_three)[d];
+    found[a] = batch;
+  };
+  note(two.graph->inputs().at(0), three.graph->inputs().at(0));
+  auto a = two.graph->nodes().begin(), b = three.graph->nodes().begin();
+  for (; a != two.graph->nodes().end() && b != three.graph->nodes().end(); ++a, ++b)
+    for (size_t i = 0; i < (*a)->outputs().size() && i < (*b)->outputs().size(); ++i)
+      note((*a)->output(i), (*b)->output(i));
+  return found;
+}
+
 onnx::ValueInfo value_info(const std::string& name, const torch::Tensor& at_two,
                            const torch::Tensor& at_three) {
   onnx::ValueInfo info{name, onnx_export::element_type(at_two.scalar_type(), name), {}};
@@ -166,7 +187,7 @@ void convert(const Trace& trace, Context& context) {
 
 }  // namespace
 
-OnnxModel to_onnx(ExportedModel& model, const std::string& signature_name) {
+OnnxModel to_onnx(ExportedModel& model, const std::string& signature_name, bool portable) {
   const serving::Signature* signature = model.signature(signature_name);
   if (!signature)
     throw Error("cannot export to ONNX: the model has no signature " + signature_name);
@@ -181,7 +202,7 @@ OnnxModel to_onnx(ExportedModel& model, const std::string& signature_name) {
   if (std::getenv("KILN_ONNX_DEBUG")) two.graph->dump();
 
   onnx::ModelBuilder builder;
-  Context context(builder, batch_constants(two, three));
+  Context context(builder, batch_constants(two, three), batch_dimensions(two, three), {portable});
   const experiment::ModelInput& input = model.inputs().front();
   std::vector<int64_t> input_shape = {-1};
   input_shape.insert(input_shape.end(), input.shape.begin(), input.shape.end());
@@ -191,6 +212,14 @@ OnnxModel to_onnx(ExportedModel& model, const std::string& signature_name) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     context.begin(*two.graph->outputs().at(i)->node());
     std::string value = context.tensor(two.graph->outputs().at(i));
+    at::ScalarType type = two.outputs.at(i).scalar_type();
+    if (portable && !at::isFloatingType(type)) {  // held as floats until here
+      std::string declared = outputs[i] + "_as_declared";
+      builder.add_node("Cast", {value}, {declared},
+                       {{"to", static_cast<int64_t>(onnx_export::element_type(type, outputs[i]))}},
+                       declared);
+      value = declared;
+    }
     builder.add_node("Identity", {value}, {outputs[i]}, {}, outputs[i]);
     builder.add_output(value_info(outputs[i], two.outputs.at(i), three.outputs.at(i)));
   }

@@ -22,6 +22,7 @@ struct OnnxModel {
 
 /// `model`'s signature `signature` as ONNX. Throws an Error naming the layer that cannot be
 /// written.
-OnnxModel to_onnx(ExportedModel& model, const std::string& signature);
+/// `portable`: written with the operators that runtimes reading few read (WriteOptions).
+OnnxModel to_onnx(ExportedModel& model, const std::string& signature, bool portable = false);
 
 }  // namespace kiln::exports

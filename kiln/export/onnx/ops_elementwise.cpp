@@ -1,5 +1,6 @@
 // ONNX forms of aten's element-wise operators: arithmetic, comparisons and activations.
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -32,8 +33,9 @@ void unary(const jit_node& node, Context& c, const char* op) {
   c.emit(op, {c.tensor(node.input(0))});
 }
 
-// a OP b of PyTorch's common type (an integer tensor against 0.5 compares as floats).
-std::string compared(const jit_node& node, Context& c, const char* op) {
+// a and b in PyTorch's common type (an integer tensor against 0.5 compares as floats).
+std::pair<std::string, std::string> in_common_type(const jit_node& node, Context& c,
+                                                   at::ScalarType* common_type) {
   at::ScalarType left = c.dtype(node.input(0)), common = left;
   const torch::jit::Value* right = node.input(1);
   bool right_is_tensor = right->type()->kind() == c10::TypeKind::TensorType;
@@ -47,11 +49,72 @@ std::string compared(const jit_node& node, Context& c, const char* op) {
   };
   std::string b = right_is_tensor ? as_common(c.tensor(right), c.dtype(right))
                                   : c.initializer(at::full({1}, c.number(right), common));
-  return c.add1(op, {as_common(c.tensor(node.input(0)), left), b});
+  *common_type = common;
+  return {as_common(c.tensor(node.input(0)), left), b};
+}
+
+std::string compared(const jit_node& node, Context& c, const char* op) {
+  at::ScalarType common;
+  auto [a, b] = in_common_type(node, c, &common);
+  return c.add1(op, {a, b});
+}
+
+// Whether the comparison's result is only cast to numbers (a multi-label head's class ids).
+bool only_cast(const jit_node& node, const Context& c) {
+  const auto& uses = node.output(0)->uses();
+  return !uses.empty() && std::all_of(uses.begin(), uses.end(), [&](const torch::jit::Use& use) {
+    return use.user->kind() == c10::aten::to && c.dtype(use.user->output(0)) != at::kBool;
+  });
+}
+
+// a > b (or <, >=, <=) where only a cast to numbers takes it, or in a portable graph, of floats:
+// 1 where it holds and 0 where not, as Relu(Sign(a - b)) (a >= b: 1 - Relu(Sign(b - a))).
+// OpenCV 4.6 has no comparison layers; the cast reads the numbers as it would the booleans. Not
+// NaN's result (it stays NaN).
+bool compare_by_sign(const jit_node& node, Context& c, bool greater, bool or_equal) {
+  if (!c.options().portable && !only_cast(node, c)) return false;
+  at::ScalarType common;
+  auto [a, b] = in_common_type(node, c, &common);
+  if (!at::isFloatingType(common)) return false;  // Relu takes no integers before opset 14
+  bool a_minus_b = greater != or_equal;
+  std::string holds =
+      c.add1("Relu", {c.add1("Sign", {c.add1("Sub", {a_minus_b ? a : b, a_minus_b ? b : a})})});
+  if (or_equal) holds = c.add1("Sub", {c.initializer(at::ones({1}, common)), holds});
+  c.bind(node.output(0), holds);
+  return true;
 }
 
 void compare(const jit_node& node, Context& c, const char* op) {
   c.bind(node.output(0), compared(node, c, op));
+}
+
+void ordered(const jit_node& node, Context& c, const char* op, bool greater, bool or_equal) {
+  if (!compare_by_sign(node, c, greater, or_equal)) compare(node, c, op);
+}
+
+// a == b (a != b when `negated`); portable: 1 - |Sign(a - b)| (|Sign(a - b)|).
+void equal(const jit_node& node, Context& c, bool negated) {
+  if (!c.options().portable) {
+    std::string equal = compared(node, c, "Equal");
+    return c.bind(node.output(0), negated ? c.add1("Not", {equal}) : equal);
+  }
+  at::ScalarType common;
+  auto [a, b] = in_common_type(node, c, &common);
+  std::string differs = c.add1("Abs", {c.add1("Sign", {c.add1("Sub", {a, b})})});
+  c.bind(node.output(0),
+         negated ? differs : c.add1("Sub", {c.initializer(at::ones({1})), differs}));
+}
+
+// and, or, not; portable, of 0 and 1 as floats: a b, a + b - a b, 1 - a.
+void logical(const jit_node& node, Context& c, const char* op) {
+  std::string a = c.tensor(node.input(0));
+  std::string b = std::string(op) == "Not" ? "" : c.tensor(node.input(1));
+  if (!c.options().portable)
+    return c.emit(op, b.empty() ? std::vector<std::string>{a} : std::vector<std::string>{a, b});
+  std::string op_name = op;
+  if (op_name == "And") return c.emit("Mul", {a, b});
+  if (op_name == "Or") return c.emit("Sub", {c.add1("Add", {a, b}), c.add1("Mul", {a, b})});
+  c.emit("Sub", {c.initializer(at::ones({1})), a});
 }
 
 // min(max(x, low), high): relu6, hardtanh and clamp, written as low + relu(x - low) -
@@ -135,20 +198,17 @@ const RegisterOp div_op("aten::div", [](auto& n, auto& c) { binary(n, c, "Div");
 const RegisterOp rsub_op("aten::rsub", [](auto& n, auto& c) {
   c.emit("Sub", {promoted(n, c, n.input(1)), promoted(n, c, n.input(0))});
 });
-const RegisterOp gt_op("aten::gt", [](auto& n, auto& c) { compare(n, c, "Greater"); });
-const RegisterOp lt_op("aten::lt", [](auto& n, auto& c) { compare(n, c, "Less"); });
-const RegisterOp eq_op("aten::eq", [](auto& n, auto& c) { compare(n, c, "Equal"); });
-const RegisterOp ge_op("aten::ge", [](auto& n, auto& c) { compare(n, c, "GreaterOrEqual"); });
-const RegisterOp le_op("aten::le", [](auto& n, auto& c) { compare(n, c, "LessOrEqual"); });
-const RegisterOp ne_op("aten::ne",
-                       [](auto& n, auto& c) { c.emit("Not", {compared(n, c, "Equal")}); });
-const RegisterOp and_op("aten::logical_and", [](auto& n, auto& c) {
-  c.emit("And", {c.tensor(n.input(0)), c.tensor(n.input(1))});
-});
-const RegisterOp or_op("aten::logical_or", [](auto& n, auto& c) {
-  c.emit("Or", {c.tensor(n.input(0)), c.tensor(n.input(1))});
-});
-const RegisterOp not_op("aten::logical_not", [](auto& n, auto& c) { unary(n, c, "Not"); });
+const RegisterOp gt_op("aten::gt", [](auto& n, auto& c) { ordered(n, c, "Greater", true, false); });
+const RegisterOp lt_op("aten::lt", [](auto& n, auto& c) { ordered(n, c, "Less", false, false); });
+const RegisterOp eq_op("aten::eq", [](auto& n, auto& c) { equal(n, c, false); });
+const RegisterOp ge_op("aten::ge",
+                       [](auto& n, auto& c) { ordered(n, c, "GreaterOrEqual", true, true); });
+const RegisterOp le_op("aten::le",
+                       [](auto& n, auto& c) { ordered(n, c, "LessOrEqual", false, true); });
+const RegisterOp ne_op("aten::ne", [](auto& n, auto& c) { equal(n, c, true); });
+const RegisterOp and_op("aten::logical_and", [](auto& n, auto& c) { logical(n, c, "And"); });
+const RegisterOp or_op("aten::logical_or", [](auto& n, auto& c) { logical(n, c, "Or"); });
+const RegisterOp not_op("aten::logical_not", [](auto& n, auto& c) { logical(n, c, "Not"); });
 const RegisterOp relu_op("aten::relu", [](auto& n, auto& c) { unary(n, c, "Relu"); });
 const RegisterOp relu_inplace_op("aten::relu_", [](auto& n, auto& c) { unary(n, c, "Relu"); });
 const RegisterOp sigmoid_op("aten::sigmoid", [](auto& n, auto& c) { unary(n, c, "Sigmoid"); });

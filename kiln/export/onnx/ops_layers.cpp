@@ -1,6 +1,8 @@
 // ONNX forms of aten's layer operators: convolutions, batch norm, linear maps, pooling, layer
 // norm and embeddings.
 
+#include <algorithm>
+
 #include "kiln/export/onnx/onnx_context.h"
 
 namespace kiln::exports::onnx_export {
@@ -175,24 +177,31 @@ void mean(const jit_node& node, Context& c) {
   c.emit("ReduceMean", {c.tensor(node.input(0))}, {{"axes", dims}, {"keepdims", int64_t{keep}}});
 }
 
-// layer_norm(x, shape, weight, bias, eps, cudnn) over the last dimensions, written out
-// (LayerNormalization is opset 17's): (x - mean) / sqrt(mean((x - mean)^2) + eps) * weight + bias.
+// layer_norm(x, shape, weight, bias, eps, cudnn) over the last dimensions, as an
+// InstanceNormalization of each row (LayerNormalization is opset 17's): x flattened to rows of
+// [R, 1, D], normalised, scaled and shifted as [R, D], then given back its shape. Not written out
+// as means and differences: OpenCV 4.6 broadcasts neither a computed mean nor a [D] constant
+// along the last dimension of a tensor of three or more.
 void layer_norm(const jit_node& node, Context& c) {
-  int64_t rank = static_cast<int64_t>(c.shape(node.input(0)).size());
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  int64_t rank = static_cast<int64_t>(shape.size());
   int64_t count = static_cast<int64_t>(c.integers(node.input(1)).size());
-  std::vector<int64_t> axes;
-  for (int64_t d = rank - count; d < rank; ++d) axes.push_back(d);
-  std::string x = c.tensor(node.input(0));
-  std::string centred =
-      c.add1("Sub", {x, c.add1("ReduceMean", {x}, {{"axes", axes}, {"keepdims", int64_t{1}}})});
-  // Pow, not Mul: the pattern runtimes fuse back into one layer norm (OpenCV's does).
-  std::string two = c.initializer(at::full({}, 2.0, at::kFloat));
-  std::string variance = c.add1("ReduceMean", {c.add1("Pow", {centred, two})},
-                                {{"axes", axes}, {"keepdims", int64_t{1}}});
-  std::string eps = c.initializer(at::full({1}, c.number(node.input(4)), at::kFloat));
-  std::string y = c.add1("Div", {centred, c.add1("Sqrt", {c.add1("Add", {variance, eps})})});
-  if (!c.is_none(node.input(2))) y = c.add1("Mul", {y, c.tensor(node.input(2))});
-  if (!c.is_none(node.input(3))) y = c.add1("Add", {y, c.tensor(node.input(3))});
+  if (count >= rank) c.refuse("a layer norm over the batch dimension too is not written");
+  int64_t width = 1;
+  for (int64_t d = rank - count; d < rank; ++d) width *= shape[static_cast<size_t>(d)];
+  std::string rows = c.add1("Flatten", {c.tensor(node.input(0))}, {{"axis", rank - count}});
+  rows = c.add1("Reshape", {rows, c.integers_initializer({0, 1, width})});
+  std::string y = c.add1("InstanceNormalization",
+                         {rows, c.initializer(at::ones({1})), c.initializer(at::zeros({1}))},
+                         {{"epsilon", static_cast<float>(c.number(node.input(4)))}});
+  y = c.add1("Reshape", {y, c.integers_initializer({0, width})});
+  auto per_column = [&](const torch::jit::Value* value) {
+    return count == 1 ? c.tensor(value) : c.initializer(c.weight(value).reshape({width}));
+  };
+  if (!c.is_none(node.input(2))) y = c.add1("Mul", {y, per_column(node.input(2))});
+  if (!c.is_none(node.input(3))) y = c.add1("Add", {y, per_column(node.input(3))});
+  if (rank != 2 || count != 1)
+    y = c.add1("Reshape", {y, c.integers_initializer(c.reshape_target(node.output(0)))});
   c.bind(node.output(0), y);
 }
 
@@ -242,13 +251,48 @@ void upsample(const jit_node& node, Context& c, bool linear) {
                   {"coordinate_transformation_mode", std::string("asymmetric")},
                   {"nearest_mode", std::string("floor")}};
   }
+  // A signal ([batch, channels, length]) is resized as an image one pixel wide: OpenCV 4.6
+  // resizes only four dimensions.
+  std::string x = c.tensor(node.input(0));
+  bool signal = in.size() == 3;
+  if (signal) {
+    x = c.reshape_unit_dims(x, {in[0], in[1], in[2], 1}, 3);
+    scales.push_back(1.0f);
+  }
   at::Tensor factors = at::tensor(c10::ArrayRef<float>(scales));
-  c.emit("Resize", {c.tensor(node.input(0)), "", c.initializer(factors)}, attributes);
+  std::string resized = c.add1("Resize", {x, "", c.initializer(factors)}, attributes);
+  if (signal) resized = c.reshape_unit_dims(resized, out, 3);
+  c.bind(node.output(0), resized);
 }
 
-// embedding(weight, indices, ...): rows of the weight.
+// embedding(weight, indices, ...): rows of the weight. Portable (the indices held as floats): the
+// product of each index's one-hot row, 1 - |Sign(index - k)| for every row k of the weight, with
+// the weight: a Gemm of the indices as a column against ones with the bias -k gives index - k.
 void embedding(const jit_node& node, Context& c) {
-  c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(1))}, {{"axis", int64_t{0}}});
+  if (!c.options().portable)
+    return c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(1))},
+                  {{"axis", int64_t{0}}});
+  at::Tensor weight = c.weight(node.input(0));
+  int64_t rows = weight.size(0);
+  std::string column =
+      c.add1("Reshape", {c.tensor(node.input(1)), c.integers_initializer({-1, 1})});
+  std::string offsets =
+      c.add1("Gemm",
+             {column, c.initializer(at::ones({rows, 1})),
+              c.initializer(-at::arange(rows, at::TensorOptions().dtype(at::kFloat)))},
+             {{"transB", int64_t{1}}});
+  std::string one_hot =
+      c.add1("Sub", {c.initializer(at::ones({1})), c.add1("Abs", {c.add1("Sign", {offsets})})});
+  std::string looked_up =
+      c.add1("Gemm", {one_hot, c.initializer(weight.t().contiguous())}, {{"transB", int64_t{1}}});
+  // One index per example: its rows are the batch's, kept (0) rather than inferred (-1), which
+  // OpenCV 4.6 infers wrongly when it plans the graph.
+  std::vector<int64_t> target = c.reshape_target(node.output(0));
+  std::vector<int64_t> indices = c.reshape_target(node.input(1));
+  if (!indices.empty() && indices[0] == -1 &&
+      std::all_of(indices.begin() + 1, indices.end(), [](int64_t d) { return d == 1; }))
+    target[0] = 0;
+  c.emit("Reshape", {looked_up, c.integers_initializer(target)});
 }
 
 const RegisterOp conv1d_op("aten::conv1d", [](auto& n, auto& c) { convolution(n, c, false); });

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "kiln/export/onnx/onnx_context.h"
+#include "kiln/export/onnx/unrolled_recurrent.h"
 
 namespace kiln::exports::onnx_export {
 namespace {
@@ -57,6 +58,31 @@ std::vector<std::string> layer_weights(Context& c, const Cell& cell,
   return {c.initializer(at::stack(w)), c.initializer(at::stack(r)), c.initializer(at::stack(b))};
 }
 
+// The layers as their steps (WriteOptions::portable), in PyTorch's layout; the last
+// hidden states [layers * directions, batch, hidden] are made only if something takes them.
+void unrolled(const jit_node& node, Context& c, const RecurrentLayers& layers, bool batch_first,
+              int64_t hidden) {
+  std::string x = c.tensor(node.input(0));
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  const std::vector<int64_t> swap = {1, 0, 2};
+  if (!batch_first) {
+    x = c.add1("Transpose", {x}, {{"perm", swap}});
+    std::swap(shape[0], shape[1]);
+  }
+  UnrolledOutputs out = write_unrolled(c, layers, x, shape);
+  c.bind(node.output(0),
+         batch_first ? out.output : c.add1("Transpose", {out.output}, {{"perm", swap}}));
+  c.defer(node.output(1), [&c, states = out.last_states, hidden] {
+    std::vector<std::string> parts;
+    for (const auto& state : states)
+      parts.push_back(c.add1("Reshape", {state, c.integers_initializer({1, -1, hidden})}));
+    return parts.size() == 1 ? parts.front() : c.add1("Concat", parts, {{"axis", int64_t{0}}});
+  });
+  if (node.outputs().size() > 2)
+    c.defer(node.output(2),
+            [&c]() -> std::string { c.refuse("an LSTM's last cell state is not written"); });
+}
+
 // lstm(x, hx, params, has_biases, layers, dropout, train, bidirectional, batch_first) and
 // gru(x, hx, ...): the same arguments.
 void recurrent(const jit_node& node, Context& c, const Cell& cell) {
@@ -71,6 +97,9 @@ void recurrent(const jit_node& node, Context& c, const Cell& cell) {
   int64_t layers = c.integer(node.input(4));
   int64_t directions = c.boolean(node.input(7)) ? 2 : 1;
   int64_t hidden = params.at(1).size(1);
+  if (c.options().portable)
+    return unrolled(node, c, {cell.gates == 4, layers, directions, biases, params}, batch_first,
+                    hidden);
 
   std::string x = c.tensor(node.input(0));
   if (batch_first) x = c.add1("Transpose", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});

@@ -82,9 +82,22 @@ void permute(const jit_node& node, Context& c) {
   c.emit("Transpose", {c.tensor(node.input(0))}, {{"perm", perm}});
 }
 
+// A portable cast keeps floats (WriteOptions::portable): to an integer it truncates towards zero,
+// Sign(x) * Floor(|x|); to a boolean it is whether x is not zero, |Sign(x)|; else x as it is.
+void portable_cast(const jit_node& node, Context& c, at::ScalarType from, at::ScalarType to) {
+  std::string x = c.tensor(node.input(0));
+  if (to == at::kBool && from != at::kBool) return c.emit("Abs", {c.add1("Sign", {x})});
+  c10::Symbol made = Context::producer(node.input(0)).kind();
+  bool whole = made == c10::aten::round || made == c10::aten::floor || made == c10::aten::ceil;
+  if (at::isFloatingType(from) && !at::isFloatingType(to) && to != at::kBool && !whole)
+    return c.emit("Mul", {c.add1("Sign", {x}), c.add1("Floor", {c.add1("Abs", {x})})});
+  c.pass_through(node.input(0));
+}
+
 // to(...): a cast where the element type changes; a move between devices is nothing here.
 void cast(const jit_node& node, Context& c) {
-  at::ScalarType from = c.dtype(node.input(0)), to = c.dtype(node.output(0));
+  at::ScalarType from = c.traced_dtype(node.input(0)), to = c.traced_dtype(node.output(0));
+  if (c.options().portable) return portable_cast(node, c, from, to);
   if (from == to) return c.pass_through(node.input(0));
   c.emit("Cast", {c.tensor(node.input(0))},
          {{"to", static_cast<int64_t>(element_type(to, "a cast"))}});
@@ -93,14 +106,18 @@ void cast(const jit_node& node, Context& c) {
 void argmax(const jit_node& node, Context& c) {
   if (c.is_none(node.input(1))) c.refuse("an argmax over every element is not written");
   size_t rank = c.shape(node.input(0)).size();
-  c.emit("ArgMax", {c.tensor(node.input(0))},
-         {{"axis", axis(c.integer(node.input(1)), rank)},
-          {"keepdims", int64_t{c.boolean(node.input(2))}}});
+  std::string index = c.add1("ArgMax", {c.tensor(node.input(0))},
+                             {{"axis", axis(c.integer(node.input(1)), rank)},
+                              {"keepdims", int64_t{c.boolean(node.input(2))}}});
+  if (c.options().portable)  // held as a float, as every portable integer
+    index = c.add1("Cast", {index}, {{"to", static_cast<int64_t>(onnx::ElementType::kFloat)}});
+  c.bind(node.output(0), index);
 }
 
 // cat(tensors, dim).
 void concat(const jit_node& node, Context& c) {
   std::vector<std::string> parts = c.list(node.input(0));
+  if (parts.size() == 1) return c.bind(node.output(0), parts.front());
   size_t rank = c.shape(node.output(0)).size();
   c.emit("Concat", parts, {{"axis", axis(c.integer(node.input(1)), rank)}});
 }
@@ -136,19 +153,65 @@ void slice(const jit_node& node, Context& c) {
           c.integers_initializer({c.integer(node.input(4))})});
 }
 
-// select(x, dim, index): the dimension goes.
-void select(const jit_node& node, Context& c) {
+// narrow(x, dim, start, length).
+void narrow(const jit_node& node, Context& c) {
   size_t rank = c.shape(node.input(0)).size();
-  std::string index = c.initializer(at::scalar_tensor(c.integer(node.input(2)), at::kLong));
-  c.emit("Gather", {c.tensor(node.input(0)), index},
-         {{"axis", axis(c.integer(node.input(1)), rank)}});
+  int64_t start = c.integer(node.input(2));
+  if (c.batch_multiples(node.input(3)).front() != 0)
+    c.refuse("it narrows to the batch size, which ONNX cannot keep dynamic here");
+  c.emit("Slice", {c.tensor(node.input(0)), c.integers_initializer({start}),
+                   c.integers_initializer({start + c.integer(node.input(3))}),
+                   c.integers_initializer({axis(c.integer(node.input(1)), rank)})});
 }
 
-// index_select(x, dim, indices).
-void index_select(const jit_node& node, Context& c) {
+// select(x, dim, index): a Slice of the one index, then the dimension dropped. Not a Gather of
+// a constant index, which OpenCV 4.6 reads only for tensors of up to two dimensions.
+void select(const jit_node& node, Context& c) {
   size_t rank = c.shape(node.input(0)).size();
-  c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(2))},
-         {{"axis", axis(c.integer(node.input(1)), rank)}});
+  int64_t dim = axis(c.integer(node.input(1)), rank);
+  int64_t index = c.integer(node.input(2));
+  std::string one = c.add1("Slice", {c.tensor(node.input(0)), c.integers_initializer({index}),
+                                     c.integers_initializer({index == -1 ? INT64_MAX : index + 1}),
+                                     c.integers_initializer({dim})});
+  std::string dropped = c.reshape_unit_dims(one, c.shape(node.output(0)), static_cast<size_t>(dim));
+  if (dropped.empty()) dropped = c.add1("Squeeze", {one, c.integers_initializer({dim})});
+  c.bind(node.output(0), dropped);
+}
+
+// index_select(x, dim, indices) by constant indices (feature columns picking their inputs): a
+// Slice of each run of consecutive indices, joined by a Concat; all of them in order is x
+// itself. OpenCV 4.6 gathers only one index at a time.
+bool select_runs(const jit_node& node, Context& c, int64_t dim) {
+  at::Tensor indices = c.weight(node.input(2)).to(at::kLong).contiguous();
+  int64_t size = c.shape(node.input(0)).at(static_cast<size_t>(dim));
+  std::vector<int64_t> picked(indices.data_ptr<int64_t>(),
+                              indices.data_ptr<int64_t>() + indices.numel());
+  if (picked.empty() || indices.dim() != 1) return false;
+  for (auto& index : picked) index = index < 0 ? index + size : index;
+  std::vector<std::string> runs;
+  for (size_t start = 0; start < picked.size();) {
+    size_t end = start + 1;
+    while (end < picked.size() && picked[end] == picked[end - 1] + 1) ++end;
+    if (start == 0 && end == picked.size() && picked.front() == 0 && picked.back() == size - 1) {
+      c.pass_through(node.input(0));
+      return true;
+    }
+    runs.push_back(c.add1(
+        "Slice", {c.tensor(node.input(0)), c.integers_initializer({picked[start]}),
+                  c.integers_initializer({picked[end - 1] + 1}), c.integers_initializer({dim})}));
+    start = end;
+  }
+  if (runs.size() == 1) c.bind(node.output(0), runs.front());
+  if (runs.size() > 1) c.emit("Concat", runs, {{"axis", dim}});
+  return true;
+}
+
+void index_select(const jit_node& node, Context& c) {
+  int64_t dim = axis(c.integer(node.input(1)), c.shape(node.input(0)).size());
+  if (Context::producer(node.input(2)).kind() == c10::prim::Constant && select_runs(node, c, dim))
+    return;
+  if (c.options().portable) c.refuse("a portable graph selects only by constant indices");
+  c.emit("Gather", {c.tensor(node.input(0)), c.tensor(node.input(2))}, {{"axis", dim}});
 }
 
 // expand(x, size, implicit): ONNX's Expand broadcasts as PyTorch's does, with 1 where PyTorch
@@ -159,13 +222,22 @@ void expand(const jit_node& node, Context& c) {
   std::vector<int64_t> batch = c.batch_multiples(node.input(1));
   for (size_t i = 0; i < size.size(); ++i)
     if (size[i] == -1 || batch[i] != 0) size[i] = 1;
+  // A constant expanded (a linear layer's bias) is written expanded, as ONNX broadcasts it.
+  if (Context::producer(node.input(0)).kind() == c10::prim::Constant) {
+    at::Tensor weight = c.weight(node.input(0));
+    return c.bind(node.output(0), c.initializer(weight * at::ones(size, weight.options())));
+  }
   c.emit("Expand", {c.tensor(node.input(0)), c.integers_initializer(size)});
 }
 
+// unsqueeze and squeeze as a Reshape where OpenCV 4.6 reads that (Context::reshape_unit_dims).
 void unsqueeze(const jit_node& node, Context& c) {
   size_t rank = c.shape(node.input(0)).size() + 1;
-  c.emit("Unsqueeze",
-         {c.tensor(node.input(0)), c.integers_initializer({axis(c.integer(node.input(1)), rank)})});
+  int64_t dim = axis(c.integer(node.input(1)), rank);
+  std::string x = c.tensor(node.input(0));
+  std::string added = c.reshape_unit_dims(x, c.shape(node.output(0)), static_cast<size_t>(dim));
+  if (added.empty()) added = c.add1("Unsqueeze", {x, c.integers_initializer({dim})});
+  c.bind(node.output(0), added);
 }
 
 void squeeze(const jit_node& node, Context& c) {
@@ -174,7 +246,10 @@ void squeeze(const jit_node& node, Context& c) {
   int64_t dim = axis(c.integer(node.input(1)), rank);
   if (c.shape(node.input(0)).at(static_cast<size_t>(dim)) != 1)
     return c.pass_through(node.input(0));
-  c.emit("Squeeze", {c.tensor(node.input(0)), c.integers_initializer({dim})});
+  std::string x = c.tensor(node.input(0));
+  std::string dropped = c.reshape_unit_dims(x, c.shape(node.output(0)), static_cast<size_t>(dim));
+  if (dropped.empty()) dropped = c.add1("Squeeze", {x, c.integers_initializer({dim})});
+  c.bind(node.output(0), dropped);
 }
 
 // constant_pad_nd(x, pad, value): PyTorch's pad lists (begin, end) pairs from the last dimension
@@ -212,6 +287,7 @@ const RegisterOp unsafe_chunk_op("aten::unsafe_chunk", chunk);
 const RegisterOp list_unpack_op("prim::ListUnpack", unpack);
 const RegisterOp slice_op("aten::slice", slice);
 const RegisterOp select_op("aten::select", select);
+const RegisterOp narrow_op("aten::narrow", narrow);
 const RegisterOp unsqueeze_op("aten::unsqueeze", unsqueeze);
 const RegisterOp index_select_op("aten::index_select", index_select);
 const RegisterOp expand_op("aten::expand", expand);

@@ -50,15 +50,18 @@ torch::Tensor RowFeaturesImpl::numbers(const torch::Tensor& row) const {
   return row.flatten(1).index_select(1, number_positions_);
 }
 
+// Each index is kept as a column [batch, 1] rather than selected to [batch]: the same numbers,
+// and an ONNX export then has no tensors of one dimension, which OpenCV 4.6 cannot multiply.
 std::vector<torch::Tensor> RowFeaturesImpl::embedded(const torch::Tensor& row) {
   torch::Tensor flat = row.flatten(1);
   std::vector<torch::Tensor> out;
   for (size_t i = 0; i < embeddings_.size(); ++i) {
     const InputIndex& index = part_.indices[i];
-    torch::Tensor ids = flat.select(1, index.position).round().to(torch::kLong);
+    torch::Tensor ids = flat.narrow(1, index.position, 1).round().to(torch::kLong);
     torch::Tensor known = ids.ge(0).logical_and(ids.lt(index.cardinality));
-    torch::Tensor looked_up = embeddings_[i]->forward(ids.clamp(0, index.cardinality - 1));
-    out.push_back(looked_up * known.unsqueeze(1).to(looked_up.scalar_type()));
+    torch::Tensor looked_up =
+        embeddings_[i]->forward(ids.clamp(0, index.cardinality - 1)).flatten(1);
+    out.push_back(looked_up * known.to(looked_up.scalar_type()));
   }
   return out;
 }
@@ -79,11 +82,14 @@ RowLinearImpl::RowLinearImpl(const RowPart& part, int64_t out) {
   bias_ = register_parameter("bias", torch::zeros({out}));
 }
 
+// The bias is added to the first term rather than expanded to the batch first (the same sums:
+// addition commutes exactly), so an ONNX export adds it as runtimes such as OpenCV read a bias.
 torch::Tensor RowLinearImpl::forward(const torch::Tensor& row) {
-  torch::Tensor sum = bias_.expand({row.size(0), bias_.size(0)});
-  if (numbers_) sum = sum + numbers_->forward(features_->numbers(row));
-  for (const torch::Tensor& weights : features_->embedded(row)) sum = sum + weights;
-  return sum;
+  torch::Tensor sum;
+  if (numbers_) sum = numbers_->forward(features_->numbers(row)) + bias_;
+  for (const torch::Tensor& weights : features_->embedded(row))
+    sum = sum.defined() ? sum + weights : weights + bias_;
+  return sum.defined() ? sum : bias_.expand({row.size(0), bias_.size(0)});
 }
 
 RowPerceptronImpl::RowPerceptronImpl(const RowPart& part, const PerceptronLayers& layers,
