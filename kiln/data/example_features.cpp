@@ -27,6 +27,61 @@ std::string describe_location(const io::RecordLocation& where, const std::string
   return fmt::format("{}, record {}, feature {}", where.file, where.record, feature);
 }
 
+// Writes `count` values of `source` into `target` (contiguous), moving [H, W, C] to [C, H, W]
+// when `channels` is above 1 (`height_width` = H * W), and converting each as `convert` does.
+template <class From, class To, class Convert>
+void copy_values(const From* source, To* target, int64_t count, int64_t channels,
+                 int64_t height_width, Convert convert) {
+  if (channels <= 1) {
+    for (int64_t i = 0; i < count; ++i) target[i] = convert(source[i]);
+    return;
+  }
+  for (int64_t p = 0; p < height_width; ++p)
+    for (int64_t c = 0; c < channels; ++c)
+      target[c * height_width + p] = convert(source[p * channels + c]);
+}
+
+// The common case written straight into row `row` of `column`, with no tensor operations per
+// record (which cost more than the decoding): raw values of the declared count, as bytes into
+// uint8 or float32, floats into float32, integers into int64 or float32; the same numbers as
+// FeatureDecoder::value() (a float32 scaled in float). False where that path must decide.
+bool write_directly(const FeatureSpec& spec, const io::Feature& f, torch::Tensor& column,
+                    int64_t row) {
+  using Kind = io::Feature::Kind;
+  int64_t count = element_count(spec.shape);
+  if (count == 0 || spec.encoding != FeatureEncoding::kRaw || !column.is_contiguous() ||
+      static_cast<int64_t>(f.size()) != (f.kind == Kind::kBytes ? 1 : count))
+    return false;
+  if (f.kind == Kind::kBytes && static_cast<int64_t>(f.bytes[0].size()) != count) return false;
+  int64_t channels = spec.channels_first ? spec.shape[2] : 1;
+  int64_t height_width = spec.channels_first ? spec.shape[0] * spec.shape[1] : count;
+  float scale = static_cast<float>(spec.scale);
+  auto scaled = [scale](auto v) { return static_cast<float>(v) * scale; };
+  auto as_is = [](auto v) { return v; };
+  const auto* bytes =
+      f.kind == Kind::kBytes ? reinterpret_cast<const uint8_t*>(f.bytes[0].data()) : nullptr;
+  if (spec.dtype == FeatureDtype::kFloat32) {
+    float* target = column.data_ptr<float>() + row * count;
+    if (bytes) copy_values(bytes, target, count, channels, height_width, scaled);
+    if (f.kind == Kind::kFloat)
+      copy_values(f.floats.data(), target, count, channels, height_width, scaled);
+    if (f.kind == Kind::kInt64)
+      copy_values(f.ints.data(), target, count, channels, height_width, scaled);
+    return true;
+  }
+  if (spec.dtype == FeatureDtype::kUint8 && bytes) {
+    copy_values(bytes, column.data_ptr<uint8_t>() + row * count, count, channels, height_width,
+                as_is);
+    return true;
+  }
+  if (spec.dtype == FeatureDtype::kInt64 && f.kind == Kind::kInt64) {
+    copy_values(f.ints.data(), column.data_ptr<int64_t>() + row * count, count, channels,
+                height_width, as_is);
+    return true;
+  }
+  return false;
+}
+
 // The raw values of a feature as a 1-D tensor, before any shape or dtype is applied.
 torch::Tensor raw_values(const std::string& name, const FeatureSpec& spec, const io::Feature& f,
                          const io::RecordLocation& where) {
@@ -168,7 +223,9 @@ void FeatureDecoder::decode(const io::Example& example, const io::RecordLocation
   for (const auto& [name, spec] : specs_) {
     auto found = example.features.find(name);
     const io::Feature* feature = found == example.features.end() ? nullptr : &found->second;
-    out.at(name)[row].copy_(value(name, feature, where, name));
+    torch::Tensor& column = out.at(name);
+    if (feature && write_directly(spec, *feature, column, row)) continue;
+    column[row].copy_(value(name, feature, where, name));
   }
 }
 
@@ -229,7 +286,13 @@ std::map<std::string, torch::Tensor> RecordDecoder::allocate(int64_t rows) const
 
 void RecordDecoder::decode(std::string_view record, const io::RecordLocation& where, int64_t row,
                            std::map<std::string, torch::Tensor>& out) const {
-  if (!sequence_) return context_.decode(io::parse_example(record, where), where, row, out);
+  if (!sequence_) {
+    // Each thread parses into its own Example, whose map and lists keep their memory from the
+    // record before.
+    thread_local io::Example parsed;
+    io::parse_example_into(record, parsed, where);
+    return context_.decode(parsed, where, row, out);
+  }
   io::SequenceExample parsed = io::parse_sequence_example(record, where);
   context_.decode(io::Example{parsed.context}, where, row, out);
   decode_lists(parsed, where, row, out);

@@ -73,7 +73,7 @@ class RunFolder {
   Clock clock_;
   std::unique_ptr<tensorboard::EventLog> events_;
   std::unique_ptr<TensorBoardSink> events_sink_;
-  NullMetricSink nothing_;
+  engine::NullMetricSink nothing_;
   engine::MetricSinks sinks_;
 };
 
