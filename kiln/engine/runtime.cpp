@@ -33,7 +33,7 @@ void set_intra_op_threads(int64_t threads) {
   using SetThreads = void (*)(int);
   if (auto set_blas_threads =
           reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-    set_blas_threads(static_cast<int>(threads));
+    set_blas_threads(1);
 }
 
 void Runtime::apply() const {

@@ -30,9 +30,12 @@ struct Runtime {
   void apply() const;
 };
 
-/// Sets the threads one operator may use: LibTorch's intra-op threads and, where LibTorch's BLAS
-/// is OpenBLAS, its own pool too. Left alone, OpenBLAS keeps a thread per core that spins in
-/// sched_yield between calls, taking a core from the threads that do the other work.
+/// Sets the threads one operator may use: LibTorch's intra-op threads (its OpenMP team). Where
+/// LibTorch's BLAS is OpenBLAS, OpenBLAS runs on the calling thread alone: its own pool of
+/// threads spins in sched_yield between calls and takes cores from the OpenMP team, whose threads
+/// spin too while the BLAS works. With both pools, a step of the CNN example took 61-74 ms on
+/// 2 cores, with OpenBLAS on one thread 44-50 ms; the MLP's 7-11 ms against 3.5-4.1
+/// (docs/benchmarks.md, "A whole run, launch to result").
 void set_intra_op_threads(int64_t threads);
 
 }  // namespace kiln::engine
