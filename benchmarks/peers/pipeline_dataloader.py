@@ -124,18 +124,19 @@ class TfRecordImages(Dataset):
         return image, int64_value(features["label"])
 
 
-def main():
+def arguments():
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", required=True)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch", type=int, default=128)
-    args = parser.parse_args()
-    torch.manual_seed(1)
-    dataset = TfRecordImages(args.files)
+    return parser.parse_args()
+
+
+def report_rate(make_loader, args):
+    """Times from making the loader to its last batch of the last epoch; prints one JSON line."""
     start = time.perf_counter()
-    loader = DataLoader(dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers,
-                        persistent_workers=args.workers > 0)
+    loader = make_loader()
     examples = batches = 0
     for _ in range(args.epochs):
         for images, labels in loader:
@@ -145,6 +146,15 @@ def main():
     print(json.dumps({"epochs": args.epochs, "batches": batches, "examples": examples,
                       "seconds": seconds, "examples_per_s": examples / seconds,
                       "workers": args.workers}))
+
+
+def main():
+    args = arguments()
+    torch.manual_seed(1)
+    dataset = TfRecordImages(args.files)
+    report_rate(lambda: DataLoader(dataset, batch_size=args.batch, shuffle=True,
+                                   num_workers=args.workers, persistent_workers=args.workers > 0),
+                args)
 
 
 if __name__ == "__main__":

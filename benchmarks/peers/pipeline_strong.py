@@ -9,18 +9,16 @@ a careful PyTorch user makes a DataLoader fast:
   one inter-process hand-over per batch, not per example;
 - the augmentation is vectorised over the batch with torch ops: one gather for every crop, one
   `where` for the flips, one fused scale-and-normalize.
-Prints one JSON line, as benchmarks/peers/pipeline_dataloader.py (the plain per-example peer).
+Reads the records and prints one JSON line with benchmarks/peers/pipeline_dataloader.py's code
+(the plain per-example peer).
 """
-import argparse
 import glob
-import gzip
-import json
-import struct
-import time
 
 import torch
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler
+
+from pipeline_dataloader import arguments, read_records, report_rate  # the plain peer's
 
 MEAN, STD = 0.286, 0.353
 SIZE, PADDING = 28, 2
@@ -66,18 +64,6 @@ def example_class():
         pool.FindMessageTypeByName("tensorflow.Example"))
 
 
-def read_records(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    records, at = [], 0
-    while at < len(data):
-        (length,) = struct.unpack_from("<Q", data, at)
-        records.append(data[at + 12:at + 12 + length])
-        at += 12 + length + 4
-    return records
-
-
 class TfRecordBatches(Dataset):
     """Indexed by a list of record indices: the whole augmented batch."""
 
@@ -114,27 +100,13 @@ class TfRecordBatches(Dataset):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--files", required=True)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--batch", type=int, default=128)
-    args = parser.parse_args()
+    args = arguments()
     torch.manual_seed(1)
     dataset = TfRecordBatches(args.files)
-    start = time.perf_counter()
     batches_of = BatchSampler(RandomSampler(dataset), args.batch, drop_last=False)
-    loader = DataLoader(dataset, sampler=batches_of, batch_size=None, num_workers=args.workers,
-                        persistent_workers=args.workers > 0)
-    examples = batches = 0
-    for _ in range(args.epochs):
-        for images, labels in loader:
-            examples += images.shape[0]
-            batches += 1
-    seconds = time.perf_counter() - start
-    print(json.dumps({"epochs": args.epochs, "batches": batches, "examples": examples,
-                      "seconds": seconds, "examples_per_s": examples / seconds,
-                      "workers": args.workers}))
+    report_rate(lambda: DataLoader(dataset, sampler=batches_of, batch_size=None,
+                                   num_workers=args.workers, persistent_workers=args.workers > 0),
+                args)
 
 
 if __name__ == "__main__":
