@@ -33,29 +33,33 @@ void unary(const jit_node& node, Context& c, const char* op) {
   c.emit(op, {c.tensor(node.input(0))});
 }
 
-// a and b in PyTorch's common type (an integer tensor against 0.5 compares as floats).
-std::pair<std::string, std::string> in_common_type(const jit_node& node, Context& c,
-                                                   at::ScalarType* common_type) {
-  at::ScalarType left = c.dtype(node.input(0)), common = left;
+// PyTorch's common type of a comparison's operands (an integer tensor against 0.5 compares as
+// floats).
+at::ScalarType common_type(const jit_node& node, Context& c) {
+  at::ScalarType left = c.dtype(node.input(0));
   const torch::jit::Value* right = node.input(1);
-  bool right_is_tensor = right->type()->kind() == c10::TypeKind::TensorType;
-  if (right_is_tensor)
-    common = at::promote_types(left, c.dtype(right));
-  else if (!at::isFloatingType(left) && c.constant(right).isDouble())
-    common = at::kFloat;
+  if (right->type()->kind() == c10::TypeKind::TensorType)
+    return at::promote_types(left, c.dtype(right));
+  if (!at::isFloatingType(left) && c.constant(right).isDouble()) return at::kFloat;
+  return left;
+}
+
+// a and b in `common`.
+std::pair<std::string, std::string> in_common_type(const jit_node& node, Context& c,
+                                                   at::ScalarType common) {
   auto as_common = [&](const std::string& name, at::ScalarType type) {
     if (type == common) return name;
     return c.add1("Cast", {name}, {{"to", static_cast<int64_t>(element_type(common, "a cast"))}});
   };
-  std::string b = right_is_tensor ? as_common(c.tensor(right), c.dtype(right))
-                                  : c.initializer(at::full({1}, c.number(right), common));
-  *common_type = common;
-  return {as_common(c.tensor(node.input(0)), left), b};
+  const torch::jit::Value* right = node.input(1);
+  std::string b = right->type()->kind() == c10::TypeKind::TensorType
+                      ? as_common(c.tensor(right), c.dtype(right))
+                      : c.initializer(at::full({1}, c.number(right), common));
+  return {as_common(c.tensor(node.input(0)), c.dtype(node.input(0))), b};
 }
 
 std::string compared(const jit_node& node, Context& c, const char* op) {
-  at::ScalarType common;
-  auto [a, b] = in_common_type(node, c, &common);
+  auto [a, b] = in_common_type(node, c, common_type(node, c));
   return c.add1(op, {a, b});
 }
 
@@ -73,9 +77,9 @@ bool only_cast(const jit_node& node, const Context& c) {
 // NaN's result (it stays NaN).
 bool compare_by_sign(const jit_node& node, Context& c, bool greater, bool or_equal) {
   if (!c.options().portable && !only_cast(node, c)) return false;
-  at::ScalarType common;
-  auto [a, b] = in_common_type(node, c, &common);
+  at::ScalarType common = common_type(node, c);
   if (!at::isFloatingType(common)) return false;  // Relu takes no integers before opset 14
+  auto [a, b] = in_common_type(node, c, common);
   bool a_minus_b = greater != or_equal;
   std::string holds =
       c.add1("Relu", {c.add1("Sign", {c.add1("Sub", {a_minus_b ? a : b, a_minus_b ? b : a})})});
@@ -98,8 +102,7 @@ void equal(const jit_node& node, Context& c, bool negated) {
     std::string equal = compared(node, c, "Equal");
     return c.bind(node.output(0), negated ? c.add1("Not", {equal}) : equal);
   }
-  at::ScalarType common;
-  auto [a, b] = in_common_type(node, c, &common);
+  auto [a, b] = in_common_type(node, c, common_type(node, c));
   std::string differs = c.add1("Abs", {c.add1("Sign", {c.add1("Sub", {a, b})})});
   c.bind(node.output(0),
          negated ? differs : c.add1("Sub", {c.initializer(at::ones({1})), differs}));
