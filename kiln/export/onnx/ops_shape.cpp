@@ -155,13 +155,16 @@ void slice(const jit_node& node, Context& c) {
 
 // narrow(x, dim, start, length).
 void narrow(const jit_node& node, Context& c) {
-  size_t rank = c.shape(node.input(0)).size();
+  std::vector<int64_t> shape = c.shape(node.input(0));
+  size_t rank = shape.size();
+  int64_t dim = axis(c.integer(node.input(1)), rank);
   int64_t start = c.integer(node.input(2));
+  if (start < 0) start += shape.at(static_cast<size_t>(dim));  // counted from the end
   if (c.batch_multiples(node.input(3)).front() != 0)
     c.refuse("it narrows to the batch size, which ONNX cannot keep dynamic here");
   c.emit("Slice", {c.tensor(node.input(0)), c.integers_initializer({start}),
                    c.integers_initializer({start + c.integer(node.input(3))}),
-                   c.integers_initializer({axis(c.integer(node.input(1)), rank)})});
+                   c.integers_initializer({dim})});
 }
 
 // select(x, dim, index): a Slice of the one index, then the dimension dropped. Not a Gather of
