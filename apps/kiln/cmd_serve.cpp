@@ -177,7 +177,8 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 65535));
   command
       ->add_option("--grpc-threads", args->grpc_threads,
-                   "Threads taking gRPC calls (the models run on the batchers' threads)")
+                   "gRPC event loops, each taking connections and their calls (the models run on "
+                   "the batchers' threads)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   command

@@ -1,11 +1,7 @@
 #include "kiln/serving/http_event_loop.h"
 
 #include <fmt/format.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,6 +20,7 @@
 #include "kiln/core/error.h"
 #include "kiln/serving/answer_queue.h"
 #include "kiln/serving/serving_error.h"
+#include "kiln/serving/tcp_listen.h"
 
 namespace kiln::serving {
 namespace {
@@ -84,7 +81,6 @@ struct HttpEventLoop::State {
   void run();
   void watch(int fd, uint64_t tag, uint32_t events, int operation);
   void watch(Connection& connection, uint32_t events);
-  size_t connection_limit() const;
   void accept_all();
   void on_event(uint64_t id, uint32_t events);
   bool read_from(Connection& connection);
@@ -107,41 +103,15 @@ HttpEventLoop::~HttpEventLoop() {
 }
 
 int HttpEventLoop::bind(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  std::string service = std::to_string(port);
-  int fd = -1;
-  if (port >= 0 && port <= 65535 &&
-      getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) == 0) {
-    for (addrinfo* address = found; address && fd < 0; address = address->ai_next) {
-      fd = socket(address->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-      if (fd < 0) continue;
-      // A restarted server binds again at once, though the old one's connections linger in
-      // TIME_WAIT; never SO_REUSEPORT, with which a second server would share the port in silence.
-      int yes = 1;
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-      if (::bind(fd, address->ai_addr, address->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
-        close(fd);
-        fd = -1;
-      }
-    }
-    freeaddrinfo(found);
-  }
+  int fd = listen_tcp(host, port);
   if (fd < 0)
     throw UsageError(
         fmt::format("cannot listen on {}:{} (in use, or not an address of this "
                     "machine); choose another with --port or --host",
                     host, port));
-  sockaddr_storage bound{};
-  socklen_t length = sizeof bound;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
   if (state_->listen_fd >= 0) close(state_->listen_fd);
   state_->listen_fd = fd;
-  return ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  return bound_port(fd);
 }
 
 void HttpEventLoop::serve() {
@@ -179,7 +149,8 @@ void HttpEventLoop::stop() {
 void HttpEventLoop::State::run() {
   if (listen_fd < 0) throw Error("kiln serve: serve() before bind()");
   answers->set_loop_thread(std::this_thread::get_id());
-  max_connections = connection_limit();  // once: not a system call per burst of accepts
+  max_connections =
+      connection_limit(options.max_connections);  // once: not a system call per burst of accepts
   epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
   watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_ADD);
@@ -230,15 +201,6 @@ void HttpEventLoop::State::watch(Connection& connection, uint32_t events) {
   watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
 }
 
-size_t HttpEventLoop::State::connection_limit() const {
-  rlimit files{};
-  size_t limit = size_t(std::max(options.max_connections, 1));
-  // Descriptors for the model files, logs and the poller are kept back.
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
-    limit = std::min(limit, size_t(files.rlim_cur > 64 ? files.rlim_cur - 64 : 1));
-  return limit;
-}
-
 void HttpEventLoop::State::accept_all() {
   size_t limit = max_connections;
   while (true) {
@@ -247,7 +209,7 @@ void HttpEventLoop::State::accept_all() {
       listener_paused = true;
       return;
     }
-    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = accept_connection(listen_fd);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
@@ -256,10 +218,6 @@ void HttpEventLoop::State::accept_all() {
       }
       return;
     }
-    // Answers go out at once: with Nagle's algorithm a small reply waits for the client's
-    // delayed ACK, 40 ms a request.
-    int yes = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
     auto connection = std::make_unique<Connection>(options.limits);
     connection->fd = fd;
     connection->id = next_id++;

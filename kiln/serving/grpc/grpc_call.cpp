@@ -77,30 +77,27 @@ GrpcCall::~GrpcCall() {
   if (received_) shared_.live->leave();
 }
 
-bool GrpcCall::received() {
-  received_ = shared_.live->enter();
+void GrpcCall::begin(const std::string& message, const std::function<void()>& body) {
   start_ = std::chrono::steady_clock::now();
-  return received_;
-}
-
-bool GrpcCall::authorized() const {
-  if (shared_.token.empty()) return true;
-  const auto& metadata = server_context().client_metadata();
-  auto given = metadata.find("authorization");
-  return given != metadata.end() &&
-         std::string(given->second.data(), given->second.size()) == "Bearer " + shared_.token;
-}
-
-void GrpcCall::start(const std::function<void()>& body) {
+  received_ = shared_.live->enter();
+  if (!received_)
+    return send(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
   if (!authorized()) return finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, kTokenNeeded));
   if (!shared_.parts.gate.enter())
     return finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
   entered_ = true;
+  if (!parse(message))
+    return finish(grpc::Status(grpc::StatusCode::INTERNAL,
+                               "the request message does not parse as " + request_type()));
   try {
     body();
   } catch (...) {
     finish(current_error_status());
   }
+}
+
+bool GrpcCall::authorized() const {
+  return shared_.token.empty() || authorization_ == "Bearer " + shared_.token;
 }
 
 void GrpcCall::finish_with(const std::function<void()>& fill) {
@@ -122,8 +119,21 @@ void GrpcCall::finish(grpc::Status status) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
   bool entered = entered_;
   RequestGate& gate = shared_.parts.gate;
-  send(std::move(status));  // `this` may be gone from here on (the queue's thread deletes it)
+  send(status);  // `this` is gone from here on
   if (entered) gate.leave();
+}
+
+void GrpcCall::send(const grpc::Status& status) {
+  GrpcOutgoing outgoing;
+  outgoing.code = int(status.error_code());
+  if (status.ok())
+    outgoing.response = serialized_response();
+  else
+    outgoing.error = status.error_message();
+  // Handed over before the call leaves the server's count of live calls (in its destructor), so
+  // that a server stopping once they are done finds every answer in its loop's inbox.
+  reply_(std::move(outgoing), std::move(hold_));
+  delete this;
 }
 
 }  // namespace kiln::serving

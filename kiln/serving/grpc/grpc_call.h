@@ -1,11 +1,11 @@
 #pragma once
-// One call of kiln's gRPC services on gRPC's asynchronous API: it checks the bearer token
-// (metadata `authorization: Bearer TOKEN`, as the REST API's header), lets the call in through the
-// server's gate (refused UNAVAILABLE while draining), and once answered counts it in the server's
-// metrics and lets it out. Failures become gRPC statuses with TensorFlow Serving's codes and its
-// cut of messages over 1024 characters.
-// Thread-safety: proceed() runs on a completion queue's thread; finish_with() may be called from
-// any thread (a batcher's), once.
+// One call of kiln's gRPC services, from the request its event loop received to the answer it
+// hands back: it checks the bearer token (metadata `authorization: Bearer TOKEN`, as the REST
+// API's header), lets the call in through the server's gate (refused UNAVAILABLE while draining),
+// and once answered counts it in the server's metrics and lets it out. Failures become gRPC
+// statuses with TensorFlow Serving's codes and its cut of messages over 1024 characters.
+// Thread-safety: begun on the event loop's thread; finish_with() may be called from any thread
+// (a batcher's), once.
 
 #include <chrono>
 #include <exception>
@@ -13,8 +13,9 @@
 #include <memory>
 #include <string>
 
-#include <grpcpp/grpcpp.h>
+#include <grpcpp/support/status.h>
 
+#include "kiln/serving/grpc/grpc_event_loop.h"
 #include "kiln/serving/listener.h"
 
 namespace kiln::serving {
@@ -31,48 +32,51 @@ struct CallContext {
 /// bad data, INTERNAL for anything else).
 grpc::Status current_error_status();
 
-/// One call, from the completion queue's tag that says it came to the one that says its answer
-/// went out (async_call.h makes them, one method each).
+/// One call, made as it comes (method_call.h makes them, one method each) and deleted once its
+/// answer is handed to its event loop.
 class GrpcCall {
  public:
   virtual ~GrpcCall();
 
-  /// What the completion queue says of the call's latest operation (the call is its tag).
-  virtual void proceed(bool ok) = 0;
-
-  /// Runs `body` if the call may proceed (a token it bears, a server not draining), else
-  /// answers it with why; an exception `body` throws answers it with its status. A body that
-  /// returns without answering leaves the call to whoever it handed it to.
-  void start(const std::function<void()>& body);
   /// Names the model the call is for (its metrics count under it once it is found served).
   void set_model(const std::string& model) { model_ = model; }
-  /// Keeps `servable` until the call is done with, which is on a completion queue's thread: a
-  /// version retired while it ran must not be destroyed on its own batcher's thread, which its
-  /// destructor joins.
+  /// Keeps `servable` until the answer is taken, which is on the event loop's thread: a version
+  /// retired while it ran must not be destroyed on its own batcher's thread, which its destructor
+  /// joins.
   void hold(std::shared_ptr<const void> servable) { hold_ = std::move(servable); }
   /// Answers the call: OK when `fill` (which writes the response) returns, else the status of
   /// what it threw.
   void finish_with(const std::function<void()>& fill);
 
  protected:
-  /// A call of `api` (predict, classify, regress, metadata, status).
-  GrpcCall(const CallContext& shared, std::string api) : shared_(shared), api_(std::move(api)) {}
-  /// The call has come: its clock starts and the server counts it until it is destroyed. False
-  /// when the server is stopping: the call is then dropped unanswered (its server cancels it).
-  bool received();
-  const CallContext& shared() const { return shared_; }
-  const std::string& api() const { return api_; }
-  /// The context of the call, for its metadata.
-  virtual const grpc::ServerContext& server_context() const = 0;
-  /// Sends the answer with `status`; the completion queue says when it went out.
-  virtual void send(grpc::Status status) = 0;
+  /// A call of `api` (predict, classify, regress, metadata, status) bearing `authorization` (the
+  /// header's value), answered through `reply`.
+  GrpcCall(const CallContext& shared, std::string api, std::string authorization, GrpcReply reply)
+      : shared_(shared),
+        api_(std::move(api)),
+        authorization_(std::move(authorization)),
+        reply_(std::move(reply)) {}
+  /// Runs `body` on the request read from `message` if the call may proceed (a token it bears, a
+  /// server not draining, a message that parses), else answers it with why; an exception `body`
+  /// throws answers it with its status. A body that returns without answering leaves the call
+  /// to whoever it handed it to.
+  void begin(const std::string& message, const std::function<void()>& body);
+  /// Reads the request message; false when it does not parse.
+  virtual bool parse(const std::string& message) = 0;
+  /// What the request should have been, for the message when it does not parse.
+  virtual std::string request_type() const = 0;
+  /// The response message's bytes, once written.
+  virtual std::string serialized_response() const = 0;
 
  private:
   bool authorized() const;
   void finish(grpc::Status status);
+  /// Hands the answer to the event loop and deletes the call.
+  void send(const grpc::Status& status);
 
   CallContext shared_;
-  std::string api_, model_;
+  std::string api_, authorization_, model_;
+  GrpcReply reply_;
   std::chrono::steady_clock::time_point start_;
   std::shared_ptr<const void> hold_;
   bool received_ = false, entered_ = false;

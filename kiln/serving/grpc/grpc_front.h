@@ -19,7 +19,7 @@ struct GrpcOptions {
   std::string token;                     // non-empty: calls need `authorization: Bearer TOKEN`
   int64_t max_message_bytes = 16 << 20;  // one request, at most
   int64_t max_rows = 1024;               // examples in one request, at most
-  int threads = 1;                       // polling the completion queue
+  int threads = 1;                       // event loops, each taking connections of its own
 };
 
 /// Makes the gRPC listener of a ModelServer (PredictionService and ModelService), bound when the

@@ -1,21 +1,19 @@
 #pragma once
-// kiln serve's gRPC port: a gRPC server of TensorFlow Serving's PredictionService and
-// ModelService over a ModelServer's parts, on gRPC's asynchronous API with one completion queue
-// that serve() polls on `threads` threads (gRPC starts none to run handlers, so a call costs no
-// hand-over to a thread of gRPC's before the batcher's). It binds in its constructor (SO_REUSEPORT
-// off, so a port in use is an error, not a second server sharing it) and takes requests up to
-// the message size given.
+// kiln serve's gRPC port: TensorFlow Serving's PredictionService and ModelService over a
+// ModelServer's parts, spoken over kiln's own gRPC event loops (grpc_event_loop.h, on nghttp2's
+// HTTP/2), `threads` of them sharing the listening socket. It binds in its constructor (a port in
+// use is an error, not a second server sharing it) and takes requests up to the message size
+// given. Paths it does not serve are answered UNIMPLEMENTED.
 // Thread-safety: serve() blocks its thread; stop() may be called from any other.
 
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
+#include "kiln/serving/grpc/grpc_event_loop.h"
 #include "kiln/serving/grpc/grpc_front.h"
+#include "kiln/serving/grpc/method_call.h"
 #include "kiln/serving/grpc/model_status_service.h"
 #include "kiln/serving/grpc/prediction_service.h"
 
@@ -28,26 +26,24 @@ class GrpcServer final : public Listener {
 
   int port() const { return port_; }
   std::string address() const override;
-  /// Polls the queue on this thread and threads - 1 more, until stop().
+  /// Runs the event loops, one on this thread, until stop().
   void serve() override;
-  /// Stops taking calls, waits for those received to be answered (the server's drain came
-  /// first), then ends serve().
+  /// Stops taking calls (GOAWAY), waits for those received to be answered (the server's drain
+  /// came first) and sent, then ends serve().
   void stop() override;
 
  private:
-  void poll();
+  void handle(GrpcIncoming& call, GrpcReply reply) const;
 
   RequestGate live_;  // first: the calls count themselves here until they are destroyed
   PredictionService prediction_;
   ModelStatusService status_;
+  GrpcMethods methods_;
   std::string host_;
+  int listen_fd_ = -1;
   int port_ = 0;
-  int threads_ = 1;
-  std::unique_ptr<grpc::ServerCompletionQueue> queue_;
-  std::unique_ptr<grpc::Server> server_;
+  std::vector<std::unique_ptr<GrpcEventLoop>> loops_;
   std::once_flag stopped_;
-  std::mutex mutex_;
-  bool polled_ = false;  // by serve(); else the destructor drains the queue
 };
 
 }  // namespace kiln::serving

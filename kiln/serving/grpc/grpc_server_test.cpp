@@ -11,8 +11,10 @@
 #include <thread>
 
 #include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
+#include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
 #include "tests/support/fake_servable.h"
 
 namespace kiln::serving {

@@ -1,14 +1,12 @@
 #include "kiln/serving/grpc/model_status_service.h"
 
-#include "kiln/serving/grpc/async_call.h"
 #include "kiln/serving/grpc/grpc_messages.h"
 
 namespace kiln::serving {
 
-void ModelStatusService::await_calls(grpc::ServerCompletionQueue* queue) {
-  await_method(shared_, "status", &service_, queue,
-               &tfs::ModelService::AsyncService::RequestGetModelStatus, this,
-               &ModelStatusService::status);
+void ModelStatusService::add_methods(GrpcMethods& methods) const {
+  add_method(methods, "/tensorflow.serving.ModelService/GetModelStatus", shared_, "status", this,
+             &ModelStatusService::status);
 }
 
 void ModelStatusService::status(GrpcCall& call,

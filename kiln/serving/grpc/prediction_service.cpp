@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "kiln/serving/grpc/async_call.h"
+#include "kiln/serving/grpc/method_call.h"
 #include "kiln/serving/grpc/raw_predict.h"
 #include "kiln/serving/serving_error.h"
 
@@ -31,19 +31,17 @@ const tfs::ModelSpec* spec_of(const Message& request) {
 
 }  // namespace
 
-void PredictionService::await_calls(grpc::ServerCompletionQueue* queue) {
-  using Service = tfs::PredictionService::AsyncService;
-  await_method(shared_, "predict", &service_, queue, &Service::RequestPredict, this,
-               &PredictionService::predict);
-  await_method(shared_, "classify", &service_, queue, &Service::RequestClassify, this,
-               &PredictionService::classify);
-  await_method(shared_, "regress", &service_, queue, &Service::RequestRegress, this,
-               &PredictionService::regress);
-  await_method(shared_, "metadata", &service_, queue, &Service::RequestGetModelMetadata, this,
-               &PredictionService::metadata);
-  // Asked for too, or its calls would wait unanswered: an async service's every method is.
-  await_method(shared_, "", &service_, queue, &Service::RequestMultiInference, this,
-               &PredictionService::multi_inference);
+void PredictionService::add_methods(GrpcMethods& methods) const {
+  const std::string service = "/tensorflow.serving.PredictionService/";
+  add_method(methods, service + "Predict", shared_, "predict", this, &PredictionService::predict);
+  add_method(methods, service + "Classify", shared_, "classify", this,
+             &PredictionService::classify);
+  add_method(methods, service + "Regress", shared_, "regress", this, &PredictionService::regress);
+  add_method(methods, service + "GetModelMetadata", shared_, "metadata", this,
+             &PredictionService::metadata);
+  // Answered by name rather than as a path not served, as TensorFlow Serving's service has it.
+  add_method(methods, service + "MultiInference", shared_, "", this,
+             &PredictionService::multi_inference);
 }
 
 void PredictionService::multi_inference(GrpcCall& call, const tfs::MultiInferenceRequest&,

@@ -1,16 +1,21 @@
 #pragma once
-// TensorFlow Serving's PredictionService over kiln's model table, on gRPC's asynchronous API:
+// TensorFlow Serving's PredictionService over kiln's model table:
 // Predict (named TensorProtos in and out, output_filter), Classify and Regress (tf.Examples, for
 // models trained on feature columns) and GetModelMetadata, answering what the REST API answers
 // for the same request. A predict is answered when its servable has run it (on the batcher's
 // thread), so no thread waits for a model. MultiInference is answered UNIMPLEMENTED.
-// Thread-safety: its handlers run on the completion queue's threads, several at once.
+// Thread-safety: its handlers run on the event loops' threads, several at once.
 
 #include <cstdint>
 
 #include "kiln/serving/grpc/grpc_call.h"
 #include "kiln/serving/grpc/grpc_messages.h"
-#include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
+#include "kiln/serving/grpc/method_call.h"
+#include "tensorflow_serving/apis/classification.pb.h"
+#include "tensorflow_serving/apis/get_model_metadata.pb.h"
+#include "tensorflow_serving/apis/inference.pb.h"
+#include "tensorflow_serving/apis/predict.pb.h"
+#include "tensorflow_serving/apis/regression.pb.h"
 
 namespace kiln::serving {
 
@@ -19,10 +24,8 @@ class PredictionService {
   /// `max_rows`: examples in one request, at most (--max-request-rows).
   PredictionService(CallContext shared, int64_t max_rows) : shared_(shared), max_rows_(max_rows) {}
 
-  /// What the server registers.
-  grpc::Service* service() { return &service_; }
-  /// Asks for the first call of each method on `queue`; each call asks for the next.
-  void await_calls(grpc::ServerCompletionQueue* queue);
+  /// Adds the service's methods, by path, to what the server serves.
+  void add_methods(GrpcMethods& methods) const;
 
   void predict(GrpcCall& call, const tfs::PredictRequest& request,
                tfs::PredictResponse& response) const;
@@ -46,7 +49,6 @@ class PredictionService {
 
   CallContext shared_;
   int64_t max_rows_;
-  tfs::PredictionService::AsyncService service_;
 };
 
 }  // namespace kiln::serving

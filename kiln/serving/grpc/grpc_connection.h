@@ -1,0 +1,94 @@
+#pragma once
+// One client connection of kiln's gRPC server, without its socket: the HTTP/2 that a gRPC channel
+// speaks (nghttp2's server session: frames, HPACK, flow control, pings, GOAWAY) turned into whole
+// unary calls, and answers turned back into a response's headers, message and trailers. Bytes
+// come in through receive() and go out through produce(), so that the event loop owns the socket
+// and a fuzz target can drive it alone.
+//
+// Why not gRPC's own server: its core costs a unary call about three times what kiln's HTTP/1.1
+// loop costs a REST request (its completion queue, a hand-over to its executor thread, its
+// filters), and the whole of that difference showed in the serving benchmark
+// (docs/benchmarks.md, gRPC).
+//
+// What a call must be (PROTOCOL-HTTP2): a POST (else HTTP 405) of content-type application/grpc
+// (else HTTP 415, so that a plain HTTP client does not read a gRPC error as a success), carrying
+// one message (grpc_wire.h). Requests are bounded before they are kept: headers by
+// max_header_bytes, a stream's body by the message limit, everything a connection holds unanswered
+// by four times it.
+// Thread-safety: none; one thread (the loop's) uses a connection.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "kiln/serving/grpc/grpc_wire.h"
+
+namespace kiln::serving {
+
+struct GrpcLimits {
+  size_t max_message_bytes = 16 << 20;  // one request message, inflated
+  size_t max_header_bytes = 64 << 10;   // one request's header block, names and values
+  uint32_t max_streams = 256;           // calls open at once (SETTINGS_MAX_CONCURRENT_STREAMS)
+};
+
+/// One call, received whole.
+struct GrpcIncoming {
+  int32_t stream = 0;
+  std::string path;           // "/tensorflow.serving.PredictionService/Predict"
+  std::string authorization;  // the header's value; empty when none came
+  std::string message;        // the request message, unframed and inflated
+};
+
+/// The answer to one call: OK with a message, or a status.
+struct GrpcOutgoing {
+  int32_t stream = 0;
+  int code = 0;          // gRPC's status code
+  std::string error;     // grpc-message, when code is not 0
+  std::string response;  // the response message, when code is 0
+};
+
+class GrpcConnection {
+ public:
+  /// Called for each call received whole, during receive(); its answer comes later, by answer().
+  using OnCall = std::function<void(GrpcIncoming& call)>;
+
+  GrpcConnection(GrpcLimits limits, OnCall on_call);
+  ~GrpcConnection();
+  GrpcConnection(const GrpcConnection&) = delete;
+  GrpcConnection& operator=(const GrpcConnection&) = delete;
+
+  /// Takes bytes the client sent; false when the connection is beyond saving (not HTTP/2, or a
+  /// protocol error): what produce() still gives (a GOAWAY saying why) goes out, then it closes.
+  bool receive(const char* data, size_t size);
+  /// Answers a call; dropped when its stream has gone (the client cancelled it).
+  void answer(GrpcOutgoing outgoing);
+  /// Appends what is ready to send to `out`, while `out` holds less than `most` bytes.
+  void produce(std::string& out, size_t most);
+  /// Says no new calls are taken (GOAWAY); the calls received are still answered.
+  void shut_down();
+  /// Whether the connection has nothing more to do: the client has gone or may close it.
+  bool finished() const;
+  /// Calls received and not yet answered.
+  size_t unanswered() const { return unanswered_; }
+
+ private:
+  struct Stream;
+  struct Callbacks;
+  void end_request(int32_t stream_id, Stream& stream);
+  void respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing);
+  void respond_status(int32_t stream_id, int http_status, int code, const std::string& error);
+
+  GrpcLimits limits_;
+  OnCall on_call_;
+  struct Session;
+  std::unique_ptr<Session> session_;
+  std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
+  size_t held_bytes_ = 0;  // request bytes of the open streams
+  size_t unanswered_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace kiln::serving

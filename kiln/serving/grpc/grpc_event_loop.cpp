@@ -1,0 +1,327 @@
+#include "kiln/serving/grpc/grpc_event_loop.h"
+
+#include <fmt/format.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/error.h"
+#include "kiln/serving/answer_queue.h"
+#include "kiln/serving/tcp_listen.h"
+
+namespace kiln::serving {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kListenerTag = 0, kWakeTag = 1;  // epoll's tags; connections count from 2
+constexpr size_t kReadChunk = 64 << 10;
+constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
+constexpr size_t kOutChunk = 256 << 10;      // produced before the socket is written
+constexpr auto kFinalFlushTime = std::chrono::seconds(5);
+
+struct GrpcAnswer {
+  GrpcOutgoing outgoing;
+  std::shared_ptr<const void> hold;
+};
+
+struct Connection {
+  Connection(GrpcLimits limits, GrpcConnection::OnCall on_call)
+      : http2(limits, std::move(on_call)) {}
+  int fd = -1;
+  uint64_t id = 0;
+  GrpcConnection http2;
+  std::string out;  // to send, from `sent` on
+  size_t sent = 0;
+  uint32_t events = 0;  // what epoll watches on it
+};
+
+bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
+
+}  // namespace
+
+struct GrpcEventLoop::State {
+  State(int listen_fd, GrpcHandler handler, GrpcLoopOptions options)
+      : listen_fd(listen_fd), handler(std::move(handler)), options(options) {}
+
+  int listen_fd;
+  GrpcHandler handler;
+  GrpcLoopOptions options;
+  int epoll_fd = -1;
+  std::shared_ptr<Inbox<GrpcAnswer>> answers = std::make_shared<Inbox<GrpcAnswer>>();
+  std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
+  uint64_t next_id = 2;
+  bool listening = false;
+  bool shut = false;  // GOAWAY sent to every connection
+  size_t max_connections = 0;
+
+  std::atomic<bool> shut_down_asked{false}, stop_asked{false};
+  std::mutex phase_mutex;
+  std::condition_variable ended;
+  enum class Phase { kIdle, kServing, kEnded } phase = Phase::kIdle;
+
+  void run();
+  void watch(int fd, uint64_t tag, uint32_t events, int operation);
+  void watch(Connection& connection, uint32_t events);
+  void listen(bool on);
+  void accept_all();
+  void on_event(uint64_t id, uint32_t events);
+  bool read_from(Connection& connection);
+  void dispatch(uint64_t id, GrpcIncoming& call);
+  bool flush(Connection& connection);
+  void close_connection(Connection& connection);
+  void deliver_answers();
+  void shut_connections();
+  bool all_sent() const;
+};
+
+GrpcEventLoop::GrpcEventLoop(int listen_fd, GrpcHandler handler, GrpcLoopOptions options)
+    : state_(std::make_unique<State>(listen_fd, std::move(handler), options)) {}
+
+GrpcEventLoop::~GrpcEventLoop() { stop(); }
+
+void GrpcEventLoop::serve() {
+  State& state = *state_;
+  {
+    std::lock_guard<std::mutex> lock(state.phase_mutex);
+    if (state.stop_asked) return;
+    state.phase = State::Phase::kServing;
+  }
+  auto end = [&state] {
+    {
+      std::lock_guard<std::mutex> lock(state.phase_mutex);
+      state.phase = State::Phase::kEnded;
+    }
+    state.ended.notify_all();
+  };
+  try {
+    state.run();
+  } catch (...) {
+    end();
+    throw;
+  }
+  end();
+}
+
+void GrpcEventLoop::shut_down() {
+  state_->shut_down_asked = true;
+  state_->answers->wake();
+}
+
+void GrpcEventLoop::stop() {
+  State& state = *state_;
+  state.shut_down_asked = true;
+  state.stop_asked = true;
+  state.answers->wake();
+  std::unique_lock<std::mutex> lock(state.phase_mutex);
+  state.ended.wait(lock, [&] { return state.phase != State::Phase::kServing; });
+}
+
+void GrpcEventLoop::State::run() {
+  answers->set_loop_thread(std::this_thread::get_id());
+  max_connections = connection_limit(options.max_connections);
+  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
+  listen(true);
+  watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
+  std::vector<epoll_event> events(256);
+  Clock::time_point give_up{};
+  while (true) {
+    if (shut_down_asked && !shut) shut_connections();
+    if (stop_asked) {  // the calls are answered by now (the server drained them): send, then end
+      if (give_up == Clock::time_point{}) give_up = Clock::now() + kFinalFlushTime;
+      if (all_sent() || Clock::now() >= give_up) break;
+    }
+    int ready = epoll_wait(epoll_fd, events.data(), int(events.size()), stop_asked ? 50 : -1);
+    if (ready < 0 && errno != EINTR)
+      throw Error(fmt::format("kiln serve: epoll_wait: {}", std::strerror(errno)));
+    for (int i = 0; i < ready; ++i) {
+      uint64_t tag = events[size_t(i)].data.u64;
+      if (tag == kListenerTag)
+        accept_all();
+      else if (tag != kWakeTag)
+        on_event(tag, events[size_t(i)].events);
+    }
+    deliver_answers();
+  }
+  for (auto& [id, connection] : connections) close(connection->fd);
+  connections.clear();
+  close(epoll_fd);
+  epoll_fd = -1;
+}
+
+void GrpcEventLoop::State::watch(int fd, uint64_t tag, uint32_t events, int operation) {
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = tag;
+  if (epoll_ctl(epoll_fd, operation, fd, &event) != 0 && operation != EPOLL_CTL_DEL)
+    throw Error(fmt::format("kiln serve: epoll_ctl: {}", std::strerror(errno)));
+}
+
+void GrpcEventLoop::State::watch(Connection& connection, uint32_t events) {
+  if (connection.events == events) return;
+  connection.events = events;
+  watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
+}
+
+// Whether this loop takes connections; loops sharing the socket are woken one at a time.
+void GrpcEventLoop::State::listen(bool on) {
+  if (on == listening || (on && shut)) return;
+  listening = on;
+  if (on)
+    watch(listen_fd, kListenerTag, EPOLLIN | EPOLLEXCLUSIVE, EPOLL_CTL_ADD);
+  else
+    watch(listen_fd, kListenerTag, 0, EPOLL_CTL_DEL);
+}
+
+void GrpcEventLoop::State::accept_all() {
+  while (listening) {
+    if (connections.size() >= max_connections) return listen(false);  // until one closes
+    int fd = accept_connection(listen_fd);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) listen(false);
+      return;
+    }
+    uint64_t id = next_id++;
+    auto connection = std::make_unique<Connection>(
+        options.limits, [this, id](GrpcIncoming& call) { dispatch(id, call); });
+    connection->fd = fd;
+    connection->id = id;
+    connection->events = EPOLLIN | EPOLLRDHUP;
+    watch(fd, id, connection->events, EPOLL_CTL_ADD);
+    Connection& added = *connection;
+    connections.emplace(id, std::move(connection));
+    flush(added);  // the server's SETTINGS go first
+  }
+}
+
+void GrpcEventLoop::State::on_event(uint64_t id, uint32_t events) {
+  auto found = connections.find(id);
+  if (found == connections.end()) return;
+  Connection& connection = *found->second;
+  if (events & EPOLLERR) return close_connection(connection);
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+    if (!read_from(connection)) return;
+  }
+  flush(connection);
+}
+
+// Reads what has come into the connection's HTTP/2; false when the connection is closed.
+bool GrpcEventLoop::State::read_from(Connection& connection) {
+  char buffer[kReadChunk];
+  for (size_t round = 0; round < kReadPerRound;) {
+    ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
+    if (got > 0) {
+      round += size_t(got);
+      if (!connection.http2.receive(buffer, size_t(got))) break;  // its GOAWAY goes, then it closes
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && would_block()) break;
+    close_connection(connection);  // the client has gone: its calls' answers are dropped
+    return false;
+  }
+  return true;
+}
+
+void GrpcEventLoop::State::dispatch(uint64_t id, GrpcIncoming& call) {
+  std::shared_ptr<Inbox<GrpcAnswer>> to = answers;
+  int32_t stream = call.stream;
+  GrpcReply reply = [to, id, stream](GrpcOutgoing outgoing, std::shared_ptr<const void> hold) {
+    outgoing.stream = stream;
+    to->push(id, GrpcAnswer{std::move(outgoing), std::move(hold)});
+  };
+  try {
+    handler(call, reply);
+  } catch (const std::exception& e) {  // a handler's bug, answered rather than ending the server
+    reply(GrpcOutgoing{stream, int(GrpcCode::kInternal), e.what(), ""}, nullptr);
+  }
+}
+
+// Sends what the connection has ready; false when it is closed.
+bool GrpcEventLoop::State::flush(Connection& connection) {
+  while (true) {
+    if (connection.sent == connection.out.size()) {
+      connection.out.clear();
+      connection.sent = 0;
+      connection.http2.produce(connection.out, kOutChunk);
+      if (connection.out.empty()) break;
+    }
+    ssize_t sent = send(connection.fd, connection.out.data() + connection.sent,
+                        connection.out.size() - connection.sent, MSG_NOSIGNAL);
+    if (sent > 0) {
+      connection.sent += size_t(sent);
+    } else if (sent < 0 && errno == EINTR) {
+      continue;
+    } else if (sent < 0 && would_block()) {
+      watch(connection, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+      return true;
+    } else {
+      close_connection(connection);
+      return false;
+    }
+  }
+  if (connection.http2.finished()) {
+    close_connection(connection);
+    return false;
+  }
+  watch(connection, EPOLLIN | EPOLLRDHUP);
+  return true;
+}
+
+void GrpcEventLoop::State::close_connection(Connection& connection) {
+  close(connection.fd);  // also takes it off epoll's list
+  connections.erase(connection.id);
+  listen(true);
+}
+
+void GrpcEventLoop::State::deliver_answers() {
+  std::unordered_set<uint64_t> answered;
+  for (auto taken = answers->take(); !taken.empty(); taken = answers->take()) {
+    for (auto& [id, answer] : taken) {
+      auto found = connections.find(id);
+      if (found != connections.end()) {  // else its client has gone
+        found->second->http2.answer(std::move(answer.outgoing));
+        answered.insert(id);
+      }
+      answer.hold.reset();
+    }
+  }
+  for (uint64_t id : answered) {  // each connection written once for all its answers
+    auto found = connections.find(id);
+    if (found != connections.end()) flush(*found->second);
+  }
+}
+
+void GrpcEventLoop::State::shut_connections() {
+  shut = true;
+  listen(false);
+  std::vector<Connection*> all;
+  for (auto& [id, connection] : connections) all.push_back(connection.get());
+  for (Connection* connection : all) {
+    connection->http2.shut_down();
+    flush(*connection);
+  }
+}
+
+bool GrpcEventLoop::State::all_sent() const {
+  for (const auto& [id, connection] : connections)
+    if (connection->sent < connection->out.size() || connection->http2.unanswered() > 0)
+      return false;
+  return true;
+}
+
+}  // namespace kiln::serving

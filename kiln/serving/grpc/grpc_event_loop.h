@@ -1,0 +1,51 @@
+#pragma once
+// kiln's gRPC server's network side: one thread with epoll that accepts connections on a listening
+// socket, runs each one's HTTP/2 (grpc_connection.h), hands every call received whole to a handler
+// and sends the answer the handler gives, from any thread and whenever it is ready, back on its
+// stream. As the HTTP/1.1 loop (http_event_loop.h) does, a batch's worth of calls is read and
+// answered in one wake-up of one thread; several loops may share one listening socket, each
+// taking the connections it accepts first (`kiln serve --grpc-threads`).
+// Thread-safety: serve() blocks its thread; shut_down() and stop() may be called from any other;
+// a GrpcReply from any thread, once.
+
+#include <functional>
+#include <memory>
+
+#include "kiln/serving/grpc/grpc_connection.h"
+
+namespace kiln::serving {
+
+/// Answers a call, once, from any thread, also after its connection has gone (the answer is
+/// then dropped). `hold` is released on the loop's thread once the answer is taken.
+using GrpcReply = std::function<void(GrpcOutgoing outgoing, std::shared_ptr<const void> hold)>;
+/// Called on the loop's thread for each call; must not block: work that waits answers later.
+using GrpcHandler = std::function<void(GrpcIncoming& call, GrpcReply reply)>;
+
+struct GrpcLoopOptions {
+  GrpcLimits limits;
+  int max_connections = 4096;  // more wait in the listen queue (and kept under the fd limit)
+};
+
+class GrpcEventLoop {
+ public:
+  /// Serves `listen_fd` (a listening socket, non-blocking, that the caller keeps open).
+  GrpcEventLoop(int listen_fd, GrpcHandler handler, GrpcLoopOptions options);
+  ~GrpcEventLoop();
+  GrpcEventLoop(const GrpcEventLoop&) = delete;
+  GrpcEventLoop& operator=(const GrpcEventLoop&) = delete;
+
+  /// Answers calls until stop(); returns at once when stop() came first.
+  void serve();
+  /// Takes no more connections and tells each client to open no more calls (GOAWAY); the calls
+  /// received are still answered.
+  void shut_down();
+  /// Ends serve() once what is ready has gone out (a few seconds at most), and returns when it
+  /// has ended (at once when serve() has not begun).
+  void stop();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kiln::serving

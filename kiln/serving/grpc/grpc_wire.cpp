@@ -1,0 +1,105 @@
+#include "kiln/serving/grpc/grpc_wire.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cstdint>
+
+namespace kiln::serving {
+namespace {
+
+constexpr size_t kPrefixBytes = 5;
+
+GrpcUnframed failed(GrpcCode code, std::string error) {
+  GrpcUnframed result;
+  result.code = code;
+  result.error = std::move(error);
+  return result;
+}
+
+std::string too_large(size_t size, size_t max_bytes) {
+  // gRPC's own words, which clients may look for.
+  return fmt::format("Received message larger than max ({} vs. {})", size, max_bytes);
+}
+
+// Inflates gzip (window bits 16 + 15) or zlib's deflate (15) into at most max_bytes.
+GrpcUnframed inflate_message(std::string_view compressed, int window_bits, size_t max_bytes) {
+  z_stream stream{};
+  if (inflateInit2(&stream, window_bits) != Z_OK)
+    return failed(GrpcCode::kInternal, "cannot start inflating the message");
+  GrpcUnframed result;
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  char chunk[16 << 10];
+  int status = Z_OK;
+  while (status == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof chunk;
+    status = inflate(&stream, Z_NO_FLUSH);
+    size_t produced = sizeof chunk - stream.avail_out;
+    if (result.message.size() + produced > max_bytes) {
+      inflateEnd(&stream);  // bounded before it is kept: a small bomb stays small
+      return failed(GrpcCode::kResourceExhausted,
+                    too_large(result.message.size() + produced, max_bytes));
+    }
+    result.message.append(chunk, produced);
+    if (status == Z_BUF_ERROR && stream.avail_in == 0) break;  // input ended early
+  }
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END || stream.avail_in != 0)
+    return failed(GrpcCode::kInternal, "the compressed message does not inflate whole");
+  return result;
+}
+
+}  // namespace
+
+GrpcUnframed unframe_message(std::string_view body, std::string_view encoding, size_t max_bytes) {
+  if (body.size() < kPrefixBytes)
+    return failed(GrpcCode::kInternal, body.empty() ? "the call carried no request message"
+                                                    : "the request message is cut short");
+  auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(body[i])); };
+  uint32_t flag = byte(0);
+  size_t length = size_t(byte(1) << 24 | byte(2) << 16 | byte(3) << 8 | byte(4));
+  if (flag > 1)
+    return failed(GrpcCode::kInternal, fmt::format("a message's first byte is {}, not 0 or 1 "
+                                                   "(compressed or not)",
+                                                   flag));
+  if (flag == 0 && length > max_bytes)
+    return failed(GrpcCode::kResourceExhausted, too_large(length, max_bytes));
+  if (body.size() - kPrefixBytes < length)
+    return failed(GrpcCode::kInternal, "the request message is cut short");
+  if (body.size() - kPrefixBytes > length)
+    return failed(GrpcCode::kInternal, "a unary call carried more than one request message");
+  std::string_view bytes = body.substr(kPrefixBytes);
+  if (flag == 0) return GrpcUnframed{GrpcCode::kOk, "", std::string(bytes)};
+  if (encoding == "gzip") return inflate_message(bytes, 16 + MAX_WBITS, max_bytes);
+  if (encoding == "deflate") return inflate_message(bytes, MAX_WBITS, max_bytes);
+  if (encoding.empty() || encoding == "identity")
+    return failed(GrpcCode::kInternal, "a message marked compressed, without grpc-encoding");
+  return failed(GrpcCode::kUnimplemented,
+                fmt::format("compression \"{}\" is not served; this server reads {}",
+                            std::string(encoding), kGrpcAcceptEncoding));
+}
+
+std::string frame_message(std::string_view message) {
+  std::string framed(kPrefixBytes, '\0');
+  auto length = static_cast<uint32_t>(message.size());
+  for (int i = 0; i < 4; ++i) framed[size_t(4 - i)] = static_cast<char>(length >> (8 * i) & 0xff);
+  framed.append(message);
+  return framed;
+}
+
+std::string percent_encode(std::string_view message) {
+  std::string encoded;
+  encoded.reserve(message.size());
+  for (char c : message) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte <= 0x7e && byte != '%')
+      encoded += c;
+    else
+      encoded += fmt::format("%{:02X}", byte);
+  }
+  return encoded;
+}
+
+}  // namespace kiln::serving
