@@ -6,35 +6,22 @@
 // Thread-safety: push() from any thread; take() and set_loop_thread() from the loop's.
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "kiln/serving/http_event_loop.h"
+#include "kiln/serving/wake_signal.h"
 
 namespace kiln::serving {
-
-/// An eventfd that wakes an epoll loop.
-class WakeSignal {
- public:
-  WakeSignal();
-  ~WakeSignal();
-  WakeSignal(const WakeSignal&) = delete;
-  WakeSignal& operator=(const WakeSignal&) = delete;
-  int fd() const { return fd_; }
-  void raise();
-  void clear();
-
- private:
-  int fd_;
-};
 
 template <class Answer>
 class Inbox {
  public:
   /// What the loop's epoll watches to be woken.
-  int wake_fd() const { return signal_.fd(); }
+  int wake_fd() const { return signal_->fd(); }
   void set_loop_thread(std::thread::id loop) {
     std::lock_guard<std::mutex> lock(mutex_);
     loop_thread_ = loop;
@@ -49,13 +36,13 @@ class Inbox {
       wake = std::this_thread::get_id() != loop_thread_ && !woken_;
       woken_ = woken_ || wake;
     }
-    if (wake) signal_.raise();
+    if (wake) DeferredWakes::wake(signal_);
   }
   /// Wakes the loop (for stop()).
-  void wake() { signal_.raise(); }
+  void wake() { signal_->raise(); }
   /// Every answer pushed since the last take, in order; clears the wake-up.
   std::vector<std::pair<uint64_t, Answer>> take() {
-    signal_.clear();
+    signal_->clear();
     std::vector<std::pair<uint64_t, Answer>> taken;
     std::lock_guard<std::mutex> lock(mutex_);
     woken_ = false;
@@ -64,7 +51,7 @@ class Inbox {
   }
 
  private:
-  WakeSignal signal_;
+  std::shared_ptr<WakeSignal> signal_ = std::make_shared<WakeSignal>();
   std::mutex mutex_;
   std::thread::id loop_thread_;
   bool woken_ = false;

@@ -8,6 +8,7 @@
 #include <future>
 
 #include "kiln/serving/serving_error.h"
+#include "kiln/serving/wake_signal.h"
 
 namespace kiln::serving {
 namespace {
@@ -174,6 +175,7 @@ std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_b
 }
 
 void BatchingServable::run(const std::vector<std::shared_ptr<Request>>& batch) {
+  DeferredWakes wakes;  // each event loop is woken once for the whole batch's answers
   std::vector<const std::map<std::string, HostTensor>*> parts;
   for (const auto& request : batch) parts.push_back(&request->inputs);
   HostTensors outputs;

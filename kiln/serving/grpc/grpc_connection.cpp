@@ -67,9 +67,16 @@ struct GrpcConnection::Callbacks {
     return found == connection.streams_.end() ? nullptr : found->second.get();
   }
 
-  static int begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST)
-      self(user).streams_[frame->hd.stream_id] = std::make_unique<Stream>();
+  static int begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    GrpcConnection& connection = self(user);
+    int32_t stream_id = frame->hd.stream_id;
+    // Sent before our GOAWAY reached the client, above the last stream it names: refused, so
+    // that the client may retry it elsewhere knowing it was never run.
+    if (connection.last_stream_ >= 0 && stream_id > connection.last_stream_)
+      return nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, stream_id,
+                                       NGHTTP2_REFUSED_STREAM);
+    connection.streams_[stream_id] = std::make_unique<Stream>();
     return 0;
   }
 
@@ -261,9 +268,10 @@ void GrpcConnection::produce(std::string& out, size_t most) {
 }
 
 void GrpcConnection::shut_down() {
-  nghttp2_submit_goaway(session_->session, NGHTTP2_FLAG_NONE,
-                        nghttp2_session_get_last_proc_stream_id(session_->session),
-                        NGHTTP2_NO_ERROR, nullptr, 0);
+  if (last_stream_ >= 0) return;
+  last_stream_ = nghttp2_session_get_last_proc_stream_id(session_->session);
+  nghttp2_submit_goaway(session_->session, NGHTTP2_FLAG_NONE, last_stream_, NGHTTP2_NO_ERROR,
+                        nullptr, 0);
 }
 
 bool GrpcConnection::finished() const {

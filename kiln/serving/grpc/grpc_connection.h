@@ -88,6 +88,7 @@ class GrpcConnection {
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
   size_t held_bytes_ = 0;  // request bytes of the open streams
   size_t unanswered_ = 0;
+  int32_t last_stream_ = -1;  // the last one taken, once shut down
   bool failed_ = false;
 };
 
