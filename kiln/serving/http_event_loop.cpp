@@ -6,12 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <cstring>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -19,6 +15,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/serving/answer_queue.h"
+#include "kiln/serving/loop_parts.h"
 #include "kiln/serving/serving_error.h"
 #include "kiln/serving/tcp_listen.h"
 
@@ -65,7 +62,7 @@ struct HttpEventLoop::State {
   HttpHandler handler;
   HttpLoopOptions options;
   int listen_fd = -1;
-  int epoll_fd = -1;
+  std::unique_ptr<Epoll> epoll;                                            // while it runs
   std::shared_ptr<AnswerQueue> answers = std::make_shared<AnswerQueue>();  // outlives the loop
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
   uint64_t next_id = 2;
@@ -73,13 +70,9 @@ struct HttpEventLoop::State {
   size_t max_connections = 0;  // options' limit kept under the descriptors, set as serving starts
   Clock::time_point last_scan;
 
-  std::atomic<bool> stop_asked{false};
-  std::mutex phase_mutex;
-  std::condition_variable ended;
-  enum class Phase { kIdle, kServing, kEnded } phase = Phase::kIdle;
+  LoopPhase phase;
 
   void run();
-  void watch(int fd, uint64_t tag, uint32_t events, int operation);
   void watch(Connection& connection, uint32_t events);
   void accept_all();
   void on_event(uint64_t id, uint32_t events);
@@ -116,34 +109,12 @@ int HttpEventLoop::bind(const std::string& host, int port) {
 
 void HttpEventLoop::serve() {
   State& state = *state_;
-  {
-    std::lock_guard<std::mutex> lock(state.phase_mutex);
-    if (state.stop_asked) return;
-    state.phase = State::Phase::kServing;
-  }
-  try {
-    state.run();
-  } catch (...) {
-    {
-      std::lock_guard<std::mutex> lock(state.phase_mutex);
-      state.phase = State::Phase::kEnded;
-    }
-    state.ended.notify_all();
-    throw;
-  }
-  {
-    std::lock_guard<std::mutex> lock(state.phase_mutex);
-    state.phase = State::Phase::kEnded;
-  }
-  state.ended.notify_all();
+  state.phase.serve([&state] { state.run(); });
 }
 
 void HttpEventLoop::stop() {
   State& state = *state_;
-  state.stop_asked = true;
-  state.answers->wake();
-  std::unique_lock<std::mutex> lock(state.phase_mutex);
-  state.ended.wait(lock, [&] { return state.phase != State::Phase::kServing; });
+  state.phase.stop([&state] { state.answers->wake(); });
 }
 
 void HttpEventLoop::State::run() {
@@ -151,17 +122,14 @@ void HttpEventLoop::State::run() {
   answers->set_loop_thread(std::this_thread::get_id());
   max_connections =
       connection_limit(options.max_connections);  // once: not a system call per burst of accepts
-  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
-  watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_ADD);
-  watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
+  epoll = std::make_unique<Epoll>();
+  epoll->watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_ADD);
+  epoll->watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
   std::vector<epoll_event> events(256);
   last_scan = Clock::now();
-  while (!stop_asked) {
+  while (!phase.stopping()) {
     int timeout_ms = connections.empty() ? -1 : static_cast<int>(kTimeoutScanPeriod.count());
-    int ready = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), timeout_ms);
-    if (ready < 0 && errno != EINTR)
-      throw Error(fmt::format("kiln serve: epoll_wait: {}", std::strerror(errno)));
+    int ready = epoll->wait(events, timeout_ms);
     for (int i = 0; i < ready; ++i) {
       uint64_t tag = events[size_t(i)].data.u64;
       if (tag == kListenerTag)
@@ -179,33 +147,24 @@ void HttpEventLoop::State::run() {
   deliver_answers();  // what is ready still goes out, as far as the sockets take it at once
   for (auto& [id, connection] : connections) close(connection->fd);
   connections.clear();
-  close(epoll_fd);
-  epoll_fd = -1;
+  epoll.reset();
   // Closed now, not when the loop is destroyed: a client connecting to a stopped server is
   // refused at once instead of waiting in the backlog for its timeout.
   close(listen_fd);
   listen_fd = -1;
 }
 
-void HttpEventLoop::State::watch(int fd, uint64_t tag, uint32_t events, int operation) {
-  epoll_event event{};
-  event.events = events;
-  event.data.u64 = tag;
-  if (epoll_ctl(epoll_fd, operation, fd, &event) != 0 && operation != EPOLL_CTL_DEL)
-    throw Error(fmt::format("kiln serve: epoll_ctl: {}", std::strerror(errno)));
-}
-
 void HttpEventLoop::State::watch(Connection& connection, uint32_t events) {
   if (connection.events == events) return;
   connection.events = events;
-  watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
+  epoll->watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
 }
 
 void HttpEventLoop::State::accept_all() {
   size_t limit = max_connections;
   while (true) {
     if (connections.size() >= limit) {  // the rest wait in the listen queue until one closes
-      watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);
+      epoll->watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);
       listener_paused = true;
       return;
     }
@@ -213,7 +172,7 @@ void HttpEventLoop::State::accept_all() {
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);  // until a connection closes
+        epoll->watch(listen_fd, kListenerTag, 0, EPOLL_CTL_MOD);  // until a connection closes
         listener_paused = true;
       }
       return;
@@ -223,7 +182,7 @@ void HttpEventLoop::State::accept_all() {
     connection->id = next_id++;
     connection->events = EPOLLIN | EPOLLRDHUP;
     connection->last_activity = Clock::now();
-    watch(fd, connection->id, connection->events, EPOLL_CTL_ADD);
+    epoll->watch(fd, connection->id, connection->events, EPOLL_CTL_ADD);
     connections.emplace(connection->id, std::move(connection));
   }
 }
@@ -355,7 +314,7 @@ void HttpEventLoop::State::close_connection(Connection& connection) {
   close(connection.fd);  // also takes it off epoll's list
   connections.erase(connection.id);
   if (listener_paused) {
-    watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_MOD);
+    epoll->watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_MOD);
     listener_paused = false;
   }
 }
@@ -373,7 +332,7 @@ void HttpEventLoop::State::deliver_answers() {
       // A client that has stopped sending may have sent more requests behind this one: the
       // close goes with the answer to its last.
       bool last_of_sender = connection.sender_done && connection.in.empty();
-      bool keep_alive = connection.keep_alive && !stop_asked && !last_of_sender;
+      bool keep_alive = connection.keep_alive && !phase.stopping() && !last_of_sender;
       bool open =
           this->answer(connection, answer.status, answer.content_type, answer.body, keep_alive);
       answer.hold.reset();

@@ -1,6 +1,5 @@
 #include "kiln/serving/grpc/grpc_event_loop.h"
 
-#include <fmt/format.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -8,17 +7,14 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <cstring>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "kiln/core/error.h"
 #include "kiln/serving/answer_queue.h"
+#include "kiln/serving/loop_parts.h"
 #include "kiln/serving/tcp_listen.h"
 
 namespace kiln::serving {
@@ -59,7 +55,7 @@ struct GrpcEventLoop::State {
   int listen_fd;
   GrpcHandler handler;
   GrpcLoopOptions options;
-  int epoll_fd = -1;
+  std::unique_ptr<Epoll> epoll;  // while it runs
   std::shared_ptr<Inbox<GrpcAnswer>> answers = std::make_shared<Inbox<GrpcAnswer>>();
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
   uint64_t next_id = 2;
@@ -67,13 +63,10 @@ struct GrpcEventLoop::State {
   bool shut = false;  // GOAWAY sent to every connection
   size_t max_connections = 0;
 
-  std::atomic<bool> shut_down_asked{false}, stop_asked{false};
-  std::mutex phase_mutex;
-  std::condition_variable ended;
-  enum class Phase { kIdle, kServing, kEnded } phase = Phase::kIdle;
+  std::atomic<bool> shut_down_asked{false};
+  LoopPhase phase;
 
   void run();
-  void watch(int fd, uint64_t tag, uint32_t events, int operation);
   void watch(Connection& connection, uint32_t events);
   void listen(bool on);
   void accept_all();
@@ -94,25 +87,7 @@ GrpcEventLoop::~GrpcEventLoop() { stop(); }
 
 void GrpcEventLoop::serve() {
   State& state = *state_;
-  {
-    std::lock_guard<std::mutex> lock(state.phase_mutex);
-    if (state.stop_asked) return;
-    state.phase = State::Phase::kServing;
-  }
-  auto end = [&state] {
-    {
-      std::lock_guard<std::mutex> lock(state.phase_mutex);
-      state.phase = State::Phase::kEnded;
-    }
-    state.ended.notify_all();
-  };
-  try {
-    state.run();
-  } catch (...) {
-    end();
-    throw;
-  }
-  end();
+  state.phase.serve([&state] { state.run(); });
 }
 
 void GrpcEventLoop::shut_down() {
@@ -123,30 +98,25 @@ void GrpcEventLoop::shut_down() {
 void GrpcEventLoop::stop() {
   State& state = *state_;
   state.shut_down_asked = true;
-  state.stop_asked = true;
-  state.answers->wake();
-  std::unique_lock<std::mutex> lock(state.phase_mutex);
-  state.ended.wait(lock, [&] { return state.phase != State::Phase::kServing; });
+  state.phase.stop([&state] { state.answers->wake(); });
 }
 
 void GrpcEventLoop::State::run() {
   answers->set_loop_thread(std::this_thread::get_id());
   max_connections = connection_limit(options.max_connections);
-  epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
+  epoll = std::make_unique<Epoll>();
   listen(true);
-  watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
+  epoll->watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
   std::vector<epoll_event> events(256);
   Clock::time_point give_up{};
   while (true) {
     if (shut_down_asked && !shut) shut_connections();
-    if (stop_asked) {  // the calls are answered by now (the server drained them): send, then end
+    if (phase.stopping()) {  // the calls are answered by now (the server drained them): send, then
+                             // end
       if (give_up == Clock::time_point{}) give_up = Clock::now() + kFinalFlushTime;
       if (all_sent() || Clock::now() >= give_up) break;
     }
-    int ready = epoll_wait(epoll_fd, events.data(), int(events.size()), stop_asked ? 50 : -1);
-    if (ready < 0 && errno != EINTR)
-      throw Error(fmt::format("kiln serve: epoll_wait: {}", std::strerror(errno)));
+    int ready = epoll->wait(events, phase.stopping() ? 50 : -1);
     for (int i = 0; i < ready; ++i) {
       uint64_t tag = events[size_t(i)].data.u64;
       if (tag == kListenerTag)
@@ -158,22 +128,13 @@ void GrpcEventLoop::State::run() {
   }
   for (auto& [id, connection] : connections) close(connection->fd);
   connections.clear();
-  close(epoll_fd);
-  epoll_fd = -1;
-}
-
-void GrpcEventLoop::State::watch(int fd, uint64_t tag, uint32_t events, int operation) {
-  epoll_event event{};
-  event.events = events;
-  event.data.u64 = tag;
-  if (epoll_ctl(epoll_fd, operation, fd, &event) != 0 && operation != EPOLL_CTL_DEL)
-    throw Error(fmt::format("kiln serve: epoll_ctl: {}", std::strerror(errno)));
+  epoll.reset();
 }
 
 void GrpcEventLoop::State::watch(Connection& connection, uint32_t events) {
   if (connection.events == events) return;
   connection.events = events;
-  watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
+  epoll->watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);
 }
 
 // Whether this loop takes connections; loops sharing the socket are woken one at a time.
@@ -181,9 +142,9 @@ void GrpcEventLoop::State::listen(bool on) {
   if (on == listening || (on && shut)) return;
   listening = on;
   if (on)
-    watch(listen_fd, kListenerTag, EPOLLIN | EPOLLEXCLUSIVE, EPOLL_CTL_ADD);
+    epoll->watch(listen_fd, kListenerTag, EPOLLIN | EPOLLEXCLUSIVE, EPOLL_CTL_ADD);
   else
-    watch(listen_fd, kListenerTag, 0, EPOLL_CTL_DEL);
+    epoll->watch(listen_fd, kListenerTag, 0, EPOLL_CTL_DEL);
 }
 
 void GrpcEventLoop::State::accept_all() {
@@ -201,7 +162,7 @@ void GrpcEventLoop::State::accept_all() {
     connection->fd = fd;
     connection->id = id;
     connection->events = EPOLLIN | EPOLLRDHUP;
-    watch(fd, id, connection->events, EPOLL_CTL_ADD);
+    epoll->watch(fd, id, connection->events, EPOLL_CTL_ADD);
     Connection& added = *connection;
     connections.emplace(id, std::move(connection));
     flush(added);  // the server's SETTINGS go first
