@@ -13,8 +13,8 @@
 // What a call must be (PROTOCOL-HTTP2): a POST (else HTTP 405) of content-type application/grpc
 // (else HTTP 415, so that a plain HTTP client does not read a gRPC error as a success), carrying
 // one message (grpc_wire.h). Requests are bounded before they are kept: headers by
-// max_header_bytes, a stream's body by the message limit, everything a connection holds unanswered
-// by four times it.
+// max_header_bytes, a stream's body by the message limit, the requests a connection is still
+// receiving by four times it.
 // Thread-safety: none; one thread (the loop's) uses a connection.
 
 #include <cstddef>
@@ -86,7 +86,7 @@ class GrpcConnection {
   struct Session;
   std::unique_ptr<Session> session_;
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
-  size_t held_bytes_ = 0;  // request bytes of the open streams
+  size_t held_bytes_ = 0;  // request bytes of the calls still coming in
   size_t unanswered_ = 0;
   int32_t last_stream_ = -1;  // the last one taken, once shut down
   bool failed_ = false;

@@ -47,7 +47,6 @@ GrpcServer::GrpcServer(ServingParts parts, const GrpcOptions& options)
 GrpcServer::~GrpcServer() {
   stop();
   loops_.clear();
-  close(listen_fd_);
 }
 
 std::string GrpcServer::address() const { return "grpc://" + host_port(host_, port_); }
@@ -76,6 +75,10 @@ void GrpcServer::stop() {
     for (auto& loop : loops_) loop->shut_down();
     live_.drain(std::chrono::minutes(1));
     for (auto& loop : loops_) loop->stop();
+    // Closed now, not when the server is destroyed: a client connecting to a stopped server is
+    // refused at once instead of waiting in the backlog for its deadline.
+    close(listen_fd_);
+    listen_fd_ = -1;
   });
 }
 

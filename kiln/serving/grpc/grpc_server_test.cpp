@@ -7,8 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -23,17 +26,41 @@ namespace grpc_server_test {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// half_plus_two that keeps each call until the test lets it go, as a model still running.
+class HeldHalf : public testing::HalfPlusTwo {
+ public:
+  void predict_async(const std::string& signature, HostTensors inputs, PredictDone done) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_.push_back([this, signature, inputs, done] { done(predict(signature, inputs), nullptr); });
+    if (held_.size() == 1) first_.set_value();
+  }
+  /// Waits for the first call to come.
+  void await_call() { first_.get_future().wait(); }
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& answer : held_) answer();
+    held_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::function<void()>> held_;
+  std::promise<void> first_;
+};
+
 class GrpcServerTest : public ::testing::Test {
  protected:
   GrpcServerTest() {
     table_.set("half", {{1, std::make_shared<testing::HalfPlusTwo>()},
                         {2, std::make_shared<testing::HalfPlusTwo>()}});
     table_.set("scorer", {{1, std::make_shared<testing::FeatureScorer>()}});
+    table_.set("held", {{1, held_}});
   }
-  void start(const std::string& token = "") {
+  void start(const std::string& token = "", int threads = 1) {
     GrpcOptions options;
     options.port = 0;
     options.token = token;
+    options.threads = threads;
     options.max_rows = 4;
     server_ = std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_}, options);
     serving_ = std::thread([this] { server_->serve(); });
@@ -66,6 +93,7 @@ class GrpcServerTest : public ::testing::Test {
     return input;
   }
 
+  std::shared_ptr<HeldHalf> held_ = std::make_shared<HeldHalf>();
   ModelTable table_;
   ServingMetrics metrics_;
   RequestGate gate_;
@@ -332,6 +360,50 @@ TEST_F(GrpcServerTest, MethodsKilnDoesNotServeAreUnimplemented) {
   EXPECT_EQ(send_raw(address, "", "/tensorflow.serving.ModelService/HandleReloadConfigRequest")
                 .error_code(),
             grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(GrpcServerTest, AStopAnswersTheCallInFlightThenRefusesConnections) {
+  start();
+  tfs::PredictRequest request = half_request({6});
+  request.mutable_model_spec()->set_name("held");
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  std::future<grpc::Status> answered = std::async(
+      std::launch::async, [&] { return predictions_->Predict(&context, request, &response); });
+  held_->await_call();
+  std::thread stopping([this] { server_->stop(); });
+  held_->release();  // the model finishes while the server stops
+  stopping.join();
+  grpc::Status status = answered.get();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_THAT(response.outputs().at("y").float_val(), ElementsAre(5));
+  // The port is closed once stopped: a new client is refused at once, not left waiting.
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                     grpc::InsecureChannelCredentials());
+  grpc::ClientContext late;
+  late.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  tfs::PredictResponse none;
+  EXPECT_EQ(tfs::PredictionService::NewStub(channel)
+                ->Predict(&late, half_request({1}), &none)
+                .error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(GrpcServerTest, SeveralLoopsShareThePortAndAGzipCallIsRead) {
+  start("", 2);
+  for (int client = 0; client < 4; ++client) {
+    grpc::ChannelArguments arguments;
+    arguments.SetInt("kiln.test.client", client);  // a connection of its own
+    auto channel = grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                             grpc::InsecureChannelCredentials(), arguments);
+    grpc::ClientContext context;
+    context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+    tfs::PredictResponse response;
+    grpc::Status status = tfs::PredictionService::NewStub(channel)->Predict(
+        &context, half_request({float(2 * client)}), &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_THAT(response.outputs().at("y").float_val(), ElementsAre(client + 2));
+  }
 }
 
 }  // namespace grpc_server_test
