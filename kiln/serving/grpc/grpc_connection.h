@@ -5,10 +5,9 @@
 // come in through receive() and go out through produce(), so that the event loop owns the socket
 // and a fuzz target can drive it alone.
 //
-// Why not gRPC's own server: its core costs a unary call about three times what kiln's HTTP/1.1
-// loop costs a REST request (its completion queue, a hand-over to its executor thread, its
-// filters), and the whole of that difference showed in the serving benchmark
-// (docs/benchmarks.md, gRPC).
+// Why not gRPC's own server: its core took a third of the server's time per call (its completion
+// queue, its filters, a hand-over of writes to its executor thread), and gRPC served fewer calls a
+// second than the REST API on kiln's HTTP/1.1 loop (docs/benchmarks.md, gRPC).
 //
 // What a call must be (PROTOCOL-HTTP2): a POST (else HTTP 405) of content-type application/grpc
 // (else HTTP 415, so that a plain HTTP client does not read a gRPC error as a success), carrying
