@@ -7,6 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <functional>
 #include <future>
 #include <mutex>
@@ -404,6 +409,43 @@ TEST_F(GrpcServerTest, SeveralLoopsShareThePortAndAGzipCallIsRead) {
     ASSERT_TRUE(status.ok()) << status.error_message();
     EXPECT_THAT(response.outputs().at("y").float_val(), ElementsAre(client + 2));
   }
+}
+
+// What a plain TCP client gets back for `bytes`; `closed` says whether the server then closed the
+// connection (rather than leaving the client waiting).
+std::string raw_exchange(int port, const std::string& bytes, bool& closed) {
+  closed = false;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return "";
+  timeval limit{30, 0};  // a server that never closes fails the test instead of hanging it
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  std::string got;
+  char buffer[4096];
+  ssize_t size = 0;
+  while ((size = recv(fd, buffer, sizeof buffer, 0)) > 0) got.append(buffer, size_t(size));
+  closed = size == 0;
+  close(fd);
+  return got;
+}
+
+TEST_F(GrpcServerTest, AnHttp1RequestOnTheGrpcPortIsToldGoawayAndClosedAndTheServerGoesOn) {
+  start();
+  bool closed = false;
+  std::string answer = raw_exchange(server_->port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n", closed);
+  EXPECT_TRUE(closed);
+  // The server's SETTINGS, then a GOAWAY (frame type 7) saying PROTOCOL_ERROR (1), then the close.
+  ASSERT_GE(answer.size(), 9u + 17u);
+  std::string goaway = answer.substr(answer.size() - 17);
+  EXPECT_EQ(goaway[3], '\x07');
+  EXPECT_EQ(goaway.substr(13, 4), std::string("\0\0\0\x01", 4));
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
 }
 
 }  // namespace grpc_server_test
