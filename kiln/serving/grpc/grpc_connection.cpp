@@ -11,7 +11,6 @@
 namespace kiln::serving {
 namespace {
 
-constexpr size_t kPrefixBytes = 5;          // a message's flag and length
 constexpr int32_t kStreamWindow = 1 << 20;  // what one call may send before we read it
 constexpr int32_t kConnectionWindow = 16 << 20;
 
@@ -32,13 +31,6 @@ bool is_grpc_content_type(std::string_view type) {
   constexpr std::string_view kGrpc = "application/grpc";
   if (type.substr(0, kGrpc.size()) != kGrpc) return false;
   return type.size() == kGrpc.size() || type[kGrpc.size()] == '+' || type[kGrpc.size()] == ';';
-}
-
-// The length a framed message says it has, once its prefix has come.
-size_t declared_length(const std::string& body) {
-  size_t length = 0;
-  for (size_t i = 1; i < kPrefixBytes; ++i) length = length << 8 | uint8_t(body[i]);
-  return length;
 }
 
 }  // namespace
@@ -107,16 +99,15 @@ struct GrpcConnection::Callbacks {
     GrpcConnection& connection = self(user);
     Stream* stream = find(connection, stream_id);
     if (!stream || stream->answered) return 0;  // answered early: the rest is dropped
-    size_t most = connection.limits_.max_message_bytes + kPrefixBytes;
+    size_t most = connection.limits_.max_message_bytes + kGrpcPrefixBytes;
     if (stream->body.size() + size > most) {
-      size_t length = stream->body.size() >= kPrefixBytes
+      size_t length = stream->body.size() >= kGrpcPrefixBytes
                           ? declared_length(stream->body)
-                          : stream->body.size() + size - kPrefixBytes;
+                          : stream->body.size() + size - kGrpcPrefixBytes;
       connection.respond_status(
           stream_id, 200, int(GrpcCode::kResourceExhausted),
-          fmt::format("Received message larger than max ({} vs. {})",
-                      std::max(length, connection.limits_.max_message_bytes + 1),
-                      connection.limits_.max_message_bytes));
+          message_too_large(std::max(length, connection.limits_.max_message_bytes + 1),
+                            connection.limits_.max_message_bytes));
       return 0;
     }
     if (connection.held_bytes_ + size > 4 * connection.limits_.max_message_bytes) {

@@ -8,18 +8,11 @@
 namespace kiln::serving {
 namespace {
 
-constexpr size_t kPrefixBytes = 5;
-
 GrpcUnframed failed(GrpcCode code, std::string error) {
   GrpcUnframed result;
   result.code = code;
   result.error = std::move(error);
   return result;
-}
-
-std::string too_large(size_t size, size_t max_bytes) {
-  // gRPC's own words, which clients may look for.
-  return fmt::format("Received message larger than max ({} vs. {})", size, max_bytes);
 }
 
 // Inflates gzip (window bits 16 + 15) or zlib's deflate (15) into at most max_bytes.
@@ -40,7 +33,7 @@ GrpcUnframed inflate_message(std::string_view compressed, int window_bits, size_
     if (result.message.size() + produced > max_bytes) {
       inflateEnd(&stream);  // bounded before it is kept: a small bomb stays small
       return failed(GrpcCode::kResourceExhausted,
-                    too_large(result.message.size() + produced, max_bytes));
+                    message_too_large(result.message.size() + produced, max_bytes));
     }
     result.message.append(chunk, produced);
     if (status == Z_BUF_ERROR && stream.avail_in == 0) break;  // input ended early
@@ -53,24 +46,34 @@ GrpcUnframed inflate_message(std::string_view compressed, int window_bits, size_
 
 }  // namespace
 
+size_t declared_length(std::string_view body) {
+  size_t length = 0;
+  for (size_t i = 1; i < kGrpcPrefixBytes; ++i)
+    length = length << 8 | static_cast<unsigned char>(body[i]);
+  return length;
+}
+
+std::string message_too_large(size_t size, size_t max_bytes) {
+  return fmt::format("Received message larger than max ({} vs. {})", size, max_bytes);
+}
+
 GrpcUnframed unframe_message(std::string_view body, std::string_view encoding, size_t max_bytes) {
-  if (body.size() < kPrefixBytes)
+  if (body.size() < kGrpcPrefixBytes)
     return failed(GrpcCode::kInternal, body.empty() ? "the call carried no request message"
                                                     : "the request message is cut short");
-  auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(body[i])); };
-  uint32_t flag = byte(0);
-  size_t length = size_t(byte(1) << 24 | byte(2) << 16 | byte(3) << 8 | byte(4));
+  auto flag = static_cast<uint32_t>(static_cast<unsigned char>(body[0]));
+  size_t length = declared_length(body);
   if (flag > 1)
     return failed(GrpcCode::kInternal, fmt::format("a message's first byte is {}, not 0 or 1 "
                                                    "(compressed or not)",
                                                    flag));
   if (flag == 0 && length > max_bytes)
-    return failed(GrpcCode::kResourceExhausted, too_large(length, max_bytes));
-  if (body.size() - kPrefixBytes < length)
+    return failed(GrpcCode::kResourceExhausted, message_too_large(length, max_bytes));
+  if (body.size() - kGrpcPrefixBytes < length)
     return failed(GrpcCode::kInternal, "the request message is cut short");
-  if (body.size() - kPrefixBytes > length)
+  if (body.size() - kGrpcPrefixBytes > length)
     return failed(GrpcCode::kInternal, "a unary call carried more than one request message");
-  std::string_view bytes = body.substr(kPrefixBytes);
+  std::string_view bytes = body.substr(kGrpcPrefixBytes);
   if (flag == 0) return GrpcUnframed{GrpcCode::kOk, "", std::string(bytes)};
   if (encoding == "gzip") return inflate_message(bytes, 16 + MAX_WBITS, max_bytes);
   if (encoding == "deflate") return inflate_message(bytes, MAX_WBITS, max_bytes);
@@ -82,7 +85,7 @@ GrpcUnframed unframe_message(std::string_view body, std::string_view encoding, s
 }
 
 std::string frame_message(std::string_view message) {
-  std::string framed(kPrefixBytes, '\0');
+  std::string framed(kGrpcPrefixBytes, '\0');
   auto length = static_cast<uint32_t>(message.size());
   for (int i = 0; i < 4; ++i) framed[size_t(4 - i)] = static_cast<char>(length >> (8 * i) & 0xff);
   framed.append(message);

@@ -35,6 +35,15 @@ struct GrpcUnframed {
 /// INTERNAL; one over the limit RESOURCE_EXHAUSTED; an encoding not known UNIMPLEMENTED.
 GrpcUnframed unframe_message(std::string_view body, std::string_view encoding, size_t max_bytes);
 
+/// A framed message's prefix: its flag byte and its length.
+constexpr size_t kGrpcPrefixBytes = 5;
+
+/// The length the prefix at the start of `body` declares (`body` holds the prefix whole).
+size_t declared_length(std::string_view body);
+
+/// gRPC's own words for a message over the limit, which clients may look for.
+std::string message_too_large(size_t size, size_t max_bytes);
+
 /// `message` framed, uncompressed.
 std::string frame_message(std::string_view message);
 
