@@ -1,7 +1,7 @@
 // kiln serve MODEL_DIR... | --model-config FILE [--host H] [--port P] [--poll-seconds S]
 //            [--max-request-rows N] [--max-body-bytes N] [--token-file F] [--threads N]
 //            [--max-batch N] [--batch-timeout-us T] [--batch-threads N] [--max-queued N]
-//            [--grpc-port P]
+//            [--grpc-port P] [--grpc-threads N] [--max-connections N] [--read-timeout S]
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,6 +33,8 @@ struct ServeArgs {
   double poll_seconds = 1;
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
   int64_t threads = 1;
+  int max_connections = 4096, read_timeout_seconds = 10;  // each API's own
+  int64_t max_pending_bytes = int64_t(256) << 20;
   serving::BatchingOptions batching;
   bool no_optimize = false;
 };
@@ -93,6 +95,9 @@ int run_serve(const ServeArgs& args) {
   options.poll_seconds = args.poll_seconds;
   options.rest.max_rows = args.max_rows;
   options.http.max_body_bytes = args.max_body_bytes;
+  options.http.max_connections = args.max_connections;
+  options.http.read_timeout_seconds = args.read_timeout_seconds;
+  options.http.max_pending_bytes = args.max_pending_bytes;
   if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
   options.log = serve_log;
   if (args.grpc_port >= 0) {
@@ -103,6 +108,9 @@ int run_serve(const ServeArgs& args) {
     grpc.max_message_bytes = args.max_body_bytes;
     grpc.max_rows = args.max_rows;
     grpc.threads = args.grpc_threads;
+    grpc.max_connections = args.max_connections;
+    grpc.read_timeout_seconds = args.read_timeout_seconds;
+    grpc.max_pending_bytes = args.max_pending_bytes;
     options.listeners.push_back(serving::grpc_listener(grpc));
   }
   serving::ModelServer server(options,
@@ -151,6 +159,40 @@ void add_batching_options(CLI::App& command, serving::BatchingOptions& batching)
       ->capture_default_str();
 }
 
+namespace {
+
+// What one request, and all clients together, may hold (docs/serving.md, "Budgets").
+void add_limit_options(CLI::App& command, ServeArgs& args) {
+  command.add_option("--max-request-rows", args.max_rows, "Examples in one request, at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      .add_option("--max-body-bytes", args.max_body_bytes,
+                  "Bytes of one request body (or gRPC message), at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      .add_option("--max-connections", args.max_connections,
+                  "Connections open at once on each API's port (REST's further ones wait to be "
+                  "accepted; gRPC's are closed at once)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  command
+      .add_option("--read-timeout", args.read_timeout_seconds,
+                  "Seconds a client may send nothing before it is dropped (a request cut short "
+                  "is answered first: 400, or gRPC's DEADLINE_EXCEEDED)")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  command
+      .add_option("--max-pending-bytes", args.max_pending_bytes,
+                  "Bytes of requests still arriving that all clients of an API together may have "
+                  "the server hold; more are refused (413, RESOURCE_EXHAUSTED)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+}  // namespace
+
 void add_serve_command(CLI::App& app, Action& action) {
   auto* command = app.add_subcommand(
       "serve",
@@ -186,14 +228,7 @@ void add_serve_command(CLI::App& app, Action& action) {
                    "How often to look for new versions in the folders")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command->add_option("--max-request-rows", args->max_rows, "Examples in one request, at most")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command
-      ->add_option("--max-body-bytes", args->max_body_bytes,
-                   "Bytes of one request body (or gRPC message), at most")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_limit_options(*command, *args);
   add_batching_options(*command, args->batching);
   command
       ->add_option("--token-file", args->token_file,

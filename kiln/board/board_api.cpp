@@ -11,6 +11,7 @@
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 #include "kiln/run/metrics_csv.h"
+#include "kiln/run/run_directory.h"
 #include "kiln/run/run_info.h"
 #include "kiln/run/run_table.h"
 #include "kiln/tensorboard/event_reader.h"
@@ -24,6 +25,40 @@ namespace fs = std::filesystem;
 bool is_within(const fs::path& root, const fs::path& path) {
   auto [root_end, ignored] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
   return root_end == root.end();
+}
+
+// Whether `path` is no symbolic link, or one that resolves under `base`. A link that resolves to
+// nothing reads as a missing file.
+bool stays_inside(const fs::path& base, const fs::path& path, fs::file_status status) {
+  if (!fs::is_symlink(status)) return true;
+  std::error_code error;
+  fs::path target = fs::canonical(path, error);
+  return error || is_within(base, target);
+}
+bool stays_inside(const fs::path& base, const fs::path& path) {
+  std::error_code error;
+  return stays_inside(base, path, fs::symlink_status(path, error));
+}
+
+// Whether every file of `run` that the board reads (its own files, metrics.csv, the event files
+// under tensorboard/) lies under `base`, links followed: a run holding a link out of the root is
+// not served, as a run reached through one is not. lstat calls only, and a read of the two event
+// folders: the runs table asks this of every run every two seconds.
+bool reads_stay_inside(const fs::path& base, const fs::path& run) {
+  for (const std::string& name : run::files_read())
+    if (!stays_inside(base, run / name)) return false;
+  fs::path events = run / run::kTensorBoardFolder;
+  if (!stays_inside(base, events)) return false;
+  for (const char* split : {"train", "val"}) {
+    fs::path folder = events / split;
+    if (!stays_inside(base, folder)) return false;
+    std::error_code error;
+    for (fs::directory_iterator at(folder, error), end; !error && at != end; at.increment(error)) {
+      std::error_code unknown;
+      if (!stays_inside(base, at->path(), at->symlink_status(unknown))) return false;
+    }
+  }
+  return true;
 }
 
 // One row of a tag, and where it came in the file.
@@ -153,7 +188,7 @@ std::optional<std::string> run_under(const std::string& root, const std::string&
   fs::path base = fs::canonical(root, error);
   if (error) return std::nullopt;
   fs::path run = fs::canonical(base / relative, error);
-  if (error || !is_within(base, run)) return std::nullopt;
+  if (error || !is_within(base, run) || !reads_stay_inside(base, run)) return std::nullopt;
   std::vector<std::string> found = run::find_runs(run.string());
   if (found.size() != 1 || found.front() != run.string()) return std::nullopt;
   return run.string();
@@ -163,8 +198,10 @@ std::vector<std::string> runs_inside(const std::string& root) {
   // A run reached through a link out of the root is not served, so it is not listed either.
   fs::path base = fs::canonical(root);
   std::vector<std::string> inside;
-  for (const std::string& path : run::find_runs(root))
-    if (is_within(base, fs::canonical(path))) inside.push_back(path);
+  for (const std::string& path : run::find_runs(root)) {
+    fs::path run = fs::canonical(path);
+    if (is_within(base, run) && reads_stay_inside(base, run)) inside.push_back(path);
+  }
   return inside;
 }
 
@@ -249,7 +286,11 @@ Json run_images(const std::string& run) {
 }
 
 std::optional<std::string> run_text(const std::string& run, const std::string& name) {
-  return run::read_run_text(run, name);
+  try {
+    return run::read_run_text(run, name);
+  } catch (const DataError&) {  // its message names the file's path on the server: not told
+    throw UsageError(name + " is not a regular file; the board shows only regular files");
+  }
 }
 
 }  // namespace kiln::board

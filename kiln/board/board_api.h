@@ -61,7 +61,8 @@ constexpr size_t kHistogramSteps = 200;
 Json run_images(const std::string& run);
 
 /// The text of one of the run's own files: config.yaml, notes.md, summary.json, run.json or
-/// train.log; nothing for any other name or a missing file.
+/// train.log; nothing for any other name or a missing file. UsageError for a file that is not a
+/// regular one (a device, a pipe, a folder).
 std::optional<std::string> run_text(const std::string& run, const std::string& name);
 
 }  // namespace kiln::board

@@ -133,9 +133,13 @@ void BoardServer::add_routes() {
   server.Get("/api/text", [this](const httplib::Request& request, httplib::Response& response) {
     std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
     if (!run) return refuse(response, 404, "no such run under the board's root");
-    std::optional<std::string> text = run_text(*run, request.get_param_value("name"));
-    if (!text) return refuse(response, 404, "no such file of the run");
-    response.set_content(*text, "text/plain; charset=utf-8");
+    try {
+      std::optional<std::string> text = run_text(*run, request.get_param_value("name"));
+      if (!text) return refuse(response, 404, "no such file of the run");
+      response.set_content(*text, "text/plain; charset=utf-8");
+    } catch (const UsageError& e) {
+      refuse(response, 400, e.what());
+    }
   });
 }
 

@@ -51,7 +51,10 @@ Json studies_payload(const std::string& root) {
            at(base, fs::directory_options::skip_permission_denied, error),
        end;
        !error && at != end; at.increment(error)) {
-    if (at->path().filename() != "study.db" || !at->is_regular_file()) continue;
+    // The entry's own status, not its target's: a study.db that links out of the root is skipped.
+    std::error_code unknown;
+    if (at->path().filename() != "study.db" || !fs::is_regular_file(at->symlink_status(unknown)))
+      continue;
     fs::path folder = at->path().parent_path();
     Json entry;
     try {

@@ -213,6 +213,57 @@ TEST_F(Board, NothingOutsideTheRootIsServed) {
   EXPECT_TRUE(run_under(dir_.file("runs"), "fashion/20261101-100000").has_value());
 }
 
+// A run's own file that is a link out of the root (an outside campaign served notes.md -> a file
+// elsewhere with 200): the run is not served, as a run reached through a link is not.
+TEST_F(Board, ARunHoldingALinkOutOfTheRootIsNotServed) {
+  const std::string run = "fashion/20261101-100000";
+  fs::remove(run_ + "/notes.md");
+  fs::create_symlink(dir_.file("outside/secret.txt"), run_ + "/notes.md");
+  EXPECT_EQ(get("/api/text?name=notes.md&run=" + run)->status, 404);
+  EXPECT_EQ(get("/api/text?name=run.json&run=" + run)->status, 404);
+  EXPECT_EQ(get("/api/metrics?run=" + run)->status, 404);
+  EXPECT_EQ(get_json("/api/runs")["runs"].size(), 0u);
+  EXPECT_EQ(get_json("/api/details?run=" + run)["runs"].size(), 0u);
+  EXPECT_THAT(report_html(dir_.file("runs"), "/* Chart.js */"),
+              ::testing::Not(HasSubstr("not for the board")));
+
+  fs::remove(run_ + "/notes.md");  // a link that stays inside the root is followed
+  write(dir_.file("runs/shared-notes.md"), "shared\n");
+  fs::create_symlink(dir_.file("runs/shared-notes.md"), run_ + "/notes.md");
+  EXPECT_EQ(get("/api/text?name=notes.md&run=" + run)->body, "shared\n");
+
+  fs::create_directories(dir_.file("outside/events/val"));  // and event folders are looked into
+  fs::create_directories(run_ + "/tensorboard/val");
+  fs::create_symlink(dir_.file("outside/secret.txt"), run_ + "/tensorboard/val/events.out");
+  EXPECT_EQ(get("/api/images?run=" + run)->status, 404);
+  fs::remove(run_ + "/tensorboard/val/events.out");
+  fs::remove(run_ + "/tensorboard/val");
+  fs::create_directory_symlink(dir_.file("outside/events/val"), run_ + "/tensorboard/val");
+  EXPECT_EQ(get("/api/images?run=" + run)->status, 404);
+}
+
+// A run's file that is a device answered 500 with an empty body: it is a 400 that says why,
+// without the server's path.
+TEST_F(Board, ARunFileThatIsNotARegularFileIsRefusedWithItsName) {
+  fs::remove(run_ + "/notes.md");
+  ASSERT_EQ(::mkfifo((run_ + "/notes.md").c_str(), 0600), 0);
+  httplib::Result notes = get("/api/text?run=fashion/20261101-100000&name=notes.md");
+  EXPECT_EQ(notes->status, 400);
+  EXPECT_THAT(notes->body, HasSubstr("notes.md is not a regular file"));
+  EXPECT_THAT(notes->body, ::testing::Not(HasSubstr(dir_.path())));
+  fs::remove(run_ + "/notes.md");
+  fs::create_symlink("/dev/zero", run_ + "/notes.md");  // a device, and out of the root
+  EXPECT_EQ(get("/api/text?run=fashion/20261101-100000&name=notes.md")->status, 404);
+}
+
+// A study.db that is a link out of the root is not read.
+TEST_F(Board, AStudyDatabaseLinkedFromOutsideIsNotListed) {
+  fs::create_directories(dir_.file("runs/study"));
+  write(dir_.file("outside/study.db"), "not a database");
+  fs::create_symlink(dir_.file("outside/study.db"), dir_.file("runs/study/study.db"));
+  EXPECT_EQ(get_json("/api/studies")["studies"].size(), 0u);
+}
+
 // The report is the page with Chart.js and every run's data inlined: nothing to fetch, and text
 // from the runs cannot end its scripts early.
 TEST_F(Board, TheReportCarriesEverythingInlined) {

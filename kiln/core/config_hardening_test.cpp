@@ -81,7 +81,7 @@ TEST(ConfigHardening, DuplicateKeysNameBothLines) {
             "names each key once");
   EXPECT_THAT(error_of("train:\n  max: 1\n  max: 2\n"), HasSubstr("at train.max"));
   EXPECT_THAT(error_of("{\"a\": {\"b\": 1, \"b\": 2}}", true),
-              HasSubstr("duplicate key \"b\"; a mapping names each key once"));
+              HasSubstr("invalid JSON: an object holds the key \"b\" twice"));
   // The same key in different mappings is fine.
   EXPECT_EQ(error_of("a: {x: 1}\nb: {x: 2}\n"), "no error");
   EXPECT_EQ(error_of("{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}}", true), "no error");

@@ -37,6 +37,15 @@ size_t json_depth_exceeded_at(const std::string& text, size_t max_depth = kMaxJs
 /// names the line and column.
 Json parse_json_text(const std::string& text, size_t max_depth = kMaxJsonDepth);
 
+/// JSON text that may hold comments (`//` and `/* */`, as JSON configs may): the same tree and
+/// checks as parse_json_text but for the NUL scan, the depth checked as the tree is built.
+Json parse_json_with_comments(const std::string& text, size_t max_depth = kMaxJsonDepth);
+
+/// Adds `key`, which the caller knows `object` (a JSON object) does not hold, with `value`;
+/// returns the value's place. Why: an ordered object searches its keys one by one on every
+/// operator[] and emplace, so filling one of n keys that way costs n^2 / 2 comparisons.
+Json& append_new_key(Json& object, std::string key, Json value);
+
 /// JSON that kiln writes for people and other programs to read (--json outputs, the board, the
 /// report): bytes that are not UTF-8 in a string are shown as U+FFFD, never an exception. Text
 /// that must read back exactly (a vocabulary, a class name) is refused where it enters instead.

@@ -114,4 +114,34 @@ std::optional<int64_t> digits_value(std::string_view text) {
   return value;
 }
 
+namespace {
+
+// Drops a character that `text`'s end cuts short (its lead byte and the continuation bytes after).
+void drop_cut_character(std::string& text) {
+  size_t lead = text.size();
+  while (lead > 0 && text.size() - lead < 3 && (uint8_t(text[lead - 1]) & 0xC0) == 0x80) --lead;
+  if (lead == 0) return;
+  auto byte = uint8_t(text[lead - 1]);
+  // Only a byte that may lead a sequence (0xC2 to 0xF4) announces more; others stand alone.
+  size_t length = byte > 0xF4 || byte < 0xC2 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2;
+  if (lead - 1 + length > text.size()) text.resize(lead - 1);
+}
+
+}  // namespace
+
+std::string message_for_client(std::string message) {
+  // Cut first: the repair then looks at 1 KiB at most, whatever a client made the message quote.
+  bool cut = message.size() > kClientMessageLimit;
+  if (cut) {
+    message.resize(kClientMessageLimit);
+    drop_cut_character(message);
+  }
+  std::string_view rest(message);
+  for (size_t at = 0, bad; (bad = first_invalid_utf8(rest.substr(at))) != std::string::npos;
+       at += bad + 1)
+    message[at + bad] = '?';
+  if (cut) message += "...TRUNCATED";
+  return message;
+}
+
 }  // namespace kiln

@@ -24,6 +24,13 @@ size_t first_invalid_utf8(std::string_view bytes);
 /// a cell, an escape sequence) and bytes that are not UTF-8 written as `\xNN`.
 std::string terminal_text(std::string_view text);
 
+/// How long an error message sent to a client may be, as TensorFlow Serving cuts its own.
+constexpr size_t kClientMessageLimit = 1024;
+/// An error message as a server sends it: bytes that are not UTF-8 as '?' (clients decode it as
+/// UTF-8, and messages quote what clients sent), cut after kClientMessageLimit bytes with
+/// "...TRUNCATED", never inside a character. Linear in the message's length.
+std::string message_for_client(std::string message);
+
 /// The number a whole string of at most 18 decimal digits spells (a step in a folder's name or a
 /// file's row); none for anything else, a sign or a space included.
 std::optional<int64_t> digits_value(std::string_view text);

@@ -59,6 +59,34 @@ TEST(TerminalText, ControlBytesAndBytesThatAreNotUtf8AreShownEscaped) {
   EXPECT_EQ(terminal_text(""), "");
 }
 
+TEST(MessageForClient, ShortValidTextIsUnchanged) {
+  EXPECT_EQ(message_for_client("Servable not found for request: Latest(x)"),
+            "Servable not found for request: Latest(x)");
+  EXPECT_EQ(message_for_client(std::string(kClientMessageLimit, 'a')),
+            std::string(kClientMessageLimit, 'a'));
+}
+
+TEST(MessageForClient, BytesThatAreNotUtf8BecomeQuestionMarks) {
+  EXPECT_EQ(message_for_client("bad \xff\xfe byte \xC3"), "bad ?? byte ?");
+  EXPECT_EQ(message_for_client("caf\xC3\xA9"), "caf\xC3\xA9");
+}
+
+TEST(MessageForClient, ALongMessageIsCutOutsideACharacter) {
+  std::string message = std::string(kClientMessageLimit - 1, 'a') + "\xC3\xA9tail";
+  EXPECT_EQ(message_for_client(message),
+            std::string(kClientMessageLimit - 1, 'a') + "...TRUNCATED");
+  std::string euro = std::string(kClientMessageLimit - 2, 'a') + "\xE2\x82\xAC";
+  EXPECT_EQ(message_for_client(euro + "x"),
+            euro.substr(0, kClientMessageLimit - 2) + "...TRUNCATED");
+}
+
+// The repair once searched the whole message again after each byte it replaced: a 60 KB message
+// of bytes that are not UTF-8 took billions of steps. Now it is cut before it is repaired.
+TEST(MessageForClient, AMegabyteOfInvalidBytesIsCutAndRepaired) {
+  std::string answer = message_for_client(std::string(1 << 20, '\xff'));
+  EXPECT_EQ(answer, std::string(kClientMessageLimit, '?') + "...TRUNCATED");
+}
+
 TEST(DigitsValue, ReadsOnlyAWholeStringOfAtMostEighteenDigits) {
   EXPECT_EQ(digits_value("0"), 0);
   EXPECT_EQ(digits_value("000000320"), 320);

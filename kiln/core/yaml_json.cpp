@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 
 namespace kiln {
 namespace {
@@ -156,7 +157,7 @@ class YamlConverter {
         fail(child, fmt::format("duplicate key \"{}\" (lines {} and {}); a mapping names each key "
                                 "once",
                                 key, seen->second, line));
-      object[key] = convert(entry.second, child);
+      append_new_key(object, key, convert(entry.second, child));  // new: `lines` says so
     }
     return object;
   }

@@ -31,18 +31,13 @@ ColumnsDataset::ColumnsDataset(std::shared_ptr<const Dataset> records,
   const TabularDataset* tabular = records_->as_tabular();
   KILN_ASSERT(tabular != nullptr);
   if (tabular->skips_corrupt()) refused_ = columns_->refused(tabular->records(), threads);
-  unseen_before_ = columns_->unseen();
   if (records_->as_streaming()) stream_ = std::make_shared<Stream>(*this);
 }
 
 DatasetInfo ColumnsDataset::info() const {
   DatasetInfo info = records_->info();
   info.input_layout = columns_->layout();
-  for (const auto& [column, count] : columns_->unseen()) {
-    auto before = unseen_before_.find(column);
-    int64_t since = count - (before == unseen_before_.end() ? 0 : before->second);
-    if (since > 0) info.unseen_categories[column] = since;
-  }
+  info.unseen_categories = columns_->unseen(unseen_);
   return info;
 }
 
@@ -93,6 +88,7 @@ Batch ColumnsDataset::with_rows(
   // start-up counted) leave the batch. Gathered ones were left out before they were asked for.
   bool drop = stream_ && records_->as_tabular()->skips_corrupt();
   std::vector<int64_t> kept;
+  tabular::CountUnseenIn counting(unseen_);  // the writes below are on this thread
   Batch batch = read([&](int64_t i, const io::Features& features, const io::RecordLocation& where) {
     if (!drop) return columns_->write(features, where, rows + i * width);
     try {

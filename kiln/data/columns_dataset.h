@@ -35,7 +35,8 @@ class ColumnsDataset : public Dataset {
   const std::vector<int64_t>& refused_rows() const { return refused_.rows; }
   ExampleOrigin locate(int64_t index) const override { return records_->locate(index); }
   /// The records' targets and classes; the columns' layout and the values they found in no
-  /// vocabulary, counted since the rows were checked (the check writes every row once).
+  /// vocabulary in this dataset's rows (not in other splits' that share the columns), not counting
+  /// the check at start (which writes every row once).
   DatasetInfo info() const override;
 
  private:
@@ -48,7 +49,7 @@ class ColumnsDataset : public Dataset {
   std::shared_ptr<const tabular::FeatureColumns> columns_;
   std::shared_ptr<const Stream> stream_;  // for streamed records
   tabular::RefusedRows refused_;
-  std::map<std::string, int64_t> unseen_before_;  // the columns' counts before any gather
+  mutable tabular::UnseenCounts unseen_;  // what this dataset's rows met, apart from other splits
 };
 
 /// `dataset` less the rows its feature columns refused, when it is a ColumnsDataset that has any.

@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/runtime.h"
@@ -270,7 +271,8 @@ ColumnFitting column_fitting(const run::RunDirectory& run, bool resuming,
   ColumnFitting fitting = resuming ? saved_columns(run.path()) : ColumnFitting{};
   fitting.share = [context](const std::function<Json()>& fit) {
     if (context->world_size() == 1) return fit();
-    return Json::parse(context->broadcast(context->rank() == 0 ? fit().dump() : ""));
+    // parse_json_text: linear in an object's keys (a vocabulary may have a hundred thousand).
+    return parse_json_text(context->broadcast(context->rank() == 0 ? fit().dump() : ""));
   };
   return fitting;
 }

@@ -282,6 +282,10 @@ std::optional<std::string> read_run_text(const std::string& path, const std::str
   return std::nullopt;
 }
 
+std::vector<std::string> files_read() {
+  return {kConfigFile, kRecordFile, kSummaryFile, kMetricsFile, kNotesFile, kTrainLogFile};
+}
+
 RunInfo read_run(const std::string& path) {
   RunInfo run;
   run.path = path;

@@ -72,6 +72,10 @@ std::string newest_unfinished_run(const std::string& runs_root, const std::strin
 /// run.json, train.log): nothing for another name or a missing file.
 std::optional<std::string> read_run_text(const std::string& path, const std::string& name);
 
+/// The names of a run's own files that read_run(), read_run_text() and the metrics rows read,
+/// for a server of runs to keep them inside its root (links included).
+std::vector<std::string> files_read();
+
 /// Seconds since the epoch of an ISO 8601 UTC time as kiln writes it (2026-11-22T10:15:00Z).
 std::optional<double> parse_iso_time(const std::string& text);
 

@@ -123,10 +123,11 @@ std::string runs_json(const std::vector<RunInfo>& runs) {
                                    {"value", run.best->value},
                                    {"step", run.best->step}}
                             : Json();
-    item["final"] = Json::object();
-    for (const auto& [tag, value] : run.final) item["final"][tag] = value;
-    item["config"] = Json::object();
-    for (const auto& [path, value] : run.hparams) item["config"][path] = value;
+    // Maps' keys, each new: appended, not searched for (a summary may hold many tags).
+    Json& final = item["final"] = Json::object();
+    for (const auto& [tag, value] : run.final) append_new_key(final, tag, value);
+    Json& config = item["config"] = Json::object();
+    for (const auto& [path, value] : run.hparams) append_new_key(config, path, value);
     out.push_back(std::move(item));
   }
   return dump_json(out) + "\n";  // NaN as null: the output stays JSON

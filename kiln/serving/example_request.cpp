@@ -9,6 +9,7 @@
 
 #include "kiln/core/text_codec.h"
 #include "kiln/serving/request_json.h"
+#include "kiln/serving/request_limits.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -118,6 +119,24 @@ void check_known(const io::Features& example, const std::vector<std::string>& fe
                                 fmt::join(features, ", ")));
 }
 
+// The context is copied into each example: bounded before it is (600 KB of context keys for
+// 150,000 examples would be nine billion copies).
+void check_context_copies(const io::Features& context, size_t examples) {
+  size_t bytes = 0;  // what one copy holds, near enough
+  for (const auto& [name, feature] : context) {
+    bytes += name.size() + sizeof(io::Feature) + feature.floats.size() * sizeof(float) +
+             feature.ints.size() * sizeof(int64_t);
+    for (const std::string& value : feature.bytes) bytes += sizeof(std::string) + value.size();
+  }
+  if (bytes > 0 && examples > kMaxRequestCopyBytes / bytes)
+    throw ServingError(
+        StatusCode::kResourceExhausted,
+        fmt::format("'context' of about {} bytes copied into each of {} examples would be more "
+                    "than the {} bytes one request may expand to; send fewer examples in a "
+                    "request, or a smaller context",
+                    bytes, examples, kMaxRequestCopyBytes));
+}
+
 // Columnar raw features: {feature: [one value or list per example], ...}.
 std::vector<io::Features> columnar_examples(const Json& inputs) {
   std::vector<io::Features> examples;
@@ -168,6 +187,7 @@ ExamplesRequest parse_examples_request(const std::string& body) {
   if (request["examples"].empty()) throw invalid("'examples' is an empty list");
   io::Features context;
   if (request.contains("context")) context = features_of(request["context"], "'context'");
+  check_context_copies(context, request["examples"].size());
   for (size_t i = 0; i < request["examples"].size(); ++i) {
     std::string where = fmt::format("example {}", i);
     io::Features example = features_of(request["examples"][i], where);

@@ -69,6 +69,28 @@ TEST(ExampleRequest, TheContextGoesIntoEveryExampleAndTheSignatureIsKept) {
   EXPECT_EQ(parse_examples_request(R"({"examples": [{}]})").signature_name, "serving_default");
 }
 
+// 600 KB of context keys and 150,000 empty examples (a 1 MB body) would copy the context nine
+// billion times: the copies are counted first and refused, naming the limit.
+TEST(ExampleRequest, AContextCopiedIntoTooManyExamplesIsRefusedBeforeTheCopies) {
+  std::string context = "{";
+  for (int i = 0; i < 60000; ++i) context += "\"k" + std::to_string(i) + "\": 1, ";
+  context += "\"last\": 1}";
+  std::string examples = "[{}";
+  for (int i = 1; i < 150000; ++i) examples += ", {}";
+  examples += "]";
+  try {
+    parse_examples_request(R"({"context": )" + context + R"(, "examples": )" + examples + "}");
+    ADD_FAILURE() << "took it";
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.code(), StatusCode::kResourceExhausted);
+    EXPECT_THAT(e.what(), HasSubstr("copied into each of 150000 examples would be more than the "
+                                    "67108864 bytes one request may expand to"));
+  }
+  ExamplesRequest fits =
+      parse_examples_request(R"({"context": )" + context + R"(, "examples": [{}, {}]})");
+  EXPECT_EQ(fits.examples[1].size(), 60001u);
+}
+
 TEST(ExampleRequest, MalformedBodiesNameWhatIsWrong) {
   expect_refused(R"({"examples": [)", "not JSON");
   expect_refused(R"([1, 2])", "must be a JSON object");

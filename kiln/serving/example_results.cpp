@@ -12,10 +12,23 @@ ServingError invalid(const std::string& message) {
   return ServingError(StatusCode::kInvalidArgument, message);
 }
 
+// How each API names the method, the signature's field and the method that takes any signature.
+struct ApiWords {
+  const char* classify;
+  const char* regress;
+  const char* signature_field;
+  const char* predict;
+};
+ApiWords words_of(ExamplesApi api) {
+  return api == ExamplesApi::kGrpc
+             ? ApiWords{"Classify", "Regress", "model_spec.signature_name", "Predict"}
+             : ApiWords{":classify", ":regress", "\"signature_name\"", ":predict"};
+}
+
 // The output `name` of the signature, or an error that says which signatures have one.
 const SignatureOutput& output_named(const Signatures& signatures, const std::string& signature_name,
-                                    const std::string& name, const std::string& api,
-                                    const std::string& why) {
+                                    const std::string& name, const char* method,
+                                    const ApiWords& words, const std::string& why) {
   const Signature& signature = signatures.at(signature_name);
   auto found = signature.outputs.find(name);
   if (found != signature.outputs.end()) return found->second;
@@ -23,10 +36,11 @@ const SignatureOutput& output_named(const Signatures& signatures, const std::str
   for (const auto& [other, candidate] : signatures)
     if (candidate.outputs.count(name)) having.push_back("\"" + other + "\"");
   throw invalid(fmt::format(
-      "{} needs an output '{}' ({}); signature \"{}\" has none{}", api, name, why, signature_name,
+      "{} needs an output '{}' ({}); signature \"{}\" has none{}", method, name, why,
+      signature_name,
       having.empty()
-          ? "; use :predict"
-          : fmt::format(": give \"signature_name\" one of {}", fmt::join(having, ", "))));
+          ? fmt::format("; use {}", words.predict)
+          : fmt::format(": give {} one of {}", words.signature_field, fmt::join(having, ", "))));
 }
 
 std::string label_of(int64_t id, const std::vector<std::string>& labels) {
@@ -48,8 +62,9 @@ std::pair<int64_t, int64_t> rows_and_columns(const HostTensor& tensor) {
 }  // namespace
 
 const SignatureOutput& classify_output(const Signatures& signatures,
-                                       const std::string& signature_name) {
-  return output_named(signatures, signature_name, "probabilities", ":classify",
+                                       const std::string& signature_name, ExamplesApi api) {
+  ApiWords words = words_of(api);
+  return output_named(signatures, signature_name, "probabilities", words.classify, words,
                       "a classifier trained with cross_entropy or binary_cross_entropy has it");
 }
 
@@ -84,16 +99,17 @@ std::string classify_response(const SignatureOutput& output, const HostTensor& p
 }
 
 const SignatureOutput& regress_output(const Signatures& signatures,
-                                      const std::string& signature_name) {
+                                      const std::string& signature_name, ExamplesApi api) {
+  ApiWords words = words_of(api);
   const SignatureOutput& output =
-      output_named(signatures, signature_name, "predictions", ":regress",
+      output_named(signatures, signature_name, "predictions", words.regress, words,
                    "a model trained with a regression loss has it");
   const std::vector<int64_t>& shape = output.spec.shape;
   bool one_each = shape.size() == 1 || (shape.size() == 2 && shape[1] == 1);
   if (!one_each)
-    throw invalid(fmt::format(
-        ":regress answers one number per example; signature \"{}\" predicts [{}] (use :predict)",
-        signature_name, fmt::join(shape, ", ")));
+    throw invalid(
+        fmt::format("{} answers one number per example; signature \"{}\" predicts [{}] (use {})",
+                    words.regress, signature_name, fmt::join(shape, ", "), words.predict));
   return output;
 }
 
@@ -102,6 +118,27 @@ std::string regress_response(const HostTensor& predictions) {
   for (double value : predictions.numbers)
     values.push_back(format_float(value, predictions.dtype == DType::kFloat32));
   return fmt::format("{{\"results\": [{}]}}", fmt::join(values, ", "));
+}
+
+Signatures shown_signatures(const Servable& servable) {
+  Signatures shown = servable.signatures();
+  const ExampleEncoder* encoder = servable.examples();
+  if (!encoder) return shown;
+  auto answers = [&shown](const std::string& name, auto output_of) {
+    try {
+      output_of(shown, name, ExamplesApi::kRest);
+      return true;
+    } catch (const ServingError&) {
+      return false;
+    }
+  };
+  for (auto& [name, signature] : shown) {
+    if (!encoder->raw_inputs().empty()) signature.inputs = encoder->raw_inputs();
+    signature.method = answers(name, classify_output)  ? kClassifyMethod
+                       : answers(name, regress_output) ? kRegressMethod
+                                                       : kPredictMethod;
+  }
+  return shown;
 }
 
 }  // namespace kiln::serving

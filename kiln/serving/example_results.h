@@ -12,11 +12,16 @@
 
 namespace kiln::serving {
 
+/// Which API asks, for the words of an error: REST's (`:classify`, `"signature_name"`,
+/// `:predict`) or gRPC's (`Classify`, `model_spec.signature_name`, `Predict`).
+enum class ExamplesApi { kRest, kGrpc };
+
 /// The output :classify reads of `signature_name`: `probabilities` (softmax or sigmoid).
 /// ServingError (kInvalidArgument) for a signature without it, naming the signatures (a
 /// multi-head model's heads) that have one.
 const SignatureOutput& classify_output(const Signatures& signatures,
-                                       const std::string& signature_name);
+                                       const std::string& signature_name,
+                                       ExamplesApi api = ExamplesApi::kRest);
 struct ScoredClass {
   std::string label;
   double score = 0;
@@ -34,8 +39,17 @@ std::string classify_response(const SignatureOutput& output, const HostTensor& p
 /// The output :regress reads: `predictions`, one number per example. ServingError
 /// (kInvalidArgument) for a signature without it or with several numbers per example.
 const SignatureOutput& regress_output(const Signatures& signatures,
-                                      const std::string& signature_name);
+                                      const std::string& signature_name,
+                                      ExamplesApi api = ExamplesApi::kRest);
 /// The regress answer from its values.
 std::string regress_response(const HostTensor& predictions);
+
+/// The signatures as a client is shown them (the metadata). For a model that reads raw features:
+/// every signature takes those features when it knows their kinds, the tensors its columns write
+/// being the server's business (they are still taken); and each names the method it answers
+/// besides Predict, classify where classify_output() finds its output, regress where
+/// regress_output() does, as TensorFlow Serving's Predict takes either. Else signatures() as they
+/// are.
+Signatures shown_signatures(const Servable& servable);
 
 }  // namespace kiln::serving

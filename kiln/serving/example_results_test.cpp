@@ -75,6 +75,15 @@ TEST(ExampleResults, SignaturesThatCannotAnswerAreNamedWithTheOnesThatCan) {
   Signatures embed;
   embed["embed"].outputs["embedding"] = output(OutputOp::kLayer, {-1, 8});
   refused([&] { classify_output(embed, "embed"); }, "has none; use :predict");
+  // gRPC's clients are told in gRPC's words.
+  refused([&] { classify_output(embed, "embed", ExamplesApi::kGrpc); },
+          "Classify needs an output 'probabilities'");
+  refused([&] { classify_output(embed, "embed", ExamplesApi::kGrpc); }, "has none; use Predict");
+  refused([&] { regress_output(signatures, "kind", ExamplesApi::kGrpc); },
+          "give model_spec.signature_name one of \"price\", \"wide\"");
+  refused([&] { regress_output(signatures, "wide", ExamplesApi::kGrpc); },
+          "Regress answers one number per example; signature \"wide\" predicts [-1, 3] (use "
+          "Predict)");
 }
 
 }  // namespace

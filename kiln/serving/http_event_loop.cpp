@@ -68,6 +68,7 @@ struct HttpEventLoop::State {
   uint64_t next_id = 2;
   bool listener_paused = false;
   size_t max_connections = 0;  // options' limit kept under the descriptors, set as serving starts
+  size_t pending_bytes = 0;    // every connection's `in` together (max_pending_bytes)
   Clock::time_point last_scan;
 
   LoopPhase phase;
@@ -83,6 +84,8 @@ struct HttpEventLoop::State {
               std::string_view body, bool keep_alive);
   bool flush(Connection& connection);
   void close_connection(Connection& connection);
+  void drop_in(Connection& connection, size_t count);
+  bool refuse_pending(Connection& connection);
   void deliver_answers();
   void scan_timeouts(Clock::time_point now);
 };
@@ -215,7 +218,10 @@ bool HttpEventLoop::State::read_from(Connection& connection) {
       round += size_t(got);
       if (connection.lingering) continue;  // dropped, and no reason to linger longer
       connection.last_activity = Clock::now();
+      if (pending_bytes + size_t(got) > options.max_pending_bytes)
+        return refuse_pending(connection);
       connection.in.append(buffer, size_t(got));
+      pending_bytes += size_t(got);
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
@@ -252,7 +258,7 @@ bool HttpEventLoop::State::process(Connection& connection) {
       return flush(connection);
     }
     HttpRequest request = std::move(parser.request());
-    connection.in.erase(0, parser.consumed());
+    drop_in(connection, parser.consumed());
     parser.reset();
     connection.continued = false;
     dispatch(connection, request);
@@ -304,13 +310,36 @@ bool HttpEventLoop::State::flush(Connection& connection) {
     shutdown(connection.fd, SHUT_WR);
     connection.lingering = true;
     connection.last_activity = Clock::now();
-    connection.in.clear();
+    drop_in(connection, connection.in.size());
   }
   watch(connection, EPOLLIN | EPOLLRDHUP);
   return true;
 }
 
+void HttpEventLoop::State::drop_in(Connection& connection, size_t count) {
+  pending_bytes -= count;
+  connection.in.erase(0, count);
+}
+
+// The bytes all connections hold have reached the limit: this one's request is refused, or, while
+// one of its requests is with the handler, it is not read until that one is answered.
+bool HttpEventLoop::State::refuse_pending(Connection& connection) {
+  if (connection.with_handler) {
+    watch(connection, 0);
+    return true;
+  }
+  drop_in(connection, connection.in.size());
+  connection.parser.reset();
+  return answer(connection, 413, "application/json",
+                error_body(fmt::format("the server holds as many request bytes still arriving as "
+                                       "all its clients together may ({}, --max-pending-bytes); "
+                                       "try again",
+                                       options.max_pending_bytes)),
+                false);
+}
+
 void HttpEventLoop::State::close_connection(Connection& connection) {
+  drop_in(connection, connection.in.size());
   close(connection.fd);  // also takes it off epoll's list
   connections.erase(connection.id);
   if (listener_paused) {

@@ -41,6 +41,9 @@ struct HttpLoopOptions {
   HttpLimits limits;
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
   int max_connections = 4096;     // more are closed as they come (and kept under the fd limit)
+  // Bytes of requests still arriving that all connections together may have the loop hold: past
+  // it a connection's further bytes are refused (413) rather than kept.
+  size_t max_pending_bytes = size_t(256) << 20;
   std::function<void(const std::string&)> log;  // what no client is told (a body cut short)
 };
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
@@ -12,7 +14,7 @@ namespace kiln::serving {
 namespace {
 
 constexpr const char* kTokenNeeded =
-    "this server needs `Authorization: Bearer TOKEN` (--token-file)";
+    "this server needs one `Authorization: Bearer TOKEN` header (--token-file)";
 constexpr const char* kHealthPath = "/healthz";
 constexpr const char* kMetricsPath = "/monitoring/prometheus/metrics";
 
@@ -21,6 +23,7 @@ HttpLoopOptions loop_options(const HttpOptions& options) {
   loop.limits.max_body_bytes = static_cast<size_t>(options.max_body_bytes);
   loop.read_timeout_seconds = options.read_timeout_seconds;
   loop.max_connections = options.max_connections;
+  loop.max_pending_bytes = size_t(std::max<int64_t>(options.max_pending_bytes, 0));
   loop.log = options.log;
   return loop;
 }
@@ -33,14 +36,19 @@ HttpAnswer json_error(int status, const std::string& message) {
 
 std::string read_token_file(const std::string& path) {
   std::string token = read_text_line(path);
+  // A byte-order mark, which some editors put before a file's text, is no part of the token: kept,
+  // it made the token one that no client sends.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (std::string_view(token).substr(0, kByteOrderMark.size()) == kByteOrderMark)
+    token.erase(0, kByteOrderMark.size());
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front())))
     token.erase(0, 1);
   if (token.empty()) throw UsageError(path + ": the token file's first line is empty");
   for (char c : token)
-    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+    if (static_cast<unsigned char>(c) <= ' ' || static_cast<unsigned char>(c) >= 0x7f)
       throw UsageError(fmt::format(
-          "{}: the token holds a space or control character (0x{:02x}); a request header "
-          "cannot carry it",
+          "{}: the token holds a space, a control character or a byte outside ASCII (0x{:02x}); "
+          "request headers and gRPC metadata carry printable ASCII only",
           path, static_cast<uint8_t>(c)));
   return token;
 }
@@ -53,7 +61,14 @@ HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
 
 bool HttpServer::authorized(const HttpRequest& request) const {
   if (options_.token.empty()) return true;
-  const std::string* given = request.header("authorization");
+  // Credentials sent twice are refused, whichever is right, on both APIs: readers in front of
+  // kiln (a proxy, a log) may take the other one.
+  const std::string* given = nullptr;
+  for (const auto& [name, value] : request.headers) {
+    if (name != "authorization") continue;
+    if (given) return false;
+    given = &value;
+  }
   return given && *given == "Bearer " + options_.token;
 }
 

@@ -20,7 +20,8 @@ struct HttpOptions {
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
   std::string token;              // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
   int max_connections = 4096;     // open at once; more wait to be accepted
-  std::function<void(const std::string&)> log;  // what no client is told (a body cut short)
+  int64_t max_pending_bytes = int64_t(256) << 20;  // of requests still arriving, all clients
+  std::function<void(const std::string&)> log;     // what no client is told (a body cut short)
 };
 
 /// The bearer token in the first line of `path` (--token-file of serve and predict --server).

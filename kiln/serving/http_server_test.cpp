@@ -12,9 +12,11 @@
 #include <memory>
 #include <thread>
 
+#include "kiln/core/error.h"
 #include "kiln/core/json.h"
 #include "tests/support/fake_servable.h"
 #include "tests/support/raw_connection.h"
+#include "tests/support/temp_dir.h"
 
 namespace kiln::serving {
 namespace {
@@ -32,9 +34,12 @@ class ServingHttp : public ::testing::Test {
     thread_.join();
   }
   // Serves with a read timeout of `read_timeout_seconds` (1 s: the timeout tests wait that long).
-  void start(int read_timeout_seconds) {
+  void start(int read_timeout_seconds, const std::string& token = "",
+             int64_t max_pending_bytes = int64_t(256) << 20) {
     HttpOptions options;
     options.read_timeout_seconds = read_timeout_seconds;
+    options.token = token;
+    options.max_pending_bytes = max_pending_bytes;
     server_ = std::make_unique<HttpServer>(handler_, options);
     port_ = server_->bind("127.0.0.1", 0);
     thread_ = std::thread([this] { server_->serve(); });
@@ -78,6 +83,62 @@ TEST_F(ServingHttp, AClientThatSendsNoRequestIsDropped) {
   silent.send_text("POST /v1/models/half:pre");
   EXPECT_EQ(silent.read_response(), "");  // closed without an answer to half a request line
   expect_answered();
+}
+
+// Two Authorization headers, a wrong one then the right one, were let through by gRPC and not by
+// REST (which read the first): credentials sent twice are refused on both APIs, in either order.
+TEST_F(ServingHttp, CredentialsSentTwiceAreRefusedWhicheverIsRight) {
+  start(10, "secret");
+  const std::string request =
+      "POST /v1/models/half:predict HTTP/1.1\r\nHost: x\r\nContent-Length: 22\r\n";
+  const std::string body = "\r\n{\"instances\": [[1.0]]}";
+  for (const char* headers : {"Authorization: Bearer wrong\r\nAuthorization: Bearer secret\r\n",
+                              "Authorization: Bearer secret\r\nAuthorization: Bearer wrong\r\n",
+                              "Authorization: Bearer secret\r\nAuthorization: Bearer secret\r\n"}) {
+    SCOPED_TRACE(headers);
+    RawConnection twice(port_);
+    twice.send_text(request + headers + body);
+    std::string answer = twice.read_response();
+    EXPECT_THAT(answer, HasSubstr("HTTP/1.1 401"));
+    EXPECT_THAT(answer, HasSubstr("this server needs one `Authorization: Bearer TOKEN` header"));
+  }
+  RawConnection once(port_);
+  once.send_text(request + "Authorization: Bearer secret\r\n" + body);
+  EXPECT_THAT(once.read_response(), HasSubstr("HTTP/1.1 200"));
+}
+
+// A token file that an editor began with a UTF-8 byte-order mark made the mark part of the token,
+// so no client was ever let in: the mark is dropped; other bytes outside ASCII are refused.
+TEST(TokenFile, AByteOrderMarkIsDroppedAndOtherBytesOutsideAsciiRefused) {
+  testing::TempDir dir;
+  EXPECT_EQ(read_token_file(dir.write("bom", "\xEF\xBB\xBFsecret\r\n")), "secret");
+  EXPECT_EQ(read_token_file(dir.write("plain", "  secret\nsecond line\n")), "secret");
+  for (const char* bad : {"caf\xC3\xA9", "se cret", "\xEF\xBB\xBF\xEF\xBB\xBFsecret"}) {
+    try {
+      read_token_file(dir.write("bad", std::string(bad) + "\n"));
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const UsageError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("request headers and gRPC metadata carry printable ASCII"));
+    }
+  }
+}
+
+// Bodies still arriving were bounded per request only: many clients each holding most of a body
+// could hold the server's memory. All connections together hold at most --max-pending-bytes; the
+// one that would pass it is refused, naming the flag, and others are served.
+TEST_F(ServingHttp, RequestBytesStillArrivingAreCappedForAllClientsTogether) {
+  start(10, "", 4000);
+  const std::string head =
+      "POST /v1/models/half:predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n";
+  RawConnection holding(port_);
+  holding.send_text(head + std::string(3000, ' '));
+  expect_answered();  // a request after it is answered: the loop has read what it sent
+  RawConnection over(port_);
+  over.send_text(head + std::string(3000, ' '));
+  std::string answer = over.read_response();
+  EXPECT_THAT(answer, HasSubstr("HTTP/1.1 413"));
+  EXPECT_THAT(answer, HasSubstr("(4000, --max-pending-bytes)"));
+  expect_answered();  // a small request fits beside the one held
 }
 
 TEST_F(ServingHttp, GarbageIsA400) {

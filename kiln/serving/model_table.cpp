@@ -35,14 +35,16 @@ void ModelTable::set(const std::string& model, Versions versions,
 FoundVersion ModelTable::find(const Route& route) const {
   std::shared_lock lock(mutex_);
   auto model = models_.find(route.model);
+  // TF Serving's ServerCore looks a label up before the servable, and answers one it does not know
+  // (also of a model it does not serve) as the caller's bad argument, not as a missing servable.
+  if (route.label && (model == models_.end() || !model->second.labels.count(*route.label)))
+    throw ServingError(StatusCode::kInvalidArgument,
+                       fmt::format("Unrecognized servable version label: {}", *route.label));
   if (model == models_.end())
     throw not_found("Servable not found for request: " + requested(route));
   int64_t version = model->second.versions.rbegin()->first;
   if (route.label) {
-    auto label = model->second.labels.find(*route.label);
-    if (label == model->second.labels.end())
-      throw not_found(fmt::format("Unrecognized servable version label: {}", *route.label));
-    version = label->second;
+    version = model->second.labels.at(*route.label);
   } else if (route.version) {
     version = *route.version;
   }

@@ -53,8 +53,26 @@ TEST(ModelTable, WhatIsNotServedIsNotFoundWithTensorFlowServingsMessages) {
   expect_not_found(table, route(std::nullopt, std::nullopt, "other"),
                    "Servable not found for request: Latest(other)");
   expect_not_found(table, route(2), "Servable not found for request: Specific(half, 2)");
-  expect_not_found(table, route(std::nullopt, "canary"),
-                   "Unrecognized servable version label: canary");
+}
+
+// TF Serving's ServerCore: a label it does not know is the caller's bad argument (400 over REST).
+TEST(ModelTable, AnUnknownLabelIsAnInvalidArgumentWithTensorFlowServingsMessage) {
+  ModelTable table;
+  add_two_versions(table);
+  try {
+    table.find(route(std::nullopt, "canary"));
+    FAIL();
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+    EXPECT_STREQ(e.what(), "Unrecognized servable version label: canary");
+  }
+  try {  // the label is looked up first, as TF Serving does
+    table.find(route(std::nullopt, "stable", "other"));
+    FAIL();
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+    EXPECT_STREQ(e.what(), "Unrecognized servable version label: stable");
+  }
 }
 
 TEST(ModelTable, StatusListsEveryVersionNewestFirstOrTheOneAsked) {

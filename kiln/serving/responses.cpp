@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "kiln/core/json_text.h"
+
 namespace kiln::serving {
 namespace {
 
@@ -30,14 +32,17 @@ Json model_metadata_response(const std::string& model, int64_t version,
                              const Signatures& signatures) {
   Json defs = Json::object();
   for (const auto& [name, signature] : signatures) {
+    // Maps' keys, each new: appended, not searched for (a signature may have thousands).
     Json inputs = Json::object(), outputs = Json::object();
-    for (const auto& [input, spec] : signature.inputs) inputs[input] = tensor_info(input, spec);
+    for (const auto& [input, spec] : signature.inputs)
+      append_new_key(inputs, input, tensor_info(input, spec));
     for (const auto& [output, out] : signature.outputs)
-      outputs[output] = tensor_info(output, out.spec);
-    defs[name] = {{"inputs", inputs},
-                  {"outputs", outputs},
-                  {"method_name", kPredictMethod},
-                  {"defaults", Json::object()}};
+      append_new_key(outputs, output, tensor_info(output, out.spec));
+    append_new_key(defs, name,
+                   {{"inputs", inputs},
+                    {"outputs", outputs},
+                    {"method_name", method_of(signature)},
+                    {"defaults", Json::object()}});
   }
   return {{"model_spec",
            {{"name", model}, {"signature_name", ""}, {"version", std::to_string(version)}}},

@@ -68,15 +68,4 @@ class Servable {
   }
 };
 
-/// The signatures as a client is shown them (the metadata): for a model that reads raw features
-/// and knows their kinds, every signature takes those features, the tensors its columns write
-/// being the server's business (they are still taken); else signatures() as they are.
-inline Signatures shown_signatures(const Servable& servable) {
-  const ExampleEncoder* encoder = servable.examples();
-  if (!encoder || encoder->raw_inputs().empty()) return servable.signatures();
-  Signatures shown = servable.signatures();
-  for (auto& [name, signature] : shown) signature.inputs = encoder->raw_inputs();
-  return shown;
-}
-
 }  // namespace kiln::serving

@@ -1,6 +1,7 @@
 #include "kiln/serving/serving_error.h"
 
 #include "kiln/core/json.h"
+#include "kiln/core/text_codec.h"
 
 namespace kiln::serving {
 
@@ -34,8 +35,8 @@ int http_status(StatusCode code) {
 
 std::string error_body(const std::string& message) {
   // Messages quote request bytes, which need not be UTF-8: replaced, never a throw.
-  Json body = {{"error", message}};
-  return body.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  Json body = {{"error", message_for_client(message)}};
+  return body.dump() + "\n";
 }
 
 }  // namespace kiln::serving

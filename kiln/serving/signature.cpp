@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 #include "kiln/io/image_input.h"
 
 namespace kiln::serving {
@@ -138,6 +139,10 @@ Signature parse_signature(const Json& json, const std::string& file, const std::
 
 }  // namespace
 
+std::string method_of(const Signature& signature) {
+  return signature.method.empty() ? kPredictMethod : signature.method;
+}
+
 std::string output_op_name(OutputOp op) {
   for (const auto& [known, name] : op_names())
     if (known == op) return name;
@@ -148,15 +153,17 @@ Json signatures_json(const Signatures& signatures) {
   Json all = Json::object();
   for (const auto& [name, signature] : signatures) {
     Json inputs = Json::object(), outputs = Json::object();
-    for (const auto& [input, spec] : signature.inputs) inputs[input] = spec_json(spec);
+    // A map's keys, each new: appended, not searched for (model.yaml may list thousands).
+    for (const auto& [input, spec] : signature.inputs)
+      append_new_key(inputs, input, spec_json(spec));
     for (const auto& [output, out] : signature.outputs) {
       Json item = spec_json(out.spec);
       item["from"] = out.from;
       item["op"] = output_op_name(out.op);
       if (out.op == OutputOp::kLayer) item["layer"] = out.layer;
-      outputs[output] = item;
+      append_new_key(outputs, output, std::move(item));
     }
-    all[name] = Json{{"inputs", inputs}, {"outputs", outputs}};
+    append_new_key(all, name, Json{{"inputs", inputs}, {"outputs", outputs}});
   }
   return all;
 }

@@ -36,12 +36,19 @@ struct SignatureOutput {
 struct Signature {
   std::map<std::string, TensorSpec> inputs;
   std::map<std::string, SignatureOutput> outputs;
+  std::string method;  // as the metadata names it; empty: kPredictMethod (shown_signatures)
 };
 
 using Signatures = std::map<std::string, Signature>;
 
-/// The method TensorFlow Serving's metadata names for every kiln signature.
+/// The methods TensorFlow Serving's metadata names: every signature answers Predict; a model that
+/// reads raw features also answers Classify on a signature with probabilities, and Regress on one
+/// predicting one number per example, and its metadata says so (shown_signatures).
 inline constexpr const char* kPredictMethod = "tensorflow/serving/predict";
+inline constexpr const char* kClassifyMethod = "tensorflow/serving/classify";
+inline constexpr const char* kRegressMethod = "tensorflow/serving/regress";
+/// `signature.method`, or kPredictMethod when it has none.
+std::string method_of(const Signature& signature);
 
 std::string output_op_name(OutputOp op);
 

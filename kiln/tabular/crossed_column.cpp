@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "kiln/core/error.h"
 #include "kiln/tabular/feature_column.h"
@@ -64,10 +65,11 @@ class CrossedColumn : public FeatureColumn {
 
   std::vector<std::string> features() const override {
     std::vector<std::string> read;
+    std::unordered_set<std::string> seen;  // a cross of many features: no search of `read` each
     for (size_t i = 0; i < o_.features.size(); ++i)
       for (const std::string& f :
            sources_[i] ? sources_[i]->features() : std::vector<std::string>{o_.features[i]})
-        if (std::find(read.begin(), read.end(), f) == read.end()) read.push_back(f);
+        if (seen.insert(f).second) read.push_back(f);
     return read;
   }
   int64_t width() const override { return index() ? 1 : o_.hash_buckets; }
@@ -91,6 +93,10 @@ class CrossedColumn : public FeatureColumn {
   }
 
  private:
+  // Combinations one example may cross into: two features of 125,000 values each, one request,
+  // would otherwise make 1.5e10 strings.
+  static constexpr size_t kMaxCombinations = size_t(1) << 16;
+
   bool index() const { return o_.output == CrossOutput::kIndex; }
   int64_t bucket(const std::string& key) const {
     return int64_t(stable_hash(key) % uint64_t(o_.hash_buckets));
@@ -100,10 +106,24 @@ class CrossedColumn : public FeatureColumn {
   // crossed value is missing (it crosses into nothing).
   std::vector<std::string> crossed_keys(const io::Features& example,
                                         const io::RecordLocation& where) const {
+    std::vector<std::vector<std::string>> all;
+    size_t combinations = 1;  // counted before any is made: a served example is anyone's
+    for (size_t f = 0; f < o_.features.size(); ++f) {
+      all.push_back(values_of(f, example, where));
+      if (all.back().empty()) return {};
+      combinations = all.back().size() > kMaxCombinations / combinations
+                         ? kMaxCombinations + 1
+                         : combinations * all.back().size();
+    }
+    if (combinations > kMaxCombinations)
+      throw DataError(where.file, where.record, where.offset,
+                      fmt::format("the cross of {} has more than {} combinations of values in one "
+                                  "example (features of many values each); kiln crosses at most "
+                                  "that many",
+                                  fmt::join(o_.features, ", "), kMaxCombinations));
     std::vector<std::string> keys = {""};
     for (size_t f = 0; f < o_.features.size(); ++f) {
-      std::vector<std::string> values = values_of(f, example, where);
-      if (values.empty()) return {};
+      const std::vector<std::string>& values = all[f];
       std::vector<std::string> grown;
       for (const std::string& value : values)
         for (const std::string& key : keys) grown.push_back(f == 0 ? value : key + "_X_" + value);

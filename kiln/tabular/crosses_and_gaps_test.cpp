@@ -94,6 +94,21 @@ TEST(CrossedColumn, GivesItsBucketAsAnIndexForAnEmbedding) {
               ThrowsMessage<ConfigError>(HasSubstr("give output: index")));
 }
 
+// Two features of 125,000 values each in one served example would have crossed into 1.5e10 keys:
+// the combinations are counted before any is made.
+TEST(CrossedColumn, AnExampleOfTooManyCombinationsIsRefusedBeforeTheyAreMade) {
+  Json raw = {{"ab", {{"type", "crossed"}, {"features", {"a", "b"}}, {"hash_buckets", 8}}}};
+  Rows letters({{{"a", io::bytes_feature({"x"})}, {"b", io::bytes_feature({"y"})}}});
+  FeatureColumns crossed = fitted_columns(raw, {"ab"}, letters);
+  std::vector<std::string> many;
+  for (int i = 0; i < 125000; ++i) many.push_back("v" + std::to_string(i));
+  io::Features wide = {{"a", io::bytes_feature(many)}, {"b", io::bytes_feature(many)}};
+  EXPECT_THAT([&] { row_written(crossed, wide); },
+              ThrowsMessage<DataError>(HasSubstr("has more than 65536 combinations")));
+  io::Features fits = {{"a", io::bytes_feature({"x", "z"})}, {"b", io::bytes_feature({"y"})}};
+  EXPECT_FALSE(ones(row_written(crossed, fits), 0, 8).empty());
+}
+
 // A campaign's find: an export's cross edited to name a feature training never read (or the
 // cross itself) served rows the model never saw. preprocessing.json lists the features fitted on.
 TEST(CrossedColumn, ACrossEditedToNameAFeatureTheColumnsWereNotFittedOnIsRefused) {

@@ -3,17 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "kiln/core/config_path.h"
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 #include "kiln/core/schema.h"
 
 namespace kiln::tabular {
 
 DerivedFeatures::DerivedFeatures(const std::vector<std::pair<std::string, std::string>>& specs,
                                  const std::string& path) {
-  std::vector<std::string> all;
-  for (const auto& spec : specs) all.push_back(spec.first);
+  // Each name's place, hashed: a preprocessing.json of 100,000 derived features searched a list
+  // for each name an expression reads.
+  std::unordered_map<std::string, size_t> place;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (!place.emplace(specs[i].first, i).second)
+      throw ConfigError(child_path(path, specs[i].first), "", "the derived feature is named twice");
   for (size_t i = 0; i < specs.size(); ++i) {
     const auto& [name, text] = specs[i];
     std::string at = child_path(path, name);
@@ -21,7 +28,7 @@ DerivedFeatures::DerivedFeatures(const std::vector<std::pair<std::string, std::s
     Expression expression(text, at);
     // Its own name reads the raw feature it is to replace (fare: "clip(fare, 0, 500)").
     for (const std::string& read : expression.features())
-      if (std::find(all.begin() + static_cast<std::ptrdiff_t>(i) + 1, all.end(), read) != all.end())
+      if (auto found = place.find(read); found != place.end() && found->second > i)
         throw ConfigError(at, "",
                           fmt::format("expression \"{}\" reads {}, which is derived below it: "
                                       "an expression reads the raw features and the derived "
@@ -52,7 +59,8 @@ void DerivedFeatures::apply(io::Features& features, const io::RecordLocation& wh
 
 Json DerivedFeatures::json() const {
   Json derived = Json::object();
-  for (const auto& [name, expression] : derived_) derived[name] = expression.text();
+  for (const auto& [name, expression] : derived_)
+    append_new_key(derived, name, expression.text());  // names are unique (the constructor)
   return derived;
 }
 
@@ -63,24 +71,27 @@ std::vector<std::string> DerivedFeatures::names() const {
 }
 
 std::vector<std::string> DerivedFeatures::features() const {
-  std::vector<std::string> derived = names(), raw;
-  for (const auto& entry : derived_)
-    for (const std::string& read : entry.second.features())
-      if (std::find(derived.begin(), derived.end(), read) == derived.end() &&
-          std::find(raw.begin(), raw.end(), read) == raw.end())
-        raw.push_back(read);
+  // A name is raw where it is read above its own derivation: `fare: "clip(fare, 0, 500)"` reads
+  // the raw fare, which a served request must still bring.
+  std::vector<std::string> raw;
+  std::unordered_set<std::string> derived_above, seen;
+  for (const auto& [name, expression] : derived_) {
+    for (const std::string& read : expression.features())
+      if (!derived_above.count(read) && seen.insert(read).second) raw.push_back(read);
+    derived_above.insert(name);
+  }
   return raw;
 }
 
 DerivedFeatures DerivedFeatures::needed_for(const std::vector<std::string>& wanted) const {
-  std::vector<std::string> needed = wanted;
+  std::unordered_set<std::string> needed(wanted.begin(), wanted.end());
   std::vector<bool> kept(derived_.size(), false);
   // From the last up: an expression needed makes the features it reads needed.
   for (size_t i = derived_.size(); i-- > 0;) {
     const auto& [name, expression] = derived_[i];
-    if (std::find(needed.begin(), needed.end(), name) == needed.end()) continue;
+    if (!needed.count(name)) continue;
     kept[i] = true;
-    needed.insert(needed.end(), expression.features().begin(), expression.features().end());
+    needed.insert(expression.features().begin(), expression.features().end());
   }
   DerivedFeatures pruned;
   for (size_t i = 0; i < derived_.size(); ++i)

@@ -42,7 +42,8 @@ class DerivedFeatures {
   Json json() const;
   /// The derived features' names, in order.
   std::vector<std::string> names() const;
-  /// The raw features the expressions read (not derived ones), each once.
+  /// The raw features the expressions read, each once: a name read above its own derivation
+  /// (`fare: "clip(fare, 0, 500)"`) is raw.
   std::vector<std::string> features() const;
   /// Only those derived features that `wanted` names or that they read, in order: what a model's
   /// inputs need (serving computes no label).

@@ -104,4 +104,32 @@ uint64_t stable_hash(const std::string& text) {
   return hash;
 }
 
+namespace {
+thread_local UnseenCounts* unseen_scope = nullptr;
+}  // namespace
+
+void UnseenCounts::add(const FeatureColumn* column) {
+  std::lock_guard<std::mutex> lock(mutex_);  // rare: values no vocabulary had
+  ++counts_[column];
+}
+
+int64_t UnseenCounts::of(const FeatureColumn* column) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = counts_.find(column);
+  return found == counts_.end() ? 0 : found->second;
+}
+
+CountUnseenIn::CountUnseenIn(UnseenCounts& counts) : outer_(unseen_scope) {
+  unseen_scope = &counts;
+}
+
+CountUnseenIn::~CountUnseenIn() { unseen_scope = outer_; }
+
+UnseenCounts* CountUnseenIn::current() { return unseen_scope; }
+
+void FeatureColumn::count_unseen() const {
+  unseen_.fetch_add(1, std::memory_order_relaxed);
+  if (UnseenCounts* counts = CountUnseenIn::current()) counts->add(this);
+}
+
 }  // namespace kiln::tabular

@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,36 @@
 #include "kiln/io/example.h"
 
 namespace kiln::tabular {
+
+class FeatureColumn;
+
+/// Values no vocabulary had, by column, as one reader of the columns (a dataset: a split) met
+/// them; the columns' own totals count every reader's, and the splits sharing a model's columns
+/// must count apart (a training count once grew with the validation carve's). Thread-safe.
+class UnseenCounts {
+ public:
+  void add(const FeatureColumn* column);
+  int64_t of(const FeatureColumn* column) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<const FeatureColumn*, int64_t> counts_;
+};
+
+/// While it lives, what this thread's writes find in no vocabulary is also counted in `counts`
+/// (the innermost of nested ones).
+class CountUnseenIn {
+ public:
+  explicit CountUnseenIn(UnseenCounts& counts);
+  ~CountUnseenIn();
+  CountUnseenIn(const CountUnseenIn&) = delete;
+  CountUnseenIn& operator=(const CountUnseenIn&) = delete;
+  /// The counts of this thread's innermost scope; null outside any.
+  static UnseenCounts* current();
+
+ private:
+  UnseenCounts* outer_;
+};
 
 /// What a column gathers from the training split, one accumulator per thread of the pass.
 class ColumnStatistics {
@@ -72,7 +104,8 @@ class FeatureColumn {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  protected:
-  void count_unseen() const { unseen_.fetch_add(1, std::memory_order_relaxed); }
+  /// Counts a value no vocabulary had: in the column's total, and in the thread's CountUnseenIn.
+  void count_unseen() const;
   void warn(std::string warning) { warnings_.push_back(std::move(warning)); }
 
  private:

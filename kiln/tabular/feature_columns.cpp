@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iterator>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "kiln/core/config_path.h"
 #include "kiln/core/error.h"
@@ -138,10 +140,10 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
   std::unique_ptr<FeatureColumns> made(new FeatureColumns());
   const Json& columns = preprocessing["columns"];
   std::vector<std::string> names;
+  std::unordered_set<std::string> seen;  // hashed: a damaged file may list 100,000 columns
   for (size_t i = 0; i < columns.size(); ++i) {
     std::string name = column_name(columns[i], i);
-    if (std::find(names.begin(), names.end(), name) != names.end())
-      malformed("the column \"" + name + "\" is listed twice");
+    if (!seen.insert(name).second) malformed("the column \"" + name + "\" is listed twice");
     ComponentSpec spec("column");
     spec.path = "preprocessing.json:" + name;
     spec.spec = column_registry().resolve(columns[i]["spec"], ReadContext{spec.path, nullptr});
@@ -198,9 +200,11 @@ void FeatureColumns::add(const std::string& name, ComponentSpec spec, const Json
 }
 
 void FeatureColumns::link() {
+  std::unordered_map<std::string, size_t> place;  // the first of a name, as a search finds
+  for (size_t c = 0; c < names_.size(); ++c) place.emplace(names_[c], c);
   auto column_named = [&](const std::string& name) -> const FeatureColumn* {
-    auto found = std::find(names_.begin(), names_.end(), name);
-    return found == names_.end() ? nullptr : columns_[size_t(found - names_.begin())].get();
+    auto found = place.find(name);
+    return found == place.end() ? nullptr : columns_[found->second].get();
   };
   for (size_t c = 0; c < columns_.size(); ++c) columns_[c]->link(column_named, specs_[c].path);
 }
@@ -289,6 +293,41 @@ void FeatureColumns::restore(const Json& preprocessing) {
                                                 "preprocessing.json:raw_features")
                    : RawFeatureTypes();
   measure();
+  check_raw_types();
+}
+
+// The kinds preprocessing.json gives the raw features, tried on the columns that read them: a
+// numeric feature declared bytes_list loaded, its metadata said DT_STRING, and a client that sent
+// a string was refused. Each column is given a value of each kind it reads, and the column's own
+// reader judges it.
+void FeatureColumns::check_raw_types() const {
+  std::map<std::string, RawFeatureType> types = raw_types_.types();
+  if (types.empty()) return;
+  std::vector<std::string> derived_names = derived_inputs_.names();
+  std::unordered_set<std::string> derived(derived_names.begin(), derived_names.end());
+  std::vector<float> row;
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    io::Features example;
+    for (const std::string& feature : columns_[c]->features()) {
+      auto type = types.find(feature);
+      if (derived.count(feature) || type == types.end()) continue;  // an expression's, or unknown
+      size_t count = type->second.values > 0 ? size_t(type->second.values) : 1;
+      example[feature] = type->second.kind == io::Feature::Kind::kBytes
+                             ? io::bytes_feature(std::vector<std::string>(count, "0"))
+                         : type->second.kind == io::Feature::Kind::kFloat
+                             ? io::float_feature(std::vector<float>(count, 0.0f))
+                             : io::int64_feature(std::vector<int64_t>(count, 0));
+    }
+    if (example.empty()) continue;
+    row.assign(size_t(columns_[c]->width()), 0.0f);
+    try {
+      columns_[c]->write(example, {"preprocessing.json"}, row.data());
+    } catch (const DataError& e) {
+      throw ConfigError("preprocessing.json:raw_features", "",
+                        fmt::format("the kinds it gives are not what column \"{}\" reads: {}",
+                                    names_[c], e.what()));
+    }
+  }
 }
 
 InputLayout FeatureColumns::layout() const {
@@ -309,11 +348,12 @@ InputLayout FeatureColumns::layout() const {
 }
 
 std::vector<std::string> FeatureColumns::raw_features() const {
-  std::vector<std::string> raw, derived = derived_inputs_.names();
+  std::vector<std::string> raw, names = derived_inputs_.names();
+  std::unordered_set<std::string> derived(names.begin(), names.end()), kept;
   for (const std::string& feature : features())
-    if (std::find(derived.begin(), derived.end(), feature) == derived.end()) raw.push_back(feature);
+    if (!derived.count(feature) && kept.insert(feature).second) raw.push_back(feature);
   for (const std::string& feature : derived_inputs_.features())
-    if (std::find(raw.begin(), raw.end(), feature) == raw.end()) raw.push_back(feature);
+    if (kept.insert(feature).second) raw.push_back(feature);
   return raw;
 }
 
@@ -337,6 +377,13 @@ std::map<std::string, int64_t> FeatureColumns::unseen() const {
   for (size_t c = 0; c < columns_.size(); ++c)
     if (int64_t n = columns_[c]->unseen()) counts[names_[c]] = n;
   return counts;
+}
+
+std::map<std::string, int64_t> FeatureColumns::unseen(const UnseenCounts& counts) const {
+  std::map<std::string, int64_t> by_name;
+  for (size_t c = 0; c < columns_.size(); ++c)
+    if (int64_t n = counts.of(columns_[c].get())) by_name[names_[c]] = n;
+  return by_name;
 }
 
 }  // namespace kiln::tabular

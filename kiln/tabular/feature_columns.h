@@ -135,6 +135,8 @@ class FeatureColumns {
   void write(const io::Features& features, const io::RecordLocation& where, float* row) const;
   /// Values no vocabulary had, by column, since the columns were built.
   std::map<std::string, int64_t> unseen() const;
+  /// Those `counts` holds (one reader's: a split), by column.
+  std::map<std::string, int64_t> unseen(const UnseenCounts& counts) const;
   /// What fit() found and let pass, each at the config path of its column: a feature no training
   /// record holds, or holds no value of (its column fitted as seeing none).
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -143,6 +145,7 @@ class FeatureColumns {
   FeatureColumns() = default;
   /// Refuses a preprocessing.json whose columns read a feature its "features" list lacks.
   void check_fitted_features(const Json& fitted) const;
+  void check_raw_types() const;
   /// Adds the column `spec` describes, built from `built_from` instead when given.
   void add(const std::string& name, ComponentSpec spec, const Json& built_from = nullptr);
   /// Lets each column find the others it reads (a cross, the columns it crosses).

@@ -150,6 +150,29 @@ TEST(CategoricalColumn, ComputedVocabularyIsByCountThenByteOrder) {
   EXPECT_THAT(row_written(c, {}), ElementsAre(0, 0, 0, 0, 0, 0));
 }
 
+// The training split's count of values in no vocabulary grew with the validation carve's: the
+// columns are shared, so each split counts what its own rows meet.
+TEST(CategoricalColumn, EachReaderOfTheColumnsCountsItsOwnUnseenValues) {
+  Rows rows({category("c", {"a"}), category("c", {"b"})});
+  FeatureColumns c =
+      fitted_columns({{"c", {{"type", "categorical"}, {"num_oov_buckets", 1}}}}, {"c"}, rows);
+  UnseenCounts train, validation;
+  {
+    CountUnseenIn counting(train);
+    row_written(c, category("c", {"zebra"}));
+    {
+      CountUnseenIn inner(validation);  // the innermost scope counts
+      row_written(c, category("c", {"yak"}));
+      row_written(c, category("c", {"okapi"}));
+    }
+    row_written(c, category("c", {"a"}));
+  }
+  row_written(c, category("c", {"gnu"}));  // outside any: the total only
+  EXPECT_EQ(c.unseen(train), (std::map<std::string, int64_t>{{"c", 1}}));
+  EXPECT_EQ(c.unseen(validation), (std::map<std::string, int64_t>{{"c", 2}}));
+  EXPECT_EQ(c.unseen(), (std::map<std::string, int64_t>{{"c", 4}}));
+}
+
 // A computed vocabulary goes to preprocessing.json as text: a category that is not UTF-8 is
 // refused there, naming the record; hashed, any bytes are a category.
 TEST(CategoricalColumn, AComputedVocabularyRefusesBytesThatAreNotUtf8) {

@@ -4,8 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_text.h"
 
 namespace kiln::tabular {
 namespace {
@@ -71,8 +73,8 @@ std::map<std::string, RawFeatureType> RawFeatureTypes::types() const {
 
 Json RawFeatureTypes::json() const {
   Json made = Json::object();
-  for (const auto& [name, type] : types())
-    made[name] = {{"kind", feature_kind_name(type.kind)}, {"values", type.values}};
+  for (const auto& [name, type] : types())  // a map's keys: each new
+    append_new_key(made, name, {{"kind", feature_kind_name(type.kind)}, {"values", type.values}});
   return made;
 }
 
@@ -82,9 +84,11 @@ RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<s
   if (!json.is_object())
     throw damaged("expected an object of the raw features' kinds, got " + show_value(json));
   RawFeatureTypes read(names);
+  std::unordered_map<std::string, size_t> place;  // hashed: one per key of a damaged file too
+  for (size_t i = 0; i < names.size(); ++i) place.emplace(names[i], i);
   for (const auto& [name, type] : json.items()) {
-    auto at = std::find(names.begin(), names.end(), name);
-    if (at == names.end())
+    auto found = place.find(name);
+    if (found == place.end())
       throw damaged(fmt::format("\"{}\" is no raw feature the columns read ({})", name,
                                 fmt::join(names, ", ")));
     const Json& kind = type.is_object() ? type.value("kind", Json()) : Json();
@@ -98,7 +102,7 @@ RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<s
           fmt::format("\"{}\": \"values\" is a count from 1 to {}, or -1 (it varies), "
                       "not {}",
                       name, kMostValues, show_value(values)));
-    Seen& seen = read.seen_[size_t(at - names.begin())];
+    Seen& seen = read.seen_[found->second];
     Kind given = kind_named(kind);
     seen.bytes = given == Kind::kBytes;
     seen.floats = given == Kind::kFloat;

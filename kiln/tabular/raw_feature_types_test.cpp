@@ -13,6 +13,7 @@
 namespace kiln::tabular {
 namespace raw_feature_types_test {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 using Kind = io::Feature::Kind;
@@ -80,6 +81,16 @@ TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
                                          {"fare", {{"kind", "float_list"}, {"values", 1}}}}));
   std::unique_ptr<FeatureColumns> restored = FeatureColumns::from_preprocessing(saved);
   EXPECT_EQ(restored->raw_types().types(), columns.raw_types().types());
+  // A numeric feature declared bytes_list loaded, and its metadata told clients to send strings
+  // the column then refused: each kind is tried on the columns that read it.
+  Json strings = saved;
+  strings["raw_features"]["fare"]["kind"] = "bytes_list";
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(strings); },
+              ThrowsMessage<ConfigError>(AllOf(HasSubstr("preprocessing.json:raw_features"),
+                                               HasSubstr("not what column \"fare\" reads"))));
+  Json numbers = saved;  // categories may come as whole numbers, as TensorFlow takes them
+  numbers["raw_features"]["company"]["kind"] = "int64_list";
+  EXPECT_NO_THROW(FeatureColumns::from_preprocessing(numbers));
 
   saved.erase("raw_features");  // written before kiln noted them: nothing is known
   EXPECT_TRUE(FeatureColumns::from_preprocessing(saved)->raw_types().types().empty());

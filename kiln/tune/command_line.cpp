@@ -53,7 +53,17 @@ std::string text_of(const Json& value) {
 void check_command_line(const std::vector<std::string>& command, const SearchSpace& space) {
   if (command.empty()) return;
   std::vector<std::string> names = {kTrial, kTrialDir};
-  for (const Parameter& p : space.parameters()) names.push_back(p.name);
+  for (const Parameter& p : space.parameters()) {
+    // {trial} and {trial_dir} are kiln's: a parameter of either name never reached the program.
+    if (p.name == kTrial || p.name == kTrialDir)
+      throw ConfigError("tune.space." + p.name, "",
+                        fmt::format("is a name tune.command keeps for the trial's {}: {{{}}} "
+                                    "gives that, never this parameter's value; name the "
+                                    "parameter otherwise (the program's own flag is free to be "
+                                    "--{})",
+                                    p.name == kTrial ? "number" : "folder", p.name, p.name));
+    names.push_back(p.name);
+  }
   if (command.front().empty() || command.front().find('{') != std::string::npos)
     throw ConfigError("tune.command[0]", "",
                       "is the program each trial runs (python3, ./train.sh): a name without {}");

@@ -3,6 +3,7 @@
 
 #include "kiln/tune/command_line.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -65,6 +66,22 @@ TEST(CommandLine, APlaceholderNamingNoParameterIsAConfigErrorAtItsArgument) {
   refused({"python3", "lr}"}, "tune.command[1]", "closes no '{' (write }} for one)");
   refused({"{lr}", "x"}, "tune.command[0]", "is the program each trial runs");
   refused({"", "x"}, "tune.command[0]", "is the program each trial runs");
+}
+
+// A parameter named `trial` was accepted, and {trial} then gave the trial's number, never its
+// value: refused where the parameter is named.
+TEST(CommandLine, AParameterNamedAfterAPlaceholderIsAConfigError) {
+  for (const char* name : {"trial", "trial_dir"}) {
+    SearchSpace s = SearchSpace::read(
+        Json::parse(fmt::format(R"({{"{}": {{"type": "int", "low": 1, "high": 4}}}})", name)),
+        ReadContext{"tune.space"});
+    EXPECT_THAT(
+        [&] {
+          check_command_line({"python3", "t.py", "--x"}, s);
+        },
+        ThrowsMessage<ConfigError>(AllOf(HasSubstr(std::string("tune.space.") + name),
+                                         HasSubstr("name the parameter otherwise"))));
+  }
 }
 
 }  // namespace command_line_test

@@ -1,10 +1,16 @@
 #include "kiln/tune/program_trials.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -13,6 +19,32 @@
 
 namespace kiln::tune {
 namespace fs = std::filesystem;
+namespace {
+
+// A descriptor that poll() finds readable once `pid` has ended (a pidfd), so that the study reaps
+// a trial as it ends rather than at its next look; -1 where the kernel has none (before Linux
+// 5.3), and the study's periodic look finds the end instead.
+int exit_descriptor(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return int(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+// KILN_METRICS_FILE, made by kiln as an empty regular file before the program starts: what is
+// there after is read only as that (trial_output.h).
+void create_metrics_file(const std::string& path) {
+  std::error_code ignored;    // not there, most often
+  fs::remove(path, ignored);  // a trial started again reports afresh; a link goes, not its target
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error(fmt::format("kiln tune: cannot create {}: {}", path, std::strerror(errno)));
+  ::close(fd);
+}
+
+}  // namespace
 
 ProgramTrials::ProgramTrials(Study& study, const StudySetup& setup, SignalsToTrials& signals,
                              Say say)
@@ -23,12 +55,20 @@ ProgramTrials::ProgramTrials(Study& study, const StudySetup& setup, SignalsToTri
       pruner_(pruner_registry().create(setup.options.pruner)),
       maximize_(setup.options.mode == ModeOrAuto::kMax) {}
 
+ProgramTrials::~ProgramTrials() {
+  try {
+    end_all();
+  } catch (const std::exception&) {  // saying what it killed failed: it is killed all the same
+  }
+  for (auto& [number, trial] : running_)
+    if (trial.exit_fd >= 0) ::close(trial.exit_fd);
+}
+
 pid_t ProgramTrials::start(int64_t number, const std::string& trial_dir, const std::string& log,
                            bool resumed) {
   fs::create_directories(trial_dir);
   std::string metrics = (fs::path(trial_dir) / "metrics.jsonl").string();
-  std::error_code ignored;       // not there, most often
-  fs::remove(metrics, ignored);  // a trial started again reports afresh
+  create_metrics_file(metrics);
   TrialRecord record = study_.trial(number);
   std::vector<std::string> line = trial_command_line(setup_.options.command, setup_.options.space,
                                                      record.assignment, number, trial_dir);
@@ -45,6 +85,8 @@ pid_t ProgramTrials::start(int64_t number, const std::string& trial_dir, const s
   Running& trial = running_[number];
   trial = Running{};
   trial.pid = pid;
+  trial.exit_fd = exit_descriptor(pid);
+  trials_.reset();
   trial.output =
       std::make_unique<TrialOutput>(output, log, fs::path(log).filename().string(), metrics,
                                     "metrics.jsonl of trial " + std::to_string(number));
@@ -53,13 +95,16 @@ pid_t ProgramTrials::start(int64_t number, const std::string& trial_dir, const s
 
 void ProgramTrials::watch(int timeout_ms) {
   std::vector<pollfd> fds;
-  for (const auto& [number, trial] : running_)
+  for (const auto& [number, trial] : running_) {
     if (trial.output->fd() >= 0) fds.push_back({trial.output->fd(), POLLIN, 0});
+    if (trial.exit_fd >= 0) fds.push_back({trial.exit_fd, POLLIN, 0});
+  }
   ::poll(fds.data(), fds.size(), timeout_ms);  // EINTR too: the study looks at its signals
   for (auto& entry : running_) {               // not a structured binding: a lambda captures it
     Running& trial = entry.second;
     take(entry.first, trial, [&trial] { return trial.output->read(); });
   }
+  enforce_deadlines();
 }
 
 void ProgramTrials::take(int64_t number, Running& trial,
@@ -81,8 +126,8 @@ void ProgramTrials::take(int64_t number, Running& trial,
       continue;
     }
     trial.last_value = value->second;
-    study_.report(number, {*report.step, double(*report.step), value->second});
-    if (std::optional<std::string> why = pruner_->prune(number, study_.trials(), maximize_)) {
+    note_report(number, {*report.step, double(*report.step), value->second});
+    if (std::optional<std::string> why = pruner_->prune(number, known_trials(), maximize_)) {
       trial.pruned = *why;
       stop(number, trial, fmt::format("pruned at step {}: {}", *report.step, *why));
     }
@@ -92,6 +137,67 @@ void ProgramTrials::take(int64_t number, Running& trial,
 void ProgramTrials::stop(int64_t number, Running& trial, const std::string& why) {
   say_(fmt::format("trial {} {}; stopping it (SIGTERM)", number, why));
   ::kill(-trial.pid, SIGTERM);
+  if (!trial.kill_at) trial.kill_at = deadline();
+}
+
+ProgramTrials::Clock::time_point ProgramTrials::deadline() const {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(setup_.options.kill_after.amount()));
+}
+
+void ProgramTrials::enforce_deadlines() {
+  Clock::time_point now = Clock::now();
+  bool no_wait = signals_.count() > 1;  // a second Ctrl-C: the user waits no longer
+  for (auto& [number, trial] : running_) {
+    if (signals_.received() && !trial.kill_at) trial.kill_at = deadline();  // told by the signal
+    if (!trial.kill_at || trial.killed || (!no_wait && now < *trial.kill_at)) continue;
+    say_(
+        fmt::format("trial {} did not end within tune.kill_after ({} s) of being told to stop; "
+                    "killing it (SIGKILL)",
+                    number, setup_.options.kill_after.amount()));
+    ::kill(-trial.pid, SIGKILL);
+    trial.killed = true;
+  }
+  auto gone = [&](const Leftover& left) {
+    if (::kill(-left.group, 0) != 0 && errno == ESRCH) return true;  // its group is empty
+    if (!no_wait && now < left.kill_at) return false;
+    say_(
+        fmt::format("trial {} left processes that did not end within tune.kill_after ({} s); "
+                    "killing them (SIGKILL)",
+                    left.number, setup_.options.kill_after.amount()));
+    ::kill(-left.group, SIGKILL);
+    return true;
+  };
+  leftovers_.erase(std::remove_if(leftovers_.begin(), leftovers_.end(), gone), leftovers_.end());
+}
+
+void ProgramTrials::end_all() {
+  while (!leftovers_.empty()) {
+    enforce_deadlines();
+    if (!leftovers_.empty()) ::poll(nullptr, 0, 50);  // until they end, or their deadline
+  }
+}
+
+const std::vector<TrialRecord>& ProgramTrials::known_trials() {
+  if (!trials_) trials_ = study_.trials();
+  return *trials_;
+}
+
+void ProgramTrials::note_report(int64_t number, const ReportedValue& value) {
+  study_.report(number, value);
+  if (!trials_) return;  // read afresh when next needed
+  if (number < 0 || size_t(number) >= trials_->size() ||
+      (*trials_)[size_t(number)].number != number)
+    return trials_.reset();
+  // As the study keeps them: one value per step, in order of step.
+  std::vector<ReportedValue>& reported = (*trials_)[size_t(number)].reported;
+  auto at =
+      std::lower_bound(reported.begin(), reported.end(), value.step,
+                       [](const ReportedValue& kept, int64_t step) { return kept.step < step; });
+  if (at != reported.end() && at->step == value.step)
+    *at = value;
+  else
+    reported.insert(at, value);
 }
 
 void ProgramTrials::finish(int64_t number, int status) {
@@ -99,9 +205,12 @@ void ProgramTrials::finish(int64_t number, int status) {
   if (found == running_.end()) return;
   Running& trial = found->second;
   ::kill(-trial.pid, SIGTERM);  // what it left running in its group ends with it
+  leftovers_.push_back({number, trial.pid, deadline()});  // or is killed at this deadline
+  if (trial.exit_fd >= 0) ::close(trial.exit_fd);
   take(number, trial, [&trial] { return trial.output->read_to_end(); });
   end(number, trial, status);
   running_.erase(found);
+  trials_.reset();
 }
 
 void ProgramTrials::end(int64_t number, Running& trial, int status) {

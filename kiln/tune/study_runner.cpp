@@ -87,6 +87,7 @@ class StudyRun {
       running_.erase(found);
       finish(number, ended->status);
     }
+    if (programs_) programs_->end_all();  // nothing of a trial outlives the study
     say_best();
     return signals_.received() ? 128 + signals_.received() : 0;
   }
@@ -122,7 +123,7 @@ class StudyRun {
   }
 
   // A program's trials are watched as they run: their output is read for reports while the
-  // study waits (a fifth of a second at most, then it looks for ended ones).
+  // study waits (until one ends, or a fifth of a second, then it looks for ended ones).
   std::optional<EndedProcess> next_program_ending() {
     programs_->watch(200);
     return reap_a_trial();

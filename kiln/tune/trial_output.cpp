@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -16,6 +18,9 @@ namespace {
 
 constexpr size_t kPiece = 64 * 1024;
 constexpr int kPollMs = 100, kEndWaitMs = 5000;
+// Read from the pipe or the metrics file in one call, at most: a program that writes without
+// end (or a file that grows as fast as it is read) must not keep the study from its other trials.
+constexpr size_t kMostPerCall = 16 * kPiece;
 
 }  // namespace
 
@@ -88,7 +93,7 @@ std::vector<MetricReport> TrialOutput::read_to_end() {
 
 void TrialOutput::read_pipe(std::vector<MetricReport>& reports) {
   char buffer[kPiece];
-  while (pipe_ >= 0) {
+  for (size_t taken = 0; pipe_ >= 0 && taken < kMostPerCall;) {
     ssize_t got = ::read(pipe_, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -97,6 +102,7 @@ void TrialOutput::read_pipe(std::vector<MetricReport>& reports) {
       pipe_ = -1;
       return;
     }
+    taken += size_t(got);
     std::fwrite(buffer, 1, size_t(got), log_);
     std::fflush(log_);
     for (auto& [number, line] : output_lines_.add(buffer, size_t(got)))
@@ -116,13 +122,28 @@ void TrialOutput::take_output_line(int64_t number, const std::string& line,
 }
 
 void TrialOutput::read_metrics(std::vector<MetricReport>& reports, bool to_end) {
-  int fd = ::open(metrics_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;  // not written (yet)
+  // Only as the regular file kiln made: a FIFO left in its place blocked the study in open(), a
+  // link to /dev/zero spun it forever. O_NOFOLLOW refuses a link, O_NONBLOCK a FIFO's wait.
+  int fd = ::open(metrics_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0 && errno == ENOENT) return;  // the program removed it: nothing to read
+  struct stat status {};
+  if (fd < 0 || ::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    throw Error(
+        fmt::format("{} is no longer the regular file kiln made for the trial (a link, a "
+                    "FIFO or a device took its place); kiln reads KILN_METRICS_FILE only "
+                    "as a regular file",
+                    metrics_name_));
+  }
   char buffer[kPiece];
-  while (true) {
-    ssize_t got = ::pread(fd, buffer, sizeof buffer, metrics_offset_);
+  // To the size it had when opened, a bounded piece at a time; what grows meanwhile waits.
+  auto end = int64_t(status.st_size);
+  for (size_t taken = 0; metrics_offset_ < end && (to_end || taken < kMostPerCall);) {
+    size_t want = size_t(std::min<int64_t>(int64_t(sizeof buffer), end - metrics_offset_));
+    ssize_t got = ::pread(fd, buffer, want, metrics_offset_);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
+    taken += size_t(got);
     metrics_offset_ += got;
     for (auto& [number, line] : metrics_lines_.add(buffer, size_t(got)))
       take_metrics_line(number, line, reports);

@@ -6,8 +6,10 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "kiln/core/error.h"
@@ -83,6 +85,34 @@ TEST_F(TrialOutputTest, TheMetricsFileIsReadAsItGrows) {
   append_metrics("{\"loss\": 2.5}");
   end();
   EXPECT_THAT(losses(output_->read_to_end()), ElementsAre(2.5));
+}
+
+// KILN_METRICS_FILE replaced by a FIFO blocked the study in open(); linked to /dev/zero it spun
+// the study at full CPU forever. Either is an error naming the file, at once.
+TEST_F(TrialOutputTest, AMetricsFileReplacedByAFifoOrALinkIsAnErrorNotAWait) {
+  ASSERT_EQ(::mkfifo(dir_.file("metrics.jsonl").c_str(), 0600), 0);
+  EXPECT_THAT([&] { output_->read(); },
+              ThrowsMessage<Error>(HasSubstr("metrics.jsonl is no longer the regular file")));
+  ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/zero", dir_.file("metrics.jsonl").c_str()), 0);
+  EXPECT_THAT([&] { output_->read(); },
+              ThrowsMessage<Error>(HasSubstr("a link, a FIFO or a device took its place")));
+  ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);  // removed: nothing to read
+  EXPECT_TRUE(output_->read().empty());
+}
+
+// A file that grows as fast as it is read is taken a bounded piece per call, so that the study
+// goes on to its other trials between calls; every line is still read, in order.
+TEST_F(TrialOutputTest, AGrowingMetricsFileIsReadABoundedPieceAtATime) {
+  std::string many;
+  for (int step = 0; many.size() < (4 << 20); ++step)
+    many += "{\"loss\": 1, \"step\": " + std::to_string(step) + "}\n";
+  append_metrics(many);
+  size_t first = output_->read().size(), total = first;
+  EXPECT_GT(first, 0u);
+  EXPECT_LT(first, size_t(std::count(many.begin(), many.end(), '\n')));
+  for (int call = 0; call < 100; ++call) total += output_->read().size();
+  EXPECT_EQ(total, size_t(std::count(many.begin(), many.end(), '\n')));
 }
 
 TEST_F(TrialOutputTest, AMalformedReportIsNamedByItsFileAndLine) {

@@ -23,14 +23,16 @@ constexpr size_t kMaxTrials = 256;
 // Read by the signal handler: plain atomics, no allocation.
 std::array<std::atomic<pid_t>, kMaxTrials> trial_pids{};
 std::atomic<int> first_signal{0};
+std::atomic<int> signal_count{0};
 struct sigaction interrupt_before {
 }, terminate_before{};
 
 void pass_on(int signal) {
   int expected = 0;
   first_signal.compare_exchange_strong(expected, signal);
+  int sent = signal_count.fetch_add(1) == 0 ? signal : SIGKILL;
   for (auto& pid : trial_pids)
-    if (pid_t p = pid.load(); p > 0) ::kill(-p, signal);
+    if (pid_t p = pid.load(); p > 0) ::kill(-p, sent);
 }
 
 }  // namespace
@@ -141,6 +143,7 @@ std::string process_ending(int status) {
 
 SignalsToTrials::SignalsToTrials() {
   first_signal = 0;
+  signal_count = 0;
   struct sigaction action {};
   action.sa_handler = &pass_on;
   sigemptyset(&action.sa_mask);
@@ -171,5 +174,7 @@ void SignalsToTrials::remove(pid_t pid) {
 }
 
 int SignalsToTrials::received() const { return first_signal.load(); }
+
+int SignalsToTrials::count() const { return signal_count.load(); }
 
 }  // namespace kiln::tune

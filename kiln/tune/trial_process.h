@@ -44,7 +44,9 @@ std::optional<EndedProcess> reap_a_trial();
 /// "exited with status 3", "was killed by signal 9 (Killed)".
 std::string process_ending(int status);
 
-/// Passes SIGINT and SIGTERM on to the process groups of the trials it is told of, while it lives.
+/// Passes SIGINT and SIGTERM on to the process groups of the trials it is told of, while it lives;
+/// from the second signal on it kills them (SIGKILL): a user who presses Ctrl-C twice waits no
+/// longer for trials that ignore the first.
 class SignalsToTrials {
  public:
   SignalsToTrials();
@@ -55,6 +57,8 @@ class SignalsToTrials {
   void remove(pid_t pid);
   /// The first signal received, 0 when none.
   int received() const;
+  /// How many signals it has received.
+  int count() const;
 };
 
 }  // namespace kiln::tune

@@ -34,6 +34,11 @@ void TuneOptions::describe(Schema& s) {
           "How each trial's parameters are chosen: random, grid, tpe or cmaes.");
   s.field("pruner", pruner, "How unpromising trials are stopped early: none, asha or median.");
   s.field("space", space, "The tuned parameters: config path -> distribution (docs/tuning.md).");
+  s.field("kill_after", kill_after,
+          "How long a trial's processes have to end once told to (SIGTERM: pruned, failed, "
+          "Ctrl-C, the study ending) before they are killed (SIGKILL).")
+      .check([](const Period& p) { return p.unit() == Period::Unit::kSeconds && p.amount() > 0; },
+             "a time such as 30 s");
   s.field("command", command,
           "A program each trial runs instead of kiln train, e.g. [python3, train.py, --lr, "
           "\"{lr}\"]: {NAME} is the trial's value of parameter NAME; it reports by printing "

@@ -29,6 +29,8 @@ struct TuneOptions {
   SearchSpace space;
   // A program each trial runs instead of `kiln train` (command_line.h); empty: kiln train.
   std::vector<std::string> command;
+  // How long a trial told to stop (SIGTERM: pruned, failed, Ctrl-C) has before it is killed.
+  Period kill_after{30, Period::Unit::kSeconds};
   void describe(Schema& s);
 };
 

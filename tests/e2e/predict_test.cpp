@@ -116,7 +116,9 @@ TEST_F(Predict, TheClientRefusesABinaryInputAndABadTokenFile) {
   auto spaced = testing::run_command(
       kiln("predict --server " + url + " --input " + *input_ + " --token-file " + token));
   EXPECT_EQ(spaced.exit_code, 2) << spaced.err;
-  EXPECT_THAT(spaced.err, HasSubstr("the token holds a space or control character (0x20)"));
+  EXPECT_THAT(
+      spaced.err,
+      HasSubstr("the token holds a space, a control character or a byte outside ASCII (0x20)"));
 }
 
 // IDX images through a Fashion-MNIST model: answered with the dataset's class names.

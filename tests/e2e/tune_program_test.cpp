@@ -11,6 +11,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "kiln/core/text_file.h"
@@ -146,6 +148,63 @@ TEST_F(TuneProgram, AMalformedReportASilentProgramAndAFailingOneEachFailTheirTri
               HasSubstr("the program reported no loss (print kiln-metric loss=VALUE"));
   EXPECT_EQ(by_script.at("echo boom; exit 3").error, "exited with status 3: boom");
   EXPECT_EQ(by_script.at("echo \"kiln-metric loss=0.5\"").value, 0.5);
+}
+
+// Whether process `pid` has ended (gone, or a zombie no one has reaped yet).
+bool ended(pid_t pid) {
+  if (::kill(pid, 0) != 0) return true;
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");  // its size reads as 0
+  std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  size_t name_end = stat.rfind(')');
+  return name_end != std::string::npos && stat.substr(name_end + 2, 1) == "Z";
+}
+
+// A failing program that ignores SIGTERM kept the study waiting forever; what a trial left in its
+// group outlived the study. Both are killed once tune.kill_after has passed, before the study
+// ends.
+TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAfter) {
+  std::string stubborn = dir_.file("stubborn.pid"), left = dir_.file("left.pid");
+  std::string file =
+      dir_.write("study.yaml",
+                 "name: program\ntune:\n"
+                 "  command: [sh, -c, '{script}']\n"
+                 "  metric: loss\n  mode: min\n  trials: 2\n  sampler: grid\n  kill_after: 1 s\n"
+                 "  space:\n"
+                 "    script: {type: choice, values: [\n"
+                 "      'trap \"\" TERM; echo $$ > " +
+                     stubborn +
+                     "; echo \"kiln-metric loss=oops step=1\"; while :; do sleep 1; done',\n"
+                     "      '(trap \"\" TERM; exec sleep 600) > /dev/null & echo $! > " +
+                     left + "; echo \"kiln-metric loss=0.5\"']}\n");
+  auto start = std::chrono::steady_clock::now();
+  auto ran = tune(file, "--study t");
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_THAT(ran.out, HasSubstr("did not end within tune.kill_after (1 s) of being told to "
+                                 "stop; killing it (SIGKILL)"));
+  EXPECT_THAT(ran.out, HasSubstr("left processes that did not end within tune.kill_after"));
+  std::vector<tune::TrialRecord> trials = trials_of("t");
+  ASSERT_EQ(trials.size(), 2u);
+  for (const tune::TrialRecord& t : trials) {
+    if (t.values["script"].get<std::string>().rfind("trap", 0) == 0)
+      EXPECT_EQ(t.state, tune::TrialState::kFailed);
+    else
+      EXPECT_EQ(t.value, 0.5);
+  }
+  EXPECT_TRUE(ended(std::stoi(read_text_file(stubborn))));
+  EXPECT_TRUE(ended(std::stoi(read_text_file(left)))) << "nothing of a trial outlives the study";
+}
+
+// A parameter named `trial` never reached the program ({trial} is the trial's number): refused.
+TEST_F(TuneProgram, AParameterNamedLikeAPlaceholderIsAConfigError) {
+  std::string file = dir_.write("study.yaml",
+                                "name: program\ntune:\n  command: [sh, -c, 'echo {trial}']\n"
+                                "  metric: loss\n  mode: min\n"
+                                "  space: {trial: {type: int, low: 1, high: 3}}\n");
+  auto refused = tune(file, "");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("tune.space.trial"));
+  EXPECT_THAT(refused.err, HasSubstr("name the parameter otherwise"));
 }
 
 TEST_F(TuneProgram, AProgramNotFoundStopsTheStudyNamingIt) {

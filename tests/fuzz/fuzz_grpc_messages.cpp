@@ -68,8 +68,12 @@ void read_predict(const std::string& bytes, const Signature& signature) {
 void read_raw_predict(const std::string& bytes) {
   kiln::serving::tfs::PredictRequest request;
   if (!request.ParseFromString(bytes)) return;
-  auto examples = kiln::serving::raw_predict_examples(request, tensors_signature(),
-                                                      {"fare", "company", "grid", "x"}, 64);
+  // "fare" one value per example, "grid" two, the others unknown to the export.
+  static const std::map<std::string, kiln::serving::TensorSpec> raw_inputs = {
+      {"fare", {kiln::serving::DType::kFloat32, {-1}}},
+      {"grid", {kiln::serving::DType::kInt64, {-1, 2}}}};
+  auto examples = kiln::serving::raw_predict_examples(
+      request, tensors_signature(), {"fare", "company", "grid", "x"}, raw_inputs, 64);
   if (!examples) return;
   if (examples->empty() || examples->size() > 64) std::abort();
   for (const auto& example : *examples)  // every input sent, as many values in each example

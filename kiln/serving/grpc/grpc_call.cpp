@@ -3,15 +3,13 @@
 #include <utility>
 
 #include "kiln/core/error.h"
-#include "kiln/core/text_codec.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
 namespace {
 
-constexpr size_t kMessageLimit = 1024;  // TensorFlow Serving's cut of long error messages
 constexpr const char* kTokenNeeded =
-    "this server needs the metadata `authorization: Bearer TOKEN` (--token-file)";
+    "this server needs one metadata entry `authorization: Bearer TOKEN` (--token-file)";
 
 // TensorFlow Serving's status codes are gRPC's, one for one.
 constexpr std::pair<StatusCode, grpc::StatusCode> kCodes[] = {
@@ -43,33 +41,17 @@ int metric_status(const grpc::Status& status) {
   return http_status(StatusCode::kInternal);
 }
 
-// Messages quote what clients sent, which need not be UTF-8 (clients decode them as UTF-8), and
-// may be long: cut as TensorFlow Serving cuts them.
-grpc::Status status_of(grpc::StatusCode code, std::string message) {
-  size_t bad = first_invalid_utf8(message);
-  while (bad != std::string::npos) {
-    message[bad] = '?';
-    bad = first_invalid_utf8(message);
-  }
-  if (message.size() > kMessageLimit) {
-    message.resize(kMessageLimit);
-    while (!is_valid_utf8(message)) message.pop_back();  // not inside a character
-    message += "...TRUNCATED";
-  }
-  return grpc::Status(code, message);
-}
-
 }  // namespace
 
 grpc::Status current_error_status() {
   try {
     throw;
   } catch (const ServingError& e) {
-    return status_of(grpc_code(e.code()), e.what());
+    return grpc::Status(grpc_code(e.code()), e.what());
   } catch (const DataError& e) {  // an image that does not decode, say
-    return status_of(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
   } catch (const std::exception& e) {
-    return status_of(grpc::StatusCode::INTERNAL, e.what());
+    return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
   }
 }
 
@@ -97,7 +79,9 @@ void GrpcCall::begin(const std::string& message, const std::function<void()>& bo
 }
 
 bool GrpcCall::authorized() const {
-  return shared_.token.empty() || authorization_ == "Bearer " + shared_.token;
+  // Credentials sent twice are refused, whichever is right, as the REST API refuses them.
+  return shared_.token.empty() ||
+         (authorization_.size() == 1 && authorization_.front() == "Bearer " + shared_.token);
 }
 
 void GrpcCall::finish_with(const std::function<void()>& fill) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/support/status.h>
 
@@ -49,9 +50,10 @@ class GrpcCall {
   void finish_with(const std::function<void()>& fill);
 
  protected:
-  /// A call of `api` (predict, classify, regress, metadata, status) bearing `authorization` (the
-  /// header's value), answered through `reply`.
-  GrpcCall(const CallContext& shared, std::string api, std::string authorization, GrpcReply reply)
+  /// A call of `api` (predict, classify, regress, metadata, status) bearing `authorization` (each
+  /// value of the header), answered through `reply`.
+  GrpcCall(const CallContext& shared, std::string api, std::vector<std::string> authorization,
+           GrpcReply reply)
       : shared_(shared),
         api_(std::move(api)),
         authorization_(std::move(authorization)),
@@ -75,7 +77,9 @@ class GrpcCall {
   void send(const grpc::Status& status);
 
   CallContext shared_;
-  std::string api_, authorization_, model_;
+  std::string api_;
+  std::vector<std::string> authorization_;
+  std::string model_;
   GrpcReply reply_;
   std::chrono::steady_clock::time_point start_;
   std::shared_ptr<const void> hold_;

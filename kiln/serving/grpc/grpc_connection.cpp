@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/core/text_codec.h"
+
 namespace kiln::serving {
 namespace {
 
@@ -36,10 +38,12 @@ bool is_grpc_content_type(std::string_view type) {
 }  // namespace
 
 struct GrpcConnection::Stream {
-  std::string method, path, content_type, authorization, encoding;
+  std::string method, path, content_type, encoding;
+  std::vector<std::string> authorization;
   size_t header_bytes = 0;
   bool headers_too_large = false;
   std::string body;       // DATA received
+  bool received = false;  // its request came whole (or was refused as it came)
   bool answered = false;  // its response has been submitted
   std::string reply;      // the framed response message, while it goes out
   size_t reply_sent = 0;
@@ -84,10 +88,13 @@ struct GrpcConnection::Callbacks {
       return 0;
     }
     std::string_view key = view(name, name_size);
+    if (key == "authorization") {  // each kept: the call decides what a repeated one means
+      stream->authorization.emplace_back(view(value, value_size));
+      return 0;
+    }
     std::string* kept = key == ":method"         ? &stream->method
                         : key == ":path"         ? &stream->path
                         : key == "content-type"  ? &stream->content_type
-                        : key == "authorization" ? &stream->authorization
                         : key == "grpc-encoding" ? &stream->encoding
                                                  : nullptr;
     if (kept) kept->assign(view(value, value_size));
@@ -110,14 +117,9 @@ struct GrpcConnection::Callbacks {
                             connection.limits_.max_message_bytes));
       return 0;
     }
-    if (connection.held_bytes_ + size > 4 * connection.limits_.max_message_bytes) {
-      connection.respond_status(stream_id, 200, int(GrpcCode::kResourceExhausted),
-                                "this connection holds too many request bytes not yet "
-                                "answered; send fewer calls at once");
-      return 0;
-    }
+    if (!connection.may_hold(stream_id, size)) return 0;
     stream->body.append(view(data, size));
-    connection.held_bytes_ += size;
+    connection.hold(size);
     return 0;
   }
 
@@ -134,7 +136,7 @@ struct GrpcConnection::Callbacks {
     GrpcConnection& connection = self(user);
     auto found = connection.streams_.find(stream_id);
     if (found == connection.streams_.end()) return 0;
-    connection.held_bytes_ -= found->second->body.size();
+    connection.release(found->second->body.size());
     connection.streams_.erase(found);
     return 0;
   }
@@ -178,7 +180,36 @@ GrpcConnection::GrpcConnection(GrpcLimits limits, OnCall on_call)
   nghttp2_session_set_local_window_size(session_->session, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
 }
 
-GrpcConnection::~GrpcConnection() = default;
+GrpcConnection::~GrpcConnection() {
+  if (limits_.server_held) *limits_.server_held -= held_bytes_;  // its calls go with it
+}
+
+bool GrpcConnection::may_hold(int32_t stream_id, size_t size) {
+  if (held_bytes_ + size > 4 * limits_.max_message_bytes) {
+    respond_status(stream_id, 200, int(GrpcCode::kResourceExhausted),
+                   "this connection holds too many request bytes not yet answered; send fewer "
+                   "calls at once");
+    return false;
+  }
+  if (limits_.server_held && *limits_.server_held + size > limits_.max_server_held_bytes) {
+    respond_status(stream_id, 200, int(GrpcCode::kResourceExhausted),
+                   fmt::format("the server holds as many request bytes still arriving as all its "
+                               "clients together may ({}, --max-pending-bytes); try again",
+                               limits_.max_server_held_bytes));
+    return false;
+  }
+  return true;
+}
+
+void GrpcConnection::hold(size_t size) {
+  held_bytes_ += size;
+  if (limits_.server_held) *limits_.server_held += size;
+}
+
+void GrpcConnection::release(size_t size) {
+  held_bytes_ -= size;
+  if (limits_.server_held) *limits_.server_held -= size;
+}
 
 bool GrpcConnection::receive(const char* data, size_t size) {
   if (failed_) return false;
@@ -193,6 +224,7 @@ bool GrpcConnection::receive(const char* data, size_t size) {
 }
 
 void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
+  stream.received = true;
   if (stream.headers_too_large)
     return respond_status(
         stream_id, 200, int(GrpcCode::kResourceExhausted),
@@ -204,7 +236,7 @@ void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
     return respond_status(stream_id, 415, int(GrpcCode::kInternal),
                           "gRPC calls have content-type application/grpc");
   GrpcUnframed unframed = unframe_message(stream.body, stream.encoding, limits_.max_message_bytes);
-  held_bytes_ -= stream.body.size();
+  release(stream.body.size());
   std::string().swap(stream.body);
   if (unframed.code != GrpcCode::kOk)
     return respond_status(stream_id, 200, int(unframed.code), unframed.error);
@@ -238,7 +270,7 @@ void GrpcConnection::respond_status(int32_t stream_id, int http_status, int code
   auto found = streams_.find(stream_id);
   if (found != streams_.end()) found->second->answered = true;
   std::string status = std::to_string(http_status), grpc_status = std::to_string(code);
-  std::string message = percent_encode(error);
+  std::string message = percent_encode(message_for_client(error));
   std::vector<nghttp2_nv> headers = {header(":status", status),
                                      header("content-type", "application/grpc"),
                                      header("grpc-status", grpc_status)};
@@ -263,6 +295,14 @@ void GrpcConnection::shut_down() {
   last_stream_ = nghttp2_session_get_last_proc_stream_id(session_->session);
   nghttp2_submit_goaway(session_->session, NGHTTP2_FLAG_NONE, last_stream_, NGHTTP2_NO_ERROR,
                         nullptr, 0);
+}
+
+void GrpcConnection::time_out(const std::string& why) {
+  std::vector<int32_t> arriving;
+  for (const auto& [id, stream] : streams_)
+    if (!stream->received && !stream->answered) arriving.push_back(id);
+  for (int32_t id : arriving) respond_status(id, 200, int(GrpcCode::kDeadlineExceeded), why);
+  shut_down();
 }
 
 bool GrpcConnection::finished() const {

@@ -16,12 +16,14 @@
 // receiving by four times it.
 // Thread-safety: none; one thread (the loop's) uses a connection.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "kiln/serving/grpc/grpc_wire.h"
 
@@ -31,14 +33,18 @@ struct GrpcLimits {
   size_t max_message_bytes = 16 << 20;  // one request message, inflated
   size_t max_header_bytes = 64 << 10;   // one request's header block, names and values
   uint32_t max_streams = 256;           // calls open at once (SETTINGS_MAX_CONCURRENT_STREAMS)
+  // Request bytes still arriving that all the connections sharing `server_held` may hold together
+  // (one connection holds four messages' worth at most); none shared: this connection's alone.
+  size_t max_server_held_bytes = size_t(256) << 20;
+  std::shared_ptr<std::atomic<size_t>> server_held;
 };
 
 /// One call, received whole.
 struct GrpcIncoming {
   int32_t stream = 0;
-  std::string path;           // "/tensorflow.serving.PredictionService/Predict"
-  std::string authorization;  // the header's value; empty when none came
-  std::string message;        // the request message, unframed and inflated
+  std::string path;                        // "/tensorflow.serving.PredictionService/Predict"
+  std::vector<std::string> authorization;  // each value of the header, in order
+  std::string message;                     // the request message, unframed and inflated
 };
 
 /// The answer to one call: OK with a message, or a status.
@@ -68,6 +74,9 @@ class GrpcConnection {
   void produce(std::string& out, size_t most);
   /// Says no new calls are taken (GOAWAY); the calls received are still answered.
   void shut_down();
+  /// For a client that has sent nothing for the server's read timeout: each call whose request is
+  /// still arriving is answered DEADLINE_EXCEEDED saying `why`, and no new calls are taken.
+  void time_out(const std::string& why);
   /// Whether the connection has nothing more to do: the client has gone or may close it.
   bool finished() const;
   /// Calls received and not yet answered.
@@ -79,6 +88,11 @@ class GrpcConnection {
   void end_request(int32_t stream_id, Stream& stream);
   void respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing);
   void respond_status(int32_t stream_id, int http_status, int code, const std::string& error);
+  /// Whether `size` more request bytes may be held, here and by the server; answers the stream
+  /// RESOURCE_EXHAUSTED naming the limit when not.
+  bool may_hold(int32_t stream_id, size_t size);
+  void hold(size_t size);
+  void release(size_t size);
 
   GrpcLimits limits_;
   OnCall on_call_;

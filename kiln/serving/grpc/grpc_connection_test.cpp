@@ -23,6 +23,7 @@
 namespace kiln::serving {
 namespace grpc_connection_test {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr size_t kAll = std::numeric_limits<size_t>::max();
@@ -290,6 +291,34 @@ class GrpcConnectionLimitsTest : public GrpcConnectionTest {
   GrpcConnectionLimitsTest() : GrpcConnectionTest(small_limits()) {}
 };
 
+// Calls that never finish were capped per connection only: 8 connections took the server from
+// 180 MB to 700 MB. The bytes still arriving are counted for all connections together.
+TEST(GrpcConnectionsTogether, RequestBytesStillArrivingAreCappedForTheServer) {
+  GrpcLimits limits = small_limits();
+  limits.max_server_held_bytes = 1500;
+  limits.server_held = std::make_shared<std::atomic<size_t>>(0);
+  std::vector<GrpcIncoming> calls;
+  auto on_call = [&calls](GrpcIncoming& call) { calls.push_back(call); };
+  auto first = std::make_unique<GrpcConnection>(limits, on_call);
+  GrpcConnection second(limits, on_call);
+  Client early(*first), late(second);
+  early.request(grpc_headers("/p"), frame_message(std::string(900, 'a')), kAll, true);
+  early.pump();
+  EXPECT_EQ(*limits.server_held, 905u);  // its framed bytes, held until the call is whole
+  int32_t refused =
+      late.request(grpc_headers("/p"), frame_message(std::string(900, 'b')), kAll, true);
+  late.pump();
+  EXPECT_EQ(late.reply(refused).grpc("grpc-status"), "8");  // RESOURCE_EXHAUSTED
+  EXPECT_THAT(late.reply(refused).grpc("grpc-message"), HasSubstr("--max-pending-bytes"));
+  first.reset();  // its client went: what it held goes with it
+  EXPECT_EQ(*limits.server_held, 0u);
+  late.call("/p", std::string(900, 'c'));
+  late.pump();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].message, std::string(900, 'c'));
+  EXPECT_EQ(*limits.server_held, 0u);  // taken whole: no longer held
+}
+
 TEST_F(GrpcConnectionTest, UnaryCallReachesOnCallAndItsAnswerGoesBackFramed) {
   int32_t stream =
       client_.call("/tensorflow.serving.PredictionService/Predict",
@@ -298,7 +327,7 @@ TEST_F(GrpcConnectionTest, UnaryCallReachesOnCallAndItsAnswerGoesBackFramed) {
   ASSERT_EQ(calls_.size(), 1u);
   EXPECT_EQ(calls_[0].stream, stream);
   EXPECT_EQ(calls_[0].path, "/tensorflow.serving.PredictionService/Predict");
-  EXPECT_EQ(calls_[0].authorization, "Bearer t0k");
+  EXPECT_THAT(calls_[0].authorization, ElementsAre("Bearer t0k"));
   EXPECT_EQ(calls_[0].message, std::string("request\0bytes", 13));
   EXPECT_EQ(server_.unanswered(), 1u);
   EXPECT_FALSE(client_.responded(stream));
@@ -319,11 +348,21 @@ TEST_F(GrpcConnectionTest, UnaryCallReachesOnCallAndItsAnswerGoesBackFramed) {
   EXPECT_FALSE(server_.finished());
 }
 
+// Kept in order, so that the call can refuse credentials sent twice (a wrong one, then the right
+// one, was let in when the last was kept).
+TEST_F(GrpcConnectionTest, EachAuthorizationEntryReachesTheCall) {
+  client_.call("/tensorflow.serving.ModelService/GetModelStatus", "",
+               {{"authorization", "Bearer wrong"}, {"authorization", "Bearer right"}});
+  client_.pump();
+  ASSERT_EQ(calls_.size(), 1u);
+  EXPECT_THAT(calls_[0].authorization, ElementsAre("Bearer wrong", "Bearer right"));
+}
+
 TEST_F(GrpcConnectionTest, CallWithoutAuthorizationHasAnEmptyOne) {
   int32_t stream = client_.call("/tensorflow.serving.ModelService/GetModelStatus", "");
   client_.pump();
   ASSERT_EQ(calls_.size(), 1u);
-  EXPECT_EQ(calls_[0].authorization, "");
+  EXPECT_TRUE(calls_[0].authorization.empty());
   EXPECT_EQ(calls_[0].message, "");
   answer_ok(stream, "");
   client_.pump();
@@ -510,7 +549,7 @@ TEST_F(GrpcConnectionLimitsTest, HeadersOverTheLimitAreResourceExhausted) {
   client_.pump();
   ASSERT_EQ(calls_.size(), 1u);
   EXPECT_EQ(calls_[0].stream, next);
-  EXPECT_EQ(calls_[0].authorization, "Bearer short");
+  EXPECT_THAT(calls_[0].authorization, ElementsAre("Bearer short"));
 }
 
 TEST_F(GrpcConnectionLimitsTest, CallsOverTheStreamLimitAreRefused) {
@@ -613,6 +652,24 @@ TEST_F(GrpcConnectionTest, CallResetWhileItsRequestComesIsNeverTaken) {
   client_.pump();
   ASSERT_EQ(calls_.size(), 1u);
   EXPECT_EQ(calls_[0].stream, next);
+}
+
+// The loop's read timeout: a call whose request stopped coming is told why, a call received whole
+// is still answered, and no new call is taken.
+TEST_F(GrpcConnectionTest, ATimeOutAnswersTheCallsStillArrivingAndSaysGoAway) {
+  int32_t whole = client_.call("/p", "m");
+  int32_t stalled = client_.request(grpc_headers("/p"), frame_message("half"), kAll, true);
+  client_.pump();
+  ASSERT_EQ(calls_.size(), 1u);
+  server_.time_out("nothing for 10 s");
+  client_.pump();
+  EXPECT_EQ(client_.reply(stalled).grpc("grpc-status"), "4");  // DEADLINE_EXCEEDED
+  EXPECT_EQ(client_.reply(stalled).grpc("grpc-message"), "nothing for 10 s");
+  EXPECT_TRUE(client_.goaway);
+  EXPECT_FALSE(client_.responded(whole));
+  answer_ok(whole, "late but answered");
+  client_.pump();
+  EXPECT_EQ(client_.reply(whole).data, frame_message("late but answered"));
 }
 
 TEST_F(GrpcConnectionTest, CallsInFlightTogetherAreAnsweredEachOnItsStream) {

@@ -1,5 +1,6 @@
 #include "kiln/serving/grpc/grpc_event_loop.h"
 
+#include <fmt/format.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ constexpr size_t kReadChunk = 64 << 10;
 constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
 constexpr size_t kOutChunk = 256 << 10;      // produced before the socket is written
 constexpr auto kFinalFlushTime = std::chrono::seconds(5);
+constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
 
 struct GrpcAnswer {
   GrpcOutgoing outgoing;
@@ -41,7 +43,8 @@ struct Connection {
   GrpcConnection http2;
   std::string out;  // to send, from `sent` on
   size_t sent = 0;
-  uint32_t events = 0;  // what epoll watches on it
+  uint32_t events = 0;              // what epoll watches on it
+  Clock::time_point last_activity;  // the client's last bytes, or the server's last answer
 };
 
 bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
@@ -50,11 +53,15 @@ bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
 
 struct GrpcEventLoop::State {
   State(int listen_fd, GrpcHandler handler, GrpcLoopOptions options)
-      : listen_fd(listen_fd), handler(std::move(handler)), options(options) {}
+      : listen_fd(listen_fd),
+        handler(std::move(handler)),
+        options(options),
+        count(options.shared_count ? options.shared_count : std::make_shared<ConnectionCount>()) {}
 
   int listen_fd;
   GrpcHandler handler;
   GrpcLoopOptions options;
+  std::shared_ptr<ConnectionCount> count;
   std::unique_ptr<Epoll> epoll;  // while it runs
   std::shared_ptr<Inbox<GrpcAnswer>> answers = std::make_shared<Inbox<GrpcAnswer>>();
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
@@ -62,6 +69,7 @@ struct GrpcEventLoop::State {
   bool listening = false;
   bool shut = false;  // GOAWAY sent to every connection
   size_t max_connections = 0;
+  Clock::time_point last_scan;
 
   std::atomic<bool> shut_down_asked{false};
   LoopPhase phase;
@@ -78,6 +86,7 @@ struct GrpcEventLoop::State {
   void deliver_answers();
   void shut_connections();
   bool all_sent() const;
+  void scan_timeouts(Clock::time_point now);
 };
 
 GrpcEventLoop::GrpcEventLoop(int listen_fd, GrpcHandler handler, GrpcLoopOptions options)
@@ -109,6 +118,7 @@ void GrpcEventLoop::State::run() {
   epoll->watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
   std::vector<epoll_event> events(256);
   Clock::time_point give_up{};
+  last_scan = Clock::now();
   while (true) {
     if (shut_down_asked && !shut) shut_connections();
     if (phase.stopping()) {  // the calls are answered by now (the server drained them): send, then
@@ -116,7 +126,10 @@ void GrpcEventLoop::State::run() {
       if (give_up == Clock::time_point{}) give_up = Clock::now() + kFinalFlushTime;
       if (all_sent() || Clock::now() >= give_up) break;
     }
-    int ready = epoll->wait(events, phase.stopping() ? 50 : -1);
+    int wait_ms = phase.stopping()      ? 50
+                  : connections.empty() ? -1
+                                        : static_cast<int>(kTimeoutScanPeriod.count());
+    int ready = epoll->wait(events, wait_ms);
     for (int i = 0; i < ready; ++i) {
       uint64_t tag = events[size_t(i)].data.u64;
       if (tag == kListenerTag)
@@ -125,8 +138,14 @@ void GrpcEventLoop::State::run() {
         on_event(tag, events[size_t(i)].events);
     }
     deliver_answers();
+    Clock::time_point now = Clock::now();
+    if (now - last_scan >= kTimeoutScanPeriod) {
+      scan_timeouts(now);
+      last_scan = now;
+    }
   }
   for (auto& [id, connection] : connections) close(connection->fd);
+  count->open -= connections.size();
   connections.clear();
   epoll.reset();
 }
@@ -149,12 +168,16 @@ void GrpcEventLoop::State::listen(bool on) {
 
 void GrpcEventLoop::State::accept_all() {
   while (listening) {
-    if (connections.size() >= max_connections) return listen(false);  // until one closes
     int fd = accept_connection(listen_fd);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) listen(false);
       return;
+    }
+    if (++count->open > max_connections) {  // over the cap of all loops: refused at once
+      --count->open;
+      close(fd);
+      continue;
     }
     uint64_t id = next_id++;
     auto connection = std::make_unique<Connection>(
@@ -162,6 +185,7 @@ void GrpcEventLoop::State::accept_all() {
     connection->fd = fd;
     connection->id = id;
     connection->events = EPOLLIN | EPOLLRDHUP;
+    connection->last_activity = Clock::now();
     epoll->watch(fd, id, connection->events, EPOLL_CTL_ADD);
     Connection& added = *connection;
     connections.emplace(id, std::move(connection));
@@ -187,6 +211,7 @@ bool GrpcEventLoop::State::read_from(Connection& connection) {
     ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
     if (got > 0) {
       round += size_t(got);
+      connection.last_activity = Clock::now();
       if (!connection.http2.receive(buffer, size_t(got))) break;  // its GOAWAY goes, then it closes
       continue;
     }
@@ -245,6 +270,7 @@ bool GrpcEventLoop::State::flush(Connection& connection) {
 
 void GrpcEventLoop::State::close_connection(Connection& connection) {
   close(connection.fd);  // also takes it off epoll's list
+  --count->open;
   connections.erase(connection.id);
   listen(true);
 }
@@ -256,6 +282,7 @@ void GrpcEventLoop::State::deliver_answers() {
       auto found = connections.find(id);
       if (found != connections.end()) {  // else its client has gone
         found->second->http2.answer(std::move(answer.outgoing));
+        found->second->last_activity = Clock::now();  // its idle time starts with the answer
         answered.insert(id);
       }
       answer.hold.reset();
@@ -275,6 +302,24 @@ void GrpcEventLoop::State::shut_connections() {
   for (Connection* connection : all) {
     connection->http2.shut_down();
     flush(*connection);
+  }
+}
+
+// Drops each connection whose client has sent nothing for the read timeout and has no call of its
+// own with the server (a slow model is not the client's fault): a client that connects and sends
+// nothing, one that stops in the middle of a call, one that does not read what it is sent.
+void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
+  auto timeout = std::chrono::seconds(options.read_timeout_seconds);
+  std::vector<Connection*> late;
+  for (auto& [id, connection] : connections)
+    if (now - connection->last_activity >= timeout && connection->http2.unanswered() == 0)
+      late.push_back(connection.get());
+  for (Connection* connection : late) {
+    connection->http2.time_out(
+        fmt::format("the call's request did not arrive whole within the server's read timeout "
+                    "({} s without a byte)",
+                    options.read_timeout_seconds));
+    if (flush(*connection)) close_connection(*connection);  // what fits the socket now has gone
   }
 }
 

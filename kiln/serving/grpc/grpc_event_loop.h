@@ -8,6 +8,7 @@
 // Thread-safety: serve() blocks its thread; shut_down() and stop() may be called from any other;
 // a GrpcReply from any thread, once.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -21,9 +22,20 @@ using GrpcReply = std::function<void(GrpcOutgoing outgoing, std::shared_ptr<cons
 /// Called on the loop's thread for each call; must not block: work that waits answers later.
 using GrpcHandler = std::function<void(GrpcIncoming& call, GrpcReply reply)>;
 
+/// The connections that the loops sharing a port hold together, against one cap.
+struct ConnectionCount {
+  std::atomic<size_t> open{0};
+};
+
 struct GrpcLoopOptions {
   GrpcLimits limits;
-  int max_connections = 4096;  // more wait in the listen queue (and kept under the fd limit)
+  // Open at once over every loop sharing `shared_count` (kept under the fd limit): more are
+  // closed as they come, so that a client learns at once rather than waiting in the listen queue.
+  int max_connections = 4096;
+  std::shared_ptr<ConnectionCount> shared_count;  // none: this loop's own
+  // A client that sends nothing for this long, with no call of its own being answered, is
+  // dropped; a call whose request is still arriving is answered DEADLINE_EXCEEDED first.
+  int read_timeout_seconds = 10;
 };
 
 class GrpcEventLoop {

@@ -20,6 +20,9 @@ struct GrpcOptions {
   int64_t max_message_bytes = 16 << 20;  // one request, at most
   int64_t max_rows = 1024;               // examples in one request, at most
   int threads = 1;                       // event loops, each taking connections of its own
+  int max_connections = 4096;            // open at once over every loop; more are closed
+  int read_timeout_seconds = 10;         // a client silent this long, with no call in work, goes
+  int64_t max_pending_bytes = int64_t(256) << 20;  // request bytes still arriving, all clients
 };
 
 /// Makes the gRPC listener of a ModelServer (PredictionService and ModelService), bound when the

@@ -71,6 +71,11 @@ std::string signature_of(const tfs::ModelSpec& spec) {
 HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
                            int64_t max_rows) {
   check_input_names(request, signature);
+  int64_t claimed = 0;  // from the shapes, before any tensor is read
+  for (const auto& [name, spec] : signature.inputs) {
+    std::string what = "input '" + name + "'";
+    claim_values(claimed, claimed_values(request.inputs().at(name), what), what);
+  }
   HostTensors inputs;
   for (const auto& [name, spec] : signature.inputs)
     inputs[name] = tensor_from_proto(request.inputs().at(name), name, spec, max_rows);
@@ -127,6 +132,15 @@ std::vector<io::Features> examples_of(const tfs::Input& input, int64_t max_rows)
         fmt::format("the request has {} examples; this server takes at most {} in one "
                     "request (--max-request-rows)",
                     examples->size(), max_rows));
+  // The context is copied into each example: bounded before it is (1.1 MB of context for 1,024
+  // examples once cost a gigabyte).
+  if (context && context->ByteSizeLong() * size_t(examples->size()) > kMaxRequestCopyBytes)
+    throw ServingError(
+        StatusCode::kResourceExhausted,
+        fmt::format("example_list_with_context: a context of {} bytes copied into each of {} "
+                    "examples would be more than the {} bytes one request may expand to; send "
+                    "fewer examples in a call, or a smaller context",
+                    context->ByteSizeLong(), examples->size(), kMaxRequestCopyBytes));
   // Read back by kiln's one reader of tf.Example, so that an example means the same over gRPC and
   // in a TFRecord file.
   io::Features shared;
@@ -171,7 +185,7 @@ void fill_metadata(const tfs::GetModelMetadataRequest& request, const tfs::Model
       (*def.mutable_inputs())[input] = tensor_info(input, spec);
     for (const auto& [output, out] : signature.outputs)
       (*def.mutable_outputs())[output] = tensor_info(output, out.spec);
-    def.set_method_name(kPredictMethod);
+    def.set_method_name(method_of(signature));
   }
   *response.mutable_model_spec() = answered;
   (*response.mutable_metadata())[kSignatureDefField].PackFrom(defs);

@@ -18,9 +18,15 @@ std::string host_port(const std::string& host, int port) {
   return ipv6 ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
 }
 
+// Every loop's options: the loops sharing the port count their connections against one cap.
 GrpcLoopOptions loop_options(const GrpcOptions& options) {
   GrpcLoopOptions loop;
   loop.limits.max_message_bytes = size_t(std::max<int64_t>(options.max_message_bytes, 0));
+  loop.max_connections = options.max_connections;
+  loop.shared_count = std::make_shared<ConnectionCount>();
+  loop.read_timeout_seconds = options.read_timeout_seconds;
+  loop.limits.max_server_held_bytes = size_t(std::max<int64_t>(options.max_pending_bytes, 0));
+  loop.limits.server_held = std::make_shared<std::atomic<size_t>>(0);
   return loop;
 }
 
@@ -40,8 +46,9 @@ GrpcServer::GrpcServer(ServingParts parts, const GrpcOptions& options)
                     host_port(options.host, options.port)));
   port_ = bound_port(listen_fd_);
   auto handler = [this](GrpcIncoming& call, GrpcReply reply) { handle(call, std::move(reply)); };
+  GrpcLoopOptions each = loop_options(options);
   for (int i = 0; i < std::max(1, options.threads); ++i)
-    loops_.push_back(std::make_unique<GrpcEventLoop>(listen_fd_, handler, loop_options(options)));
+    loops_.push_back(std::make_unique<GrpcEventLoop>(listen_fd_, handler, each));
 }
 
 GrpcServer::~GrpcServer() {

@@ -24,6 +24,7 @@
 #include "tensorflow_serving/apis/model_service.grpc.pb.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
 #include "tests/support/fake_servable.h"
+#include "tests/support/raw_connection.h"
 
 namespace kiln::serving {
 namespace grpc_server_test {
@@ -67,6 +68,8 @@ class GrpcServerTest : public ::testing::Test {
     options.token = token;
     options.threads = threads;
     options.max_rows = 4;
+    options.read_timeout_seconds = read_timeout_seconds_;
+    options.max_connections = max_connections_;
     server_ = std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_}, options);
     serving_ = std::thread([this] { server_->serve(); });
     auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
@@ -79,6 +82,8 @@ class GrpcServerTest : public ::testing::Test {
     server_->stop();
     serving_.join();
   }
+  int read_timeout_seconds_ = 10, max_connections_ = 4096;
+
   static tfs::PredictRequest half_request(std::vector<float> values) {
     tfs::PredictRequest request;
     request.mutable_model_spec()->set_name("half");
@@ -220,6 +225,16 @@ TEST_F(GrpcServerTest, AModelOfRawFeaturesListsThemAndPredictTakesThemByName) {
   EXPECT_EQ(inputs.at("color").dtype(), tensorflow::DT_STRING);
   EXPECT_EQ(inputs.at("size").dtype(), tensorflow::DT_FLOAT);
   EXPECT_EQ(inputs.at("size").tensor_shape().dim_size(), 1);
+  // Classify and Regress were answered on signatures the metadata called predict ones: each names
+  // the method it answers besides Predict.
+  EXPECT_EQ(defs.signature_def().at("serving_default").method_name(),
+            "tensorflow/serving/classify");
+  EXPECT_EQ(defs.signature_def().at("price").method_name(), "tensorflow/serving/regress");
+  asked.mutable_model_spec()->set_name("half");
+  grpc::ClientContext tensors;
+  ASSERT_TRUE(predictions_->GetModelMetadata(&tensors, asked, &metadata).ok());
+  ASSERT_TRUE(metadata.metadata().at("signature_def").UnpackTo(&defs));
+  EXPECT_EQ(defs.signature_def().at("serving_default").method_name(), "tensorflow/serving/predict");
 
   tfs::PredictRequest request;
   request.mutable_model_spec()->set_name("scorer");
@@ -308,6 +323,13 @@ TEST_F(GrpcServerTest, ATokenIsAskedForAndADrainingServerIsUnavailable) {
   grpc::ClientContext bearing;
   bearing.AddMetadata("authorization", "Bearer s3cret");
   EXPECT_TRUE(predictions_->Predict(&bearing, half_request({1}), &response).ok());
+  // Sent twice, a wrong one first: refused as the REST API refuses two headers.
+  grpc::ClientContext twice;
+  twice.AddMetadata("authorization", "Bearer wrong");
+  twice.AddMetadata("authorization", "Bearer s3cret");
+  grpc::Status refused = predictions_->Predict(&twice, half_request({1}), &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("needs one metadata entry `authorization"));
   gate_.drain(std::chrono::milliseconds(0));
   grpc::ClientContext late;
   late.AddMetadata("authorization", "Bearer s3cret");
@@ -365,6 +387,44 @@ TEST_F(GrpcServerTest, MethodsKilnDoesNotServeAreUnimplemented) {
   EXPECT_EQ(send_raw(address, "", "/tensorflow.serving.ModelService/HandleReloadConfigRequest")
                 .error_code(),
             grpc::StatusCode::UNIMPLEMENTED);
+  // A 60 KB path was echoed whole: every status message is cut at 1,024 bytes.
+  grpc::Status long_path = send_raw(address, "", "/x/" + std::string(60000, 'a'));
+  EXPECT_EQ(long_path.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(long_path.error_message().size(), 1024u + std::string("...TRUNCATED").size());
+  EXPECT_THAT(long_path.error_message(), HasSubstr("kiln does not serve the method /x/aaa"));
+}
+
+// A client that connected and sent nothing was never dropped (4,100 of them locked every other
+// client out): after the read timeout it is, as on the REST port, and others are served meanwhile.
+TEST_F(GrpcServerTest, ASilentClientIsDroppedAfterTheReadTimeout) {
+  read_timeout_seconds_ = 1;
+  start();
+  testing::RawConnection silent(server_->port());
+  ASSERT_TRUE(silent.connected());
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(silent.closed_by_server());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// The cap counts every loop's connections together; one over it is closed at once rather than
+// left waiting to be accepted, and a place that frees is taken by the next client.
+TEST_F(GrpcServerTest, ConnectionsOverTheServersCapAreClosedAtOnce) {
+  max_connections_ = 2;
+  start("", 2);
+  auto first = std::make_unique<testing::RawConnection>(server_->port());
+  testing::RawConnection second(server_->port());
+  testing::RawConnection third(server_->port());
+  ASSERT_TRUE(third.connected());
+  EXPECT_TRUE(third.closed_by_server());
+  first.reset();  // a place frees
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  context.set_wait_for_ready(true);  // retried until the server has seen the close
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
 }
 
 TEST_F(GrpcServerTest, AStopAnswersTheCallInFlightThenRefusesConnections) {

@@ -16,6 +16,7 @@ namespace kiln::serving {
 enum class GrpcCode : int {
   kOk = 0,
   kInvalidArgument = 3,
+  kDeadlineExceeded = 4,
   kResourceExhausted = 8,
   kUnimplemented = 12,
   kInternal = 13,

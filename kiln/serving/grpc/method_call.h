@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "kiln/serving/grpc/grpc_call.h"
 
@@ -35,8 +36,8 @@ class MethodCall final : public GrpcCall {
   }
 
  private:
-  MethodCall(const CallContext& shared, const std::string& api, std::string authorization,
-             GrpcReply reply)
+  MethodCall(const CallContext& shared, const std::string& api,
+             std::vector<std::string> authorization, GrpcReply reply)
       : GrpcCall(shared, api, std::move(authorization), std::move(reply)) {}
   bool parse(const std::string& message) override { return request_.ParseFromString(message); }
   std::string request_type() const override { return Request::descriptor()->full_name(); }

@@ -88,7 +88,9 @@ void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& reque
   const Signature& signature = predict_signature(found.servable->signatures(), name);
   const ExampleEncoder* encoder = found.servable->examples();
   std::optional<std::vector<io::Features>> raw;
-  if (encoder) raw = raw_predict_examples(request, signature, encoder->features(), max_rows_);
+  if (encoder)
+    raw = raw_predict_examples(request, signature, encoder->features(), encoder->raw_inputs(),
+                               max_rows_);
   HostTensors inputs = raw ? encoder->encode(*raw) : predict_inputs(request, signature, max_rows_);
   std::vector<std::string> outputs = predict_outputs(request, signature);
   tfs::ModelSpec answered = answered_spec(request.model_spec().name(), found.version, name);
@@ -106,7 +108,7 @@ void PredictionService::classify(GrpcCall& call, const tfs::ClassificationReques
   std::string name = signature_of(request.model_spec());
   const Signatures& signatures = found.servable->signatures();
   check_examples_signature(signatures, name);
-  const SignatureOutput& output = classify_output(signatures, name);
+  const SignatureOutput& output = classify_output(signatures, name, ExamplesApi::kGrpc);
   HostTensors inputs = encoder.encode(examples_of(request.input(), max_rows_));
   *response.mutable_model_spec() = answered_spec(model, found.version, name);
   const std::vector<std::string>& labels = found.servable->labels();
@@ -124,7 +126,7 @@ void PredictionService::regress(GrpcCall& call, const tfs::RegressionRequest& re
   const ExampleEncoder& encoder = encoder_of(found, model);
   std::string name = signature_of(request.model_spec());
   check_examples_signature(found.servable->signatures(), name);
-  regress_output(found.servable->signatures(), name);
+  regress_output(found.servable->signatures(), name, ExamplesApi::kGrpc);
   HostTensors inputs = encoder.encode(examples_of(request.input(), max_rows_));
   *response.mutable_model_spec() = answered_spec(model, found.version, name);
   submit(call, std::move(found), name, std::move(inputs), [&response](const HostTensors& given) {

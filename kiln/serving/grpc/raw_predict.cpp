@@ -33,6 +33,12 @@ int64_t examples_in(const tensorflow::TensorProto& proto, const std::string& nam
   return proto.tensor_shape().dim(0).size();
 }
 
+std::vector<int64_t> dims_of(const tensorflow::TensorShapeProto& shape) {
+  std::vector<int64_t> sizes;
+  for (const auto& dim : shape.dim()) sizes.push_back(dim.size());
+  return sizes;
+}
+
 // Values [begin, begin + count) of `tensor` as one feature.
 io::Feature feature_of(const HostTensor& tensor, size_t begin, size_t count) {
   io::Feature feature;
@@ -56,11 +62,33 @@ io::Feature feature_of(const HostTensor& tensor, size_t begin, size_t count) {
   return feature;
 }
 
+// A feature's tensor against the shape the training records gave it ([-1] for one value per
+// example, [-1, N] for N, [-1, -1] when it varies), when the export knows it: all its dimensions,
+// not only the examples', so that one value cannot claim 2^24 of an example's.
+void check_raw_shape(const tensorflow::TensorProto& proto,
+                     const std::map<std::string, TensorSpec>& raw_inputs, const std::string& name) {
+  auto known = raw_inputs.find(name);
+  if (known == raw_inputs.end()) return;
+  const tensorflow::TensorShapeProto& shape = proto.tensor_shape();
+  int64_t per_example = 1;
+  for (int i = 1; i < shape.dim_size(); ++i)
+    per_example *= std::max<int64_t>(shape.dim(i).size(), 0);
+  const std::vector<int64_t>& spec = known->second.shape;
+  int64_t expected = spec.size() == 2 ? spec[1] : 1;
+  bool fits = shape.dim_size() <= 2 && (expected < 0 || per_example == expected);
+  if (!fits)
+    throw invalid(fmt::format(
+        "input '{}': shape [{}] does not fit the feature's [{}] (-1: any size; [N] is taken for "
+        "[N, 1])",
+        name, fmt::join(dims_of(shape), ", "), fmt::join(spec, ", ")));
+}
+
 }  // namespace
 
 std::optional<std::vector<io::Features>> raw_predict_examples(
     const tensorflow::serving::PredictRequest& request, const Signature& signature,
-    const std::vector<std::string>& features, int64_t max_rows) {
+    const std::vector<std::string>& features, const std::map<std::string, TensorSpec>& raw_inputs,
+    int64_t max_rows) {
   if (request.inputs().empty() || sends_tensors(request, signature)) return std::nullopt;
   std::map<std::string, const tensorflow::TensorProto*> sent;  // in order, for the messages
   for (const auto& [name, proto] : request.inputs()) sent[name] = &proto;
@@ -83,6 +111,12 @@ std::optional<std::vector<io::Features>> raw_predict_examples(
         fmt::format("the request has {} examples; this server takes at most {} in one "
                     "request (--max-request-rows)",
                     rows, max_rows));
+  int64_t claimed = 0;  // from the shapes, before any tensor is read
+  for (const auto& [name, proto] : sent) {
+    std::string what = "input '" + name + "'";
+    check_raw_shape(*proto, raw_inputs, name);
+    claim_values(claimed, claimed_values(*proto, what), what);
+  }
   std::vector<io::Features> examples(static_cast<size_t>(rows));
   for (const auto& [name, proto] : sent) {
     HostTensor tensor = tensor_from_answer(*proto, "input '" + name + "'");

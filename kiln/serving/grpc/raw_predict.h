@@ -9,6 +9,7 @@
 // Thread-safety: pure functions.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +24,13 @@ namespace kiln::serving {
 /// and whose signature is `signature`; nothing when the request sends the signature's tensors
 /// instead (exactly its inputs' names), or no input at all. ServingError (kInvalidArgument) for
 /// a feature the model does not read, a tensor without an examples dimension, tensors of
-/// different numbers of examples, none, or more than `max_rows`.
+/// different numbers of examples, none, or more than `max_rows`, and for a tensor whose shape
+/// does not fit the feature's in `raw_inputs` (ExampleEncoder::raw_inputs; a feature not there is
+/// not checked). All from the shapes, before any value is read: RESOURCE_EXHAUSTED when they claim
+/// more than kMaxRequestValues together.
 std::optional<std::vector<io::Features>> raw_predict_examples(
     const tensorflow::serving::PredictRequest& request, const Signature& signature,
-    const std::vector<std::string>& features, int64_t max_rows);
+    const std::vector<std::string>& features, const std::map<std::string, TensorSpec>& raw_inputs,
+    int64_t max_rows);
 
 }  // namespace kiln::serving

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "kiln/io/image_input.h"
@@ -20,6 +21,10 @@ constexpr int kMaxRank = 32;
 
 ServingError invalid(const std::string& message) {
   return ServingError(StatusCode::kInvalidArgument, message);
+}
+
+ServingError exhausted(const std::string& message) {
+  return ServingError(StatusCode::kResourceExhausted, message);
 }
 
 }  // namespace
@@ -94,6 +99,16 @@ void fill_repeated(const Values& values, int64_t count, std::vector<Out>& out,
   if (values.size() > count)
     throw invalid(
         fmt::format("{}: {} values for a shape of {} elements", what, values.size(), count));
+  if constexpr (std::is_same_v<Out, std::string>) {  // bounded before any string is copied
+    size_t bytes = 0;
+    for (const auto& value : values) bytes += value.size();
+    if (!values.empty()) bytes += size_t(count - values.size()) * values[values.size() - 1].size();
+    if (bytes > kMaxRequestCopyBytes)
+      throw exhausted(fmt::format(
+          "{}: its strings, the last one repeated to fill shape's {} elements, would be {} "
+          "bytes; a request's tensor is expanded to {} at most",
+          what, count, bytes, kMaxRequestCopyBytes));
+  }
   out.reserve(count);
   for (const auto& value : values) out.push_back(Out(value));
   Out last = values.empty() ? Out() : out.back();
@@ -248,6 +263,19 @@ HostTensor tensor_from_proto(const tensorflow::TensorProto& proto, const std::st
   check_shape(tensor.shape, spec, max_rows, what);
   read_values(proto, tensor, what);
   return tensor;
+}
+
+int64_t claimed_values(const tensorflow::TensorProto& proto, const std::string& what) {
+  return element_count(shape_of(proto, what));
+}
+
+void claim_values(int64_t& claimed, int64_t values, const std::string& what) {
+  claimed += values;
+  if (claimed > kMaxRequestValues)
+    throw exhausted(fmt::format(
+        "{}: the request's tensors claim {} values or more once expanded; one request may "
+        "make the server hold {} at most",
+        what, claimed, kMaxRequestValues));
 }
 
 HostTensor tensor_from_answer(const tensorflow::TensorProto& proto, const std::string& what) {

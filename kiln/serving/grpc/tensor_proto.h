@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kiln/serving/json_tensor.h"
+#include "kiln/serving/request_limits.h"
 #include "tensorflow/core/framework/tensor.pb.h"
 
 namespace kiln::serving {
@@ -29,6 +30,13 @@ std::optional<DType> served_dtype(tensorflow::DataType type);
 /// naming the input and what is wrong.
 HostTensor tensor_from_proto(const tensorflow::TensorProto& proto, const std::string& input,
                              const TensorSpec& spec, int64_t max_rows);
+
+/// The values `proto`'s shape claims, from its shape alone (rank and size checked as when it is
+/// read). ServingError (kInvalidArgument) naming `what`.
+int64_t claimed_values(const tensorflow::TensorProto& proto, const std::string& what);
+/// Adds `values` to what a request has claimed so far (`claimed`), refusing it with
+/// RESOURCE_EXHAUSTED naming the limit once over kMaxRequestValues (request_limits.h).
+void claim_values(int64_t& claimed, int64_t values, const std::string& what);
 
 /// `tensor` as a TensorProto, its values in the dtype's repeated field.
 void tensor_to_proto(const HostTensor& tensor, tensorflow::TensorProto& proto);

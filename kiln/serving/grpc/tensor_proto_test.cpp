@@ -7,7 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <map>
 
+#include "kiln/serving/grpc/grpc_messages.h"
+#include "kiln/serving/grpc/raw_predict.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -110,6 +114,79 @@ TEST(TensorProto, AShapeClaimingBillionsOfElementsIsRefusedBeforeAllocating) {
   expect_refused(huge, TensorSpec(DType::kFloat32, {-1, -1, -1}), "kiln's limit");
   tensorflow::TensorProto deep = proto_of(tensorflow::DT_FLOAT, std::vector<int64_t>(40, 1));
   expect_refused(deep, kRows, "40 dimensions");
+}
+
+ServingError error_of(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const ServingError& e) {
+    return e;
+  }
+  return ServingError(StatusCode::kInternal, "accepted");
+}
+
+// One 512 KiB string for 1,024 images was copied 1,024 times (half a gigabyte) before the first
+// image was looked at: the bytes the repetition would make are counted first.
+TEST(TensorProto, AStringRepeatedPastTheBoundIsRefusedBeforeItIsCopied) {
+  tensorflow::TensorProto images = proto_of(tensorflow::DT_STRING, {1024});
+  images.add_string_val(std::string(512 << 10, 'x'));
+  ServingError refused =
+      error_of([&] { tensor_from_proto(images, "x", TensorSpec(DType::kString, {-1}), 1024); });
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.what(), HasSubstr("would be 536870912 bytes"));
+  images.mutable_tensor_shape()->mutable_dim(0)->set_size(4);  // 2 MiB: read
+  EXPECT_EQ(tensor_from_proto(images, "x", TensorSpec(DType::kString, {-1}), 1024).strings.size(),
+            4u);
+}
+
+// A 110-byte Predict of raw features claimed 2^24 values in each feature (3.7 GB): a feature's
+// shape is checked whole against what its training records held, and the values of all the
+// request's tensors are counted from their shapes before any is read.
+TEST(RawPredict, ShapesAreCheckedWholeAndTheirValuesCountedBeforeReading) {
+  Signature signature;
+  signature.inputs["row"] = TensorSpec(DType::kFloat32, {-1, 3});
+  std::map<std::string, TensorSpec> raw = {{"fare", TensorSpec(DType::kFloat32, {-1})},
+                                           {"tags", TensorSpec(DType::kString, {-1, -1})}};
+  std::vector<std::string> features = {"fare", "tags", "grid"};
+  auto predict = [&](std::vector<int64_t> fare_shape, std::vector<int64_t> grid_shape) {
+    tfs::PredictRequest request;
+    tensorflow::TensorProto& fare = (*request.mutable_inputs())["fare"];
+    fare = proto_of(tensorflow::DT_FLOAT, fare_shape);
+    fare.add_float_val(1.5f);
+    tensorflow::TensorProto& grid = (*request.mutable_inputs())["grid"];
+    grid = proto_of(tensorflow::DT_INT64, grid_shape);
+    grid.add_int64_val(7);
+    return raw_predict_examples(request, signature, features, raw, 1024);
+  };
+  auto examples = predict({2}, {2, 3});
+  ASSERT_TRUE(examples.has_value());
+  EXPECT_EQ(examples->size(), 2u);
+  EXPECT_EQ((*examples)[1].at("grid").ints, std::vector<int64_t>({7, 7, 7}));
+  EXPECT_EQ(predict({2, 1}, {2, 3})->size(), 2u);  // [N, 1] for one value per example
+
+  ServingError wide = error_of([&] { predict({1024, 1 << 14}, {1024, 1}); });
+  EXPECT_EQ(wide.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(wide.what(), HasSubstr("input 'fare': shape [1024, 16384] does not fit"));
+  // "grid" is not known to the export: only the count of all values bounds it.
+  ServingError many = error_of([&] { predict({1024}, {1024, 1 << 14}); });
+  EXPECT_EQ(many.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(many.what(), HasSubstr("one request may make the server hold 16777216 at most"));
+}
+
+// Classify's context is copied into each example: 1.1 MB of context for 1,024 examples cost a
+// gigabyte and was answered OK.
+TEST(ExamplesOf, AContextCopiedIntoEveryExamplePastTheBoundIsRefused) {
+  tfs::Input input;
+  auto& listed = *input.mutable_example_list_with_context();
+  (*listed.mutable_context()->mutable_features()->mutable_feature())["notes"]
+      .mutable_bytes_list()
+      ->add_value(std::string(1 << 20, 'n'));
+  for (int i = 0; i < 1024; ++i) listed.add_examples();
+  ServingError refused = error_of([&] { examples_of(input, 1024); });
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.what(), HasSubstr("copied into each of 1024 examples"));
+  while (listed.examples_size() > 8) listed.mutable_examples()->RemoveLast();
+  EXPECT_EQ(examples_of(input, 1024).size(), 8u);
 }
 
 }  // namespace tensor_proto_test
