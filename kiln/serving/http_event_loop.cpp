@@ -218,10 +218,14 @@ bool HttpEventLoop::State::read_from(Connection& connection) {
       round += size_t(got);
       if (connection.lingering) continue;  // dropped, and no reason to linger longer
       connection.last_activity = Clock::now();
-      if (pending_bytes + size_t(got) > options.max_pending_bytes)
-        return refuse_pending(connection);
+      bool over = pending_bytes + size_t(got) > options.max_pending_bytes;
+      if (over && !connection.with_handler) return refuse_pending(connection);
       connection.in.append(buffer, size_t(got));
       pending_bytes += size_t(got);
+      if (over) {  // what it sent behind a request being answered waits, unread, for that answer
+        watch(connection, 0);
+        break;
+      }
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
@@ -321,13 +325,9 @@ void HttpEventLoop::State::drop_in(Connection& connection, size_t count) {
   connection.in.erase(0, count);
 }
 
-// The bytes all connections hold have reached the limit: this one's request is refused, or, while
-// one of its requests is with the handler, it is not read until that one is answered.
+// The bytes all connections hold have reached the limit: this connection's request is refused
+// (one whose request is with the handler is rather not read until that one is answered).
 bool HttpEventLoop::State::refuse_pending(Connection& connection) {
-  if (connection.with_handler) {
-    watch(connection, 0);
-    return true;
-  }
   drop_in(connection, connection.in.size());
   connection.parser.reset();
   return answer(connection, 413, "application/json",
