@@ -114,8 +114,9 @@ std::optional<std::vector<io::Features>> raw_predict_examples(
   int64_t claimed = 0;  // from the shapes, before any tensor is read
   for (const auto& [name, proto] : sent) {
     std::string what = "input '" + name + "'";
-    check_raw_shape(*proto, raw_inputs, name);
+    // Claimed first: claimed_values() bounds the dimensions, so their product cannot overflow.
     claim_values(claimed, claimed_values(*proto, what), what);
+    check_raw_shape(*proto, raw_inputs, name);
   }
   std::vector<io::Features> examples(static_cast<size_t>(rows));
   for (const auto& [name, proto] : sent) {
