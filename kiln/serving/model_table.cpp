@@ -54,8 +54,9 @@ FoundVersion ModelTable::find(const Route& route) const {
   return {version, found->second};
 }
 
+// As TF Serving's GetModelStatus, on both APIs: a version label is not looked at, so a request
+// with one is told of every version.
 std::vector<int64_t> ModelTable::status_versions(const Route& route) const {
-  if (route.label) return {find(route).version};
   std::shared_lock lock(mutex_);
   auto model = models_.find(route.model);
   if (route.version) {

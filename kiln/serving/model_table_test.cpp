@@ -79,6 +79,9 @@ TEST(ModelTable, StatusListsEveryVersionNewestFirstOrTheOneAsked) {
   ModelTable table;
   add_two_versions(table);
   EXPECT_THAT(table.status_versions(route()), ElementsAre(3, 1));
+  // TF Serving's GetModelStatus does not look at a label, known or not.
+  EXPECT_THAT(table.status_versions(route(std::nullopt, "stable")), ElementsAre(3, 1));
+  EXPECT_THAT(table.status_versions(route(std::nullopt, "canary")), ElementsAre(3, 1));
   EXPECT_THAT(table.status_versions(route(3)), ElementsAre(3));
   try {
     table.status_versions(route(2));

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -56,10 +57,6 @@ ProgramTrials::ProgramTrials(Study& study, const StudySetup& setup, SignalsToTri
       maximize_(setup.options.mode == ModeOrAuto::kMax) {}
 
 ProgramTrials::~ProgramTrials() {
-  try {
-    end_all();
-  } catch (const std::exception&) {  // saying what it killed failed: it is killed all the same
-  }
   for (auto& [number, trial] : running_)
     if (trial.exit_fd >= 0) ::close(trial.exit_fd);
 }
@@ -80,8 +77,19 @@ pid_t ProgramTrials::start(int64_t number, const std::string& trial_dir, const s
                          {"KILN_TRIAL_DIR", trial_dir},
                          {"KILN_METRICS_FILE", metrics},
                          {"KILN_TUNE_RESUMED", resumed ? "1" : "0"}};
+  TrialKeeping keeping;  // the keeper has its own copy, made by fork
+  keeping.kill_after = setup_.options.kill_after.amount();
+  keeping.say_fd = ::fileno(setup_.out);
+  keeping.told_and_stayed = fmt::format(
+      "kiln tune: trial {} did not end within tune.kill_after ({} s) of being told to stop; "
+      "killing it and all it started (SIGKILL)\n",
+      number, keeping.kill_after);
+  keeping.left_and_stayed = fmt::format(
+      "kiln tune: trial {} left processes that did not end within tune.kill_after ({} s); "
+      "killing them (SIGKILL)\n",
+      number, keeping.kill_after);
   int output = -1;
-  pid_t pid = start_program_process(command, &output);
+  pid_t pid = start_program_process(command, keeping, &output);
   Running& trial = running_[number];
   trial = Running{};
   trial.pid = pid;
@@ -104,7 +112,6 @@ void ProgramTrials::watch(int timeout_ms) {
     Running& trial = entry.second;
     take(entry.first, trial, [&trial] { return trial.output->read(); });
   }
-  enforce_deadlines();
 }
 
 void ProgramTrials::take(int64_t number, Running& trial,
@@ -135,47 +142,10 @@ void ProgramTrials::take(int64_t number, Running& trial,
 }
 
 void ProgramTrials::stop(int64_t number, Running& trial, const std::string& why) {
+  if (trial.told) return;
   say_(fmt::format("trial {} {}; stopping it (SIGTERM)", number, why));
-  ::kill(-trial.pid, SIGTERM);
-  if (!trial.kill_at) trial.kill_at = deadline();
-}
-
-ProgramTrials::Clock::time_point ProgramTrials::deadline() const {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(setup_.options.kill_after.amount()));
-}
-
-void ProgramTrials::enforce_deadlines() {
-  Clock::time_point now = Clock::now();
-  bool no_wait = signals_.count() > 1;  // a second Ctrl-C: the user waits no longer
-  for (auto& [number, trial] : running_) {
-    if (signals_.received() && !trial.kill_at) trial.kill_at = deadline();  // told by the signal
-    if (!trial.kill_at || trial.killed || (!no_wait && now < *trial.kill_at)) continue;
-    say_(
-        fmt::format("trial {} did not end within tune.kill_after ({} s) of being told to stop; "
-                    "killing it (SIGKILL)",
-                    number, setup_.options.kill_after.amount()));
-    ::kill(-trial.pid, SIGKILL);
-    trial.killed = true;
-  }
-  auto gone = [&](const Leftover& left) {
-    if (::kill(-left.group, 0) != 0 && errno == ESRCH) return true;  // its group is empty
-    if (!no_wait && now < left.kill_at) return false;
-    say_(
-        fmt::format("trial {} left processes that did not end within tune.kill_after ({} s); "
-                    "killing them (SIGKILL)",
-                    left.number, setup_.options.kill_after.amount()));
-    ::kill(-left.group, SIGKILL);
-    return true;
-  };
-  leftovers_.erase(std::remove_if(leftovers_.begin(), leftovers_.end(), gone), leftovers_.end());
-}
-
-void ProgramTrials::end_all() {
-  while (!leftovers_.empty()) {
-    enforce_deadlines();
-    if (!leftovers_.empty()) ::poll(nullptr, 0, 50);  // until they end, or their deadline
-  }
+  ::kill(trial.pid, SIGTERM);  // its keeper, which passes it on and kills at the deadline
+  trial.told = true;
 }
 
 const std::vector<TrialRecord>& ProgramTrials::known_trials() {
@@ -204,8 +174,6 @@ void ProgramTrials::finish(int64_t number, int status) {
   auto found = running_.find(number);
   if (found == running_.end()) return;
   Running& trial = found->second;
-  ::kill(-trial.pid, SIGTERM);  // what it left running in its group ends with it
-  leftovers_.push_back({number, trial.pid, deadline()});  // or is killed at this deadline
   if (trial.exit_fd >= 0) ::close(trial.exit_fd);
   take(number, trial, [&trial] { return trial.output->read_to_end(); });
   end(number, trial, status);

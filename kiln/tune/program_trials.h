@@ -12,14 +12,16 @@
 // without a step, else the last with one), pruned, or failed: a nonzero exit, no value of the
 // metric, or a malformed report (the program is stopped). A study stopped by a signal passes it
 // on and waits for its trials, for --resume to start them again with the same values.
-// A trial told to stop (SIGTERM to its process group) has tune.kill_after to end, then its group
-// is killed (SIGKILL); what a trial leaves in its group when it ends is told to stop too, and
-// killed at the same deadline, the study waiting for it before it ends itself.
+// Each program runs under a keeper (trial_keeper.h), the process the study knows as the trial's:
+// a trial told to stop (SIGTERM to its keeper) has tune.kill_after to end, then it is killed
+// (SIGKILL) with all it started; what a program leaves when it ends is told to stop too, and
+// killed at the same deadline; the keeper ends last, so a trial's end is noticed once nothing
+// of it is left, wherever its processes went (their own group, `setsid`). Should the study die,
+// the keepers do the same.
 // Torch-free. Thread-safety: one thread (the study's).
 
 #include <sys/types.h>
 
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,7 +40,6 @@ class ProgramTrials {
  public:
   using Say = std::function<void(const std::string&)>;
   ProgramTrials(Study& study, const StudySetup& setup, SignalsToTrials& signals, Say say);
-  /// Waits for what the trials left behind (see end_all()).
   ~ProgramTrials();
   ProgramTrials(const ProgramTrials&) = delete;
   ProgramTrials& operator=(const ProgramTrials&) = delete;
@@ -50,36 +51,21 @@ class ProgramTrials {
   void watch(int timeout_ms);
   /// Records how trial `number`, whose process ended with `status`, ended.
   void finish(int64_t number, int status);
-  /// Stops what the ended trials left in their groups: SIGTERM, then SIGKILL at their deadline;
-  /// returns once none is left. The study calls it before it ends.
-  void end_all();
 
  private:
-  using Clock = std::chrono::steady_clock;
   struct Running {
     pid_t pid = -1;
     int exit_fd = -1;  // readable once the process has ended (a pidfd), or -1
     std::unique_ptr<TrialOutput> output;
     std::optional<double> final_value, last_value;
     std::optional<std::string> pruned, failed;
-    std::optional<Clock::time_point> kill_at;  // told to stop: killed then if still there
-    bool killed = false;
-  };
-  // The process group of an ended trial, which may still hold processes it started.
-  struct Leftover {
-    int64_t number;
-    pid_t group;
-    Clock::time_point kill_at;
+    bool told = false;  // to stop: its keeper kills it at the deadline
   };
   /// Handles `read` (a TrialOutput's read or read_to_end) of trial `number`: its reports, or
   /// the malformed one that fails it.
   void take(int64_t number, Running& trial, const std::function<std::vector<MetricReport>()>& read);
   void stop(int64_t number, Running& trial, const std::string& why);
   void end(int64_t number, Running& trial, int status);
-  /// SIGKILL for each trial or leftover group past its deadline; the study's second signal
-  /// makes every deadline now.
-  void enforce_deadlines();
-  Clock::time_point deadline() const;
   /// The study's trials as the pruner sees them: read once, then kept up to date report by
   /// report (reading the whole study for each report made 10,000 of them take 45 s).
   const std::vector<TrialRecord>& known_trials();
@@ -92,7 +78,6 @@ class ProgramTrials {
   std::unique_ptr<Pruner> pruner_;
   bool maximize_;
   std::map<int64_t, Running> running_;
-  std::vector<Leftover> leftovers_;
   std::optional<std::vector<TrialRecord>> trials_;  // known_trials(); reset as trials start, end
 };
 

@@ -87,7 +87,6 @@ class StudyRun {
       running_.erase(found);
       finish(number, ended->status);
     }
-    if (programs_) programs_->end_all();  // nothing of a trial outlives the study
     say_best();
     return signals_.received() ? 128 + signals_.received() : 0;
   }
@@ -159,7 +158,7 @@ class StudyRun {
     if (programs_) {
       if (resume) say(fmt::format("trial {} starts again with the same values", number));
       pid_t pid = programs_->start(number, run_dir, log_path(number), resume);
-      signals_.add(pid);
+      signals_.add(pid, SignalsToTrials::Delivery::kToKeeper);
       running_[pid] = number;
       return;
     }

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/prctl.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,12 +15,14 @@
 
 #include "kiln/core/child_environment.h"
 #include "kiln/core/error.h"
+#include "kiln/tune/trial_keeper.h"
 
 namespace kiln::tune {
 namespace {
 
 constexpr size_t kMaxTrials = 256;
-// Read by the signal handler: plain atomics, no allocation.
+// Read by the signal handler: plain atomics, no allocation. A trial's pid, or minus its
+// keeper's (trial_keeper.h).
 std::array<std::atomic<pid_t>, kMaxTrials> trial_pids{};
 std::atomic<int> first_signal{0};
 std::atomic<int> signal_count{0};
@@ -31,8 +33,11 @@ void pass_on(int signal) {
   int expected = 0;
   first_signal.compare_exchange_strong(expected, signal);
   int sent = signal_count.fetch_add(1) == 0 ? signal : SIGKILL;
-  for (auto& pid : trial_pids)
-    if (pid_t p = pid.load(); p > 0) ::kill(-p, sent);
+  for (auto& slot : trial_pids) {
+    pid_t p = slot.load();
+    if (p > 0) ::kill(-p, sent);  // a trial's group
+    if (p < 0) ::kill(-p, signal);  // a keeper, which kills at its second signal
+  }
 }
 
 }  // namespace
@@ -71,9 +76,10 @@ pid_t start_trial_process(const TrialCommand& command) {
   return pid;
 }
 
-pid_t start_program_process(const TrialCommand& command, int* output) {
-  // Everything the child needs is made before the fork: after it, only calls that are safe
-  // between fork and exec.
+pid_t start_program_process(const TrialCommand& command, const TrialKeeping& keeping,
+                            int* output) {
+  // Everything the keeper needs is made before the fork: after it, only calls that are safe
+  // between fork and exec (trial_keeper.h).
   std::vector<std::string> arguments = {command.program};
   arguments.insert(arguments.end(), command.arguments.begin(), command.arguments.end());
   std::vector<std::string> environment = environment_with(command.environment);
@@ -81,29 +87,29 @@ pid_t start_program_process(const TrialCommand& command, int* output) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0)
     throw Error(fmt::format("kiln tune: pipe: {}", std::strerror(errno)));
-  int report[2];  // the child's exec error, if any; closed by a successful exec
+  int report[2];  // the program's exec error, if any; closed by a successful exec
   if (::pipe2(report, O_CLOEXEC) != 0) {
     ::close(ends[0]);
     ::close(ends[1]);
     throw Error(fmt::format("kiln tune: pipe: {}", std::strerror(errno)));
   }
-  pid_t study = ::getpid();
+  KeeperPlan plan;
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.output_fd = ends[1];
+  plan.report_fd = report[1];
+  plan.study = ::getpid();
+  plan.keeping = &keeping;
+  // The keeper is born with the signals it waits for blocked: none may reach the study's
+  // handlers in it.
+  sigset_t waited, before;
+  sigemptyset(&waited);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&waited, s);
+  ::pthread_sigmask(SIG_BLOCK, &waited, &before);
   pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != study) ::_exit(127);  // the study died before the request was made
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int s : {SIGINT, SIGTERM, SIGPIPE}) ::signal(s, SIG_DFL);
-    ::dup2(ends[1], 1);
-    ::dup2(ends[1], 2);
-    ::execvpe(argv[0], argv.data(), envp.data());
-    int error = errno;
-    (void)!::write(report[1], &error, sizeof error);
-    ::_exit(127);
-  }
+  if (pid == 0) keep_trial(plan);
+  int fork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   ::close(ends[1]);
   ::close(report[1]);
   int error = 0;
@@ -113,7 +119,7 @@ pid_t start_program_process(const TrialCommand& command, int* output) {
     ::close(ends[0]);
     if (pid > 0) ::waitpid(pid, nullptr, 0);
     throw Error(fmt::format("kiln tune: cannot start {} (tune.command): {}", command.program,
-                            std::strerror(pid < 0 ? errno : error)));
+                            std::strerror(pid < 0 ? fork_error : error)));
   }
   *output = ends[0];
   return pid;
@@ -158,18 +164,21 @@ SignalsToTrials::~SignalsToTrials() {
   for (auto& pid : trial_pids) pid = 0;
 }
 
-void SignalsToTrials::add(pid_t pid) {
+void SignalsToTrials::add(pid_t pid, Delivery delivery) {
+  pid_t kept = delivery == Delivery::kToKeeper ? -pid : pid;
   for (auto& slot : trial_pids) {
     pid_t empty = 0;
-    if (slot.compare_exchange_strong(empty, pid)) return;
+    if (slot.compare_exchange_strong(empty, kept)) return;
   }
   throw Error(fmt::format("kiln tune: more than {} trials at once", kMaxTrials));
 }
 
 void SignalsToTrials::remove(pid_t pid) {
   for (auto& slot : trial_pids) {
-    pid_t p = pid;
-    slot.compare_exchange_strong(p, 0);
+    for (pid_t kept : {pid, -pid}) {
+      pid_t p = kept;
+      slot.compare_exchange_strong(p, 0);
+    }
   }
 }
 

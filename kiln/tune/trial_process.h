@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/tune/trial_keeper.h"
+
 namespace kiln::tune {
 
 struct TrialCommand {
@@ -24,12 +26,13 @@ struct TrialCommand {
 /// Starts `command`; throws Error when it cannot be started.
 pid_t start_trial_process(const TrialCommand& command);
 
-/// Starts a program of the user's (tune.command; `command.program` looked up in PATH) in its own
-/// process group, its stdout and stderr going to a pipe whose read end it returns in `output`
-/// (`command.log` is not opened). Linux sends it SIGTERM when the study dies, however it dies
-/// (PR_SET_PDEATHSIG), as kiln's own trials stop with their study. Error when it cannot be
-/// started (a program not found, say).
-pid_t start_program_process(const TrialCommand& command, int* output);
+/// Starts a program of the user's (tune.command; `command.program` looked up in PATH) under a
+/// keeper of its own (trial_keeper.h), whose pid it returns: the keeper ends as the program did,
+/// once nothing the program started is left, and stops all of it when told to or when the study
+/// dies. The program's stdout and stderr go to a pipe whose read end it returns in `output`
+/// (`command.log` is not opened). Error when it cannot be started (a program not found, say).
+pid_t start_program_process(const TrialCommand& command, const TrialKeeping& keeping,
+                            int* output);
 
 struct EndedProcess {
   pid_t pid = -1;
@@ -46,14 +49,16 @@ std::string process_ending(int status);
 
 /// Passes SIGINT and SIGTERM on to the process groups of the trials it is told of, while it lives;
 /// from the second signal on it kills them (SIGKILL): a user who presses Ctrl-C twice waits no
-/// longer for trials that ignore the first.
+/// longer for trials that ignore the first. A keeper is sent each signal itself, and kills its
+/// trial at the second.
 class SignalsToTrials {
  public:
+  enum class Delivery { kToGroup, kToKeeper };
   SignalsToTrials();
   ~SignalsToTrials();
   SignalsToTrials(const SignalsToTrials&) = delete;
   SignalsToTrials& operator=(const SignalsToTrials&) = delete;
-  void add(pid_t pid);
+  void add(pid_t pid, Delivery delivery = Delivery::kToGroup);
   void remove(pid_t pid);
   /// The first signal received, 0 when none.
   int received() const;

@@ -7,7 +7,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -56,6 +58,9 @@ class TuneProgram : public ::testing::Test {
   testing::CommandResult tune(const std::string& config, const std::string& more) {
     return testing::run_command(
         kiln("tune " + config + " --runs-root " + dir_.file("runs") + " " + more));
+  }
+  static std::string read_text_file_or(const std::string& path) {
+    return std::filesystem::exists(path) ? read_text_file(path) : "";
   }
   std::string study_dir(const std::string& name) { return dir_.file("runs/program/" + name); }
   std::vector<tune::TrialRecord> trials_of(const std::string& name) {
@@ -153,10 +158,16 @@ TEST_F(TuneProgram, AMalformedReportASilentProgramAndAFailingOneEachFailTheirTri
 // Whether process `pid` has ended (gone, or a zombie no one has reaped yet).
 bool ended(pid_t pid) {
   if (::kill(pid, 0) != 0) return true;
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");  // its size reads as 0
-  std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  size_t name_end = stat.rfind(')');
-  return name_end != std::string::npos && stat.substr(name_end + 2, 1) == "Z";
+  // Read with read(2): the file may go as it is read (a stream throws then).
+  int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char stat[512];
+  ssize_t size = ::read(fd, stat, sizeof stat - 1);
+  ::close(fd);
+  if (size <= 0) return true;
+  std::string text(stat, size_t(size));
+  size_t name_end = text.rfind(')');
+  return name_end != std::string::npos && text.substr(name_end + 2, 1) == "Z";
 }
 
 // A failing program that ignores SIGTERM kept the study waiting forever; what a trial left in its
@@ -164,6 +175,7 @@ bool ended(pid_t pid) {
 // ends.
 TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAfter) {
   std::string stubborn = dir_.file("stubborn.pid"), left = dir_.file("left.pid");
+  std::string ready = dir_.file("left.ready");  // its trap is set
   std::string file =
       dir_.write("study.yaml",
                  "name: program\ntune:\n"
@@ -174,14 +186,15 @@ TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAft
                  "      'trap \"\" TERM; echo $$ > " +
                      stubborn +
                      "; echo \"kiln-metric loss=oops step=1\"; while :; do sleep 1; done',\n"
-                     "      '(trap \"\" TERM; exec sleep 600) > /dev/null & echo $! > " +
-                     left + "; echo \"kiln-metric loss=0.5\"']}\n");
+                     "      '(trap \"\" TERM; touch " +
+                     ready + "; exec sleep 600) > /dev/null & echo $! > " + left +
+                     "; while [ ! -e " + ready + " ]; do :; done; echo \"kiln-metric loss=0.5\"']}\n");
   auto start = std::chrono::steady_clock::now();
   auto ran = tune(file, "--study t");
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_THAT(ran.out, HasSubstr("did not end within tune.kill_after (1 s) of being told to "
-                                 "stop; killing it (SIGKILL)"));
+                                 "stop; killing it and all it started (SIGKILL)"));
   EXPECT_THAT(ran.out, HasSubstr("left processes that did not end within tune.kill_after"));
   std::vector<tune::TrialRecord> trials = trials_of("t");
   ASSERT_EQ(trials.size(), 2u);
@@ -193,6 +206,37 @@ TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAft
   }
   EXPECT_TRUE(ended(std::stoi(read_text_file(stubborn))));
   EXPECT_TRUE(ended(std::stoi(read_text_file(left)))) << "nothing of a trial outlives the study";
+}
+
+// After kill -9 of the study, a process the program had started in a session of its own lived on
+// (only the program was told, by PR_SET_PDEATHSIG). The trial's keeper now tells both, and kills
+// both once tune.kill_after has passed: they ignore SIGTERM.
+TEST_F(TuneProgram, NothingOfATrialOutlivesAStudyKilledWithSigkill) {
+  std::string left = dir_.file("left.pid"), program = dir_.file("program.pid");
+  std::string script = dir_.write(
+      "leave.sh", "setsid sh -c 'trap \"\" TERM; echo $$ > " + left +
+                      "; exec sleep 600' > /dev/null &\n"
+                      "while [ ! -s " + left + " ]; do :; done\n"
+                      "trap '' TERM\necho $$ > " + program + "\nwhile :; do sleep 0.1; done\n");
+  std::string file = study_of("study.yaml", "[sh, " + script + ", '{x}']",
+                              "  trials: 1\n  kill_after: 1 s\n");
+  testing::ChildProcess study(
+      kiln("tune " + file + " --runs-root " + dir_.file("runs") + " --study orphans"));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < deadline && read_text_file_or(program).empty())
+    std::this_thread::yield();
+  ASSERT_FALSE(read_text_file_or(program).empty()) << "the program did not start";
+  study.signal(SIGKILL);
+  auto killed = std::chrono::steady_clock::now();
+  EXPECT_EQ(study.wait(), 128 + SIGKILL);
+  pid_t escaped = std::stoi(read_text_file(left)), stubborn = std::stoi(read_text_file(program));
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && !(ended(escaped) && ended(stubborn)))
+    std::this_thread::yield();
+  EXPECT_TRUE(ended(escaped)) << "a process in a session of its own outlived the study";
+  EXPECT_GE(std::chrono::steady_clock::now() - killed, std::chrono::seconds(1))
+      << "both ignore SIGTERM: they are killed at tune.kill_after";
+  EXPECT_TRUE(ended(stubborn));
 }
 
 // A parameter named `trial` never reached the program ({trial} is the trial's number): refused.

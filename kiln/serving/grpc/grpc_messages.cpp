@@ -54,7 +54,10 @@ tensorflow::TensorInfo tensor_info(const std::string& name, const TensorSpec& sp
 
 Route route_of(const tfs::ModelSpec* spec, RouteKind kind) {
   if (!spec) throw invalid("Missing ModelSpec");
-  if (spec->name().empty()) throw invalid("Missing model name in request.");
+  // TF Serving's words: its model lookup refuses a spec without a name, while its status looks
+  // the empty name up and finds no version of it.
+  if (spec->name().empty() && kind != RouteKind::kStatus)
+    throw invalid("ModelSpec has no name specified.");
   Route route;
   route.kind = kind;
   route.model = spec->name();

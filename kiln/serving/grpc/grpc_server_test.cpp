@@ -292,10 +292,27 @@ TEST_F(GrpcServerTest, StatusAndMetadataAsTensorFlowServingGivesThem) {
   grpc::ClientContext seven;
   EXPECT_EQ(models_->GetModelStatus(&seven, status_request, &status).error_message(),
             "Could not find version 7 of model half");
+  // As TF Serving: a label is not looked at by GetModelStatus; an empty name is looked up.
+  status_request.mutable_model_spec()->set_version_label("no-such-label");
+  grpc::ClientContext labelled;
+  ASSERT_TRUE(models_->GetModelStatus(&labelled, status_request, &status).ok());
+  EXPECT_EQ(status.model_version_status_size(), 2);
+  status_request.mutable_model_spec()->clear_name();
+  grpc::ClientContext nameless;
+  grpc::Status no_name = models_->GetModelStatus(&nameless, status_request, &status);
+  EXPECT_EQ(no_name.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(no_name.error_message(), "Could not find any versions of model ");
 
   tfs::GetModelMetadataRequest request;
-  request.mutable_model_spec()->set_name("half");
+  request.mutable_model_spec();
+  request.add_metadata_field("signature_def");
   tfs::GetModelMetadataResponse metadata;
+  grpc::ClientContext unnamed;
+  grpc::Status no_spec_name = predictions_->GetModelMetadata(&unnamed, request, &metadata);
+  EXPECT_EQ(no_spec_name.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(no_spec_name.error_message(), "ModelSpec has no name specified.");
+  request.clear_metadata_field();
+  request.mutable_model_spec()->set_name("half");
   grpc::ClientContext none;
   EXPECT_EQ(predictions_->GetModelMetadata(&none, request, &metadata).error_message(),
             "GetModelMetadataRequest must specify at least one metadata_field");
