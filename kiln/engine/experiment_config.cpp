@@ -96,7 +96,9 @@ void TrainOptions::describe(Schema& s) {
   s.field("stop_at", stop_at,
           "End training once train.monitor reaches this value (in train.mode's direction).");
   s.field("precision", precision,
-          "fp32; bf16 (autocast, CPU or CUDA); fp16 (autocast with loss scaling, CUDA only).");
+          "fp32; bf16 (autocast, CPU or CUDA); fp16 (autocast with loss scaling, CUDA only); "
+          "auto: bf16 where the hardware computes it natively (a CPU with AVX512-BF16 or AMX, "
+          "a GPU of compute capability 8 or more), fp16 on older GPUs, else fp32.");
   s.field("profile", profile,
           "Steps to profile ({from: 100, to: 110}): RUN/trace.json, a Chrome trace of their data "
           "wait, forward, backward, update and callbacks, and each layer's forward and backward.");

@@ -61,14 +61,15 @@ inline EnumNameList<OnNan> enum_names(OnNan) {
   return {{OnNan::kStop, "stop"}, {OnNan::kSkipStep, "skip_step"}, {OnNan::kRewind, "rewind"}};
 }
 
-/// train.precision: the float type of the forward pass. kScaledFp32ForTests is for tests alone
-/// (configs cannot name it): float32 with fp16's loss scaling, so that machines without CUDA
-/// test the trainer's scaling.
-enum class PrecisionMode { kFp32, kBf16, kFp16, kScaledFp32ForTests };
+/// train.precision: the float type of the forward pass; kAuto is chosen from the hardware
+/// (precision_choice.h). kScaledFp32ForTests is for tests alone (configs cannot name it):
+/// float32 with fp16's loss scaling, so that machines without CUDA test the trainer's scaling.
+enum class PrecisionMode { kFp32, kBf16, kFp16, kAuto, kScaledFp32ForTests };
 inline EnumNameList<PrecisionMode> enum_names(PrecisionMode) {
   return {{PrecisionMode::kFp32, "fp32"},
           {PrecisionMode::kBf16, "bf16"},
-          {PrecisionMode::kFp16, "fp16"}};
+          {PrecisionMode::kFp16, "fp16"},
+          {PrecisionMode::kAuto, "auto"}};
 }
 
 /// runtime.device.

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "kiln/core/peak_memory.h"
-#include "kiln/engine/cuda_memory.h"
+#include "kiln/engine/cuda_device.h"
 #include "kiln/engine/trainer_checks.h"
 #include "kiln/engine/trainer_window.h"
 #include "kiln/optim/optimizer.h"

@@ -41,14 +41,21 @@ void RunRecord::plan_stages(const std::vector<Stage>& stages) {
   for (const Stage& stage : stages) info_["stages"].push_back({{"name", stage.name}});
 }
 
+void RunRecord::precision_chosen(const Stage& stage, const Json& precision) {
+  if (stage.index == 0) info_["precision"] = precision;
+  if (stage.staged()) info_["stages"][stage.index]["precision"] = precision;
+}
+
 void RunRecord::stage_ended(const Stage& stage, const StageMark& mark, const TrainResult& result) {
   if (!stage.staged()) return;
   Json& record = info_["stages"][stage.index];
+  Json precision = record.is_object() ? record.value("precision", Json()) : Json();
   record = {{"name", stage.name},
             {"start_step", mark.start.steps},
             {"end_step", result.progress.steps},
             {"status", result.stopped_by_signal ? "stopped" : "finished"}};
   if (!result.stop_reason.empty()) record["stop_reason"] = result.stop_reason;
+  if (!precision.is_null()) record["precision"] = precision;
 }
 
 void RunRecord::ended(bool stopped_by_signal, double now) {

@@ -31,6 +31,9 @@ class RunRecord {
   /// Records how a stage that began at `mark` ended.
   void stage_ended(const engine::Stage& stage, const engine::StageMark& mark,
                    const engine::TrainResult& result);
+  /// The precision a stage trains in and why (engine/precision_choice.h): "precision" of the
+  /// run for its first stage, and of the stage's record in a run with stages.
+  void precision_chosen(const engine::Stage& stage, const Json& precision);
   /// The end of training: finished, or stopped by a signal.
   void ended(bool stopped_by_signal, double now);
   /// A trial of a study that its pruner stopped (docs/tuning.md): status `pruned`, and why.

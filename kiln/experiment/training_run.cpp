@@ -7,6 +7,7 @@
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
+#include "kiln/engine/precision_choice.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
@@ -152,6 +153,7 @@ struct StageLoop {
       std::unique_ptr<StepProfiler> profiler = profiler_for(stages[i].config.train);
       TrainerParts trainer_parts = parts(*stage, mark);
       trainer_parts.profiler = profiler.get();
+      choose_precision_of(stages[i], trainer_parts.device);
       Trainer trainer(trainer_parts, stages[i].config.train, metrics, console, clock);
       if (resumed && i == first) {
         trainer.resume(*resumed, checkpoint);
@@ -171,6 +173,22 @@ struct StageLoop {
       per_epoch = stage->train.batches_per_epoch();
     }
     return result;
+  }
+
+  // train.precision from the hardware (auto), said with its reason, a cost measured where bf16
+  // would be emulated, and recorded in run.json; the trainer's Precision makes the same choice.
+  void choose_precision_of(const Stage& stage, torch::Device device) {
+    PrecisionHardware hardware = hardware_of(device);
+    PrecisionChoice choice = choose_precision(stage.config.train.precision, hardware);
+    std::optional<double> slowdown;
+    if (choice.emulated_bf16) {
+      slowdown = measure_bf16_slowdown();
+      console.line("warning: " + emulated_bf16_warning(hardware.cpu, *slowdown));
+    }
+    if (choice.asked == PrecisionMode::kAuto)
+      console.line(fmt::format("precision: {} ({})", enum_name(choice.used), choice.why));
+    record.precision_chosen(stage, precision_record(choice, hardware.cpu, slowdown));
+    run.write_record(record);
   }
 
   // train.profile's window, written to RUN/trace.json as it closes (by rank 0).

@@ -1,0 +1,49 @@
+#pragma once
+// train.precision decided from the hardware a run has, never from the one a recipe was tuned
+// on: `auto` is bfloat16 only where it is computed natively (a CPU with AVX512-BF16 or AMX,
+// read from the CPU; a GPU of compute capability 8 or more), float16 with loss scaling on older
+// GPUs, float32 otherwise. An explicit bf16 on a CPU that would emulate it is kept, with a
+// warning that measures the cost. Each choice says why, for the console and run.json.
+// Thread-safety: choose_precision is pure; measure_bf16_slowdown runs LibTorch on this thread.
+
+#include <torch/types.h>
+
+#include <optional>
+#include <string>
+
+#include "kiln/core/cpu_features.h"
+#include "kiln/core/json.h"
+#include "kiln/engine/experiment_config.h"
+
+namespace kiln::engine {
+
+struct PrecisionHardware {
+  bool cuda = false;                // the run trains on a CUDA device
+  std::optional<int> cuda_major;    // its compute capability, where known
+  CpuFeatures cpu;
+};
+
+struct PrecisionChoice {
+  PrecisionMode asked = PrecisionMode::kFp32;
+  PrecisionMode used = PrecisionMode::kFp32;
+  std::string why;
+  bool emulated_bf16 = false;  // bf16 asked on a CPU without it: warn
+};
+
+/// The hardware of a run on `device`: this CPU, and the GPU's compute capability.
+PrecisionHardware hardware_of(torch::Device device);
+
+PrecisionChoice choose_precision(PrecisionMode asked, const PrecisionHardware& hardware);
+
+/// The time of a bfloat16 matrix product over that of the same in float32, on this CPU (the
+/// median of a few 256x256 products each): what an emulating CPU costs.
+double measure_bf16_slowdown();
+
+/// The warning for bf16 on a CPU that emulates it, with the measured `slowdown`.
+std::string emulated_bf16_warning(const CpuFeatures& cpu, double slowdown);
+
+/// What run.json records: {"asked", "used", "why", "cpu"}, and "bf16_slowdown" where measured.
+Json precision_record(const PrecisionChoice& choice, const CpuFeatures& cpu,
+                      std::optional<double> slowdown);
+
+}  // namespace kiln::engine

@@ -1,0 +1,95 @@
+// train.precision: auto with the CPU's features faked both ways (native bfloat16 present and
+// absent) and on GPUs of both kinds; an explicit bf16 where it would be emulated warns with the
+// measured cost; the record run.json keeps.
+
+#include "kiln/engine/precision_choice.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kiln/engine/precision.h"
+
+namespace kiln::engine {
+namespace precision_choice_test {
+
+using ::testing::HasSubstr;
+
+PrecisionHardware cpu_with(std::set<std::string> flags, const std::string& model) {
+  PrecisionHardware hardware;
+  hardware.cpu.model = model;
+  hardware.cpu.flags = std::move(flags);
+  return hardware;
+}
+
+TEST(PrecisionChoice, AutoIsBfloat16OnlyOnACpuThatComputesItNatively) {
+  PrecisionChoice native =
+      choose_precision(PrecisionMode::kAuto, cpu_with({"avx2", "avx512f", "avx512_bf16"}, "Xeon"));
+  EXPECT_EQ(native.used, PrecisionMode::kBf16);
+  EXPECT_THAT(native.why, HasSubstr("the CPU, Xeon (AVX512 with BF16), computes bfloat16 natively"));
+  EXPECT_FALSE(native.emulated_bf16);
+  PrecisionChoice amx = choose_precision(PrecisionMode::kAuto, cpu_with({"amx_bf16"}, "SPR"));
+  EXPECT_EQ(amx.used, PrecisionMode::kBf16);
+
+  PrecisionChoice emulated =
+      choose_precision(PrecisionMode::kAuto, cpu_with({"avx2", "fma"}, "AMD EPYC 7B13"));
+  EXPECT_EQ(emulated.used, PrecisionMode::kFp32);
+  EXPECT_THAT(emulated.why, HasSubstr("the CPU, AMD EPYC 7B13 (AVX2), has no native bfloat16"));
+  EXPECT_FALSE(emulated.emulated_bf16) << "auto emulates nothing: no warning";
+}
+
+TEST(PrecisionChoice, AutoOnAGpuIsBfloat16FromAmpereOnElseFloat16) {
+  PrecisionHardware ampere;
+  ampere.cuda = true;
+  ampere.cuda_major = 8;
+  EXPECT_EQ(choose_precision(PrecisionMode::kAuto, ampere).used, PrecisionMode::kBf16);
+  PrecisionHardware turing = ampere;
+  turing.cuda_major = 7;
+  PrecisionChoice older = choose_precision(PrecisionMode::kAuto, turing);
+  EXPECT_EQ(older.used, PrecisionMode::kFp16);
+  EXPECT_THAT(older.why, HasSubstr("compute capability 7"));
+  PrecisionHardware unknown = ampere;
+  unknown.cuda_major.reset();
+  EXPECT_EQ(choose_precision(PrecisionMode::kAuto, unknown).used, PrecisionMode::kFp16);
+}
+
+TEST(PrecisionChoice, AnExplicitBf16IsKeptAndWarnedOfWhereItIsEmulated) {
+  PrecisionHardware avx2 = cpu_with({"avx2"}, "AMD EPYC 7B13");
+  PrecisionChoice asked = choose_precision(PrecisionMode::kBf16, avx2);
+  EXPECT_EQ(asked.used, PrecisionMode::kBf16);
+  EXPECT_TRUE(asked.emulated_bf16);
+  EXPECT_EQ(asked.why, "asked by train.precision");
+  std::string warning = emulated_bf16_warning(avx2.cpu, 7.94);
+  EXPECT_THAT(warning, HasSubstr("AMD EPYC 7B13 (AVX2)"));
+  EXPECT_THAT(warning, HasSubstr("7.9x the time of float32"));
+  EXPECT_THAT(warning, HasSubstr("train.precision: auto (or fp32)"));
+
+  EXPECT_FALSE(choose_precision(PrecisionMode::kBf16, cpu_with({"avx512_bf16"}, "x")).emulated_bf16);
+  PrecisionHardware gpu = avx2;
+  gpu.cuda = true;
+  EXPECT_FALSE(choose_precision(PrecisionMode::kBf16, gpu).emulated_bf16) << "the GPU computes it";
+  EXPECT_FALSE(choose_precision(PrecisionMode::kFp32, avx2).emulated_bf16);
+}
+
+TEST(PrecisionChoice, TheRecordSaysWhatWasAskedUsedAndWhy) {
+  PrecisionHardware avx2 = cpu_with({"avx2"}, "AMD EPYC 7B13");
+  Json auto_record =
+      precision_record(choose_precision(PrecisionMode::kAuto, avx2), avx2.cpu, std::nullopt);
+  EXPECT_EQ(auto_record["asked"], "auto");
+  EXPECT_EQ(auto_record["used"], "fp32");
+  EXPECT_EQ(auto_record["cpu"], "AMD EPYC 7B13 (AVX2)");
+  EXPECT_FALSE(auto_record.contains("bf16_slowdown"));
+  Json bf16_record = precision_record(choose_precision(PrecisionMode::kBf16, avx2), avx2.cpu, 6.5);
+  EXPECT_EQ(bf16_record["bf16_slowdown"], 6.5);
+}
+
+// The trainer's Precision resolves auto as the choice does, on this machine's CPU.
+TEST(PrecisionChoice, ThisMachineMeasuresAndTheTrainerChoosesAlike) {
+  EXPECT_GT(measure_bf16_slowdown(), 0.0);
+  PrecisionMode chosen = choose_precision(PrecisionMode::kAuto, hardware_of(torch::kCPU)).used;
+  EXPECT_EQ(chosen, this_cpu().native_bf16() ? PrecisionMode::kBf16 : PrecisionMode::kFp32);
+  Precision precision(PrecisionMode::kAuto, torch::kCPU);
+  EXPECT_FALSE(precision.scales_loss());
+}
+
+}  // namespace precision_choice_test
+}  // namespace kiln::engine
