@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <thread>
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/config.h"
 #include "kiln/core/console.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_codec.h"
+#include "kiln/core/usable_cpus.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/experiment/experiment.h"
 #include "kiln/tabular/feature_statistics.h"
@@ -72,7 +72,7 @@ int run_stats(const StatsArgs& args) {
     throw UsageError(
         "data stats reads tabular training data: a tfrecord or csv dataset with a list of "
         "inputs (docs/tabular.md)");
-  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  int64_t threads = usable_cpus().count;
   Json stats = tabular::feature_table_json(tabular::describe_features(*records, threads), args.top);
   double described = steady_seconds();
   stats["preprocessing"] = experiment.preprocessing();

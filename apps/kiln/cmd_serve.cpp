@@ -10,11 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
 #include "apps/kiln/cli.h"
 #include "apps/kiln/stop_signals.h"
 #include "kiln/core/error.h"
+#include "kiln/core/usable_cpus.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/export/exported_servable.h"
 #include "kiln/serving/batcher.h"
@@ -119,6 +119,11 @@ int run_serve(const ServeArgs& args) {
                                 return load_version(model, directory, args, metrics);
                               });
   server.start();
+  // What the machine decided, said where it can be read: defaults follow the CPUs this process
+  // may use (its affinity and cgroup quota), not those of the machine they were tuned on.
+  serve_log(fmt::format("{} batch thread{} of {} intra-op thread{} each; {}", args.batching.threads,
+                        args.batching.threads == 1 ? "" : "s", args.threads,
+                        args.threads == 1 ? "" : "s", usable_cpus().why));
   for (const auto& [name, versions] : server.models())
     std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(),
                 server.port(), name.c_str(), versions, versions == 1 ? "" : "s");
@@ -145,11 +150,13 @@ void add_batching_options(CLI::App& command, serving::BatchingOptions& batching)
                   "How long a batch's first request waits for more; 0: only what queued")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  // As TensorFlow Serving's num_batch_threads: as many batches at once as the machine has cores.
-  batching.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // As TensorFlow Serving's num_batch_threads: as many batches at once as this process may use
+  // CPUs (usable_cpus.h: a container's quota, not the host's cores).
+  batching.threads = usable_cpus().count;
   command
       .add_option("--batch-threads", batching.threads,
-                  "Batches run at once, each on a thread of its own (default: the cores)")
+                  "Batches run at once, each on a thread of its own (default: the CPUs this "
+                  "process may use)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <ctime>
-#include <thread>
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/console.h"
 #include "kiln/core/error.h"
+#include "kiln/core/usable_cpus.h"
 #include "kiln/engine/experiment_config.h"
 #include "kiln/run/run_directory.h"
 #include "kiln/tune/study_command.h"
@@ -44,7 +44,7 @@ int tune_study(const TuneArgs& args) {
   command.space_given = !args.space_file.empty();
   command.parallel = args.parallel;
   command.program = this_program();
-  command.cores = std::max(1u, std::thread::hardware_concurrency());
+  command.cores = usable_cpus().count;
   command.read_experiment = experiment_facts;
   command.now = [] { return run::iso_time(std::time_t(system_seconds())); };
   return tune::run_study_command(command);

@@ -12,13 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "kiln/core/usable_cpus.h"
+
 namespace kiln {
 
-/// The threads a pass uses: the machine's cores, at most 8 (past that the passes kiln runs are
-/// bound by memory, not by cores).
-inline size_t pass_thread_count() {
-  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-}
+/// The threads a pass uses: the CPUs this process may use, at most 8 (past that the passes kiln
+/// runs are bound by memory, not by cores).
+inline size_t pass_thread_count() { return std::clamp<size_t>(size_t(usable_cpus().count), 1, 8); }
 
 /// Calls work(i) once for every i in [0, count), on up to pass_thread_count() threads (this one
 /// among them), taking the items in order as threads come free. The first exception thrown is

@@ -4,7 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <thread>
+
+#include "kiln/core/usable_cpus.h"
 
 namespace kiln::engine {
 
@@ -12,8 +13,7 @@ Runtime Runtime::of(const ExperimentConfig& config, int64_t local_ranks) {
   Runtime runtime;
   runtime.threads = config.runtime.threads.value;
   if (runtime.threads == 0)
-    runtime.threads = std::max<int64_t>(
-        1, int64_t(std::max(1u, std::thread::hardware_concurrency())) / local_ranks);
+    runtime.threads = std::max<int64_t>(1, int64_t(usable_cpus().count) / local_ranks);
   runtime.seed = static_cast<uint64_t>(config.seed);
   runtime.deterministic = config.train.deterministic;
   runtime.cudnn_benchmark = config.runtime.cudnn_benchmark;

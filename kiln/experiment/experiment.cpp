@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
 #include <fmt/ranges.h>
 
+#include "kiln/core/usable_cpus.h"
 #include "kiln/data/columns_dataset.h"
 #include "kiln/data/resident_dataset.h"
 #include "kiln/data/subset.h"
@@ -151,7 +151,7 @@ std::string input_key(const std::string& split, const tabular::InputGroups& grou
 }
 
 // The passes over tabular records (fitting, checking) run on every core.
-int64_t pass_threads() { return int64_t(std::max(1u, std::thread::hardware_concurrency())); }
+int64_t pass_threads() { return int64_t(usable_cpus().count); }
 
 std::string groups_text(const tabular::InputGroups& groups) {
   if (!groups.named) return "[" + fmt::format("{}", fmt::join(groups.columns(), ", ")) + "]";

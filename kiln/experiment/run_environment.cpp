@@ -5,8 +5,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <thread>
+
+#include "kiln/core/cpu_features.h"
+#include "kiln/core/usable_cpus.h"
 
 namespace kiln::experiment {
 
@@ -25,13 +26,6 @@ std::string first_line_of_command(const char* command) {
   return out;
 }
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
 
 }  // namespace
 
@@ -46,7 +40,8 @@ Json environment_info() {
   info["host"] = host;
   info["kiln_version"] = KILN_VERSION;
   info["libtorch_version"] = libtorch_version();
-  info["cpu"] = fmt::format("{} ({} threads)", cpu_model(), std::thread::hardware_concurrency());
+  info["cpu"] = this_cpu().describe();
+  info["cpus"] = usable_cpus().why;
   info["cuda_devices"] = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
   std::string commit = first_line_of_command("git rev-parse HEAD 2>/dev/null");
   info["git_commit"] = commit.empty() ? Json() : Json(commit);

@@ -31,6 +31,8 @@ class RunRecord {
   /// Records how a stage that began at `mark` ended.
   void stage_ended(const engine::Stage& stage, const engine::StageMark& mark,
                    const engine::TrainResult& result);
+  /// How the run's runtime was decided on this machine: {"device", "threads", "threads_why"}.
+  void runtime_chosen(const Json& runtime) { info_["runtime"] = runtime; }
   /// The precision a stage trains in and why (engine/precision_choice.h): "precision" of the
   /// run for its first stage, and of the stage's record in a run with stages.
   void precision_chosen(const engine::Stage& stage, const Json& precision);

@@ -6,6 +6,7 @@
 
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
+#include "kiln/core/usable_cpus.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/precision_choice.h"
 #include "kiln/engine/runtime.h"
@@ -393,6 +394,17 @@ TrainOutcome train_stages(RunFolder& run, RunRecord& record, const std::vector<S
   return finish_run(run, record, result, request, clock);
 }
 
+// The threads and device this machine gave the run, and why (run.json's "runtime").
+Json runtime_record(const ExperimentConfig& config, const Runtime& runtime, int64_t local_ranks) {
+  std::string why = config.runtime.threads.value != 0
+                        ? "asked by runtime.threads"
+                        : fmt::format("auto: {}{}", usable_cpus().why,
+                                      local_ranks > 1
+                                          ? fmt::format(", shared by {} ranks", local_ranks)
+                                          : "");
+  return {{"device", runtime.device.str()}, {"threads", runtime.threads}, {"threads_why", why}};
+}
+
 }  // namespace
 
 TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
@@ -412,6 +424,7 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
     return nothing_to_resume(run, out);
   std::string config_yaml = run_config_yaml(run, config, resuming);
   RunRecord record = open_record(run, request, stages, config_yaml, clock);
+  record.runtime_chosen(runtime_record(config, runtime, given.job ? given.job->local_world_size : 1));
   try {
     return train_stages(run, record, stages, runtime, request, config_yaml, out, clock);
   } catch (const std::exception& e) {
