@@ -12,6 +12,7 @@
 #include "kiln/engine/stages.h"
 #include "kiln/engine/step_profiler.h"
 #include "kiln/engine/trainer.h"
+#include "kiln/experiment/precision_choice.h"
 #include "kiln/experiment/training_session.h"
 
 namespace kiln::bench {
@@ -114,7 +115,9 @@ TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, C
   parts.profiler = &profiler;
   NullMetricSink nothing;
   Console quiet(nullptr, false, "", clock);
-  Trainer trainer(parts, step_only(first.train, options), nothing, quiet, clock);
+  TrainOptions train = step_only(first.train, options);
+  train.precision = choose_precision(train.precision, hardware_of(runtime.device)).used;  // auto
+  Trainer trainer(parts, train, nothing, quiet, clock);
   TrainResult result = trainer.fit();
 
   TrainingCost cost;

@@ -6,13 +6,12 @@
 #include <cmath>
 
 #include "kiln/core/error.h"
-#include "kiln/engine/precision_choice.h"
 
 namespace kiln::engine {
 
-Precision::Precision(PrecisionMode mode, torch::Device device)
-    : mode_(mode == PrecisionMode::kAuto ? choose_precision(mode, hardware_of(device)).used : mode),
-      device_(device) {
+Precision::Precision(PrecisionMode mode, torch::Device device) : mode_(mode), device_(device) {
+  if (mode_ == PrecisionMode::kAuto)  // experiment/precision_choice.h decides it before
+    throw Error("train.precision: auto reached the trainer undecided");
   if (mode_ == PrecisionMode::kFp16 && !device_.is_cuda())
     throw ConfigError(
         "train.precision", "",

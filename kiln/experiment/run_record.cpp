@@ -1,7 +1,11 @@
 #include "kiln/experiment/run_record.h"
 
+#include <fmt/format.h>
+
 #include <ctime>
 
+#include "kiln/core/usable_cpus.h"
+#include "kiln/engine/runtime.h"
 #include "kiln/engine/stages.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/run_environment.h"
@@ -39,6 +43,15 @@ void RunRecord::plan_stages(const std::vector<Stage>& stages) {
   if (!stages.front().staged()) return;
   info_["stages"] = Json::array();
   for (const Stage& stage : stages) info_["stages"].push_back({{"name", stage.name}});
+}
+
+void RunRecord::runtime_chosen(const Runtime& runtime, bool threads_auto, int64_t local_ranks) {
+  std::string why = "asked by runtime.threads";
+  if (threads_auto)
+    why = fmt::format("auto: {}{}", usable_cpus().why,
+                      local_ranks > 1 ? fmt::format(", shared by {} ranks", local_ranks) : "");
+  info_["runtime"] = {
+      {"device", runtime.device.str()}, {"threads", runtime.threads}, {"threads_why", why}};
 }
 
 void RunRecord::precision_chosen(const Stage& stage, const Json& precision) {

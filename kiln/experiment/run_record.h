@@ -10,6 +10,7 @@
 #include "kiln/core/json.h"
 
 namespace kiln::engine {
+struct Runtime;
 struct Stage;
 struct StageMark;
 struct TrainResult;
@@ -31,8 +32,10 @@ class RunRecord {
   /// Records how a stage that began at `mark` ended.
   void stage_ended(const engine::Stage& stage, const engine::StageMark& mark,
                    const engine::TrainResult& result);
-  /// How the run's runtime was decided on this machine: {"device", "threads", "threads_why"}.
-  void runtime_chosen(const Json& runtime) { info_["runtime"] = runtime; }
+  /// How the run's runtime was decided on this machine, its threads by runtime.threads or from
+  /// the CPUs this process may use (`threads_auto`) among `local_ranks`: "runtime" {"device",
+  /// "threads", "threads_why"}.
+  void runtime_chosen(const engine::Runtime& runtime, bool threads_auto, int64_t local_ranks);
   /// The precision a stage trains in and why (engine/precision_choice.h): "precision" of the
   /// run for its first stage, and of the stage's record in a run with stages.
   void precision_chosen(const engine::Stage& stage, const Json& precision);

@@ -6,15 +6,14 @@
 
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
-#include "kiln/core/usable_cpus.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/precision_choice.h"
 #include "kiln/engine/runtime.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/experiment.h"
 #include "kiln/experiment/job_start.h"
 #include "kiln/experiment/open_model.h"
+#include "kiln/experiment/precision_choice.h"
 #include "kiln/experiment/resume.h"
 #include "kiln/experiment/run_folder.h"
 #include "kiln/experiment/tensorboard_callbacks.h"
@@ -154,8 +153,9 @@ struct StageLoop {
       std::unique_ptr<StepProfiler> profiler = profiler_for(stages[i].config.train);
       TrainerParts trainer_parts = parts(*stage, mark);
       trainer_parts.profiler = profiler.get();
-      choose_precision_of(stages[i], trainer_parts.device);
-      Trainer trainer(trainer_parts, stages[i].config.train, metrics, console, clock);
+      TrainOptions train = stages[i].config.train;
+      train.precision = precision_of(stages[i], trainer_parts.device);
+      Trainer trainer(trainer_parts, train, metrics, console, clock);
       if (resumed && i == first) {
         trainer.resume(*resumed, checkpoint);
         console.line(
@@ -176,20 +176,12 @@ struct StageLoop {
     return result;
   }
 
-  // train.precision from the hardware (auto), said with its reason, a cost measured where bf16
-  // would be emulated, and recorded in run.json; the trainer's Precision makes the same choice.
-  void choose_precision_of(const Stage& stage, torch::Device device) {
-    PrecisionHardware hardware = hardware_of(device);
-    PrecisionChoice choice = choose_precision(stage.config.train.precision, hardware);
-    std::optional<double> slowdown;
-    if (choice.emulated_bf16) {
-      slowdown = measure_bf16_slowdown();
-      console.line("warning: " + emulated_bf16_warning(hardware.cpu, *slowdown));
-    }
-    if (choice.asked == PrecisionMode::kAuto)
-      console.line(fmt::format("precision: {} ({})", enum_name(choice.used), choice.why));
-    record.precision_chosen(stage, precision_record(choice, hardware.cpu, slowdown));
+  // train.precision decided on this machine (auto), said and recorded in run.json.
+  PrecisionMode precision_of(const Stage& stage, torch::Device device) {
+    StagePrecision precision = decide_precision(stage.config.train.precision, device, console);
+    record.precision_chosen(stage, precision.record);
     run.write_record(record);
+    return precision.used;
   }
 
   // train.profile's window, written to RUN/trace.json as it closes (by rank 0).
@@ -394,17 +386,6 @@ TrainOutcome train_stages(RunFolder& run, RunRecord& record, const std::vector<S
   return finish_run(run, record, result, request, clock);
 }
 
-// The threads and device this machine gave the run, and why (run.json's "runtime").
-Json runtime_record(const ExperimentConfig& config, const Runtime& runtime, int64_t local_ranks) {
-  std::string why = config.runtime.threads.value != 0
-                        ? "asked by runtime.threads"
-                        : fmt::format("auto: {}{}", usable_cpus().why,
-                                      local_ranks > 1
-                                          ? fmt::format(", shared by {} ranks", local_ranks)
-                                          : "");
-  return {{"device", runtime.device.str()}, {"threads", runtime.threads}, {"threads_why", why}};
-}
-
 }  // namespace
 
 TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
@@ -424,7 +405,8 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
     return nothing_to_resume(run, out);
   std::string config_yaml = run_config_yaml(run, config, resuming);
   RunRecord record = open_record(run, request, stages, config_yaml, clock);
-  record.runtime_chosen(runtime_record(config, runtime, given.job ? given.job->local_world_size : 1));
+  record.runtime_chosen(runtime, config.runtime.threads.value == 0,
+                        given.job ? given.job->local_world_size : 1);
   try {
     return train_stages(run, record, stages, runtime, request, config_yaml, out, clock);
   } catch (const std::exception& e) {

@@ -27,7 +27,9 @@ int64_t step_of(const std::string& text) {
 double value_of(const std::string& name, const std::string& text) {
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != 0 || !std::isfinite(value))
+  // A decimal number only: strtod also reads hexadecimal (0x10 as 16), which no program means.
+  bool decimal = text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  if (text.empty() || !decimal || *end != 0 || !std::isfinite(value))
     throw Error(fmt::format("{}={} is no finite number", name, text));
   return value;
 }

@@ -43,6 +43,8 @@ TEST(MetricLines, AMalformedReportSaysWhatIsWrong) {
   refused("kiln-metric loss=abc", "loss=abc is no finite number");
   refused("kiln-metric loss=0.5x", "loss=0.5x is no finite number");
   refused("kiln-metric loss=nan", "loss=nan is no finite number");
+  refused("kiln-metric loss=0x10", "loss=0x10 is no finite number");  // strtod reads it as 16
+  refused("kiln-metric loss=0x1p-3", "loss=0x1p-3 is no finite number");
   refused("kiln-metric loss=inf", "is no finite number");
   refused("kiln-metric loss=1 step=-1", "step=-1 is no whole number from 0");
   refused("kiln-metric loss=1 step=1.5", "step=1.5 is no whole number");

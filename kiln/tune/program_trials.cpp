@@ -175,7 +175,8 @@ void ProgramTrials::finish(int64_t number, int status) {
   if (found == running_.end()) return;
   Running& trial = found->second;
   if (trial.exit_fd >= 0) ::close(trial.exit_fd);
-  take(number, trial, [&trial] { return trial.output->read_to_end(); });
+  bool metrics_too = signals_.count() < 2;  // a second Ctrl-C waits no longer
+  take(number, trial, [&trial, metrics_too] { return trial.output->read_to_end(metrics_too); });
   end(number, trial, status);
   running_.erase(found);
   trials_.reset();

@@ -52,12 +52,13 @@ std::vector<std::pair<int64_t, std::string>> LineSplitter::end() {
 }
 
 TrialOutput::TrialOutput(int pipe, const std::string& log, std::string log_name,
-                         std::string metrics, std::string metrics_name)
+                         std::string metrics, std::string metrics_name, int64_t max_log_bytes)
     : pipe_(pipe),
       log_(std::fopen(log.c_str(), "ae")),
       log_name_(std::move(log_name)),
       metrics_(std::move(metrics)),
-      metrics_name_(std::move(metrics_name)) {
+      metrics_name_(std::move(metrics_name)),
+      max_log_bytes_(max_log_bytes) {
   ::fcntl(pipe_, F_SETFL, ::fcntl(pipe_, F_GETFL) | O_NONBLOCK);
   if (!log_) {
     ::close(pipe_);
@@ -72,12 +73,26 @@ TrialOutput::~TrialOutput() {
 
 std::vector<MetricReport> TrialOutput::read() {
   std::vector<MetricReport> reports;
-  read_pipe(reports);
-  read_metrics(reports, false);
+  try {
+    read_pipe(reports);
+    read_metrics(reports, false);
+  } catch (const Error&) {
+    judged_ = true;
+    throw;
+  }
   return reports;
 }
 
-std::vector<MetricReport> TrialOutput::read_to_end() {
+std::vector<MetricReport> TrialOutput::read_to_end(bool metrics_too) {
+  try {
+    return read_all(metrics_too);
+  } catch (const Error&) {
+    judged_ = true;
+    throw;
+  }
+}
+
+std::vector<MetricReport> TrialOutput::read_all(bool metrics_too) {
   std::vector<MetricReport> reports;
   // The program has ended: what it wrote is in the pipe, then its end; unless a process it left
   // behind (outside its group) holds the pipe open, which is waited for a few seconds only.
@@ -87,7 +102,7 @@ std::vector<MetricReport> TrialOutput::read_to_end() {
     read_pipe(reports);
   }
   for (auto& [number, line] : output_lines_.end()) take_output_line(number, line, reports);
-  read_metrics(reports, true);
+  if (metrics_too) read_metrics(reports, true);
   return reports;
 }
 
@@ -103,18 +118,37 @@ void TrialOutput::read_pipe(std::vector<MetricReport>& reports) {
       return;
     }
     taken += size_t(got);
-    std::fwrite(buffer, 1, size_t(got), log_);
-    std::fflush(log_);
+    write_log(buffer, size_t(got));
     for (auto& [number, line] : output_lines_.add(buffer, size_t(got)))
       take_output_line(number, line, reports);
   }
 }
 
+void TrialOutput::write_log(const char* bytes, size_t size) {
+  if (log_bytes_ >= max_log_bytes_) return;
+  size_t kept = size_t(std::min<int64_t>(int64_t(size), max_log_bytes_ - log_bytes_));
+  std::fwrite(bytes, 1, kept, log_);
+  log_bytes_ += int64_t(kept);
+  if (log_bytes_ >= max_log_bytes_)
+    std::fprintf(log_, "\n[kiln tune: the log stops here, after %lld bytes; the output is still "
+                 "read for reports]\n", static_cast<long long>(max_log_bytes_));
+  std::fflush(log_);
+}
+
+void TrialOutput::count_report() {
+  if (++reports_ > kMaxReports)
+    throw Error(fmt::format("more than {} reports; kiln records at most that many of a trial",
+                            kMaxReports));
+}
+
 void TrialOutput::take_output_line(int64_t number, const std::string& line,
                                    std::vector<MetricReport>& reports) {
+  if (judged_) return;
   try {
-    if (std::optional<MetricReport> report = parse_metric_line(line))
+    if (std::optional<MetricReport> report = parse_metric_line(line)) {
+      count_report();
       return reports.push_back(std::move(*report));
+    }
   } catch (const Error& e) {
     throw Error(fmt::format("{} line {}: {}", log_name_, number, e.what()));
   }
@@ -122,6 +156,7 @@ void TrialOutput::take_output_line(int64_t number, const std::string& line,
 }
 
 void TrialOutput::read_metrics(std::vector<MetricReport>& reports, bool to_end) {
+  if (judged_) return;
   // Only as the regular file kiln made: a FIFO left in its place blocked the study in open(), a
   // link to /dev/zero spun it forever. O_NOFOLLOW refuses a link, O_NONBLOCK a FIFO's wait.
   int fd = ::open(metrics_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
@@ -159,7 +194,9 @@ void TrialOutput::take_metrics_line(int64_t number, const std::string& line,
   try {
     if (line.size() > kMaxMetricLine)
       throw Error(fmt::format("a line of more than {} bytes", kMaxMetricLine));
-    reports.push_back(parse_metric_record(parse_json_text(line)));
+    MetricReport report = parse_metric_record(parse_json_text(line));
+    count_report();
+    reports.push_back(std::move(report));
   } catch (const JsonTextError& e) {
     throw Error(fmt::format("{} line {}: not JSON: {}", metrics_name_, number, e.what()));
   } catch (const Error& e) {

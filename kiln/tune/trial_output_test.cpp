@@ -47,6 +47,14 @@ class TrialOutputTest : public ::testing::Test {
   void append_metrics(const std::string& text) {
     std::ofstream(dir_.file("metrics.jsonl"), std::ios::app) << text;
   }
+  // The output of a trial whose program has ended at once, over the same files.
+  void another_trial() {
+    int ends[2];
+    ASSERT_EQ(::pipe(ends), 0);
+    ::close(ends[1]);
+    output_ = std::make_unique<TrialOutput>(ends[0], dir_.file("trial.log"), "trial.log",
+                                            dir_.file("metrics.jsonl"), "metrics.jsonl");
+  }
   static std::vector<double> losses(const std::vector<MetricReport>& reports) {
     std::vector<double> values;
     for (const MetricReport& report : reports) values.push_back(report.values.at("loss"));
@@ -95,9 +103,11 @@ TEST_F(TrialOutputTest, AMetricsFileReplacedByAFifoOrALinkIsAnErrorNotAWait) {
               ThrowsMessage<Error>(HasSubstr("metrics.jsonl is no longer the regular file")));
   ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);
   ASSERT_EQ(::symlink("/dev/zero", dir_.file("metrics.jsonl").c_str()), 0);
+  another_trial();  // the first's file is read no more after its error
   EXPECT_THAT([&] { output_->read(); },
               ThrowsMessage<Error>(HasSubstr("a link, a FIFO or a device took its place")));
   ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);  // removed: nothing to read
+  another_trial();
   EXPECT_TRUE(output_->read().empty());
 }
 
@@ -105,7 +115,7 @@ TEST_F(TrialOutputTest, AMetricsFileReplacedByAFifoOrALinkIsAnErrorNotAWait) {
 // goes on to its other trials between calls; every line is still read, in order.
 TEST_F(TrialOutputTest, AGrowingMetricsFileIsReadABoundedPieceAtATime) {
   std::string many;
-  for (int step = 0; many.size() < (4 << 20); ++step)
+  for (int step = 0; many.size() < (2 << 20); ++step)  // 2 MiB, fewer than kMaxReports lines
     many += "{\"loss\": 1, \"step\": " + std::to_string(step) + "}\n";
   append_metrics(many);
   size_t first = output_->read().size(), total = first;
@@ -116,12 +126,55 @@ TEST_F(TrialOutputTest, AGrowingMetricsFileIsReadABoundedPieceAtATime) {
 }
 
 TEST_F(TrialOutputTest, AMalformedReportIsNamedByItsFileAndLine) {
-  say("hello\nkiln-metric loss=low step=1\n");
-  EXPECT_THAT([&] { output_->read(); },
-              ThrowsMessage<Error>(HasSubstr("trial.log line 2: loss=low is no finite number")));
   append_metrics("{\"loss\": 1}\n{\"loss\": 1,\n");
   EXPECT_THAT([&] { output_->read(); },
               ThrowsMessage<Error>(HasSubstr("metrics.jsonl line 2: not JSON")));
+}
+
+// After the report that failed the trial nothing more is parsed (a 1 TiB file kept the study
+// reading it for the better part of an hour), while the output still goes to the log.
+TEST_F(TrialOutputTest, AfterAMalformedReportNothingMoreIsParsed) {
+  say("hello\nkiln-metric loss=low step=1\n");
+  EXPECT_THAT([&] { output_->read(); },
+              ThrowsMessage<Error>(HasSubstr("trial.log line 2: loss=low is no finite number")));
+  append_metrics("{\"loss\": 1,\n");
+  say("kiln-metric loss=also-bad\nstill logged\n");
+  EXPECT_TRUE(output_->read().empty());
+  end();
+  EXPECT_TRUE(output_->read_to_end().empty());
+  EXPECT_THAT(read_text_file(dir_.file("trial.log")), HasSubstr("still logged"));
+}
+
+// A program that floods its metrics file kept the study hours behind it, growing by gigabytes.
+TEST_F(TrialOutputTest, ReportsPastTheBoundFailTheTrial) {
+  std::string many;
+  for (int64_t step = 0; step <= kMaxReports; ++step)
+    many += "{\"loss\": 1, \"step\": " + std::to_string(step) + "}\n";
+  append_metrics(many);
+  int64_t taken = 0;
+  try {
+    for (int call = 0; call < 1000; ++call) taken += int64_t(output_->read().size());
+    FAIL() << "no bound";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("metrics.jsonl line 100001: more than 100000 reports"));
+  }
+  EXPECT_LE(taken, kMaxReports);
+  append_metrics("{\"loss\": 1, \"step\": 0}\n");
+  EXPECT_TRUE(output_->read().empty()) << "the file is read no more";
+}
+
+TEST_F(TrialOutputTest, TheLogKeepsItsBoundAndTheReportsAfterIt) {
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  TrialOutput bounded(ends[0], dir_.file("small.log"), "small.log", dir_.file("none"), "none", 64);
+  std::string text = std::string(100, 'x') + "\nkiln-metric loss=2\n";
+  ASSERT_EQ(::write(ends[1], text.data(), text.size()), ssize_t(text.size()));
+  ::close(ends[1]);
+  EXPECT_THAT(losses(bounded.read_to_end()), ElementsAre(2));
+  std::string log = read_text_file(dir_.file("small.log"));
+  EXPECT_EQ(log.substr(0, 64), std::string(64, 'x'));
+  EXPECT_THAT(log, HasSubstr("the log stops here, after 64 bytes"));
+  EXPECT_EQ(log.find("kiln-metric"), std::string::npos);
 }
 
 TEST_F(TrialOutputTest, AnEndlessLineIsLoggedAndJudgedByItsFirstBytes) {

@@ -2,14 +2,17 @@
 // absent) and on GPUs of both kinds; an explicit bf16 where it would be emulated warns with the
 // measured cost; the record run.json keeps.
 
-#include "kiln/engine/precision_choice.h"
+#include "kiln/experiment/precision_choice.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kiln/core/error.h"
 #include "kiln/engine/precision.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
+
+using namespace engine;
 namespace precision_choice_test {
 
 using ::testing::HasSubstr;
@@ -82,14 +85,15 @@ TEST(PrecisionChoice, TheRecordSaysWhatWasAskedUsedAndWhy) {
   EXPECT_EQ(bf16_record["bf16_slowdown"], 6.5);
 }
 
-// The trainer's Precision resolves auto as the choice does, on this machine's CPU.
+// On this machine's CPU: a ratio measured, auto decided from its flags, and the trainer given
+// the decision.
 TEST(PrecisionChoice, ThisMachineMeasuresAndTheTrainerChoosesAlike) {
   EXPECT_GT(measure_bf16_slowdown(), 0.0);
   PrecisionMode chosen = choose_precision(PrecisionMode::kAuto, hardware_of(torch::kCPU)).used;
   EXPECT_EQ(chosen, this_cpu().native_bf16() ? PrecisionMode::kBf16 : PrecisionMode::kFp32);
-  Precision precision(PrecisionMode::kAuto, torch::kCPU);
-  EXPECT_FALSE(precision.scales_loss());
+  EXPECT_NO_THROW(Precision(chosen, torch::kCPU));
+  EXPECT_THROW(Precision(PrecisionMode::kAuto, torch::kCPU), Error) << "decided before the trainer";
 }
 
 }  // namespace precision_choice_test
-}  // namespace kiln::engine
+}  // namespace kiln::experiment

@@ -1,4 +1,4 @@
-#include "kiln/engine/precision_choice.h"
+#include "kiln/experiment/precision_choice.h"
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -11,7 +11,9 @@
 #include "kiln/core/schema.h"
 #include "kiln/engine/cuda_device.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
+
+using namespace engine;
 namespace {
 
 // Ampere (8.x) and later compute bfloat16 in their tensor cores.
@@ -99,6 +101,19 @@ std::string emulated_bf16_warning(const CpuFeatures& cpu, double slowdown) {
       cpu.describe(), slowdown);
 }
 
+StagePrecision decide_precision(PrecisionMode asked, torch::Device device, Console& console) {
+  PrecisionHardware hardware = hardware_of(device);
+  PrecisionChoice choice = choose_precision(asked, hardware);
+  std::optional<double> slowdown;
+  if (choice.emulated_bf16) {
+    slowdown = measure_bf16_slowdown();
+    console.line("warning: " + emulated_bf16_warning(hardware.cpu, *slowdown));
+  }
+  if (choice.asked == PrecisionMode::kAuto)
+    console.line(fmt::format("precision: {} ({})", enum_name(choice.used), choice.why));
+  return {choice.used, precision_record(choice, hardware.cpu, slowdown)};
+}
+
 Json precision_record(const PrecisionChoice& choice, const CpuFeatures& cpu,
                       std::optional<double> slowdown) {
   Json record = {{"asked", enum_name(choice.asked)},
@@ -109,4 +124,4 @@ Json precision_record(const PrecisionChoice& choice, const CpuFeatures& cpu,
   return record;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::experiment
