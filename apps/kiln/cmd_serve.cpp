@@ -34,6 +34,7 @@ struct ServeArgs {
   int64_t max_rows = 1024, max_body_bytes = 16 << 20;
   int64_t threads = 1;
   int max_connections = 4096, read_timeout_seconds = 10;  // each API's own
+  int request_timeout_seconds = 30;
   int64_t max_pending_bytes = int64_t(256) << 20;
   serving::BatchingOptions batching;
   bool no_optimize = false;
@@ -97,6 +98,7 @@ int run_serve(const ServeArgs& args) {
   options.http.max_body_bytes = args.max_body_bytes;
   options.http.max_connections = args.max_connections;
   options.http.read_timeout_seconds = args.read_timeout_seconds;
+  options.http.request_timeout_seconds = args.request_timeout_seconds;
   options.http.max_pending_bytes = args.max_pending_bytes;
   if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
   options.log = serve_log;
@@ -110,6 +112,7 @@ int run_serve(const ServeArgs& args) {
     grpc.threads = args.grpc_threads;
     grpc.max_connections = args.max_connections;
     grpc.read_timeout_seconds = args.read_timeout_seconds;
+    grpc.request_timeout_seconds = args.request_timeout_seconds;
     grpc.max_pending_bytes = args.max_pending_bytes;
     options.listeners.push_back(serving::grpc_listener(grpc));
   }
@@ -188,6 +191,13 @@ void add_limit_options(CLI::App& command, ServeArgs& args) {
       .add_option("--read-timeout", args.read_timeout_seconds,
                   "Seconds a client may send nothing before it is dropped (a request cut short "
                   "is answered first: 400, or gRPC's DEADLINE_EXCEEDED)")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  command
+      .add_option("--request-timeout", args.request_timeout_seconds,
+                  "Seconds a request may take to arrive whole from its first byte, however its "
+                  "bytes trickle in (408, or gRPC's DEADLINE_EXCEEDED); a gRPC connection that "
+                  "begins no call for --read-timeout is dropped, pings or not")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
   command

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -48,6 +49,7 @@ struct Connection {
   bool lingering = false;    // answered and half-closed: dropping what still comes
   bool sender_done = false;  // the client will send nothing more
   Clock::time_point last_activity;
+  std::optional<Clock::time_point> request_began;  // a request is arriving, since then
   uint32_t events = 0;  // what epoll watches on it
 };
 
@@ -256,6 +258,7 @@ bool HttpEventLoop::State::process(Connection& connection) {
       return answer(connection, parser.error_status(), "application/json",
                     error_body(parser.error()), false);
     if (status == HttpRequestParser::Status::kIncomplete) {
+      if (!connection.request_began) connection.request_began = Clock::now();
       if (!parser.awaits_continue() || connection.continued) return true;
       connection.continued = true;
       connection.out.append(kHttpContinue);
@@ -264,6 +267,7 @@ bool HttpEventLoop::State::process(Connection& connection) {
     HttpRequest request = std::move(parser.request());
     drop_in(connection, parser.consumed());
     parser.reset();
+    connection.request_began.reset();
     connection.continued = false;
     dispatch(connection, request);
   }
@@ -372,12 +376,25 @@ void HttpEventLoop::State::deliver_answers() {
 
 void HttpEventLoop::State::scan_timeouts(Clock::time_point now) {
   auto timeout = std::chrono::seconds(options.read_timeout_seconds);
-  std::vector<Connection*> late;
+  auto request_timeout = std::chrono::seconds(options.request_timeout_seconds);
+  std::vector<Connection*> late, slow;
   for (auto& [id, connection] : connections) {
     bool waited =
         now - connection->last_activity >= (connection->lingering ? kLingerTime : timeout);
-    if (waited && !connection->with_handler) late.push_back(connection.get());
+    bool trickled = !connection->lingering && connection->request_began &&
+                    now - *connection->request_began >= request_timeout;
+    if (connection->with_handler) continue;
+    if (waited)
+      late.push_back(connection.get());
+    else if (trickled)
+      slow.push_back(connection.get());
   }
+  for (Connection* connection : slow)
+    answer(*connection, 408, "application/json",
+           error_body(fmt::format("the request did not arrive whole within the server's request "
+                                  "timeout ({} s from its first byte)",
+                                  options.request_timeout_seconds)),
+           false);
   for (Connection* connection : late) {
     std::string reason = connection->lingering || connection->sent < connection->out.size()
                              ? ""

@@ -40,6 +40,9 @@ using HttpHandler = std::function<void(HttpRequest& request, HttpRespond respond
 struct HttpLoopOptions {
   HttpLimits limits;
   int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
+  // A request must arrive whole this long after its first byte, however slowly its bytes come
+  // (one a second kept a connection forever): answered 408 past it.
+  int request_timeout_seconds = 30;
   int max_connections = 4096;     // more are closed as they come (and kept under the fd limit)
   // Bytes of requests still arriving that all connections together may have the loop hold: past
   // it a connection's further bytes are refused (413) rather than kept.

@@ -22,6 +22,7 @@ HttpLoopOptions loop_options(const HttpOptions& options) {
   HttpLoopOptions loop;
   loop.limits.max_body_bytes = static_cast<size_t>(options.max_body_bytes);
   loop.read_timeout_seconds = options.read_timeout_seconds;
+  loop.request_timeout_seconds = options.request_timeout_seconds;
   loop.max_connections = options.max_connections;
   loop.max_pending_bytes = size_t(std::max<int64_t>(options.max_pending_bytes, 0));
   loop.log = options.log;

@@ -10,6 +10,7 @@
 #include <httplib.h>
 
 #include <memory>
+#include <chrono>
 #include <thread>
 
 #include "kiln/core/error.h"
@@ -38,6 +39,7 @@ class ServingHttp : public ::testing::Test {
              int64_t max_pending_bytes = int64_t(256) << 20) {
     HttpOptions options;
     options.read_timeout_seconds = read_timeout_seconds;
+    options.request_timeout_seconds = request_timeout_seconds_;
     options.token = token;
     options.max_pending_bytes = max_pending_bytes;
     server_ = std::make_unique<HttpServer>(handler_, options);
@@ -54,6 +56,7 @@ class ServingHttp : public ::testing::Test {
     EXPECT_EQ(Json::parse(result->body), Json::parse(R"({"predictions": [[2.5]]})"));
   }
 
+  int request_timeout_seconds_ = 30;
   ModelTable table_;
   RestHandler handler_{table_, RestOptions{4}};
   std::unique_ptr<HttpServer> server_;
@@ -73,6 +76,24 @@ TEST_F(ServingHttp, AClientThatStallsInItsBodyGetsA400SayingSoAndOthersAreServed
   EXPECT_THAT(answer, HasSubstr("HTTP/1.1 400"));
   EXPECT_THAT(answer, HasSubstr("the request body ended after 12 of the 100 bytes its "
                                 "Content-Length gives: the client sent nothing for 1 s"));
+  expect_answered();
+}
+
+// A request trickled in a byte at a time, never silent for the read timeout, held its connection
+// for as long as its client liked: it must come whole within the request timeout.
+TEST_F(ServingHttp, ARequestNotWholeWithinTheRequestTimeoutIsAnswered408) {
+  request_timeout_seconds_ = 1;
+  start(60);  // only the request timeout can end it
+  RawConnection slow(port_);
+  ASSERT_TRUE(slow.connected());
+  slow.send_text(
+      "POST /v1/models/half:predict HTTP/1.1\r\nHost: kiln\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100\r\n\r\n{\"instances\"");
+  auto began = std::chrono::steady_clock::now();
+  std::string answer = slow.read_response();
+  EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(900));
+  EXPECT_THAT(answer, HasSubstr("HTTP/1.1 408"));
+  EXPECT_THAT(answer, HasSubstr("did not arrive whole within the server's request timeout (1 s"));
   expect_answered();
 }
 

@@ -145,6 +145,7 @@ void ProgramTrials::stop(int64_t number, Running& trial, const std::string& why)
   if (trial.told) return;
   say_(fmt::format("trial {} {}; stopping it (SIGTERM)", number, why));
   ::kill(trial.pid, SIGTERM);  // its keeper, which passes it on and kills at the deadline
+  ::kill(trial.pid, SIGCONT);  // should its program have stopped it (SIGSTOP)
   trial.told = true;
 }
 

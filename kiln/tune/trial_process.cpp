@@ -36,7 +36,10 @@ void pass_on(int signal) {
   for (auto& slot : trial_pids) {
     pid_t p = slot.load();
     if (p > 0) ::kill(-p, sent);  // a trial's group
-    if (p < 0) ::kill(-p, signal);  // a keeper, which kills at its second signal
+    if (p < 0) {  // a keeper, which kills at its second signal; woken should its program stop it
+      ::kill(-p, signal);
+      ::kill(-p, SIGCONT);
+    }
   }
 }
 

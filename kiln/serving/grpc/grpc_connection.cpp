@@ -125,8 +125,9 @@ struct GrpcConnection::Callbacks {
 
   static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
     bool request_part = frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA;
-    if (!request_part || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
     GrpcConnection& connection = self(user);
+    if (request_part) ++connection.call_frames_;
+    if (!request_part || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
     Stream* stream = find(connection, frame->hd.stream_id);
     if (stream && !stream->answered) connection.end_request(frame->hd.stream_id, *stream);
     return 0;
@@ -223,8 +224,15 @@ bool GrpcConnection::receive(const char* data, size_t size) {
   return true;
 }
 
+size_t GrpcConnection::arriving() const {
+  size_t count = 0;
+  for (const auto& [id, stream] : streams_) count += stream->received ? 0 : 1;
+  return count;
+}
+
 void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
   stream.received = true;
+  ++requests_received_;
   if (stream.headers_too_large)
     return respond_status(
         stream_id, 200, int(GrpcCode::kResourceExhausted),

@@ -81,6 +81,12 @@ class GrpcConnection {
   bool finished() const;
   /// Calls received and not yet answered.
   size_t unanswered() const { return unanswered_; }
+  /// Calls whose request is still arriving.
+  size_t arriving() const;
+  /// Counts the client's frames of calls (HEADERS and DATA) and the requests come whole: what
+  /// the server's timeouts watch, as pings and settings alone keep no connection.
+  uint64_t call_frames() const { return call_frames_; }
+  uint64_t requests_received() const { return requests_received_; }
 
  private:
   struct Stream;
@@ -101,6 +107,7 @@ class GrpcConnection {
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
   size_t held_bytes_ = 0;  // request bytes of the calls still coming in
   size_t unanswered_ = 0;
+  uint64_t call_frames_ = 0, requests_received_ = 0;
   int32_t last_stream_ = -1;  // the last one taken, once shut down
   bool failed_ = false;
 };

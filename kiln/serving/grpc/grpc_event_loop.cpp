@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -45,6 +46,21 @@ struct Connection {
   size_t sent = 0;
   uint32_t events = 0;              // what epoll watches on it
   Clock::time_point last_activity;  // the client's last bytes, or the server's last answer
+  Clock::time_point last_call;      // the client's last frame of a call, or the last answer
+  std::optional<Clock::time_point> arriving_since;  // requests arriving, none whole since then
+  uint64_t call_frames = 0, requests_received = 0;  // http2's counts at the last look
+
+  // Notes the call frames and whole requests that came in `now`.
+  void note_calls(Clock::time_point now) {
+    if (http2.call_frames() != call_frames) last_call = now;
+    bool whole = http2.requests_received() != requests_received;
+    call_frames = http2.call_frames();
+    requests_received = http2.requests_received();
+    if (http2.arriving() == 0)
+      arriving_since.reset();
+    else if (!arriving_since || whole)
+      arriving_since = now;
+  }
 };
 
 bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
@@ -185,7 +201,7 @@ void GrpcEventLoop::State::accept_all() {
     connection->fd = fd;
     connection->id = id;
     connection->events = EPOLLIN | EPOLLRDHUP;
-    connection->last_activity = Clock::now();
+    connection->last_activity = connection->last_call = Clock::now();
     epoll->watch(fd, id, connection->events, EPOLL_CTL_ADD);
     Connection& added = *connection;
     connections.emplace(id, std::move(connection));
@@ -212,7 +228,9 @@ bool GrpcEventLoop::State::read_from(Connection& connection) {
     if (got > 0) {
       round += size_t(got);
       connection.last_activity = Clock::now();
-      if (!connection.http2.receive(buffer, size_t(got))) break;  // its GOAWAY goes, then it closes
+      bool taken = connection.http2.receive(buffer, size_t(got));
+      connection.note_calls(connection.last_activity);
+      if (!taken) break;  // its GOAWAY goes, then it closes
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
@@ -282,7 +300,7 @@ void GrpcEventLoop::State::deliver_answers() {
       auto found = connections.find(id);
       if (found != connections.end()) {  // else its client has gone
         found->second->http2.answer(std::move(answer.outgoing));
-        found->second->last_activity = Clock::now();  // its idle time starts with the answer
+        found->second->last_activity = found->second->last_call = Clock::now();  // idle from here
         answered.insert(id);
       }
       answer.hold.reset();
@@ -308,17 +326,34 @@ void GrpcEventLoop::State::shut_connections() {
 // Drops each connection whose client has sent nothing for the read timeout and has no call of its
 // own with the server (a slow model is not the client's fault): a client that connects and sends
 // nothing, one that stops in the middle of a call, one that does not read what it is sent.
+// Three ways a connection with no call at the model goes (a GOAWAY saying why, each call still
+// arriving answered DEADLINE_EXCEEDED): silent for the read timeout; no call begun for as long,
+// however it pings; a request that has not come whole within the request timeout, however its
+// bytes trickle in.
 void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
   auto timeout = std::chrono::seconds(options.read_timeout_seconds);
-  std::vector<Connection*> late;
-  for (auto& [id, connection] : connections)
-    if (now - connection->last_activity >= timeout && connection->http2.unanswered() == 0)
-      late.push_back(connection.get());
-  for (Connection* connection : late) {
-    connection->http2.time_out(
-        fmt::format("the call's request did not arrive whole within the server's read timeout "
-                    "({} s without a byte)",
-                    options.read_timeout_seconds));
+  auto request_timeout = std::chrono::seconds(options.request_timeout_seconds);
+  std::vector<std::pair<Connection*, std::string>> late;
+  for (auto& [id, connection] : connections) {
+    const GrpcConnection& http2 = connection->http2;
+    if (http2.unanswered() > 0) continue;
+    if (now - connection->last_activity >= timeout)
+      late.emplace_back(connection.get(),
+                        fmt::format("the call's request did not arrive whole within the server's "
+                                    "read timeout ({} s without a byte)",
+                                    options.read_timeout_seconds));
+    else if (http2.arriving() == 0 && now - connection->last_call >= timeout)
+      late.emplace_back(connection.get(),
+                        fmt::format("no call began within the server's read timeout ({} s)",
+                                    options.read_timeout_seconds));
+    else if (connection->arriving_since && now - *connection->arriving_since >= request_timeout)
+      late.emplace_back(connection.get(),
+                        fmt::format("the call's request did not arrive whole within the server's "
+                                    "request timeout ({} s from its first byte)",
+                                    options.request_timeout_seconds));
+  }
+  for (auto& [connection, why] : late) {
+    connection->http2.time_out(why);
     if (flush(*connection)) close_connection(*connection);  // what fits the socket now has gone
   }
 }

@@ -36,6 +36,9 @@ struct GrpcLoopOptions {
   // A client that sends nothing for this long, with no call of its own being answered, is
   // dropped; a call whose request is still arriving is answered DEADLINE_EXCEEDED first.
   int read_timeout_seconds = 10;
+  // A call's request must arrive whole this long after it began, however its bytes trickle in;
+  // a connection without calls must begin one within read_timeout_seconds (pings don't count).
+  int request_timeout_seconds = 30;
 };
 
 class GrpcEventLoop {

@@ -22,6 +22,7 @@ struct GrpcOptions {
   int threads = 1;                       // event loops, each taking connections of its own
   int max_connections = 4096;            // open at once over every loop; more are closed
   int read_timeout_seconds = 10;         // a client silent this long, with no call in work, goes
+  int request_timeout_seconds = 30;      // a call's request arrives whole within this
   int64_t max_pending_bytes = int64_t(256) << 20;  // request bytes still arriving, all clients
 };
 

@@ -25,6 +25,7 @@ GrpcLoopOptions loop_options(const GrpcOptions& options) {
   loop.max_connections = options.max_connections;
   loop.shared_count = std::make_shared<ConnectionCount>();
   loop.read_timeout_seconds = options.read_timeout_seconds;
+  loop.request_timeout_seconds = options.request_timeout_seconds;
   loop.limits.max_server_held_bytes = size_t(std::max<int64_t>(options.max_pending_bytes, 0));
   loop.limits.server_held = std::make_shared<std::atomic<size_t>>(0);
   return loop;

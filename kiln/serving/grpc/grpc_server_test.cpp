@@ -10,8 +10,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -69,6 +72,7 @@ class GrpcServerTest : public ::testing::Test {
     options.threads = threads;
     options.max_rows = 4;
     options.read_timeout_seconds = read_timeout_seconds_;
+    options.request_timeout_seconds = request_timeout_seconds_;
     options.max_connections = max_connections_;
     server_ = std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_}, options);
     serving_ = std::thread([this] { server_->serve(); });
@@ -82,7 +86,7 @@ class GrpcServerTest : public ::testing::Test {
     server_->stop();
     serving_.join();
   }
-  int read_timeout_seconds_ = 10, max_connections_ = 4096;
+  int read_timeout_seconds_ = 10, request_timeout_seconds_ = 30, max_connections_ = 4096;
 
   static tfs::PredictRequest half_request(std::vector<float> values) {
     tfs::PredictRequest request;
@@ -424,6 +428,101 @@ TEST_F(GrpcServerTest, ASilentClientIsDroppedAfterTheReadTimeout) {
   auto start = std::chrono::steady_clock::now();
   EXPECT_TRUE(silent.closed_by_server());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// HTTP/2 frames written by hand (RFC 9113): a client that does only what it wants.
+std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream, const std::string& payload) {
+  std::string frame;
+  for (int shift : {16, 8, 0}) frame += char((payload.size() >> shift) & 0xff);
+  frame += char(type);
+  frame += char(flags);
+  uint32_t id = stream & 0x7fffffffu;  // the top bit is reserved
+  for (int shift : {24, 16, 8, 0}) frame += char((id >> shift) & 0xff);
+  return frame + payload;
+}
+const std::string kH2Start =
+    "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, "");  // the preface, SETTINGS
+// One header field as HPACK's literal without indexing, of a new name (short strings only).
+std::string hpack_literal(const std::string& name, const std::string& value) {
+  return std::string(1, '\0') + char(name.size()) + name + char(value.size()) + value;
+}
+
+// A raw socket to the server; -1 when it cannot connect.
+int raw_socket(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Pings, each as soon as the last was answered, until the server closes the connection; false
+// when it was still open after `most`.
+bool pings_until_closed(int fd, std::chrono::seconds most) {
+  auto until = std::chrono::steady_clock::now() + most;
+  std::string ping = h2_frame(6, 0, 0, std::string(8, 'k'));
+  char buffer[4096];
+  while (std::chrono::steady_clock::now() < until) {
+    if (::send(fd, ping.data(), ping.size(), MSG_NOSIGNAL) < 0) return true;
+    ssize_t got = ::recv(fd, buffer, sizeof buffer, 0);
+    if (got <= 0) return true;
+  }
+  return false;
+}
+
+// Reads until the server closes; false when it was still open after `most` (the socket's
+// receive timeout).
+bool closed_within(int fd, std::chrono::seconds most) {
+  timeval limit{time_t(most.count()), 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  char buffer[4096];
+  while (true) {
+    ssize_t got = ::recv(fd, buffer, sizeof buffer, 0);
+    if (got == 0 || (got < 0 && errno == ECONNRESET)) return true;
+    if (got < 0) return false;
+  }
+}
+
+// Pings kept a connection that began no call forever (4,200 of them locked every other client
+// out): it goes after the read timeout all the same, and the server goes on.
+TEST_F(GrpcServerTest, AClientThatOnlyPingsIsDroppedAfterTheReadTimeout) {
+  read_timeout_seconds_ = 1;
+  start();
+  int fd = raw_socket(server_->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::send(fd, kH2Start.data(), kH2Start.size(), MSG_NOSIGNAL), ssize_t(kH2Start.size()));
+  auto began = std::chrono::steady_clock::now();
+  EXPECT_TRUE(pings_until_closed(fd, std::chrono::seconds(20)));
+  EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(900));
+  ::close(fd);
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
+}
+
+// A call whose request never ends, its client never silent for the read timeout, held its
+// connection forever: it is answered DEADLINE_EXCEEDED at the request timeout.
+TEST_F(GrpcServerTest, ARequestNotWholeWithinTheRequestTimeoutIsCutOff) {
+  read_timeout_seconds_ = 60;  // only the request timeout can end it
+  request_timeout_seconds_ = 1;
+  start();
+  int fd = raw_socket(server_->port());
+  ASSERT_GE(fd, 0);
+  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
+                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
+                        hpack_literal("content-type", "application/grpc");
+  std::string start_of_call = kH2Start + h2_frame(1, 0x4, 1, headers);  // END_HEADERS, no end
+  ASSERT_EQ(::send(fd, start_of_call.data(), start_of_call.size(), MSG_NOSIGNAL),
+            ssize_t(start_of_call.size()));
+  auto began = std::chrono::steady_clock::now();
+  EXPECT_TRUE(closed_within(fd, std::chrono::seconds(20)));
+  EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(900));
+  ::close(fd);
 }
 
 // The cap counts every loop's connections together; one over it is closed at once rather than
