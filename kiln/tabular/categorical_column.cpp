@@ -61,9 +61,9 @@ struct CategoricalOptions {
     s.field("num_oov_buckets", num_oov_buckets,
             "Buckets after the vocabulary for values it lacks, by hash (0: such a value is all "
             "zeros); each counted as unseen.")
-        .min(0);
+        .in_range(0, kMaxBuckets);
     s.field("hash_buckets", hash_buckets, "N > 0: no vocabulary; a value goes to hash(value) % N.")
-        .min(0);
+        .in_range(0, kMaxBuckets);
     s.field("output", output,
             "one_hot (one value per example), multi_hot (a 1 for each value of a list) or index "
             "(the value's number, for an embedding layer).");

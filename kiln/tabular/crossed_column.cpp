@@ -35,7 +35,7 @@ struct CrossedOptions {
         .check([](const std::vector<std::string>& f) { return f.size() >= 2; }, "of two or more");
     s.field("hash_buckets", hash_buckets, "Buckets the combinations are hashed into.")
         .require()
-        .min(1);
+        .in_range(1, kMaxBuckets);
     s.field("output", output,
             "one_hot, or index: the combination's bucket, for an embedding layer (a record "
             "missing a crossed value gives -1, which embeds to zeros).");

@@ -24,6 +24,11 @@
 
 namespace kiln::tabular {
 
+/// A column's hash or out-of-vocabulary buckets, at most: each is a feature of every row (or an
+/// embedding's row), and a hand-edited 10^9 in preprocessing.json had 4 GB allocated before the
+/// file was refused.
+constexpr int64_t kMaxBuckets = int64_t(1) << 24;
+
 class FeatureColumn;
 
 /// Values no vocabulary had, by column, as one reader of the columns (a dataset: a split) met

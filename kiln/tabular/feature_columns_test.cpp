@@ -444,6 +444,13 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(problem_of(head + R"({"name": "c", "spec": {"type": "categorical"}, )" +
                          R"("fitted": {"vocabulary": ["a", "b", "a"]}, "width": 4}]})"),
               HasSubstr("\"vocabulary\" lists \"a\" twice (at 0 and 2)"));
+  // A hand-edited bucket count had 4 GB allocated before the width was checked: refused first.
+  for (const char* buckets : {"\"hash_buckets\": 1000000000", "\"num_oov_buckets\": 1e12",
+                              "\"hash_buckets\": 4611686018427387904"})
+    EXPECT_THAT(problem_of(head + R"({"name": "h", "spec": {"type": "categorical", )" + buckets +
+                           R"(}, "width": 3}], "width": 3})"),
+                HasSubstr("preprocessing.json:h"))
+        << buckets;
 }
 
 }  // namespace
