@@ -53,7 +53,7 @@ void RestHandler::handle_async(const std::string& method, const std::string& pat
       return start_examples(route, body, finish);
     finish(route, answer_now(route));
   } catch (const ServingError& e) {
-    finish(route, {e.http_status(), error_body(e.what()), {}});
+    finish(route, {e.http_status(), error_body(e.message()), {}});
   } catch (const std::exception& e) {
     finish(route, {http_status(StatusCode::kInternal), error_body(e.what()), {}});
   }
@@ -197,7 +197,7 @@ void RestHandler::submit(const Route& route, FoundVersion found, const std::stri
           if (error) std::rethrow_exception(error);
           reply = {200, respond(outputs), {}};
         } catch (const ServingError& e) {
-          reply = {e.http_status(), error_body(e.what()), {}};
+          reply = {e.http_status(), error_body(e.message()), {}};
         } catch (const std::exception& e) {
           reply = {http_status(StatusCode::kInternal), error_body(e.what()), {}};
         }

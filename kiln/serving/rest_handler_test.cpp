@@ -60,6 +60,15 @@ TEST_F(RestHandlerTest, StatusAndMetadata) {
   }
 }
 
+// A NUL in a name the client sent cut the error message there (what() ends at it).
+TEST_F(RestHandlerTest, AnErrorNamingANulHoldsTheWholeName) {
+  HttpReply reply = post("/v1/models/half:predict",
+                         R"({"signature_name": "ab\u0000cd<x>", "instances": [[1.0]]})");
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  EXPECT_THAT(Json::parse(reply.body)["error"].get<std::string>(),
+              HasSubstr(std::string("ab\0cd<x>", 7)));
+}
+
 TEST_F(RestHandlerTest, PredictsInRowAndColumnarForm) {
   HttpReply rows = post("/v1/models/half:predict", R"({"instances": [[1.0], [2.0], [5.0]]})");
   EXPECT_EQ(rows.status, 200);

@@ -30,12 +30,15 @@ int http_status(StatusCode code);
 class ServingError : public std::runtime_error {
  public:
   ServingError(StatusCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+      : std::runtime_error(message), code_(code), message_(message) {}
   StatusCode code() const { return code_; }
+  /// The whole message: what() ends at a NUL, which a name the client sent may hold.
+  const std::string& message() const { return message_; }
   int http_status() const { return serving::http_status(code_); }
 
  private:
   StatusCode code_;
+  std::string message_;
 };
 
 /// `{"error": "MESSAGE"}`, the body of every failed request.

@@ -47,7 +47,7 @@ grpc::Status current_error_status() {
   try {
     throw;
   } catch (const ServingError& e) {
-    return grpc::Status(grpc_code(e.code()), e.what());
+    return grpc::Status(grpc_code(e.code()), e.message());
   } catch (const DataError& e) {  // an image that does not decode, say
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
   } catch (const std::exception& e) {
