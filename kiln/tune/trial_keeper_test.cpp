@@ -19,6 +19,7 @@
 #include <string>
 
 #include "kiln/tune/trial_process.h"
+#include "tests/support/process_state.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::tune {
@@ -27,20 +28,7 @@ namespace trial_keeper_test {  // not anonymous: a unity batch shares its unit
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
-// A process that has ended (gone, or a zombie no one has reaped yet).
-bool ended(pid_t pid) {
-  if (::kill(pid, 0) != 0) return true;
-  // Read with read(2): the file may go as it is read (a stream throws then).
-  int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
-  char stat[512];
-  ssize_t size = ::read(fd, stat, sizeof stat - 1);
-  ::close(fd);
-  if (size <= 0) return true;
-  std::string text(stat, size_t(size));
-  size_t name_end = text.rfind(')');
-  return name_end != std::string::npos && text.substr(name_end + 2, 1) == "Z";
-}
+bool ended(pid_t pid) { return testing::process_ended(pid); }
 
 class TrialKeeper : public ::testing::Test {
  protected:

@@ -20,6 +20,7 @@
 #include "kiln/core/text_file.h"
 #include "kiln/tune/study.h"
 #include "tests/support/run_command.h"
+#include "tests/support/process_state.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
@@ -155,20 +156,7 @@ TEST_F(TuneProgram, AMalformedReportASilentProgramAndAFailingOneEachFailTheirTri
   EXPECT_EQ(by_script.at("echo \"kiln-metric loss=0.5\"").value, 0.5);
 }
 
-// Whether process `pid` has ended (gone, or a zombie no one has reaped yet).
-bool ended(pid_t pid) {
-  if (::kill(pid, 0) != 0) return true;
-  // Read with read(2): the file may go as it is read (a stream throws then).
-  int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
-  char stat[512];
-  ssize_t size = ::read(fd, stat, sizeof stat - 1);
-  ::close(fd);
-  if (size <= 0) return true;
-  std::string text(stat, size_t(size));
-  size_t name_end = text.rfind(')');
-  return name_end != std::string::npos && text.substr(name_end + 2, 1) == "Z";
-}
+bool ended(pid_t pid) { return testing::process_ended(pid); }
 
 // A failing program that ignores SIGTERM kept the study waiting forever; what a trial left in its
 // group outlived the study. Both are killed once tune.kill_after has passed, before the study
