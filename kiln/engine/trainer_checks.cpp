@@ -57,7 +57,8 @@ void check_training(const TrainerParts& parts, const TrainOptions& options) {
   check_trainer_parts(parts, options);
   probe_objective(parts.model, parts.train, parts.objective, parts.device);
   // What a Trainer's members check as they are built.
-  Precision(options.precision, parts.device);  // fp16 without CUDA is a ConfigError
+  // fp16 without CUDA is a ConfigError; auto is decided later, always to what the device has.
+  if (options.precision != PrecisionMode::kAuto) Precision(options.precision, parts.device);
   if (!parts.schedules.empty())  // its constructor checks the names and the values ahead
     optim::ScheduledHyperParameters(parts.optimizer, parts.schedules,
                                     steps_per_epoch(parts.train, options.accumulate),
