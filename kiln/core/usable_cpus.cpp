@@ -51,10 +51,11 @@ std::optional<std::string> cgroup_path(std::string_view controller) {
     size_t first = line.find(':'), second = line.find(':', first + 1);
     if (first == std::string_view::npos || second == std::string_view::npos) continue;
     std::string_view controllers = line.substr(first + 1, second - first - 1);
-    bool match = controller.empty() ? controllers.empty()
-                                    : ("," + std::string(controllers) + ",")
-                                              .find("," + std::string(controller) + ",") !=
-                                          std::string::npos;
+    bool match =
+        controller.empty()
+            ? controllers.empty()
+            : ("," + std::string(controllers) + ",").find("," + std::string(controller) + ",") !=
+                  std::string::npos;
     if (match) return std::string(line.substr(second + 1));
   }
   return std::nullopt;
@@ -105,8 +106,8 @@ UsableCpus usable_cpus_from(int online, int affinity, std::optional<double> quot
   UsableCpus cpus;
   cpus.count = affinity;
   if (quota && *quota > 0) cpus.count = std::clamp(int(std::ceil(*quota)), 1, affinity);
-  std::string limit = quota && *quota > 0 ? fmt::format("a cgroup quota of {:g}", *quota)
-                                          : "no cgroup quota";
+  std::string limit =
+      quota && *quota > 0 ? fmt::format("a cgroup quota of {:g}", *quota) : "no cgroup quota";
   cpus.why = fmt::format("{} CPU{}: {} online, {} in this process's affinity, {}", cpus.count,
                          cpus.count == 1 ? "" : "s", online, affinity, limit);
   return cpus;

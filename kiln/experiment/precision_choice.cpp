@@ -28,9 +28,10 @@ PrecisionChoice on_cuda(PrecisionChoice choice, const PrecisionHardware& hardwar
   }
   choice.used = PrecisionMode::kFp16;
   choice.why = hardware.cuda_major
-                   ? fmt::format("auto: float16 with loss scaling, as the GPU (compute "
-                                 "capability {}) has no native bfloat16",
-                                 *hardware.cuda_major)
+                   ? fmt::format(
+                         "auto: float16 with loss scaling, as the GPU (compute "
+                         "capability {}) has no native bfloat16",
+                         *hardware.cuda_major)
                    : "auto: float16 with loss scaling, as this build cannot ask the GPU whether "
                      "it computes bfloat16";
   return choice;
@@ -72,8 +73,8 @@ PrecisionChoice choose_precision(PrecisionMode asked, const PrecisionHardware& h
   if (hardware.cuda) return on_cuda(choice, hardware);
   if (hardware.cpu.native_bf16()) {
     choice.used = PrecisionMode::kBf16;
-    choice.why = fmt::format("auto: the CPU, {}, computes bfloat16 natively",
-                             hardware.cpu.describe());
+    choice.why =
+        fmt::format("auto: the CPU, {}, computes bfloat16 natively", hardware.cpu.describe());
   } else {
     choice.used = PrecisionMode::kFp32;
     choice.why = fmt::format(

@@ -20,8 +20,8 @@
 namespace kiln::experiment {
 
 struct PrecisionHardware {
-  bool cuda = false;                // the run trains on a CUDA device
-  std::optional<int> cuda_major;    // its compute capability, where known
+  bool cuda = false;              // the run trains on a CUDA device
+  std::optional<int> cuda_major;  // its compute capability, where known
   CpuFeatures cpu;
 };
 

@@ -28,7 +28,8 @@ TEST(PrecisionChoice, AutoIsBfloat16OnlyOnACpuThatComputesItNatively) {
   PrecisionChoice native =
       choose_precision(PrecisionMode::kAuto, cpu_with({"avx2", "avx512f", "avx512_bf16"}, "Xeon"));
   EXPECT_EQ(native.used, PrecisionMode::kBf16);
-  EXPECT_THAT(native.why, HasSubstr("the CPU, Xeon (AVX512 with BF16), computes bfloat16 natively"));
+  EXPECT_THAT(native.why,
+              HasSubstr("the CPU, Xeon (AVX512 with BF16), computes bfloat16 natively"));
   EXPECT_FALSE(native.emulated_bf16);
   PrecisionChoice amx = choose_precision(PrecisionMode::kAuto, cpu_with({"amx_bf16"}, "SPR"));
   EXPECT_EQ(amx.used, PrecisionMode::kBf16);
@@ -66,7 +67,8 @@ TEST(PrecisionChoice, AnExplicitBf16IsKeptAndWarnedOfWhereItIsEmulated) {
   EXPECT_THAT(warning, HasSubstr("7.9x the time of float32"));
   EXPECT_THAT(warning, HasSubstr("train.precision: auto (or fp32)"));
 
-  EXPECT_FALSE(choose_precision(PrecisionMode::kBf16, cpu_with({"avx512_bf16"}, "x")).emulated_bf16);
+  EXPECT_FALSE(
+      choose_precision(PrecisionMode::kBf16, cpu_with({"avx512_bf16"}, "x")).emulated_bf16);
   PrecisionHardware gpu = avx2;
   gpu.cuda = true;
   EXPECT_FALSE(choose_precision(PrecisionMode::kBf16, gpu).emulated_bf16) << "the GPU computes it";

@@ -26,7 +26,6 @@ std::string first_line_of_command(const char* command) {
   return out;
 }
 
-
 }  // namespace
 
 std::string libtorch_version() {

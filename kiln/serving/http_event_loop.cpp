@@ -50,7 +50,7 @@ struct Connection {
   bool sender_done = false;  // the client will send nothing more
   Clock::time_point last_activity;
   std::optional<Clock::time_point> request_began;  // a request is arriving, since then
-  uint32_t events = 0;  // what epoll watches on it
+  uint32_t events = 0;                             // what epoll watches on it
 };
 
 bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }

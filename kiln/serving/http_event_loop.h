@@ -43,7 +43,7 @@ struct HttpLoopOptions {
   // A request must arrive whole this long after its first byte, however slowly its bytes come
   // (one a second kept a connection forever): answered 408 past it.
   int request_timeout_seconds = 30;
-  int max_connections = 4096;     // more are closed as they come (and kept under the fd limit)
+  int max_connections = 4096;  // more are closed as they come (and kept under the fd limit)
   // Bytes of requests still arriving that all connections together may have the loop hold: past
   // it a connection's further bytes are refused (413) rather than kept.
   size_t max_pending_bytes = size_t(256) << 20;

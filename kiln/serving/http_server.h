@@ -17,10 +17,10 @@ namespace kiln::serving {
 
 struct HttpOptions {
   int64_t max_body_bytes = 16 << 20;
-  int read_timeout_seconds = 10;  // a client that sends nothing for this long is dropped
+  int read_timeout_seconds = 10;     // a client that sends nothing for this long is dropped
   int request_timeout_seconds = 30;  // a request arrives whole within this, however it trickles
-  std::string token;              // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
-  int max_connections = 4096;     // open at once; more wait to be accepted
+  std::string token;                 // non-empty: /v1/ requests need `Authorization: Bearer TOKEN`
+  int max_connections = 4096;        // open at once; more wait to be accepted
   int64_t max_pending_bytes = int64_t(256) << 20;  // of requests still arriving, all clients
   std::function<void(const std::string&)> log;     // what no client is told (a body cut short)
 };

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <memory>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "kiln/core/error.h"

@@ -109,9 +109,9 @@ struct Keeper {
   pid_t program = -1;
   int program_status = 0;
   bool program_ended = false;
-  int signals = 0;               // SIGINT and SIGTERM from the study
-  bool study_gone = false;       // SIGHUP: the study died
-  const char* why = nullptr;     // the line said at the deadline; null while none is set
+  int signals = 0;            // SIGINT and SIGTERM from the study
+  bool study_gone = false;    // SIGHUP: the study died
+  const char* why = nullptr;  // the line said at the deadline; null while none is set
   timespec deadline{};
   bool kill_now = false;
 };
@@ -207,7 +207,7 @@ void on_signal(Keeper& keeper, int signal) {
 void ignore_child_signal(int) {}
 
 [[noreturn]] void start_program(const KeeperPlan& plan, pid_t keeper) {
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);     // should the keeper itself be killed
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // should the keeper itself be killed
   if (::getppid() != keeper) ::_exit(127);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(s, SIG_DFL);
   sigset_t none;

@@ -27,10 +27,10 @@ namespace kiln::tune {
 
 /// How a trial is kept: the grace period, and the lines the keeper says where the study does.
 struct TrialKeeping {
-  double kill_after = 30;           // seconds from being told to stop to SIGKILL
-  int say_fd = 1;                   // where the study writes its lines
-  std::string told_and_stayed;      // a line: the program stayed after being told to stop
-  std::string left_and_stayed;      // a line: what the program left stayed after it ended
+  double kill_after = 30;       // seconds from being told to stop to SIGKILL
+  int say_fd = 1;               // where the study writes its lines
+  std::string told_and_stayed;  // a line: the program stayed after being told to stop
+  std::string left_and_stayed;  // a line: what the program left stayed after it ended
 };
 
 /// What the keeper needs, all made before the fork.

@@ -6,9 +6,9 @@
 
 #include "kiln/tune/trial_keeper.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,7 +118,8 @@ TEST_F(TrialKeeper, WhatTheProgramLeftIgnoringSigtermIsKilledAfterKillAfter) {
 
 TEST_F(TrialKeeper, ToldToStopItPassesTheSignalToAllThenKillsWhatStays) {
   std::string left = dir_.file("left.pid");
-  pid_t keeper = start(leave("", left) + "; trap '' TERM; echo ready; while :; do sleep 0.05; done");
+  pid_t keeper =
+      start(leave("", left) + "; trap '' TERM; echo ready; while :; do sleep 0.05; done");
   read_until("ready");
   pid_t escaped = pid_in(left);
   ASSERT_EQ(::kill(keeper, SIGTERM), 0);

@@ -130,8 +130,10 @@ void TrialOutput::write_log(const char* bytes, size_t size) {
   std::fwrite(bytes, 1, kept, log_);
   log_bytes_ += int64_t(kept);
   if (log_bytes_ >= max_log_bytes_)
-    std::fprintf(log_, "\n[kiln tune: the log stops here, after %lld bytes; the output is still "
-                 "read for reports]\n", static_cast<long long>(max_log_bytes_));
+    std::fprintf(log_,
+                 "\n[kiln tune: the log stops here, after %lld bytes; the output is still "
+                 "read for reports]\n",
+                 static_cast<long long>(max_log_bytes_));
   std::fflush(log_);
 }
 

@@ -2,9 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,8 +79,7 @@ pid_t start_trial_process(const TrialCommand& command) {
   return pid;
 }
 
-pid_t start_program_process(const TrialCommand& command, const TrialKeeping& keeping,
-                            int* output) {
+pid_t start_program_process(const TrialCommand& command, const TrialKeeping& keeping, int* output) {
   // Everything the keeper needs is made before the fork: after it, only calls that are safe
   // between fork and exec (trial_keeper.h).
   std::vector<std::string> arguments = {command.program};

@@ -31,8 +31,7 @@ pid_t start_trial_process(const TrialCommand& command);
 /// once nothing the program started is left, and stops all of it when told to or when the study
 /// dies. The program's stdout and stderr go to a pipe whose read end it returns in `output`
 /// (`command.log` is not opened). Error when it cannot be started (a program not found, say).
-pid_t start_program_process(const TrialCommand& command, const TrialKeeping& keeping,
-                            int* output);
+pid_t start_program_process(const TrialCommand& command, const TrialKeeping& keeping, int* output);
 
 struct EndedProcess {
   pid_t pid = -1;

@@ -34,10 +34,12 @@ TEST(HardwareChoices, AutoPrecisionAndThreadsAreDecidedFromThisMachineAndRecorde
   testing::CommandResult run = testing::run_command(
       std::string(KILN_BINARY) + " train " + KILN_SOURCE_DIR +
       "/configs/examples/synthetic/curve_regression.yaml --set train.precision=auto"
-      " --set 'train.max=1 epochs' --set runtime.threads=auto --runs-root " + dir.file("runs"));
+      " --set 'train.max=1 epochs' --set runtime.threads=auto --runs-root " +
+      dir.file("runs"));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   std::string used = this_cpu().native_bf16() ? "bf16" : "fp32";
-  EXPECT_THAT(run.out, HasSubstr("precision: " + used + " (auto: the CPU, " + this_cpu().describe()));
+  EXPECT_THAT(run.out,
+              HasSubstr("precision: " + used + " (auto: the CPU, " + this_cpu().describe()));
   Json record = run_record(dir.file("runs"));
   EXPECT_EQ(record["precision"]["asked"], "auto");
   EXPECT_EQ(record["precision"]["used"], used);

@@ -5,9 +5,9 @@
 // trial while the study goes on; and a study killed with SIGKILL resumed, its trial's program
 // started again from its own checkpoint.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,8 +19,8 @@
 
 #include "kiln/core/text_file.h"
 #include "kiln/tune/study.h"
-#include "tests/support/run_command.h"
 #include "tests/support/process_state.h"
+#include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln {
@@ -164,19 +164,19 @@ bool ended(pid_t pid) { return testing::process_ended(pid); }
 TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAfter) {
   std::string stubborn = dir_.file("stubborn.pid"), left = dir_.file("left.pid");
   std::string ready = dir_.file("left.ready");  // its trap is set
-  std::string file =
-      dir_.write("study.yaml",
-                 "name: program\ntune:\n"
-                 "  command: [sh, -c, '{script}']\n"
-                 "  metric: loss\n  mode: min\n  trials: 2\n  sampler: grid\n  kill_after: 1 s\n"
-                 "  space:\n"
-                 "    script: {type: choice, values: [\n"
-                 "      'trap \"\" TERM; echo $$ > " +
-                     stubborn +
-                     "; echo \"kiln-metric loss=oops step=1\"; while :; do sleep 1; done',\n"
-                     "      '(trap \"\" TERM; touch " +
-                     ready + "; exec sleep 600) > /dev/null & echo $! > " + left +
-                     "; while [ ! -e " + ready + " ]; do :; done; echo \"kiln-metric loss=0.5\"']}\n");
+  std::string file = dir_.write(
+      "study.yaml",
+      "name: program\ntune:\n"
+      "  command: [sh, -c, '{script}']\n"
+      "  metric: loss\n  mode: min\n  trials: 2\n  sampler: grid\n  kill_after: 1 s\n"
+      "  space:\n"
+      "    script: {type: choice, values: [\n"
+      "      'trap \"\" TERM; echo $$ > " +
+          stubborn +
+          "; echo \"kiln-metric loss=oops step=1\"; while :; do sleep 1; done',\n"
+          "      '(trap \"\" TERM; touch " +
+          ready + "; exec sleep 600) > /dev/null & echo $! > " + left + "; while [ ! -e " + ready +
+          " ]; do :; done; echo \"kiln-metric loss=0.5\"']}\n");
   auto start = std::chrono::steady_clock::now();
   auto ran = tune(file, "--study t");
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
@@ -201,13 +201,15 @@ TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAft
 // both once tune.kill_after has passed: they ignore SIGTERM.
 TEST_F(TuneProgram, NothingOfATrialOutlivesAStudyKilledWithSigkill) {
   std::string left = dir_.file("left.pid"), program = dir_.file("program.pid");
-  std::string script = dir_.write(
-      "leave.sh", "setsid sh -c 'trap \"\" TERM; echo $$ > " + left +
-                      "; exec sleep 600' > /dev/null &\n"
-                      "while [ ! -s " + left + " ]; do :; done\n"
-                      "trap '' TERM\necho $$ > " + program + "\nwhile :; do sleep 0.1; done\n");
-  std::string file = study_of("study.yaml", "[sh, " + script + ", '{x}']",
-                              "  trials: 1\n  kill_after: 1 s\n");
+  std::string script = dir_.write("leave.sh", "setsid sh -c 'trap \"\" TERM; echo $$ > " + left +
+                                                  "; exec sleep 600' > /dev/null &\n"
+                                                  "while [ ! -s " +
+                                                  left +
+                                                  " ]; do :; done\n"
+                                                  "trap '' TERM\necho $$ > " +
+                                                  program + "\nwhile :; do sleep 0.1; done\n");
+  std::string file =
+      study_of("study.yaml", "[sh, " + script + ", '{x}']", "  trials: 1\n  kill_after: 1 s\n");
   testing::ChildProcess study(
       kiln("tune " + file + " --runs-root " + dir_.file("runs") + " --study orphans"));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
