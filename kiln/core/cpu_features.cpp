@@ -1,15 +1,14 @@
 #include "kiln/core/cpu_features.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <string>
+
+#include "kiln/core/text_file.h"
 
 namespace kiln {
 namespace {
 
-// The first processor's entry is all that is read: on a machine of hundreds of cores the file is
-// hundreds of KiB, every entry alike.
+// Its first 64 KiB hold the first processor's entry, all that is read: on a machine of hundreds
+// of cores the file is hundreds of KiB, every entry alike.
 constexpr size_t kMaxCpuinfoBytes = 64 * 1024;
 
 std::string_view trimmed(std::string_view text) {
@@ -27,21 +26,6 @@ void add_words(std::string_view words, std::set<std::string>& into) {
     if (end > at) into.emplace(words.substr(at, end - at));
     at = end + 1;
   }
-}
-
-std::string read_cpuinfo() {
-  int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string text(kMaxCpuinfoBytes, '\0');
-  size_t size = 0;
-  ssize_t got;
-  while (size < text.size() && (got = ::read(fd, &text[size], text.size() - size)) > 0) {
-    size += size_t(got);
-    if (text.find("\n\n") < size) break;  // the first entry is whole
-  }
-  ::close(fd);
-  text.resize(size);
-  return text;
 }
 
 }  // namespace
@@ -89,7 +73,7 @@ CpuFeatures parse_cpuinfo(std::string_view text) {
 }
 
 const CpuFeatures& this_cpu() {
-  static const CpuFeatures cpu = parse_cpuinfo(read_cpuinfo());
+  static const CpuFeatures cpu = parse_cpuinfo(read_kernel_file("/proc/cpuinfo", kMaxCpuinfoBytes));
   return cpu;
 }
 

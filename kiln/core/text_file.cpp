@@ -123,4 +123,17 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   if (std::rename(temporary.c_str(), path.c_str()) != 0) throw IoError("rename", temporary, errno);
 }
 
+std::string read_kernel_file(const std::string& path, size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text(max_bytes, '\0');
+  size_t size = 0;
+  ssize_t got;
+  while (size < text.size() && (got = ::read(fd, &text[size], text.size() - size)) > 0)
+    size += size_t(got);
+  ::close(fd);
+  text.resize(size);
+  return text;
+}
+
 }  // namespace kiln

@@ -38,6 +38,9 @@ std::optional<FilePart> read_file_part(const std::string& path, int64_t from,
 /// The first line of a file of one word or line (a pointer, a pid, a token), without the
 /// trailing newline or spaces.
 std::string read_text_line(const std::string& path);
+/// A file of the kernel's (/proc, /sys), whose size reads as 0: read to its end, at most
+/// `max_bytes`; "" when it cannot be opened (the kernel has none, or hides it).
+std::string read_kernel_file(const std::string& path, size_t max_bytes);
 /// Replaces `path` with `content` atomically; throws IoError.
 void write_file_atomic(const std::string& path, const std::string& content);
 

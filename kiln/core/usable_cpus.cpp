@@ -1,6 +1,5 @@
 #include "kiln/core/usable_cpus.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
 #include <unistd.h>
@@ -10,19 +9,17 @@
 #include <cmath>
 #include <vector>
 
+#include "kiln/core/text_file.h"
+
 namespace kiln {
 namespace {
 
 constexpr size_t kMaxControlFileBytes = 4096;  // cgroup files are a line; /proc/self/cgroup short
 constexpr int kMaxCgroupDepth = 64;            // folders walked up from the process's cgroup
 
+// A control file's line, without its newline.
 std::string read_small(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string text(kMaxControlFileBytes, '\0');
-  ssize_t got = ::read(fd, text.data(), text.size());
-  ::close(fd);
-  text.resize(got > 0 ? size_t(got) : 0);
+  std::string text = read_kernel_file(path, kMaxControlFileBytes);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
 }
