@@ -1,6 +1,7 @@
 // The board page's pure functions (kiln/board/web/board.js) under node: how tags are grouped into
 // charts, TensorBoard's smoothing, the CSV a chart downloads, how parallel axes place values and
-// which colour each ticked run keeps.
+// which colour each ticked run keeps, and how an answer that arrives after its run was unticked
+// is dropped.
 // Run by ctest as board_js (node tests/js/board_logic_test.js BOARD_JS).
 "use strict";
 const assert = require("assert");
@@ -43,12 +44,36 @@ const checks = {
     assert.deepStrictEqual(unticked, { b: 1, c: 2 });
     assert.deepStrictEqual(board.colourSlots(unticked, ["b", "c", "d", "e"]), { b: 1, c: 2, d: 0, e: 3 });
   },
+  async "a run unticked while its data was asked and ticked again is asked from its start"() {
+    const state = board.state;
+    Object.assign(state, { ticked: ["a"], offsets: { a: 100 }, series: { a: { "val/loss": [{ step: 1, value: 1 }] } } });
+    const asked = [];
+    let answer;
+    const polling = board.pollRuns((path, params) => {
+      asked.push(params.from);
+      return new Promise(resolve => answer = resolve);
+    });
+    state.ticked = [];  // the reader unticks it while the answer is on its way
+    board.forgetUnticked();
+    answer({ rows: [], next: 100 });
+    await polling;
+    assert.deepStrictEqual(state.series, {}, "the late answer is not kept");
+    state.ticked = ["a"];
+    await board.pollRuns((path, params) => {
+      asked.push(params.from);
+      return Promise.resolve({ rows: [[1, 0, "val/loss", 0.5, 7], [2, 0, "val/loss", 0.4, 8]], next: 130 });
+    });
+    assert.deepStrictEqual(asked, [100, 0]);
+    assert.strictEqual(state.series.a["val/loss"].length, 2);
+    assert.strictEqual(state.offsets.a, 130);
+  },
 };
 
+(async () => {
 let failed = 0;
 for (const [name, check] of Object.entries(checks)) {
   try {
-    check();
+    await check();
     console.log(`ok   ${name}`);
   } catch (e) {
     failed += 1;
@@ -56,3 +81,4 @@ for (const [name, check] of Object.entries(checks)) {
   }
 }
 process.exit(failed ? 1 : 0);
+})();

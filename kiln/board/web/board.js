@@ -230,13 +230,16 @@ const poll = oneAtATime(async () => {
   if (state.view === "scalars") drawScalars();
 });
 
-async function pollRuns() {
+async function pollRuns(ask = api) {
   for (const run of state.ticked) {
+    const from = state.offsets[run] || 0;
     let payload;
     try {
-      payload = await api("/api/metrics", {run, from: state.offsets[run] || 0, points: POINTS_PER_TAG});
+      payload = await ask("/api/metrics", {run, from, points: POINTS_PER_TAG});
     } catch (e) { continue; }
-    if (!payload) continue;
+    // Unticked while this was asked (and so forgotten), the answer continues data no longer kept:
+    // kept, a run ticked again would go on from the end of its file with no lines drawn.
+    if (!payload || !state.ticked.includes(run) || (state.offsets[run] || 0) !== from) continue;
     if (payload.restart || !state.series[run]) state.series[run] = {};
     for (const [step, epoch, tag, value, wall] of payload.rows)
       (state.series[run][tag] = state.series[run][tag] || []).push({step, epoch, wall, value});
@@ -708,12 +711,16 @@ function showControls() {
 // Something the reader chose changed: the address first, then what it shows.
 function changed() { refresh(); }
 
+// Runs no longer ticked are forgotten; their data is asked again if ticked again.
+function forgetUnticked() {
+  for (const run of Object.keys(state.series))
+    if (!state.ticked.includes(run)) { delete state.series[run]; delete state.offsets[run]; }
+}
+
 function refresh() {
   writeAddress();
   state.runsKey = null;
-  // Runs no longer ticked are forgotten; their data is asked again if ticked again.
-  for (const run of Object.keys(state.series))
-    if (!state.ticked.includes(run)) { delete state.series[run]; delete state.offsets[run]; }
+  forgetUnticked();
   loadRuns();
   drawView();
 }
@@ -745,4 +752,6 @@ function start() {
 
 // In a page, the board starts; under node (tests/js/), its pure functions are what is wanted.
 if (typeof document !== "undefined") start();
-if (typeof module !== "undefined") module.exports = { describeTag, smooth, csvText, axisScale, colourSlots };
+if (typeof module !== "undefined") module.exports = {
+  describeTag, smooth, csvText, axisScale, colourSlots, state, pollRuns, forgetUnticked,
+};
