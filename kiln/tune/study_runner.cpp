@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "kiln/core/error.h"
 #include "kiln/core/folder_lock.h"
@@ -14,6 +15,7 @@
 #include "kiln/core/remove_tree.h"
 #include "kiln/run/run_info.h"
 #include "kiln/tune/program_trials.h"
+#include "kiln/tune/stray_processes.h"
 #include "kiln/tune/study_report.h"
 #include "kiln/tune/trial_process.h"
 
@@ -68,9 +70,11 @@ class StudyRun {
   }
 
   int run() {
-    if (!setup_.options.command.empty())
+    if (!setup_.options.command.empty()) {
+      strays_ = std::make_unique<StrayCatcher>();
       programs_ = std::make_unique<ProgramTrials>(study_, setup_, signals_,
                                                   [this](const std::string& line) { say(line); });
+    }
     std::vector<TrialRecord> trials = study_.trials();
     started_trials_ = int64_t(trials.size());
     for (const TrialRecord& t : trials)
@@ -123,9 +127,22 @@ class StudyRun {
 
   // A program's trials are watched as they run: their output is read for reports while the
   // study waits (until one ends, or a fifth of a second, then it looks for ended ones).
+  // A keeper killed leaves what it kept to the study (stray_processes.h): it goes at once.
   std::optional<EndedProcess> next_program_ending() {
     programs_->watch(200);
-    return reap_a_trial();
+    std::optional<EndedProcess> ended = reap_a_trial();
+    if (!ended) return ended;
+    // A stray that ends may leave children it started since the last look: they go too.
+    bool keeper = running_.count(ended->pid) > 0;
+    if (keeper && !WIFSIGNALED(ended->status)) return ended;
+    std::set<pid_t> keepers;
+    for (const auto& [pid, number] : running_)
+      if (pid != ended->pid) keepers.insert(pid);
+    size_t killed = kill_strays(keepers);
+    if (keeper && killed > 0)
+      say(fmt::format("trial {}: its keeper {}; the {} process(es) it kept are killed",
+                      running_.at(ended->pid), process_ending(ended->status), killed));
+    return ended;
   }
 
   // A study killed with SIGKILL leaves its trials to stop on their own (core/parent_death.h):
@@ -285,6 +302,7 @@ class StudyRun {
   bool maximize_;
   std::chrono::steady_clock::time_point started_;
   SignalsToTrials signals_;
+  std::unique_ptr<StrayCatcher> strays_;     // a study of a program's: a subreaper
   std::unique_ptr<ProgramTrials> programs_;  // a study of a program's: its trials' state
   std::map<pid_t, int64_t> running_;
   bool exhausted_ = false;

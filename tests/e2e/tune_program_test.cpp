@@ -229,6 +229,28 @@ TEST_F(TuneProgram, NothingOfATrialOutlivesAStudyKilledWithSigkill) {
   EXPECT_TRUE(ended(stubborn));
 }
 
+// A program that killed its keeper (its parent) left its children to init, running after the
+// study: the study, a subreaper, inherits and kills them at once, and the trial fails.
+TEST_F(TuneProgram, NothingOfATrialOutlivesAProgramThatKillsItsKeeper) {
+  std::string left = dir_.file("left.pid"), program = dir_.file("program.pid");
+  std::string script =
+      dir_.write("parricide.sh", "setsid sh -c 'trap \"\" TERM; echo $$ > " + left +
+                                     "; exec sleep 600' > /dev/null &\n" + "while [ ! -s " + left +
+                                     " ]; do :; done\n" + "trap '' TERM\necho $$ > " + program +
+                                     "\nkill -9 $PPID\nwhile :; do sleep 0.1; done\n");
+  std::string file =
+      study_of("study.yaml", "[sh, " + script + ", '{x}']", "  trials: 1\n  kill_after: 600 s\n");
+  auto ran = tune(file, "--study parricide");
+  EXPECT_THAT(ran.out + ran.err, HasSubstr("trial 0: its keeper was killed by signal 9"));
+  EXPECT_THAT(ran.out + ran.err, HasSubstr("process(es) it kept are killed"));
+  pid_t escaped = std::stoi(read_text_file(left)), stubborn = std::stoi(read_text_file(program));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && !(ended(escaped) && ended(stubborn)))
+    std::this_thread::yield();
+  EXPECT_TRUE(ended(escaped)) << "a process in a session of its own outlived the study";
+  EXPECT_TRUE(ended(stubborn)) << "the program itself, which ignores SIGTERM";
+}
+
 // A parameter named `trial` never reached the program ({trial} is the trial's number): refused.
 TEST_F(TuneProgram, AParameterNamedLikeAPlaceholderIsAConfigError) {
   std::string file = dir_.write("study.yaml",
