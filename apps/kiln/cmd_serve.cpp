@@ -100,6 +100,8 @@ int run_serve(const ServeArgs& args) {
   options.http.read_timeout_seconds = args.read_timeout_seconds;
   options.http.request_timeout_seconds = args.request_timeout_seconds;
   options.http.max_pending_bytes = args.max_pending_bytes;
+  // Reading a big JSON body is work for a CPU: as many readers as this process may use.
+  options.http.body_readers = usable_cpus().count;
   if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
   options.log = serve_log;
   if (args.grpc_port >= 0) {
@@ -124,9 +126,12 @@ int run_serve(const ServeArgs& args) {
   server.start();
   // What the machine decided, said where it can be read: defaults follow the CPUs this process
   // may use (its affinity and cgroup quota), not those of the machine they were tuned on.
-  serve_log(fmt::format("{} batch thread{} of {} intra-op thread{} each; {}", args.batching.threads,
-                        args.batching.threads == 1 ? "" : "s", args.threads,
-                        args.threads == 1 ? "" : "s", usable_cpus().why));
+  serve_log(
+      fmt::format("{} batch thread{} of {} intra-op thread{} each, {} reader{} of big "
+                  "REST bodies; {}",
+                  args.batching.threads, args.batching.threads == 1 ? "" : "s", args.threads,
+                  args.threads == 1 ? "" : "s", options.http.body_readers,
+                  options.http.body_readers == 1 ? "" : "s", usable_cpus().why));
   for (const auto& [name, versions] : server.models())
     std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(),
                 server.port(), name.c_str(), versions, versions == 1 ? "" : "s");

@@ -58,7 +58,8 @@ HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
     : handler_(handler),
       options_(std::move(options)),
       loop_([this](HttpRequest& request, HttpRespond respond) { route(request, respond); },
-            loop_options(options_)) {}
+            loop_options(options_)),
+      readers_(options_.body_readers, size_t(std::max<int64_t>(options_.max_pending_bytes, 0))) {}
 
 bool HttpServer::authorized(const HttpRequest& request) const {
   if (options_.token.empty()) return true;
@@ -88,9 +89,26 @@ void HttpServer::route(HttpRequest& request, const HttpRespond& respond) const {
   if (path != kHealthPath && !authorized(request))
     return respond(json_error(http_status(StatusCode::kUnauthenticated), kTokenNeeded));
   if (!api) return respond({200, "text/plain; version=0.0.4", handler_.metrics_text(), nullptr});
-  handler_.handle_async(request.method, path, request.body, [respond](HttpReply reply) {
+  answer_api(request, respond);
+}
+
+void HttpServer::answer_api(HttpRequest& request, const HttpRespond& respond) const {
+  auto done = [respond](HttpReply reply) {
     respond({reply.status, "application/json", std::move(reply.body), std::move(reply.servable)});
-  });
+  };
+  size_t bytes = request.body.size();
+  if (bytes < BodyReaders::kMinBytesOffLoop)
+    return handler_.handle_async(request.method, request.path, request.body, done);
+  auto read = [this, method = request.method, path = request.path, body = std::move(request.body),
+               done]() mutable {
+    handler_.handle_async(method, path, body, done);
+    body = std::string();  // the bytes counted while waiting go now, not with the closure
+  };
+  if (!readers_.post(bytes, std::move(read)))
+    respond(json_error(http_status(StatusCode::kResourceExhausted),
+                       fmt::format("the server holds {} MiB of request bodies waiting to be read "
+                                   "(--max-pending-bytes); try again later",
+                                   options_.max_pending_bytes >> 20)));
 }
 
 }  // namespace kiln::serving

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -160,6 +161,38 @@ TEST_F(ServingHttp, RequestBytesStillArrivingAreCappedForAllClientsTogether) {
   EXPECT_THAT(answer, HasSubstr("HTTP/1.1 413"));
   EXPECT_THAT(answer, HasSubstr("(4000, --max-pending-bytes)"));
   expect_answered();  // a small request fits beside the one held
+}
+
+// Sixteen JSON bodies of a million keys each held the loop, /healthz included, for 15 s while they
+// were read: such bodies are read off the loop. While one is read, /healthz is asked again and
+// again: none of its answers waits for more than a small part of the time the body takes (read
+// on the loop, one waited nearly all of it).
+TEST_F(ServingHttp, BigBodiesAreReadOffTheLoopWhichAnswersMeanwhile) {
+  using Clock = std::chrono::steady_clock;
+  start(10);
+  std::string body = R"({"instances": [[1.0]], "padding": {)";
+  for (int key = 0; key < 1000000; ++key) body += "\"k" + std::to_string(key) + "\": 0, ";
+  body += R"("end": 0})";  // the last brace missing: refused once read whole
+  RawConnection big(port_);
+  big.send_text("POST /v1/models/half:predict HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body);
+  Clock::time_point sent = Clock::now();
+  Clock::duration longest_wait{};
+  int asked = 0;
+  while (!big.answered_yet()) {
+    RawConnection health(port_);
+    Clock::time_point asked_at = Clock::now();
+    health.send_text("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_THAT(health.read_response(), HasSubstr("HTTP/1.1 200"));
+    longest_wait = std::max(longest_wait, Clock::now() - asked_at);
+    asked += 1;
+  }
+  Clock::duration reading = Clock::now() - sent;
+  EXPECT_THAT(big.read_response(), HasSubstr("HTTP/1.1 400"));
+  EXPECT_GT(asked, 1);
+  EXPECT_LT(longest_wait * 4, reading)
+      << "the longest /healthz took " << std::chrono::duration<double>(longest_wait).count()
+      << " s of the body's " << std::chrono::duration<double>(reading).count() << " s";
 }
 
 TEST_F(ServingHttp, GarbageIsA400) {

@@ -47,6 +47,11 @@ class RawConnection {
     pending_.erase(0, length);
     return response;
   }
+  // Whether the server has sent anything yet, without waiting.
+  bool answered_yet() {
+    char byte;
+    return !pending_.empty() || recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+  }
   // Whether the server has closed the connection (reads to the end).
   bool closed_by_server() {
     char buffer[4096];
