@@ -1,11 +1,13 @@
 // kiln board [ROOT] [--port P] [--host H]
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
 #include "apps/kiln/cli.h"
 #include "apps/kiln/stop_signals.h"
 #include "kiln/board/board_server.h"
+#include "kiln/core/usable_cpus.h"
 
 namespace kiln::cli {
 namespace {
@@ -18,7 +20,10 @@ struct BoardArgs {
 // Serves on another thread while this one waits for SIGINT or SIGTERM, then stops the server:
 // the signals are blocked in the server's thread (stop_signals.h).
 int run_board(const BoardArgs& args) {
-  board::BoardServer server(args.root);
+  board::BoardOptions options;
+  // A request reads files and writes JSON: a few at once even on one CPU, more where there are.
+  options.workers = std::max(4, usable_cpus().count);
+  board::BoardServer server(args.root, board::kChartJsPath, options);
   int port = server.bind(args.host, args.port);
   StopSignals stops;
   std::thread serving([&server] { server.serve(); });

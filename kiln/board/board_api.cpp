@@ -288,8 +288,13 @@ Json run_images(const std::string& run) {
 std::optional<std::string> run_text(const std::string& run, const std::string& name) {
   try {
     return run::read_run_text(run, name);
-  } catch (const DataError&) {  // its message names the file's path on the server: not told
-    throw UsageError(name + " is not a regular file; the board shows only regular files");
+  } catch (const DataError& e) {
+    // Its message begins with the file's path on the server, which no reader is told: the
+    // file's name instead ("is a folder", "is not a regular file", "is N bytes, more than ...").
+    std::string why = e.what();  // "data error in PATH: PROBLEM"
+    size_t at = why.find(e.file() + ":");
+    throw UsageError(at == std::string::npos ? name + " cannot be shown"
+                                             : name + why.substr(at + e.file().size() + 1));
   }
 }
 

@@ -1,7 +1,6 @@
 #include "kiln/board/board_server.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <charconv>
 #include <thread>
@@ -16,29 +15,26 @@
 namespace kiln::board {
 namespace {
 
-// With a charset, which cpp-httplib does not gzip: its compressor took a second for a board's
-// half a megabyte, many times what sending it takes on any network a board is read over.
+using serving::HttpAnswer;
+
 constexpr const char* kJsonType = "application/json; charset=utf-8";
 
-void send_json(httplib::Response& response, const Json& body) {
-  response.set_content(dump_json(body), kJsonType);
+HttpAnswer json_answer(const Json& body) { return {200, kJsonType, dump_json(body), nullptr}; }
+
+HttpAnswer refusal(int status, const std::string& why) {
+  return {status, kJsonType, dump_json(Json{{"error", why}}), nullptr};
 }
 
-void refuse(httplib::Response& response, int status, const std::string& why) {
-  response.status = status;
-  send_json(response, {{"error", why}});
-}
-
-std::vector<run::RunFilter> filters_of(const httplib::Request& request) {
+std::vector<run::RunFilter> filters_of(const QueryParams& params) {
   std::vector<run::RunFilter> filters;
-  for (size_t i = 0; i < request.get_param_value_count("filter"); ++i)
-    filters.push_back(run::RunFilter::parse(request.get_param_value("filter", i)));
+  for (const std::string& filter : params.all("filter"))
+    filters.push_back(run::RunFilter::parse(filter));
   return filters;
 }
 
 // A parameter that is a whole number >= 0 (0 when absent); nothing when it is another text.
-std::optional<int64_t> whole_param(const httplib::Request& request, const char* name) {
-  std::string text = request.get_param_value(name);
+std::optional<int64_t> whole_param(const QueryParams& params, const char* name) {
+  std::string text = params.get(name);
   if (text.empty()) return 0;
   int64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -46,12 +42,26 @@ std::optional<int64_t> whole_param(const httplib::Request& request, const char* 
   return value;
 }
 
+serving::HttpLoopOptions loop_options(const BoardOptions& options) {
+  serving::HttpLoopOptions loop;
+  loop.limits.max_body_bytes = 64 << 10;  // the board is asked with GETs, which carry none
+  loop.read_timeout_seconds = options.read_timeout_seconds;
+  loop.request_timeout_seconds = options.request_timeout_seconds;
+  loop.max_connections = options.max_connections;
+  loop.max_pending_bytes = 64 << 20;
+  return loop;
+}
+
 }  // namespace
 
-BoardServer::BoardServer(std::string root, const std::string& chart_js)
-    : root_(std::move(root)), chart_js_(read_chart_js(chart_js)) {
+BoardServer::BoardServer(std::string root, const std::string& chart_js, BoardOptions options)
+    : root_(std::move(root)),
+      chart_js_(read_chart_js(chart_js)),
+      loop_([this](serving::HttpRequest& request,
+                   serving::HttpRespond respond) { route(request, respond); },
+            loop_options(options)),
+      workers_(options.workers, kMaxWaitingRequests) {
   run::find_runs(root_);  // a root that is no folder is a UsageError now, not on each request
-  add_routes();
 }
 
 // Over two thousand finished runs the page's table every 2 s costs a few thousand stat() calls.
@@ -81,66 +91,54 @@ void BoardServer::serve() {
     } catch (const std::exception&) {  // a request reads again, and answers with the problem
     }
   });
-  listener_.serve();
+  loop_.serve();
   warming.join();
 }
 
-void BoardServer::add_routes() {
-  httplib::Server& server = listener_.server();
-  server.Get("/", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content(board_page(), "text/html; charset=utf-8");
-  });
-  server.Get("/chart.js", [this](const httplib::Request&, httplib::Response& response) {
-    response.set_content(chart_js_, "text/javascript");
-  });
-  server.Get("/api/runs", [this](const httplib::Request& request, httplib::Response& response) {
+void BoardServer::route(serving::HttpRequest& request, const serving::HttpRespond& respond) {
+  if (request.method != "GET")
+    return respond(refusal(405, fmt::format("the board answers GET, not {}", request.method)));
+  auto work = [this, path = std::move(request.path), query = std::move(request.query), respond] {
     try {
-      response.set_content(runs_answer(filters_of(request), request.get_param_value("sort")),
-                           kJsonType);
+      respond(answer(path, QueryParams::parse(query)));
     } catch (const UsageError& e) {
-      refuse(response, 400, e.what());
+      respond(refusal(400, e.what()));
+    } catch (const std::exception& e) {
+      respond(refusal(500, e.what()));
     }
-  });
-  server.Get("/api/studies", [this](const httplib::Request&, httplib::Response& response) {
-    send_json(response, studies_payload(root_));
-  });
-  server.Get("/api/metrics", [this](const httplib::Request& request, httplib::Response& response) {
-    std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
-    if (!run) return refuse(response, 404, "no such run under the board's root");
-    std::optional<int64_t> from = whole_param(request, "from"),
-                           points = whole_param(request, "points");
-    if (!from) return refuse(response, 400, "from: expected a byte offset");
-    if (!points) return refuse(response, 400, "points: expected a whole number of points");
-    send_json(response, metric_rows(*run, *from, size_t(*points)));
-  });
-  server.Get("/api/details", [this](const httplib::Request& request, httplib::Response& response) {
-    std::vector<std::string> runs;
-    for (size_t i = 0; i < request.get_param_value_count("run"); ++i)
-      runs.push_back(request.get_param_value("run", i));
-    send_json(response, run_details(root_, runs));
-  });
-  server.Get("/api/histograms",
-             [this](const httplib::Request& request, httplib::Response& response) {
-               std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
-               if (!run) return refuse(response, 404, "no such run under the board's root");
-               send_json(response, run_histograms(*run));
-             });
-  server.Get("/api/images", [this](const httplib::Request& request, httplib::Response& response) {
-    std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
-    if (!run) return refuse(response, 404, "no such run under the board's root");
-    send_json(response, run_images(*run));
-  });
-  server.Get("/api/text", [this](const httplib::Request& request, httplib::Response& response) {
-    std::optional<std::string> run = run_under(root_, request.get_param_value("run"));
-    if (!run) return refuse(response, 404, "no such run under the board's root");
-    try {
-      std::optional<std::string> text = run_text(*run, request.get_param_value("name"));
-      if (!text) return refuse(response, 404, "no such file of the run");
-      response.set_content(*text, "text/plain; charset=utf-8");
-    } catch (const UsageError& e) {
-      refuse(response, 400, e.what());
-    }
-  });
+  };
+  if (!workers_.post(1, std::move(work)))
+    respond(refusal(503, fmt::format("the board has {} requests waiting already; try again",
+                                     kMaxWaitingRequests)));
+}
+
+HttpAnswer BoardServer::answer(const std::string& path, const QueryParams& params) {
+  if (path == "/") return {200, "text/html; charset=utf-8", board_page(), nullptr};
+  if (path == "/chart.js") return {200, "text/javascript", chart_js_, nullptr};
+  if (path == "/api/runs")
+    return {200, kJsonType, runs_answer(filters_of(params), params.get("sort")), nullptr};
+  if (path == "/api/studies") return json_answer(studies_payload(root_));
+  if (path == "/api/details") return json_answer(run_details(root_, params.all("run")));
+  for (const char* per_run : {"/api/metrics", "/api/histograms", "/api/images", "/api/text"})
+    if (path == per_run) return answer_run_file(path, params);
+  return refusal(404, fmt::format("no such page of the board: {}", path));
+}
+
+// The answers about one run of the root's, named by the parameter `run`.
+HttpAnswer BoardServer::answer_run_file(const std::string& path, const QueryParams& params) {
+  std::optional<std::string> run = run_under(root_, params.get("run"));
+  if (!run) return refusal(404, "no such run under the board's root");
+  if (path == "/api/histograms") return json_answer(run_histograms(*run));
+  if (path == "/api/images") return json_answer(run_images(*run));
+  if (path == "/api/text") {
+    std::optional<std::string> text = run_text(*run, params.get("name"));
+    if (!text) return refusal(404, "no such file of the run");
+    return {200, "text/plain; charset=utf-8", *text, nullptr};
+  }
+  std::optional<int64_t> from = whole_param(params, "from"), points = whole_param(params, "points");
+  if (!from) return refusal(400, "from: expected a byte offset");
+  if (!points) return refusal(400, "points: expected a whole number of points");
+  return json_answer(metric_rows(*run, *from, size_t(*points)));
 }
 
 }  // namespace kiln::board

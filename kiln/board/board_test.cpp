@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "kiln/board/board_api.h"
 #include "kiln/board/board_server.h"
@@ -18,9 +19,11 @@
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
 #include "kiln/core/text_codec.h"
+#include "kiln/core/text_file.h"
 #include "kiln/io/image_codec.h"
 #include "kiln/tensorboard/event_log.h"
 #include "kiln/tune/study.h"
+#include "tests/support/raw_connection.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::board {
@@ -252,8 +255,35 @@ TEST_F(Board, ARunFileThatIsNotARegularFileIsRefusedWithItsName) {
   EXPECT_THAT(notes->body, HasSubstr("notes.md is not a regular file"));
   EXPECT_THAT(notes->body, ::testing::Not(HasSubstr(dir_.path())));
   fs::remove(run_ + "/notes.md");
+  // Too big to show was said as "not a regular file".
+  std::ofstream(run_ + "/train.log") << "x";
+  fs::resize_file(run_ + "/train.log", kMaxTextFileBytes + 1);  // sparse: no disk taken
+  httplib::Result log = get("/api/text?run=fashion/20261101-100000&name=train.log");
+  EXPECT_EQ(log->status, 400);
+  EXPECT_THAT(log->body, ::testing::ContainsRegex("train.log is [0-9]+ bytes, more than"));
+  EXPECT_THAT(log->body, ::testing::Not(HasSubstr(dir_.path())));
   fs::create_symlink("/dev/zero", run_ + "/notes.md");  // a device, and out of the root
   EXPECT_EQ(get("/api/text?run=fashion/20261101-100000&name=notes.md")->status, 404);
+}
+
+// Eight clients sending their headers slowly held every thread of the board's first server, and
+// the page waited for them; a NUL byte in a run's name reached the path read.
+TEST_F(Board, SlowClientsHoldNoOneElseAndAQueryIsCheckedAsItIsDecoded) {
+  std::vector<std::unique_ptr<testing::RawConnection>> slow;
+  for (int i = 0; i < 64; ++i) {
+    slow.push_back(std::make_unique<testing::RawConnection>(port_));
+    slow.back()->send_text("GET /api/runs HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+  }
+  httplib::Result page = get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  httplib::Result nul = get("/api/text?run=fashion%00/20261101-100000&name=notes.md");
+  EXPECT_EQ(nul->status, 400);
+  EXPECT_THAT(nul->body, HasSubstr("parameter run holds a NUL byte"));
+  EXPECT_EQ(client_->Post("/api/runs", "{}", "application/json")->status, 405);
+  httplib::Result unknown = get("/api/nothing");
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_THAT(unknown->body, HasSubstr("no such page of the board: /api/nothing"));
 }
 
 // A study.db that is a link out of the root is not read.

@@ -97,7 +97,7 @@ void HttpServer::answer_api(HttpRequest& request, const HttpRespond& respond) co
     respond({reply.status, "application/json", std::move(reply.body), std::move(reply.servable)});
   };
   size_t bytes = request.body.size();
-  if (bytes < BodyReaders::kMinBytesOffLoop)
+  if (bytes < OffLoopWorkers::kMinBodyBytesOffLoop)
     return handler_.handle_async(request.method, request.path, request.body, done);
   auto read = [this, method = request.method, path = request.path, body = std::move(request.body),
                done]() mutable {

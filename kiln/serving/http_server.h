@@ -10,8 +10,8 @@
 #include <functional>
 #include <string>
 
-#include "kiln/serving/body_readers.h"
 #include "kiln/serving/http_event_loop.h"
+#include "kiln/serving/off_loop_workers.h"
 #include "kiln/serving/rest_handler.h"
 
 namespace kiln::serving {
@@ -24,7 +24,7 @@ struct HttpOptions {
   int max_connections = 4096;        // open at once; more wait to be accepted
   int64_t max_pending_bytes = int64_t(256) << 20;  // of requests still arriving, all clients
   std::function<void(const std::string&)> log;     // what no client is told (a body cut short)
-  int body_readers = 1;  // threads reading bodies too big to read on the loop (body_readers.h)
+  int body_readers = 1;  // threads reading bodies too big to read on the loop
 };
 
 /// The bearer token in the first line of `path` (--token-file of serve and predict --server).
@@ -52,7 +52,7 @@ class HttpServer {
   HttpOptions options_;
   HttpEventLoop loop_;
   // After the loop: ended first, reading what waits while the loop can still send its answer.
-  mutable BodyReaders readers_;
+  mutable OffLoopWorkers readers_;  // of bodies of kMinBodyBytesOffLoop and more
 };
 
 }  // namespace kiln::serving

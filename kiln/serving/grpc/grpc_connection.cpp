@@ -38,7 +38,7 @@ bool is_grpc_content_type(std::string_view type) {
 }  // namespace
 
 struct GrpcConnection::Stream {
-  std::string method, path, content_type, encoding;
+  std::string method, path, content_type, encoding, timeout;
   std::vector<std::string> authorization;
   size_t header_bytes = 0;
   bool headers_too_large = false;
@@ -96,6 +96,7 @@ struct GrpcConnection::Callbacks {
                         : key == ":path"         ? &stream->path
                         : key == "content-type"  ? &stream->content_type
                         : key == "grpc-encoding" ? &stream->encoding
+                        : key == "grpc-timeout"  ? &stream->timeout
                                                  : nullptr;
     if (kept) kept->assign(view(value, value_size));
     return 0;
@@ -246,10 +247,14 @@ void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
   GrpcUnframed unframed = unframe_message(stream.body, stream.encoding, limits_.max_message_bytes);
   release(stream.body.size());
   std::string().swap(stream.body);
+  std::optional<std::chrono::nanoseconds> timeout;
+  if (!stream.timeout.empty() && !(timeout = parse_grpc_timeout(stream.timeout)))
+    return respond_status(stream_id, 200, int(GrpcCode::kInvalidArgument),
+                          "grpc-timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n)");
   if (unframed.code != GrpcCode::kOk)
     return respond_status(stream_id, 200, int(unframed.code), unframed.error);
   GrpcIncoming call{stream_id, std::move(stream.path), std::move(stream.authorization),
-                    std::move(unframed.message)};
+                    std::move(unframed.message), timeout};
   ++unanswered_;
   on_call_(call);
 }
@@ -259,6 +264,12 @@ void GrpcConnection::answer(GrpcOutgoing outgoing) {
   auto found = streams_.find(outgoing.stream);
   if (found == streams_.end() || found->second->answered) return;  // cancelled by its client
   respond(outgoing.stream, *found->second, outgoing);
+}
+
+void GrpcConnection::expire(int32_t stream) {
+  auto found = streams_.find(stream);
+  if (found == streams_.end() || found->second->answered) return;
+  respond_status(stream, 200, int(GrpcCode::kDeadlineExceeded), "Deadline Exceeded");
 }
 
 void GrpcConnection::respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing) {

@@ -17,10 +17,12 @@
 // Thread-safety: none; one thread (the loop's) uses a connection.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -45,6 +47,7 @@ struct GrpcIncoming {
   std::string path;                        // "/tensorflow.serving.PredictionService/Predict"
   std::vector<std::string> authorization;  // each value of the header, in order
   std::string message;                     // the request message, unframed and inflated
+  std::optional<std::chrono::nanoseconds> timeout;  // `grpc-timeout`: the client's deadline
 };
 
 /// The answer to one call: OK with a message, or a status.
@@ -77,6 +80,9 @@ class GrpcConnection {
   /// For a client that has sent nothing for the server's read timeout: each call whose request is
   /// still arriving is answered DEADLINE_EXCEEDED saying `why`, and no new calls are taken.
   void time_out(const std::string& why);
+  /// For a call past its client's deadline (`grpc-timeout`): answered DEADLINE_EXCEEDED now;
+  /// its answer, when it comes, is dropped (it still counts as unanswered until then).
+  void expire(int32_t stream);
   /// Whether the connection has nothing more to do: the client has gone or may close it.
   bool finished() const;
   /// Calls received and not yet answered.

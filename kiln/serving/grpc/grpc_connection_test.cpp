@@ -358,6 +358,37 @@ TEST_F(GrpcConnectionTest, EachAuthorizationEntryReachesTheCall) {
   EXPECT_THAT(calls_[0].authorization, ElementsAre("Bearer wrong", "Bearer right"));
 }
 
+// `grpc-timeout` was ignored: a call past its client's deadline stayed with the server. It
+// reaches the call, expire() answers DEADLINE_EXCEEDED, and the model's late answer is dropped.
+TEST_F(GrpcConnectionTest, AClientsDeadlineReachesTheCallAndAnExpiredCallIsAnswered) {
+  int32_t stream = client_.call("/p", "m", {{"grpc-timeout", "250m"}});
+  int32_t none = client_.call("/p", "m");
+  client_.pump();
+  ASSERT_EQ(calls_.size(), 2u);
+  EXPECT_EQ(calls_[0].timeout, std::chrono::milliseconds(250));
+  EXPECT_FALSE(calls_[1].timeout);
+  server_.expire(stream);
+  client_.pump();
+  EXPECT_EQ(client_.reply(stream).grpc("grpc-status"), "4");
+  EXPECT_EQ(client_.reply(stream).grpc("grpc-message"), "Deadline Exceeded");
+  EXPECT_EQ(server_.unanswered(), 2u) << "the model has both still";
+  answer_ok(stream, "late");
+  answer_ok(none, "in time");
+  client_.pump();
+  EXPECT_EQ(server_.unanswered(), 0u);
+  EXPECT_EQ(client_.reply(stream).data, "") << "the late answer is dropped";
+  EXPECT_EQ(client_.reply(none).data, frame_message("in time"));
+  EXPECT_FALSE(client_.server_failed());
+}
+
+TEST_F(GrpcConnectionTest, AMalformedDeadlineIsInvalidArgumentNamingTheHeader) {
+  int32_t stream = client_.call("/p", "m", {{"grpc-timeout", "123456789S"}});
+  client_.pump();
+  EXPECT_TRUE(calls_.empty());
+  EXPECT_EQ(client_.reply(stream).grpc("grpc-status"), "3");
+  EXPECT_THAT(client_.reply(stream).grpc("grpc-message"), HasSubstr("grpc-timeout"));
+}
+
 TEST_F(GrpcConnectionTest, CallWithoutAuthorizationHasAnEmptyOne) {
   int32_t stream = client_.call("/tensorflow.serving.ModelService/GetModelStatus", "");
   client_.pump();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -49,6 +50,7 @@ struct Connection {
   Clock::time_point last_call;      // the client's last frame of a call, or the last answer
   std::optional<Clock::time_point> arriving_since;  // requests arriving, none whole since then
   uint64_t call_frames = 0, requests_received = 0;  // http2's counts at the last look
+  std::map<int32_t, Clock::time_point> deadlines;   // of its calls with the model, by stream
 
   // Notes the call frames and whole requests that came in `now`.
   void note_calls(Clock::time_point now) {
@@ -103,6 +105,7 @@ struct GrpcEventLoop::State {
   void shut_connections();
   bool all_sent() const;
   void scan_timeouts(Clock::time_point now);
+  bool expire_calls(Connection& connection, Clock::time_point now);
 };
 
 GrpcEventLoop::GrpcEventLoop(int listen_fd, GrpcHandler handler, GrpcLoopOptions options)
@@ -244,6 +247,9 @@ bool GrpcEventLoop::State::read_from(Connection& connection) {
 void GrpcEventLoop::State::dispatch(uint64_t id, GrpcIncoming& call) {
   std::shared_ptr<Inbox<GrpcAnswer>> to = answers;
   int32_t stream = call.stream;
+  auto connection = connections.find(id);
+  if (call.timeout && connection != connections.end())
+    connection->second->deadlines[stream] = Clock::now() + *call.timeout;
   GrpcReply reply = [to, id, stream](GrpcOutgoing outgoing, std::shared_ptr<const void> hold) {
     outgoing.stream = stream;
     to->push(id, GrpcAnswer{std::move(outgoing), std::move(hold)});
@@ -299,6 +305,7 @@ void GrpcEventLoop::State::deliver_answers() {
     for (auto& [id, answer] : taken) {
       auto found = connections.find(id);
       if (found != connections.end()) {  // else its client has gone
+        found->second->deadlines.erase(answer.outgoing.stream);
         found->second->http2.answer(std::move(answer.outgoing));
         found->second->last_activity = found->second->last_call = Clock::now();  // idle from here
         answered.insert(id);
@@ -334,7 +341,9 @@ void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
   auto timeout = std::chrono::seconds(options.read_timeout_seconds);
   auto request_timeout = std::chrono::seconds(options.request_timeout_seconds);
   std::vector<std::pair<Connection*, std::string>> late;
+  std::vector<uint64_t> expired;  // flushed once the scan is done: a flush may close
   for (auto& [id, connection] : connections) {
+    if (expire_calls(*connection, now)) expired.push_back(id);
     const GrpcConnection& http2 = connection->http2;
     if (http2.unanswered() > 0) continue;
     if (now - connection->last_activity >= timeout)
@@ -356,6 +365,26 @@ void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
     connection->http2.time_out(why);
     if (flush(*connection)) close_connection(*connection);  // what fits the socket now has gone
   }
+  for (uint64_t id : expired) {
+    auto found = connections.find(id);
+    if (found != connections.end()) flush(*found->second);
+  }
+}
+
+// The calls past their client's deadline (`grpc-timeout`) are answered DEADLINE_EXCEEDED, at
+// most kTimeoutScanPeriod late; the model's answer, when it comes, is dropped. Whether any was.
+bool GrpcEventLoop::State::expire_calls(Connection& connection, Clock::time_point now) {
+  bool expired = false;
+  for (auto call = connection.deadlines.begin(); call != connection.deadlines.end();) {
+    if (call->second > now) {
+      ++call;
+      continue;
+    }
+    connection.http2.expire(call->first);
+    call = connection.deadlines.erase(call);
+    expired = true;
+  }
+  return expired;
 }
 
 bool GrpcEventLoop::State::all_sent() const {

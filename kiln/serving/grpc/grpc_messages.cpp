@@ -174,13 +174,17 @@ void fill_regression(const HostTensor& predictions, tfs::RegressionResult& resul
     result.add_regressions()->set_value(static_cast<float>(value));
 }
 
-void fill_metadata(const tfs::GetModelMetadataRequest& request, const tfs::ModelSpec& answered,
-                   const Signatures& signatures, tfs::GetModelMetadataResponse& response) {
+void check_metadata_fields(const tfs::GetModelMetadataRequest& request) {
   if (request.metadata_field().empty())
     throw invalid("GetModelMetadataRequest must specify at least one metadata_field");
   for (const std::string& field : request.metadata_field())
     if (field != kSignatureDefField)
       throw invalid(fmt::format("Metadata field {} is not supported", field));
+}
+
+void fill_metadata(const tfs::GetModelMetadataRequest& request, const tfs::ModelSpec& answered,
+                   const Signatures& signatures, tfs::GetModelMetadataResponse& response) {
+  check_metadata_fields(request);
   tfs::SignatureDefMap defs;
   for (const auto& [name, signature] : signatures) {
     tensorflow::SignatureDef& def = (*defs.mutable_signature_def())[name];

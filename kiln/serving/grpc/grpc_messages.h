@@ -51,6 +51,9 @@ void fill_classification(const std::vector<std::vector<ScoredClass>>& classes,
 /// Regress's result: one value per example.
 void fill_regression(const HostTensor& predictions, tfs::RegressionResult& result);
 
+/// ServingError (kInvalidArgument) with TensorFlow Serving's messages when the request asks for
+/// no metadata field or for one other than signature_def.
+void check_metadata_fields(const tfs::GetModelMetadataRequest& request);
 /// GetModelMetadata's answer: the signature_def field (an Any of SignatureDefMap), the only one
 /// TensorFlow Serving has; ServingError (kInvalidArgument) with its messages when the request asks
 /// for none or for another.

@@ -3,6 +3,7 @@
 // codes and messages, the token, and the drain that answers UNAVAILABLE.
 
 #include "kiln/serving/grpc/grpc_server.h"
+#include "kiln/serving/grpc/grpc_wire.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -316,6 +317,17 @@ TEST_F(GrpcServerTest, StatusAndMetadataAsTensorFlowServingGivesThem) {
   EXPECT_EQ(no_spec_name.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(no_spec_name.error_message(), "ModelSpec has no name specified.");
   request.clear_metadata_field();
+  grpc::ClientContext unnamed_and_unasked;  // TensorFlow Serving asks for the fields first
+  EXPECT_EQ(
+      predictions_->GetModelMetadata(&unnamed_and_unasked, request, &metadata).error_message(),
+      "GetModelMetadataRequest must specify at least one metadata_field");
+  request.add_metadata_field("graph");
+  request.mutable_model_spec()->set_name("no-such-model");
+  grpc::ClientContext unknown_and_unsupported;
+  EXPECT_EQ(
+      predictions_->GetModelMetadata(&unknown_and_unsupported, request, &metadata).error_message(),
+      "Metadata field graph is not supported");
+  request.clear_metadata_field();
   request.mutable_model_spec()->set_name("half");
   grpc::ClientContext none;
   EXPECT_EQ(predictions_->GetModelMetadata(&none, request, &metadata).error_message(),
@@ -523,6 +535,54 @@ TEST_F(GrpcServerTest, ARequestNotWholeWithinTheRequestTimeoutIsCutOff) {
   EXPECT_TRUE(closed_within(fd, std::chrono::seconds(20)));
   EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(900));
   ::close(fd);
+}
+
+// Whether a HEADERS frame that ends `stream` (its trailers, or a trailers-only answer) comes on
+// `fd` within `most`.
+bool stream_ended_within(int fd, uint32_t stream, std::chrono::seconds most) {
+  timeval limit{time_t(most.count()), 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  std::string bytes;
+  char buffer[4096];
+  while (true) {
+    for (size_t at = 0; at + 9 <= bytes.size();) {
+      auto byte = [&](size_t i) { return uint32_t(static_cast<unsigned char>(bytes[at + i])); };
+      uint32_t length = byte(0) << 16 | byte(1) << 8 | byte(2);
+      uint32_t id = (byte(5) << 24 | byte(6) << 16 | byte(7) << 8 | byte(8)) & 0x7fffffffu;
+      if (at + 9 + length > bytes.size()) break;
+      if (byte(3) == 0x1 && (byte(4) & 0x1) && id == stream) return true;
+      at += 9 + length;
+    }
+    ssize_t got = ::recv(fd, buffer, sizeof buffer, 0);
+    if (got <= 0) return false;
+    bytes.append(buffer, size_t(got));
+  }
+}
+
+// `grpc-timeout` was ignored: a call past its client's deadline stayed with the server until the
+// model answered. It is answered DEADLINE_EXCEEDED at its deadline while the model still holds
+// it; the model's late answer is dropped, and the server goes on.
+TEST_F(GrpcServerTest, ACallPastItsClientsDeadlineIsAnsweredWhileTheModelHoldsIt) {
+  start();
+  int fd = raw_socket(server_->port());
+  ASSERT_GE(fd, 0);
+  tfs::PredictRequest request = half_request({6});
+  request.mutable_model_spec()->set_name("held");
+  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
+                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
+                        hpack_literal(":authority", "kiln") +
+                        hpack_literal("content-type", "application/grpc") +
+                        hpack_literal("grpc-timeout", "200m");
+  std::string call = kH2Start + h2_frame(1, 0x4, 1, headers) +
+                     h2_frame(0, 0x1, 1, frame_message(request.SerializeAsString()));
+  ASSERT_EQ(::send(fd, call.data(), call.size(), MSG_NOSIGNAL), ssize_t(call.size()));
+  held_->await_call();
+  EXPECT_TRUE(stream_ended_within(fd, 1, std::chrono::seconds(20)));
+  held_->release();
+  ::close(fd);
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
 }
 
 // The cap counts every loop's connections together; one over it is closed at once rather than

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace kiln::serving {
@@ -103,6 +104,40 @@ std::string percent_encode(std::string_view message) {
       encoded += fmt::format("%{:02X}", byte);
   }
   return encoded;
+}
+
+std::optional<std::chrono::nanoseconds> parse_grpc_timeout(std::string_view value) {
+  if (value.size() < 2 || value.size() > 9) return std::nullopt;
+  int64_t amount = 0;
+  for (char digit : value.substr(0, value.size() - 1)) {
+    if (digit < '0' || digit > '9') return std::nullopt;
+    amount = amount * 10 + (digit - '0');
+  }
+  using std::chrono::duration_cast;
+  using std::chrono::nanoseconds;
+  // In seconds first: 99,999,999 hours would overflow nanoseconds.
+  double seconds = 0;
+  switch (value.back()) {
+    case 'H':
+      seconds = double(amount) * 3600;
+      break;
+    case 'M':
+      seconds = double(amount) * 60;
+      break;
+    case 'S':
+      seconds = double(amount);
+      break;
+    case 'm':
+      return duration_cast<nanoseconds>(std::chrono::milliseconds(amount));
+    case 'u':
+      return duration_cast<nanoseconds>(std::chrono::microseconds(amount));
+    case 'n':
+      return nanoseconds(amount);
+    default:
+      return std::nullopt;
+  }
+  constexpr double kCentury = 100.0 * 365.25 * 24 * 3600;
+  return duration_cast<nanoseconds>(std::chrono::duration<double>(std::min(seconds, kCentury)));
 }
 
 }  // namespace kiln::serving

@@ -6,7 +6,9 @@
 // that the connection (grpc_connection.h) and its fuzz target share one reader of the framing.
 // Thread-safety: free functions of their arguments.
 
+#include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,6 +52,11 @@ std::string frame_message(std::string_view message);
 
 /// `grpc-message`'s form of a status message: bytes outside printable ASCII, and '%', as %XX.
 std::string percent_encode(std::string_view message);
+
+/// The time a client gives its call, as `grpc-timeout` says it: 1 to 8 digits and a unit (H, M,
+/// S, m, u, n for hours down to nanoseconds). Nothing when it is malformed; one past a century
+/// is a century.
+std::optional<std::chrono::nanoseconds> parse_grpc_timeout(std::string_view value);
 
 /// The encodings unframe_message() reads, for `grpc-accept-encoding`.
 constexpr const char* kGrpcAcceptEncoding = "identity,deflate,gzip";

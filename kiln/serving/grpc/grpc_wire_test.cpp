@@ -285,5 +285,21 @@ TEST(GrpcWireTest, PercentEncodeEscapesPercentNonAsciiAndControls) {
   EXPECT_EQ(percent_encode("\t"), "%09");
 }
 
+// PROTOCOL-HTTP2's Timeout: 1 to 8 ASCII digits, then a unit of H, M, S, m, u or n.
+TEST(GrpcWireTest, AClientsTimeoutIsReadInEachUnitAndAMalformedOneIsNone) {
+  using namespace std::chrono;
+  EXPECT_EQ(parse_grpc_timeout("2H"), duration_cast<nanoseconds>(hours(2)));
+  EXPECT_EQ(parse_grpc_timeout("3M"), duration_cast<nanoseconds>(minutes(3)));
+  EXPECT_EQ(parse_grpc_timeout("10S"), duration_cast<nanoseconds>(seconds(10)));
+  EXPECT_EQ(parse_grpc_timeout("250m"), duration_cast<nanoseconds>(milliseconds(250)));
+  EXPECT_EQ(parse_grpc_timeout("99999999u"), duration_cast<nanoseconds>(microseconds(99999999)));
+  EXPECT_EQ(parse_grpc_timeout("0n"), nanoseconds(0));
+  EXPECT_LE(parse_grpc_timeout("99999999H"), duration_cast<nanoseconds>(hours(24 * 366 * 100)))
+      << "a century at most: no overflow";
+  EXPECT_GT(parse_grpc_timeout("99999999H"), duration_cast<nanoseconds>(hours(24 * 365 * 99)));
+  for (const char* malformed : {"", "S", "5", "123456789S", "5s", "-5S", "5 S", "0x5S", "5SS"})
+    EXPECT_FALSE(parse_grpc_timeout(malformed)) << malformed;
+}
+
 }  // namespace grpc_wire_test
 }  // namespace kiln::serving

@@ -136,6 +136,8 @@ void PredictionService::regress(GrpcCall& call, const tfs::RegressionRequest& re
 
 void PredictionService::metadata(GrpcCall& call, const tfs::GetModelMetadataRequest& request,
                                  tfs::GetModelMetadataResponse& response) const {
+  // TensorFlow Serving asks for the fields after the spec and before the model's name.
+  if (spec_of(request)) check_metadata_fields(request);
   FoundVersion found = find(call, spec_of(request), RouteKind::kMetadata);
   call.finish_with([&] {
     fill_metadata(request, answered_spec(request.model_spec().name(), found.version, ""),

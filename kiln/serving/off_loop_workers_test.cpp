@@ -1,8 +1,8 @@
-// The readers of big request bodies (body_readers.h): what is posted is run off the caller's
-// thread, in order on one reader; the bytes waiting are capped, a post past the cap refused and
+// Work beside an event loop (off_loop_workers.h): what is posted is run off the caller's
+// thread, in order on one worker; the cost waiting is capped, a post past the cap refused and
 // not run; what waits at the end is still run.
 
-#include "kiln/serving/body_readers.h"
+#include "kiln/serving/off_loop_workers.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace kiln::serving {
-namespace body_readers_test {  // not anonymous: a unity batch shares its unit
+namespace off_loop_workers_test {  // not anonymous: a unity batch shares its unit
 
 // A gate a reader waits at until the test opens it.
 struct Gate {
@@ -32,19 +32,19 @@ struct Gate {
   }
 };
 
-TEST(BodyReaders, ThePostsPastTheCapAreRefusedAndTheOthersRunInOrderOffTheCaller) {
+TEST(OffLoopWorkers, ThePostsPastTheCapAreRefusedAndTheOthersRunInOrderOffTheCaller) {
   Gate gate;
   std::vector<int> ran;
   std::thread::id reader;
   {
-    BodyReaders readers(1, 100);
+    OffLoopWorkers readers(1, 100);
     ASSERT_TRUE(readers.post(60, [&] {
       gate.wait();
       reader = std::this_thread::get_id();
       ran.push_back(1);
     }));
     EXPECT_TRUE(readers.post(40, [&] { ran.push_back(2); }));
-    EXPECT_EQ(readers.waiting_bytes(), 100u);
+    EXPECT_EQ(readers.waiting_cost(), 100u);
     EXPECT_FALSE(readers.post(1, [&] { ran.push_back(3); })) << "past the cap";
     gate.let_through();
   }  // the readers end once what waits has run
@@ -52,11 +52,11 @@ TEST(BodyReaders, ThePostsPastTheCapAreRefusedAndTheOthersRunInOrderOffTheCaller
   EXPECT_NE(reader, std::this_thread::get_id());
 }
 
-TEST(BodyReaders, ABodyBiggerThanTheCapIsRefused) {
-  BodyReaders readers(2, 100);
+TEST(OffLoopWorkers, ABodyBiggerThanTheCapIsRefused) {
+  OffLoopWorkers readers(2, 100);
   EXPECT_FALSE(readers.post(101, [] {}));
-  EXPECT_EQ(readers.waiting_bytes(), 0u);
+  EXPECT_EQ(readers.waiting_cost(), 0u);
 }
 
-}  // namespace body_readers_test
+}  // namespace off_loop_workers_test
 }  // namespace kiln::serving

@@ -1,15 +1,15 @@
-#include "kiln/serving/body_readers.h"
+#include "kiln/serving/off_loop_workers.h"
 
 #include <algorithm>
 
 namespace kiln::serving {
 
-BodyReaders::BodyReaders(int threads, size_t max_waiting_bytes)
-    : max_waiting_bytes_(max_waiting_bytes) {
+OffLoopWorkers::OffLoopWorkers(int threads, size_t max_waiting_cost)
+    : max_waiting_cost_(max_waiting_cost) {
   for (int i = 0; i < std::max(threads, 1); ++i) threads_.emplace_back([this] { run(); });
 }
 
-BodyReaders::~BodyReaders() {
+OffLoopWorkers::~OffLoopWorkers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ending_ = true;
@@ -18,23 +18,23 @@ BodyReaders::~BodyReaders() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-bool BodyReaders::post(size_t bytes, std::function<void()> read) {
+bool OffLoopWorkers::post(size_t cost, std::function<void()> work) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (bytes > max_waiting_bytes_ - std::min(waiting_bytes_, max_waiting_bytes_)) return false;
-    waiting_bytes_ += bytes;
-    waiting_.push_back({bytes, std::move(read)});
+    if (cost > max_waiting_cost_ - std::min(waiting_cost_, max_waiting_cost_)) return false;
+    waiting_cost_ += cost;
+    waiting_.push_back({cost, std::move(work)});
   }
   wake_.notify_one();
   return true;
 }
 
-size_t BodyReaders::waiting_bytes() const {
+size_t OffLoopWorkers::waiting_cost() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return waiting_bytes_;
+  return waiting_cost_;
 }
 
-void BodyReaders::run() {
+void OffLoopWorkers::run() {
   while (true) {
     Waiting next;
     {
@@ -44,10 +44,11 @@ void BodyReaders::run() {
       next = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    // Counted until read: a body's bytes are held until its request has been taken apart.
-    next.read();
+    // Counted until run: a body's bytes are held until its request has been taken apart.
+    next.work();
+    next.work = nullptr;  // what it holds goes before the cost is given back
     std::lock_guard<std::mutex> lock(mutex_);
-    waiting_bytes_ -= next.bytes;
+    waiting_cost_ -= next.cost;
   }
 }
 
