@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,13 +37,19 @@ int exit_descriptor(pid_t pid) {
 
 // KILN_METRICS_FILE, made by kiln as an empty regular file before the program starts: what is
 // there after is read only as that (trial_output.h).
-void create_metrics_file(const std::string& path) {
+// Returns its device and inode, by which it is known from a file put in its place.
+std::pair<dev_t, ino_t> create_metrics_file(const std::string& path) {
   std::error_code ignored;    // not there, most often
   fs::remove(path, ignored);  // a trial started again reports afresh; a link goes, not its target
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw Error(fmt::format("kiln tune: cannot create {}: {}", path, std::strerror(errno)));
+  struct stat status {};
+  if (fd < 0 || ::fstat(fd, &status) != 0) {
+    int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw Error(fmt::format("kiln tune: cannot create {}: {}", path, std::strerror(error)));
+  }
   ::close(fd);
+  return {status.st_dev, status.st_ino};
 }
 
 }  // namespace
@@ -65,7 +72,7 @@ pid_t ProgramTrials::start(int64_t number, const std::string& trial_dir, const s
                            bool resumed) {
   fs::create_directories(trial_dir);
   std::string metrics = (fs::path(trial_dir) / "metrics.jsonl").string();
-  create_metrics_file(metrics);
+  std::pair<dev_t, ino_t> made = create_metrics_file(metrics);
   TrialRecord record = study_.trial(number);
   std::vector<std::string> line = trial_command_line(setup_.options.command, setup_.options.space,
                                                      record.assignment, number, trial_dir);
@@ -98,6 +105,7 @@ pid_t ProgramTrials::start(int64_t number, const std::string& trial_dir, const s
   trial.output =
       std::make_unique<TrialOutput>(output, log, fs::path(log).filename().string(), metrics,
                                     "metrics.jsonl of trial " + std::to_string(number));
+  trial.output->metrics_file_is(made.first, made.second);
   return pid;
 }
 

@@ -119,8 +119,9 @@ class StudyRun {
     }
     int64_t number = study_.start_trial(space_, *assignment, setup_.now());
     started_trials_ += 1;
-    RawConfig config = trial_config(setup_, space_, *assignment, number);
-    std::ofstream(config_path(number)) << to_yaml(config.tree);
+    if (!programs_)  // a program's values are in the study and its environment
+      std::ofstream(config_path(number))
+          << to_yaml(trial_config(setup_, space_, *assignment, number).tree);
     say(fmt::format("trial {} started: {}", number, space_.values(*assignment).dump()));
     launch(number, false);
   }
@@ -326,6 +327,9 @@ RawConfig trial_config(const StudySetup& setup, const SearchSpace& space,
 }
 
 void check_space(const StudySetup& setup) {
+  // A program's parameters are the names of its command's placeholders, not config paths: any
+  // name is one (`a.b[0]` was refused, as no path of the study's config).
+  if (!setup.options.command.empty()) return;
   const SearchSpace& space = setup.options.space;
   for (const Parameter& p : space.parameters())
     for (double coordinate : p.distribution->grid(3)) {

@@ -164,12 +164,14 @@ void TrialOutput::read_metrics(std::vector<MetricReport>& reports, bool to_end) 
   int fd = ::open(metrics_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0 && errno == ENOENT) return;  // the program removed it: nothing to read
   struct stat status {};
-  if (fd < 0 || ::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+  bool another = made_ && fd >= 0 && ::fstat(fd, &status) == 0 &&
+                 std::make_pair(status.st_dev, status.st_ino) != *made_;
+  if (fd < 0 || ::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || another) {
     if (fd >= 0) ::close(fd);
     throw Error(
         fmt::format("{} is no longer the regular file kiln made for the trial (a link, a "
-                    "FIFO or a device took its place); kiln reads KILN_METRICS_FILE only "
-                    "as a regular file",
+                    "FIFO, a device or another file took its place); kiln reads "
+                    "KILN_METRICS_FILE only as the file it made: append to it",
                     metrics_name_));
   }
   char buffer[kPiece];

@@ -9,9 +9,13 @@
 // line; after it the file is no longer read, nor the output parsed (it still goes to the log).
 // Torch-free. Thread-safety: one thread.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/tune/metric_lines.h"
@@ -56,6 +60,9 @@ class TrialOutput {
   /// newline included; the metrics file only with `metrics_too` (a user who pressed Ctrl-C twice
   /// does not wait for it). Waits at most 5 s for the pipe's end.
   std::vector<MetricReport> read_to_end(bool metrics_too = true);
+  /// The metrics file kiln made is the file (device, inode) given: another put in its place
+  /// (renamed over it, or a hard link to another file) is an error naming it.
+  void metrics_file_is(dev_t device, ino_t inode) { made_ = {device, inode}; }
   /// The last line of output that was not a report, for a failed trial's error.
   const std::string& last_line() const { return last_line_; }
 
@@ -75,6 +82,7 @@ class TrialOutput {
   std::string log_name_, metrics_, metrics_name_, last_line_;
   LineSplitter output_lines_, metrics_lines_;
   int64_t metrics_offset_ = 0;
+  std::optional<std::pair<dev_t, ino_t>> made_;  // the metrics file kiln made
   int64_t reports_ = 0, log_bytes_ = 0, max_log_bytes_;
   bool judged_ = false;  // a report failed the trial: nothing more is parsed
 };

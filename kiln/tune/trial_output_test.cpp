@@ -105,10 +105,35 @@ TEST_F(TrialOutputTest, AMetricsFileReplacedByAFifoOrALinkIsAnErrorNotAWait) {
   ASSERT_EQ(::symlink("/dev/zero", dir_.file("metrics.jsonl").c_str()), 0);
   another_trial();  // the first's file is read no more after its error
   EXPECT_THAT([&] { output_->read(); },
-              ThrowsMessage<Error>(HasSubstr("a link, a FIFO or a device took its place")));
+              ThrowsMessage<Error>(HasSubstr("a link, a FIFO, a device or another file took")));
   ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);  // removed: nothing to read
   another_trial();
   EXPECT_TRUE(output_->read().empty());
+}
+
+// Another regular file put in the metrics file's place (renamed over it, or a hard link to a
+// file elsewhere) was read as if it were the trial's: an error naming it.
+TEST_F(TrialOutputTest, AnotherFilePutInTheMetricsFilesPlaceIsAnError) {
+  append_metrics("{\"loss\": 4, \"step\": 0}\n");
+  struct stat made {};
+  ASSERT_EQ(::stat(dir_.file("metrics.jsonl").c_str(), &made), 0);
+  output_->metrics_file_is(made.st_dev, made.st_ino);
+  EXPECT_THAT(losses(output_->read()), ElementsAre(4));
+  std::ofstream(dir_.file("elsewhere.jsonl")) << "{\"loss\": 1, \"step\": 1}\n";
+  ASSERT_EQ(::rename(dir_.file("elsewhere.jsonl").c_str(), dir_.file("metrics.jsonl").c_str()), 0);
+  EXPECT_THAT([&] { output_->read(); },
+              ThrowsMessage<Error>(HasSubstr("another file took its place")));
+  ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);
+  append_metrics("");  // a new trial's file, kept alive under a second name
+  ASSERT_EQ(::stat(dir_.file("metrics.jsonl").c_str(), &made), 0);
+  ASSERT_EQ(::link(dir_.file("metrics.jsonl").c_str(), dir_.file("kept.jsonl").c_str()), 0);
+  another_trial();
+  output_->metrics_file_is(made.st_dev, made.st_ino);
+  std::ofstream(dir_.file("other.jsonl")) << "{\"loss\": 2, \"step\": 1}\n";
+  ASSERT_EQ(::unlink(dir_.file("metrics.jsonl").c_str()), 0);
+  ASSERT_EQ(::link(dir_.file("other.jsonl").c_str(), dir_.file("metrics.jsonl").c_str()), 0);
+  EXPECT_THAT([&] { output_->read(); },
+              ThrowsMessage<Error>(HasSubstr("another file took its place")));
 }
 
 // A file that grows as fast as it is read is taken a bounded piece per call, so that the study

@@ -263,6 +263,23 @@ TEST_F(TuneProgram, AParameterNamedLikeAPlaceholderIsAConfigError) {
   EXPECT_THAT(refused.err, HasSubstr("name the parameter otherwise"));
 }
 
+// A program's parameters are its placeholders' names, not config paths: `a.b[0]` was refused as
+// no path of the study's config. It reaches the program.
+TEST_F(TuneProgram, AParameterNameNeedNotBeAConfigPath) {
+  std::string file = dir_.write(
+      "study.yaml",
+      "name: program\ntune:\n  command: [sh, -c, 'echo kiln-metric loss=$0', '{a.b[0]}']\n"
+      "  metric: loss\n  mode: min\n  trials: 1\n"
+      "  space: {'a.b[0]': {type: int, low: 2, high: 3}}\n");
+  auto ran = tune(file, "--study paths");
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  std::vector<tune::TrialRecord> trials = trials_of("paths");
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
+  ASSERT_TRUE(trials[0].value);
+  EXPECT_EQ(*trials[0].value, trials[0].values.at("a.b[0]").get<double>());
+}
+
 TEST_F(TuneProgram, AProgramNotFoundStopsTheStudyNamingIt) {
   std::string file = study_of("study.yaml", "[no-such-program-of-kiln, '{x}']", "  trials: 2\n");
   auto ran = tune(file, "--study n");
