@@ -75,6 +75,17 @@ TEST(ConfigHardening, AliasesThatExpandExponentiallyAreRefusedAtOnce) {
   EXPECT_EQ(tree["other"]["lr"], 1);
 }
 
+// Every value counted against the limit refused a model.yaml of 100,000 labels, in the words of
+// an alias attack: only values met again through aliases count.
+TEST(ConfigHardening, ALongDocumentOfItsOwnValuesIsReadWhole) {
+  std::string labels = "labels: [";
+  for (int i = 0; i < 150000; ++i) labels += (i ? ", l" : "l") + std::to_string(i);
+  labels += "]\n";
+  Json tree = parse_config_text(labels, "exp.yaml", false);
+  ASSERT_EQ(tree["labels"].size(), 150000u);
+  EXPECT_EQ(tree["labels"][149999], "l149999");
+}
+
 TEST(ConfigHardening, DuplicateKeysNameBothLines) {
   EXPECT_EQ(error_of("seed: 1\nname: x\nseed: 2\n"),
             "config error at seed (exp.yaml): duplicate key \"seed\" (lines 1 and 3); a mapping "

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <unordered_set>
 #include <vector>
 
 #include "kiln/core/error.h"
@@ -123,7 +124,7 @@ class YamlConverter {
       : origin_(origin), limits_(limits) {}
 
   Json convert(const YAML::Node& node, const std::string& path) {
-    check_limits(path);
+    check_limits(node, path);
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
@@ -175,10 +176,13 @@ class YamlConverter {
     return out;
   }
 
-  void check_limits(const std::string& path) {
-    if (++values_ > limits_.max_values)
-      fail(path, fmt::format("the document expands to more than {} values (aliases repeated "
-                             "inside aliases?)",
+  // A node met again is met through an alias: only those count against max_values, so that a
+  // long document of its own values (a model.yaml of 100,000 labels) is read whole while one
+  // whose aliases repeat aliases is refused. A node is known by where it begins in the text.
+  void check_limits(const YAML::Node& node, const std::string& path) {
+    if (!met_.insert(node.Mark().pos).second && ++repeated_ > limits_.max_values)
+      fail(path, fmt::format("the document expands to more than {} values through its aliases "
+                             "(aliases repeated inside aliases?)",
                              limits_.max_values));
     if (open_.size() >= limits_.max_depth)
       fail(path, fmt::format("nested more than {} levels deep", limits_.max_depth));
@@ -191,7 +195,8 @@ class YamlConverter {
   const std::string& origin_;
   const YamlLimits& limits_;
   std::vector<YAML::Node> open_;  // the collections being converted, outermost first
-  size_t values_ = 0;
+  std::unordered_set<int> met_;   // where each node met begins
+  size_t repeated_ = 0;           // values met again, through aliases
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "kiln/core/log_throttle.h"
 #include "kiln/serving/answer_queue.h"
 #include "kiln/serving/loop_parts.h"
 #include "kiln/serving/serving_error.h"
@@ -63,6 +64,8 @@ struct HttpEventLoop::State {
 
   HttpHandler handler;
   HttpLoopOptions options;
+  // Ten a minute: a client cutting requests short as fast as it can must not fill the log.
+  LogThrottle cut_short_lines{10, std::chrono::minutes(1)};
   int listen_fd = -1;
   std::unique_ptr<Epoll> epoll;                                            // while it runs
   std::shared_ptr<AnswerQueue> answers = std::make_shared<AnswerQueue>();  // outlives the loop
@@ -205,7 +208,9 @@ void HttpEventLoop::State::on_event(uint64_t id, uint32_t events) {
     if (connection.sender_done && !connection.with_handler && connection.out.empty()) {
       // Nobody is left to answer; the server's log keeps the request that never came whole.
       std::string reason = connection.parser.cut_short_reason();
-      if (!reason.empty() && options.log) options.log("a request was cut short: " + reason);
+      if (!reason.empty() && options.log)
+        if (auto line = cut_short_lines.admit("a request was cut short: " + reason))
+          options.log(*line);
       close_connection(connection);
     }
   }

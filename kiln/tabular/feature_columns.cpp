@@ -155,6 +155,8 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
                                               "preprocessing.json:derived");
   made->link();
   made->derived_inputs_ = made->derived_.needed_for(made->features());
+  // Before the raw features' kinds: a column edited to read another feature is said as such.
+  made->check_fitted_features(preprocessing.value("features", Json()));
   made->restore(preprocessing);
   // The widths it states are what its columns write: a row of another width would be read as
   // the wrong features.
@@ -166,7 +168,6 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
   if (preprocessing.value("width", Json()) != made->width_)
     malformed(fmt::format("its \"width\" is {}, but its columns write {}",
                           show_value(preprocessing.value("width", Json())), made->width_));
-  made->check_fitted_features(preprocessing.value("features", Json()));
   return made;
 }
 
@@ -251,7 +252,8 @@ Json FeatureColumns::preprocessing() const {
                {"features", features()}};
   if (groups_.named) made["inputs"] = groups_.json();
   if (!derived_.empty()) made["derived"] = derived_.json();
-  made["raw_features"] = raw_types_.json();
+  // Unless no records were looked at (columns of vocabulary files alone, never fitted).
+  if (Json raw = raw_types_.json(); !raw.empty()) made["raw_features"] = std::move(raw);
   return made;
 }
 
@@ -259,6 +261,12 @@ void FeatureColumns::restore(const Json& preprocessing) {
   if (!preprocessing.is_object() || !preprocessing.contains("columns") ||
       !preprocessing["columns"].is_array())
     malformed("expected an object with a \"columns\" list");
+  static const std::vector<std::string> kKeys = {"format",   "version", "columns", "width",
+                                                 "features", "inputs",  "derived", "raw_features"};
+  for (const auto& [key, value] : preprocessing.items())  // a misspelt one was let be
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      malformed(fmt::format("\"{}\" is no key of a preprocessing file (its keys: {})", key,
+                            fmt::join(kKeys, ", ")));
   const Json& columns = preprocessing["columns"];
   auto names_there = [&] {
     std::vector<std::string> names;

@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "kiln/core/error.h"
 #include "kiln/core/json_text.h"
@@ -15,6 +17,8 @@ namespace {
 using Kind = io::Feature::Kind;
 
 constexpr Kind kKinds[] = {Kind::kBytes, Kind::kFloat, Kind::kInt64};
+// The kind of a raw feature that no record of training had.
+constexpr const char* kUnseen = "unseen";
 // A tf.Example feature of more values than this is no input a server takes per example.
 constexpr int64_t kMostValues = int64_t{1} << 24;
 
@@ -72,9 +76,12 @@ std::map<std::string, RawFeatureType> RawFeatureTypes::types() const {
 }
 
 Json RawFeatureTypes::json() const {
+  std::map<std::string, Json> entries;
+  for (const std::string& name : names_) entries[name] = {{"kind", kUnseen}};
+  for (const auto& [name, type] : types())
+    entries[name] = {{"kind", feature_kind_name(type.kind)}, {"values", type.values}};
   Json made = Json::object();
-  for (const auto& [name, type] : types())  // a map's keys: each new
-    append_new_key(made, name, {{"kind", feature_kind_name(type.kind)}, {"values", type.values}});
+  for (auto& [name, entry] : entries) append_new_key(made, name, std::move(entry));  // each new
   return made;
 }
 
@@ -85,6 +92,7 @@ RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<s
     throw damaged("expected an object of the raw features' kinds, got " + show_value(json));
   RawFeatureTypes read(names);
   std::unordered_map<std::string, size_t> place;  // hashed: one per key of a damaged file too
+  std::unordered_set<std::string> listed;
   for (size_t i = 0; i < names.size(); ++i) place.emplace(names[i], i);
   for (const auto& [name, type] : json.items()) {
     auto found = place.find(name);
@@ -93,9 +101,12 @@ RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<s
                                 fmt::join(names, ", ")));
     const Json& kind = type.is_object() ? type.value("kind", Json()) : Json();
     const Json& values = type.is_object() ? type.value("values", Json()) : Json();
+    listed.insert(name);
+    if (kind == kUnseen) continue;  // no record of training had it: it stays unknown
     if (kind_named(kind) == Kind::kNone)
-      throw damaged(fmt::format("\"{}\": \"kind\" is bytes_list, float_list or int64_list, not {}",
-                                name, show_value(kind)));
+      throw damaged(
+          fmt::format("\"{}\": \"kind\" is bytes_list, float_list, int64_list or {}, not {}", name,
+                      kUnseen, show_value(kind)));
     if (!values.is_number_integer() ||
         (values != RawFeatureType::kVaries && (values < 1 || values > kMostValues)))
       throw damaged(
@@ -112,6 +123,13 @@ RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<s
     seen.fewest = count == RawFeatureType::kVaries ? 1 : count;
     seen.most = count == RawFeatureType::kVaries ? 2 : count;
   }
+  // Each is written, seen or not: one missing was taken out of the file, and its kind with it.
+  for (const std::string& name : names)
+    if (!listed.count(name))
+      throw damaged(
+          fmt::format("\"{}\" is missing: the file gives the kind of every raw feature "
+                      "the columns read (\"{}\" for one no record had)",
+                      name, kUnseen));
   return read;
 }
 

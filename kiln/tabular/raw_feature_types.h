@@ -35,8 +35,8 @@ class RawFeatureTypes {
   /// Ready to observe the features `names` (the raw features the columns need).
   explicit RawFeatureTypes(std::vector<std::string> names);
   /// Reads what json() wrote, for the raw features `names`: a ConfigError at `path` naming what
-  /// is wrong when damaged (a kind that is none of the three, a count below 1, a feature the
-  /// columns do not read).
+  /// is wrong when damaged (a kind that is none of the three nor unseen, a count below 1, a
+  /// feature the columns do not read, one of theirs missing).
   static RawFeatureTypes from_json(const Json& json, const std::vector<std::string>& names,
                                    const std::string& path);
 
@@ -47,7 +47,8 @@ class RawFeatureTypes {
 
   /// Each feature seen with a value, by name.
   std::map<std::string, RawFeatureType> types() const;
-  /// {"NAME": {"kind": "float_list", "values": 1}, ...}; "values" -1 when it varies.
+  /// {"NAME": {"kind": "float_list", "values": 1}, ...}; "values" -1 when it varies; every
+  /// feature, {"kind": "unseen"} for one no record had.
   Json json() const;
 
  private:

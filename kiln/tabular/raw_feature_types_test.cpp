@@ -46,8 +46,12 @@ TEST(RawFeatureTypes, ReadBackAsWrittenAndADamagedOneIsNamed) {
   RawFeatureTypes read = RawFeatureTypes::from_json(types.json(), names, "p:raw_features");
   EXPECT_EQ(read.types(), types.types());
   EXPECT_EQ(read.json(), types.json());
-  Json varies = {{"grid", {{"kind", "int64_list"}, {"values", -1}}}};
+  Json varies = {{"fare", {{"kind", "unseen"}}},
+                 {"grid", {{"kind", "int64_list"}, {"values", -1}}}};
   EXPECT_EQ(RawFeatureTypes::from_json(varies, names, "p").json(), varies);
+  EXPECT_EQ(RawFeatureTypes(names).json(),
+            (Json{{"fare", {{"kind", "unseen"}}}, {"grid", {{"kind", "unseen"}}}}))
+      << "a feature no record had is written all the same";
 
   auto refused = [&](const Json& json, const char* why) {
     EXPECT_THAT([&] { RawFeatureTypes::from_json(json, names, "p:raw_features"); },
@@ -55,6 +59,8 @@ TEST(RawFeatureTypes, ReadBackAsWrittenAndADamagedOneIsNamed) {
         << json.dump();
   };
   refused(Json::array(), "expected an object");
+  // An entry taken out of the file took its kind with it, in silence: each must be there.
+  refused({{"fare", {{"kind", "float_list"}, {"values", 1}}}}, "\"grid\" is missing");
   refused({{"tips", {{"kind", "float_list"}, {"values", 1}}}},
           "\"tips\" is no raw feature the columns read (fare, grid)");
   refused({{"fare", {{"kind", "double_list"}, {"values", 1}}}}, "\"kind\" is bytes_list");
@@ -79,6 +85,14 @@ TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
   Json saved = columns.preprocessing();
   EXPECT_EQ(saved["raw_features"], (Json{{"company", {{"kind", "bytes_list"}, {"values", 1}}},
                                          {"fare", {{"kind", "float_list"}, {"values", 1}}}}));
+  Json missing = saved;
+  missing["raw_features"].erase("company");
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(missing); },
+              ThrowsMessage<ConfigError>(HasSubstr("\"company\" is missing")));
+  Json unknown_key = saved;
+  unknown_key["colums"] = Json::array();
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(unknown_key); },
+              ThrowsMessage<ConfigError>(HasSubstr("\"colums\" is no key of")));
   std::unique_ptr<FeatureColumns> restored = FeatureColumns::from_preprocessing(saved);
   EXPECT_EQ(restored->raw_types().types(), columns.raw_types().types());
   // A numeric feature declared bytes_list loaded, and its metadata told clients to send strings
@@ -94,7 +108,9 @@ TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
 
   saved.erase("raw_features");  // written before kiln noted them: nothing is known
   EXPECT_TRUE(FeatureColumns::from_preprocessing(saved)->raw_types().types().empty());
-  saved["raw_features"] = {{"log_fare", {{"kind", "float_list"}, {"values", 1}}}};
+  saved["raw_features"] = {{"log_fare", {{"kind", "float_list"}, {"values", 1}}},
+                           {"fare", {{"kind", "unseen"}}},
+                           {"company", {{"kind", "unseen"}}}};
   EXPECT_THAT([&] { FeatureColumns::from_preprocessing(saved); },
               ThrowsMessage<ConfigError>(HasSubstr("\"log_fare\" is no raw feature")));
 }
