@@ -102,7 +102,8 @@ UsableCpus usable_cpus_from(int online, int affinity, std::optional<double> quot
   affinity = std::clamp(affinity, 1, online);
   UsableCpus cpus;
   cpus.count = affinity;
-  if (quota && *quota > 0) cpus.count = std::clamp(int(std::ceil(*quota)), 1, affinity);
+  // Clamped as a double: a quota of 2^63 CPUs (a hand-edited cpu.max) does not fit an int.
+  if (quota && *quota > 0) cpus.count = int(std::clamp(std::ceil(*quota), 1.0, double(affinity)));
   std::string limit =
       quota && *quota > 0 ? fmt::format("a cgroup quota of {:g}", *quota) : "no cgroup quota";
   cpus.why = fmt::format("{} CPU{}: {} online, {} in this process's affinity, {}", cpus.count,

@@ -20,6 +20,8 @@ TEST(UsableCpus, TheFewestOfOnlineAffinityAndQuota) {
   UsableCpus one = usable_cpus_from(1, 1, std::nullopt);
   EXPECT_EQ(one.why, "1 CPU: 1 online, 1 in this process's affinity, no cgroup quota");
   EXPECT_EQ(usable_cpus_from(0, 0, -3.0).count, 1) << "nonsense counts still give a thread";
+  // Found by fuzz_cpu_files: a hand-edited cpu.max of 2^63 CPUs overflowed an int.
+  EXPECT_EQ(usable_cpus_from(8, 8, *parse_cpu_max("9223372036854775807 1")).count, 8);
 }
 
 TEST(UsableCpus, CgroupFilesAsLinuxWritesThem) {
