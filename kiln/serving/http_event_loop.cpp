@@ -34,6 +34,9 @@ constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kReadChunk = 64 << 10;
 constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
+// What a connection may hold past --max-pending-bytes: a whole small request (at most
+// --max-connections times this past the cap, 32 MiB by default).
+constexpr size_t kSmallRequestBytes = 8 << 10;
 
 struct Connection {
   explicit Connection(HttpLimits limits) : parser(limits) {}
@@ -225,7 +228,10 @@ bool HttpEventLoop::State::read_from(Connection& connection) {
       round += size_t(got);
       if (connection.lingering) continue;  // dropped, and no reason to linger longer
       connection.last_activity = Clock::now();
-      bool over = pending_bytes + size_t(got) > options.max_pending_bytes;
+      // A connection holding little (a health check, a small request) is let past the cap:
+      // /healthz was answered 413 while other clients held the cap's worth of bodies.
+      bool small = connection.in.size() + size_t(got) <= kSmallRequestBytes;
+      bool over = !small && pending_bytes + size_t(got) > options.max_pending_bytes;
       if (over && !connection.with_handler) return refuse_pending(connection);
       connection.in.append(buffer, size_t(got));
       pending_bytes += size_t(got);

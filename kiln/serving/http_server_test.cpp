@@ -149,18 +149,27 @@ TEST(TokenFile, AByteOrderMarkIsDroppedAndOtherBytesOutsideAsciiRefused) {
 // could hold the server's memory. All connections together hold at most --max-pending-bytes; the
 // one that would pass it is refused, naming the flag, and others are served.
 TEST_F(ServingHttp, RequestBytesStillArrivingAreCappedForAllClientsTogether) {
-  start(10, "", 4000);
+  start(10, "", 40000);
   const std::string head =
       "POST /v1/models/half:predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n";
   RawConnection holding(port_);
-  holding.send_text(head + std::string(3000, ' '));
+  std::string first = head + std::string(30000, ' ');
+  holding.send_text(first);
   expect_answered();  // a request after it is answered: the loop has read what it sent
   RawConnection over(port_);
-  over.send_text(head + std::string(3000, ' '));
+  over.send_text(head + std::string(30000, ' '));
   std::string answer = over.read_response();
   EXPECT_THAT(answer, HasSubstr("HTTP/1.1 413"));
-  EXPECT_THAT(answer, HasSubstr("(4000, --max-pending-bytes)"));
+  EXPECT_THAT(answer, HasSubstr("(40000, --max-pending-bytes)"));
   expect_answered();  // a small request fits beside the one held
+  // Filled to 10 bytes short of the cap, /healthz was answered 413: a small request (at most
+  // 8 KiB held) is let past it.
+  RawConnection fuller(port_);
+  fuller.send_text(head + std::string(40000 - 10 - first.size() - head.size(), ' '));
+  expect_answered();  // the loop has read what `fuller` sent
+  RawConnection health(port_);
+  health.send_text("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_THAT(health.read_response(), HasSubstr("HTTP/1.1 200"));
 }
 
 // Sixteen JSON bodies of a million keys each held the loop, /healthz included, for 15 s while they

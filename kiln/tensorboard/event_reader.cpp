@@ -62,6 +62,15 @@ void take_histograms(const proto::Event& event, const std::string& path, StoredH
 template <class Stored, class Take>
 Stored read_file(const std::string& path, Take take) {
   Stored out;
+  // A FIFO in an event file's place held a board's worker forever in open(): only regular files
+  // are read (checked first, as the reader opens the path by name).
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    out.problems.push_back(path +
+                           ": not a regular file (a FIFO, a device or a folder); kiln reads "
+                           "event files only as regular files");
+    return out;
+  }
   try {
     io::TfRecordReader reader(path);
     std::string record;

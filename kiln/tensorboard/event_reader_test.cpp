@@ -5,7 +5,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "kiln/core/text_file.h"
@@ -42,6 +44,19 @@ TEST(EventReader, ReadsTheImagesOfEveryFileInOrder) {
   EXPECT_EQ(read.images[2].tag, "confusion_matrix");
   EXPECT_EQ(read.images[2].width, 3);
   EXPECT_EQ(io::decode_image(read.images[2].png, 0, "png").pixels, grey(3).pixels);
+}
+
+// A FIFO in an event file's place held the board's worker in open() until someone wrote to it.
+TEST(EventReader, AnEventFileThatIsAFifoIsNamedNotWaitedFor) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.file("val"));
+  std::string fifo = dir.file("val/events.out.tfevents.1.host");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  StoredImages images = read_images(dir.file("val"));
+  EXPECT_TRUE(images.images.empty());
+  ASSERT_EQ(images.problems.size(), 1u);
+  EXPECT_THAT(images.problems[0], HasSubstr("not a regular file"));
+  EXPECT_EQ(read_histograms(dir.file("val")).problems.size(), 1u);
 }
 
 TEST(EventReader, ADamagedFileKeepsWhatCameBeforeAndNamesTheDamage) {

@@ -116,7 +116,10 @@ void ProgramTrials::watch(int timeout_ms) {
     if (trial.exit_fd >= 0) fds.push_back({trial.exit_fd, POLLIN, 0});
   }
   ::poll(fds.data(), fds.size(), timeout_ms);  // EINTR too: the study looks at its signals
-  for (auto& entry : running_) {               // not a structured binding: a lambda captures it
+  // A keeper its program stopped (`kill -STOP $PPID`) reaps nothing and never ends: the study
+  // waited forever. Each look continues them (a running one takes no notice).
+  for (const auto& [number, trial] : running_) ::kill(trial.pid, SIGCONT);
+  for (auto& entry : running_) {  // not a structured binding: a lambda captures it
     Running& trial = entry.second;
     take(entry.first, trial, [&trial] { return trial.output->read(); });
   }

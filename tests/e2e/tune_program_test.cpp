@@ -251,6 +251,20 @@ TEST_F(TuneProgram, NothingOfATrialOutlivesAProgramThatKillsItsKeeper) {
   EXPECT_TRUE(ended(stubborn)) << "the program itself, which ignores SIGTERM";
 }
 
+// A program that stopped its keeper (SIGSTOP) left a zombie the keeper never reaped, and the
+// study waited forever: the study continues its keepers at each look.
+TEST_F(TuneProgram, AProgramThatStopsItsKeeperEndsItsTrialAllTheSame) {
+  std::string file =
+      study_of("study.yaml", "[sh, -c, 'kill -STOP $PPID; echo kiln-metric loss=$0', '{x}']",
+               "  trials: 1\n");
+  auto ran = testing::run_command("timeout 120 " + kiln("tune " + file + " --runs-root " +
+                                                        dir_.file("runs") + " --study stop"));
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  std::vector<tune::TrialRecord> trials = trials_of("stop");
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state, tune::TrialState::kComplete);
+}
+
 // A parameter named `trial` never reached the program ({trial} is the trial's number): refused.
 TEST_F(TuneProgram, AParameterNamedLikeAPlaceholderIsAConfigError) {
   std::string file = dir_.write("study.yaml",

@@ -305,7 +305,12 @@ void GrpcEventLoop::State::deliver_answers() {
     for (auto& [id, answer] : taken) {
       auto found = connections.find(id);
       if (found != connections.end()) {  // else its client has gone
-        found->second->deadlines.erase(answer.outgoing.stream);
+        // An answer past its call's deadline is dropped too, however soon after it comes.
+        auto deadline = found->second->deadlines.find(answer.outgoing.stream);
+        if (deadline != found->second->deadlines.end()) {
+          if (deadline->second <= Clock::now()) found->second->http2.expire(deadline->first);
+          found->second->deadlines.erase(deadline);
+        }
         found->second->http2.answer(std::move(answer.outgoing));
         found->second->last_activity = found->second->last_call = Clock::now();  // idle from here
         answered.insert(id);
