@@ -231,6 +231,7 @@ Json runs_table_payload(const std::string& root, const std::vector<run::RunInfo>
 }
 
 Json metric_rows(const std::string& run, int64_t from, size_t max_points) {
+  if (max_points == 0 || max_points > kMaxPointsPerTag) max_points = kMaxPointsPerTag;
   auto [since, series] = thinned_series(run, from, max_points);
   Json rows = Json::array();
   bool thinned = false;

@@ -7,6 +7,7 @@
 // use: this file and metrics_csv.h are the only readers of a run folder's files.
 // Thread-safety: values; the functions only read files.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -39,6 +40,9 @@ struct RunInfo {
   std::string notes;
   std::vector<std::string> problems;
 };
+
+/// notes.md is read up to this; a bigger one is a problem of the run's.
+constexpr size_t kMaxNotesBytes = size_t{1} << 20;
 
 /// Reads one run folder; never throws for damaged files (see `problems`).
 RunInfo read_run(const std::string& path);

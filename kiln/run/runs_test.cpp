@@ -384,6 +384,12 @@ TEST_F(RunsTree, NotesAreAppendedAsParagraphs) {
   append_note(finished_, "try 0.05");
   EXPECT_EQ(read_run(finished_).notes, "lr too high\n\ntry 0.05\n");
   EXPECT_THROW(append_note(dir_.file("runs/empty_folder"), "x"), UsageError);
+  // Six notes.md of 250 MB each took the board's table to 4.6 GB: past a MiB, a problem.
+  std::filesystem::resize_file(finished_ + "/notes.md", kMaxNotesBytes + 1);  // sparse
+  RunInfo big = read_run(finished_);
+  EXPECT_EQ(big.notes, "");
+  EXPECT_THAT(::testing::PrintToString(big.problems),
+              HasSubstr("more than the 1048576 kiln reads"));
 }
 
 // A long run's metrics.csv is read from its end only (the last 64 KiB), so listing stays fast:
