@@ -40,7 +40,7 @@ void OffLoopWorkers::run() {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return ending_ || !waiting_.empty(); });
-      if (waiting_.empty()) return;  // ending, and nothing is left to read
+      if (waiting_.empty()) return;  // ending, and nothing is left to run
       next = std::move(waiting_.front());
       waiting_.pop_front();
     }
