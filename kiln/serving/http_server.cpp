@@ -99,11 +99,9 @@ void HttpServer::answer_api(HttpRequest& request, const HttpRespond& respond) co
   size_t bytes = request.body.size();
   if (bytes < OffLoopWorkers::kMinBodyBytesOffLoop)
     return handler_.handle_async(request.method, request.path, request.body, done);
+  // The workers drop the closure, body and all, once it has run (off_loop_workers.cpp).
   auto read = [this, method = request.method, path = request.path, body = std::move(request.body),
-               done]() mutable {
-    handler_.handle_async(method, path, body, done);
-    body = std::string();  // the bytes counted while waiting go now, not with the closure
-  };
+               done] { handler_.handle_async(method, path, body, done); };
   if (!readers_.post(bytes, std::move(read)))
     respond(json_error(http_status(StatusCode::kResourceExhausted),
                        fmt::format("the server holds {} MiB of request bodies waiting to be read "

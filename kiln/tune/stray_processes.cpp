@@ -33,6 +33,8 @@ void add_listed(const std::string& text, std::vector<pid_t>& out) {
 
 }  // namespace
 
+// The keeper reads the same /proc files with code of its own (trial_keeper.cpp): it runs between
+// fork and exec, where nothing may allocate; the study may, and reads them plainly.
 std::vector<pid_t> children_of(pid_t pid) {
   std::vector<pid_t> children;
   std::error_code error;

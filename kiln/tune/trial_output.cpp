@@ -164,9 +164,9 @@ void TrialOutput::read_metrics(std::vector<MetricReport>& reports, bool to_end) 
   int fd = ::open(metrics_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0 && errno == ENOENT) return;  // the program removed it: nothing to read
   struct stat status {};
-  bool another = made_ && fd >= 0 && ::fstat(fd, &status) == 0 &&
-                 std::make_pair(status.st_dev, status.st_ino) != *made_;
-  if (fd < 0 || ::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || another) {
+  bool kilns = fd >= 0 && ::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) &&
+               (!made_ || std::make_pair(status.st_dev, status.st_ino) == *made_);
+  if (!kilns) {
     if (fd >= 0) ::close(fd);
     throw Error(
         fmt::format("{} is no longer the regular file kiln made for the trial (a link, a "
