@@ -4,6 +4,7 @@
 #include <set>
 
 #include "kiln/core/config.h"
+#include "kiln/core/json_keys.h"
 #include "kiln/core/json_text.h"
 #include "kiln/core/text_file.h"
 #include "kiln/data/dtype_names.h"
@@ -25,6 +26,9 @@ ModelInput parse_input(const Json& item, const std::string& file) {
   if (!item.is_object() || !item.contains("shape") || !item["shape"].is_array() ||
       !is_text("name") || !is_text("dtype"))
     return fail("each input needs a name, a shape (a list of sizes) and a dtype");
+  std::string unknown =
+      unknown_key_problem(item, {"name", "shape", "dtype", "image", "layout"}, "an input");
+  if (!unknown.empty()) return fail(unknown);
   // An example is built from this shape before any data is seen: bound it, so that a damaged
   // file is an error rather than an allocation of petabytes.
   constexpr size_t kMaxRank = 8;

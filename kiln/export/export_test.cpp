@@ -327,6 +327,11 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
           "reader.imagez");
   refused(edited_yaml("version_zero", [&](Json& y) { y["format_version"] = 0; }), "model.yaml",
           "format_version 0 is not one this kiln reads (1 to 2)");
+  // A key kiln does not know is a misspelling whose meaning would be dropped in silence.
+  refused(edited_yaml("misspelt_key", [&](Json& y) { y["lables"] = y["labels"]; }), "model.yaml",
+          "\"lables\" is no key of model.yaml (did you mean \"labels\"?");
+  refused(edited_yaml("input_key", [&](Json& y) { y["inputs"][0]["dtpye"] = "int64"; }),
+          "model.yaml", "\"dtpye\" is no key of an input");
 }
 
 }  // namespace export_test

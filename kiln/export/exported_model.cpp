@@ -9,6 +9,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/input_layout.h"
+#include "kiln/core/json_keys.h"
 #include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/experiment/open_model.h"
@@ -54,6 +55,13 @@ Json read_model_yaml(const std::string& file) {
                        show_value(yaml.value("format_version", Json())), kExportFormatVersion));
   for (const char* key : {"inputs", "signatures"})
     if (!yaml.contains(key)) refuse(file, fmt::format("`{}` is missing", key));
+  // A misspelt key (`lables`) would be ignored and the version served without what it says.
+  std::string unknown = unknown_key_problem(
+      yaml,
+      {"format", "format_version", "kiln_version", "name", "source", "model", "inputs",
+       "transforms", "labels", "embedding_layer", "reader", "signatures"},
+      "model.yaml");
+  if (!unknown.empty()) refuse(file, unknown);
   if (yaml["format"] == kExportFormat && !yaml.contains("model"))
     refuse(file, "`model` is missing");
   return yaml;

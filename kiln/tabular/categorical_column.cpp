@@ -31,6 +31,16 @@ EnumNameList<CategoryMissing> enum_names(CategoryMissing) {
           {CategoryMissing::kBucket, "bucket"}};
 }
 
+// Whether `text` is how category_values writes a whole number: an optional minus, then digits
+// without a leading zero.
+bool is_integer_text(const std::string& text) {
+  size_t digits = text.size() > 1 && text[0] == '-' ? 1 : 0;
+  if (digits == text.size()) return false;
+  if (text[digits] == '0' && (text.size() > digits + 1 || digits == 1)) return false;
+  return std::all_of(text.begin() + long(digits), text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // What a missing value crosses as, with missing: bucket (a crossed column's key).
 constexpr const char* kMissingCategory = "<missing>";
 
@@ -254,6 +264,19 @@ class CategoricalColumn : public FeatureColumn {
     std::fill(out, out + width(), 0.0f);
     for (const std::string& value : values)
       if (int64_t id = index_of(value); id >= 0) out[id] = 1.0f;
+  }
+
+  // Numbers become the categories of their decimal digits (category_values): a vocabulary
+  // fitted from them holds nothing else.
+  std::string contradicted_kind(const std::string&, io::Feature::Kind kind) const override {
+    if (!computed() || kind == io::Feature::Kind::kBytes) return "";
+    for (const std::string& word : words_)
+      if (!is_integer_text(word))
+        return fmt::format(
+            "its vocabulary, fitted from the training records, holds \"{}\", "
+            "which no number is",
+            word);
+    return "";
   }
 
   bool crossable() const override { return true; }

@@ -92,6 +92,12 @@ class FeatureColumn {
   /// naming `where` and the feature.
   virtual void write(const io::Features& example, const io::RecordLocation& where,
                      float* out) const = 0;
+  /// Why the column's fitted state says its raw feature `feature` held no values of `kind` in
+  /// training ("" when it may have): a vocabulary fitted from numbers holds only their texts.
+  virtual std::string contradicted_kind(const std::string& /*feature*/,
+                                        io::Feature::Kind /*kind*/) const {
+    return "";
+  }
   /// Whether a crossed column may cross this column's values (categorical and bucketize do).
   virtual bool crossable() const { return false; }
   /// The values a cross combines for one example: the categories, or the bucket's number; none

@@ -10,11 +10,14 @@
 
 #include "kiln/core/config_path.h"
 #include "kiln/core/error.h"
+#include "kiln/core/json_keys.h"
 
 namespace kiln::tabular {
 namespace {
 
 constexpr const char* kFormat = "kiln.preprocessing";
+// 2: "features" and "raw_features" are always written (a version 1 file may lack them).
+constexpr int64_t kVersion = 2;
 
 // preprocessing.json comes from disk (a run, an export): a malformed one is a ConfigError naming
 // what is wrong, never a JSON library exception.
@@ -28,6 +31,10 @@ std::string column_name(const Json& column, size_t index) {
     malformed("columns[" + std::to_string(index) + "] has no \"name\" string (not empty)");
   if (!column.contains("spec"))
     malformed("column \"" + column["name"].get<std::string>() + "\" has no \"spec\"");
+  std::string unknown = unknown_key_problem(column, {"name", "spec", "fitted", "width"},
+                                            "a column of preprocessing.json");
+  if (!unknown.empty())
+    malformed("column \"" + column["name"].get<std::string>() + "\": " + unknown);
   return column["name"].get<std::string>();
 }
 
@@ -135,8 +142,15 @@ std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& p
                       std::string("not a kiln preprocessing file (\"format\": \"") + kFormat +
                           "\" with \"columns\")");
   const Json& version = preprocessing.value("version", Json());
-  if (!version.is_number_integer() || version.get<int64_t>() != 1)
-    malformed("its \"version\" is " + show_value(version) + "; this kiln reads version 1");
+  if (!version.is_number_integer() || version.get<int64_t>() < 1 ||
+      version.get<int64_t>() > kVersion)
+    malformed(fmt::format("its \"version\" is {}; this kiln reads versions 1 to {}",
+                          show_value(version), kVersion));
+  // Version 2 on always lists the features and their raw kinds: one without them lost them.
+  for (const char* key : {"features", "raw_features"})
+    if (version.get<int64_t>() >= 2 && !preprocessing.contains(key))
+      malformed(fmt::format("its \"{}\" is missing (a version {} file lists them)", key,
+                            version.get<int64_t>()));
   std::unique_ptr<FeatureColumns> made(new FeatureColumns());
   const Json& columns = preprocessing["columns"];
   std::vector<std::string> names;
@@ -246,14 +260,16 @@ Json FeatureColumns::preprocessing() const {
                        {"fitted", columns_[c]->fitted()},
                        {"width", columns_[c]->width()}});
   Json made = {{"format", kFormat},
-               {"version", 1},
+               {"version", kVersion},
                {"columns", columns},
                {"width", width_},
                {"features", features()}};
   if (groups_.named) made["inputs"] = groups_.json();
   if (!derived_.empty()) made["derived"] = derived_.json();
-  // Unless no records were looked at (columns of vocabulary files alone, never fitted).
-  if (Json raw = raw_types_.json(); !raw.empty()) made["raw_features"] = std::move(raw);
+  // Columns of vocabulary files alone are never fitted: no record was looked at, and each raw
+  // feature is written as unseen.
+  made["raw_features"] =
+      raw_types_.names().empty() ? RawFeatureTypes(raw_features()).json() : raw_types_.json();
   return made;
 }
 
@@ -293,7 +309,9 @@ void FeatureColumns::restore(const Json& preprocessing) {
       throw ConfigError(specs_[c].path, "",
                         "the column differs from the one the run was fitted with (" +
                             theirs.dump() + "); start a new run to change it");
-    columns_[c]->restore(columns[c].value("fitted", Json()), path);
+    const Json& fitted = columns[c].value("fitted", Json());
+    columns_[c]->restore(fitted, path);
+    check_fitted_reads_back(c, fitted);
   }
   // Written since served models list their raw features; an older file says nothing of them.
   raw_types_ = preprocessing.contains("raw_features")
@@ -302,6 +320,23 @@ void FeatureColumns::restore(const Json& preprocessing) {
                    : RawFeatureTypes();
   measure();
   check_raw_types();
+}
+
+// What a column keeps of its "fitted" is what it writes again: anything else (a key no column
+// of its kind has, a fill for a column that fills no gap) would be ignored, and an edit meant to
+// change the served model would silently change nothing.
+void FeatureColumns::check_fitted_reads_back(size_t c, const Json& fitted) const {
+  Json kept = columns_[c]->fitted();
+  if (kept == fitted) return;
+  std::string problem =
+      "its \"fitted\" " + show_value(fitted) + " is not what the column keeps of it";
+  if (fitted.is_object() && kept.is_object()) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : kept.items()) keys.push_back(key);
+    std::string unknown = unknown_key_problem(fitted, keys, "its \"fitted\"");
+    if (!unknown.empty()) problem = unknown;
+  }
+  malformed(fmt::format("column \"{}\": {} (kept: {})", names_[c], problem, show_value(kept)));
 }
 
 // The kinds preprocessing.json gives the raw features, tried on the columns that read them: a
@@ -319,6 +354,13 @@ void FeatureColumns::check_raw_types() const {
     for (const std::string& feature : columns_[c]->features()) {
       auto type = types.find(feature);
       if (derived.count(feature) || type == types.end()) continue;  // an expression's, or unknown
+      if (std::string why = columns_[c]->contradicted_kind(feature, type->second.kind);
+          !why.empty())
+        throw ConfigError(
+            "preprocessing.json:raw_features", "",
+            fmt::format("\"{}\" is said to be {}, but column \"{}\" says it was "
+                        "not: {}",
+                        feature, feature_kind_name(type->second.kind), names_[c], why));
       size_t count = type->second.values > 0 ? size_t(type->second.values) : 1;
       example[feature] = type->second.kind == io::Feature::Kind::kBytes
                              ? io::bytes_feature(std::vector<std::string>(count, "0"))

@@ -146,6 +146,8 @@ class FeatureColumns {
   /// Refuses a preprocessing.json whose columns read a feature its "features" list lacks.
   void check_fitted_features(const Json& fitted) const;
   void check_raw_types() const;
+  /// Refuses a column's "fitted" that holds more or else than the column restored from it.
+  void check_fitted_reads_back(size_t c, const Json& fitted) const;
   /// Adds the column `spec` describes, built from `built_from` instead when given.
   void add(const std::string& name, ComponentSpec spec, const Json& built_from = nullptr);
   /// Lets each column find the others it reads (a cross, the columns it crosses).

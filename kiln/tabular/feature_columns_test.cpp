@@ -413,7 +413,7 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(problem_of(R"({"format": 1, "columns": []})"),
               HasSubstr("not a kiln preprocessing file"));
   EXPECT_THAT(problem_of(R"({"format": "kiln.preprocessing", "columns": []})"),
-              HasSubstr("its \"version\" is null; this kiln reads version 1"));
+              HasSubstr("its \"version\" is null; this kiln reads versions 1 to 2"));
   std::string head = R"({"format": "kiln.preprocessing", "version": 1, "columns": [)";
   EXPECT_THAT(problem_of(head + R"({"spec": "numeric"}]})"), HasSubstr("no \"name\""));
   EXPECT_THAT(problem_of(head + R"({"name": "x"}]})"), HasSubstr("has no \"spec\""));
@@ -444,6 +444,20 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(problem_of(head + R"({"name": "c", "spec": {"type": "categorical"}, )" +
                          R"("fitted": {"vocabulary": ["a", "b", "a"]}, "width": 4}]})"),
               HasSubstr("\"vocabulary\" lists \"a\" twice (at 0 and 2)"));
+  // What a column does not keep of its "fitted" would be ignored in silence (a campaign's find).
+  std::string one_word = R"({"name": "c", "spec": {"type": "categorical"}, "width": 2, )";
+  EXPECT_EQ(problem_of(head + one_word + R"("fitted": {"vocabulary": ["a"]}}], "width": 2})"),
+            "accepted");
+  EXPECT_THAT(problem_of(head + one_word +
+                         R"("fitted": {"vocabulary": ["a"], "vocab_size": 1}}], "width": 2})"),
+              HasSubstr("column \"c\": \"vocab_size\" is no key of its \"fitted\""));
+  EXPECT_THAT(problem_of(head + one_word +
+                         R"("fitted": {"vocabulary": ["a"], "missing": "a"}}], "width": 2})"),
+              HasSubstr("\"missing\" is no key of its \"fitted\""));
+  EXPECT_THAT(problem_of(head + hashed + R"("fitted": {"vocabulary": []}, "width": 3}]})"),
+              HasSubstr("is not what the column keeps of it"));
+  EXPECT_THAT(problem_of(head + hashed + R"("width": 3, "comment": "x"}], "width": 3})"),
+              HasSubstr("column \"h\": \"comment\" is no key of a column"));
   // A hand-edited bucket count had 4 GB allocated before the width was checked: refused first.
   for (const char* buckets : {"\"hash_buckets\": 1000000000", "\"num_oov_buckets\": 1e12",
                               "\"hash_buckets\": 4611686018427387904"})

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_keys.h"
 #include "kiln/core/json_text.h"
 
 namespace kiln::tabular {
@@ -102,6 +103,11 @@ RawFeatureTypes RawFeatureTypes::from_json(const Json& json, const std::vector<s
     const Json& kind = type.is_object() ? type.value("kind", Json()) : Json();
     const Json& values = type.is_object() ? type.value("values", Json()) : Json();
     listed.insert(name);
+    std::vector<std::string> keys = {"kind"};
+    if (kind != kUnseen) keys.push_back("values");
+    if (std::string unknown = unknown_key_problem(type, keys, "a raw feature's entry");
+        !unknown.empty())
+      throw damaged(fmt::format("\"{}\": {}", name, unknown));
     if (kind == kUnseen) continue;  // no record of training had it: it stays unknown
     if (kind_named(kind) == Kind::kNone)
       throw damaged(

@@ -45,6 +45,8 @@ class RawFeatureTypes {
   /// Adds what another part of the same pass observed.
   void merge(const RawFeatureTypes& other);
 
+  /// The features observed (those the columns read); empty when none were (never fitted).
+  const std::vector<std::string>& names() const { return names_; }
   /// Each feature seen with a value, by name.
   std::map<std::string, RawFeatureType> types() const;
   /// {"NAME": {"kind": "float_list", "values": 1}, ...}; "values" -1 when it varies; every

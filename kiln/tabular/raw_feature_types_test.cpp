@@ -102,11 +102,38 @@ TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
   EXPECT_THAT([&] { FeatureColumns::from_preprocessing(strings); },
               ThrowsMessage<ConfigError>(AllOf(HasSubstr("preprocessing.json:raw_features"),
                                                HasSubstr("not what column \"fare\" reads"))));
-  Json numbers = saved;  // categories may come as whole numbers, as TensorFlow takes them
-  numbers["raw_features"]["company"]["kind"] = "int64_list";
-  EXPECT_NO_THROW(FeatureColumns::from_preprocessing(numbers));
+  // A kind the column would read too, but not the one training saw: the vocabulary fitted from
+  // the records says which (a campaign's find: metadata told clients to send DT_FLOAT).
+  for (const char* kind : {"int64_list", "float_list"}) {
+    Json numbers = saved;
+    numbers["raw_features"]["company"]["kind"] = kind;
+    EXPECT_THAT([&] { FeatureColumns::from_preprocessing(numbers); },
+                ThrowsMessage<ConfigError>(
+                    HasSubstr(fmt::format("\"company\" is said to be {}, but column \"company\" "
+                                          "says it was not: its vocabulary, fitted from the "
+                                          "training records, holds \"Flash\", which no number is",
+                                          kind))));
+    // Categories may come as whole numbers, as TensorFlow takes them: then the words are numbers.
+    numbers["columns"][1]["fitted"]["vocabulary"] = {"-3"};
+    EXPECT_NO_THROW(FeatureColumns::from_preprocessing(numbers));
+    numbers["columns"][1]["fitted"]["vocabulary"] = {"03"};
+    EXPECT_THROW(FeatureColumns::from_preprocessing(numbers), ConfigError);
+  }
+  Json extra = saved;  // a key read by nobody, in an entry
+  extra["raw_features"]["fare"]["unit"] = "USD";
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(extra); },
+              ThrowsMessage<ConfigError>(HasSubstr("\"fare\": \"unit\" is no key")));
+  extra = saved;
+  extra["raw_features"]["fare"] = {{"kind", "unseen"}, {"values", 1}};
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(extra); },
+              ThrowsMessage<ConfigError>(HasSubstr("\"values\" is no key")));
 
-  saved.erase("raw_features");  // written before kiln noted them: nothing is known
+  // Taken out whole: a version 2 file always has them; one of version 1 was written before
+  // kiln noted them, and nothing is known.
+  saved.erase("raw_features");
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(saved); },
+              ThrowsMessage<ConfigError>(HasSubstr("its \"raw_features\" is missing")));
+  saved["version"] = 1;
   EXPECT_TRUE(FeatureColumns::from_preprocessing(saved)->raw_types().types().empty());
   saved["raw_features"] = {{"log_fare", {{"kind", "float_list"}, {"values", 1}}},
                            {"fare", {{"kind", "unseen"}}},
