@@ -45,7 +45,8 @@ struct GrpcConnection::Stream {
   std::string body;       // DATA received
   bool received = false;  // its request came whole (or was refused as it came)
   bool answered = false;  // its response has been submitted
-  std::string reply;      // the framed response message, while it goes out
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // from `timeout`, at headers
+  std::string reply;  // the framed response message, while it goes out
   size_t reply_sent = 0;
 };
 
@@ -128,8 +129,12 @@ struct GrpcConnection::Callbacks {
     bool request_part = frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA;
     GrpcConnection& connection = self(user);
     if (request_part) ++connection.call_frames_;
+    Stream* stream = request_part ? find(connection, frame->hd.stream_id) : nullptr;
+    if (stream && frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST &&
+        !stream->timeout.empty())
+      if (auto timeout = parse_grpc_timeout(stream->timeout))
+        stream->deadline = connection.limits_.now() + *timeout;
     if (!request_part || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
-    Stream* stream = find(connection, frame->hd.stream_id);
     if (stream && !stream->answered) connection.end_request(frame->hd.stream_id, *stream);
     return 0;
   }
@@ -253,8 +258,12 @@ void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
                           "grpc-timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n)");
   if (unframed.code != GrpcCode::kOk)
     return respond_status(stream_id, 200, int(unframed.code), unframed.error);
-  GrpcIncoming call{stream_id, std::move(stream.path), std::move(stream.authorization),
-                    std::move(unframed.message), timeout};
+  GrpcIncoming call{stream_id,
+                    std::move(stream.path),
+                    std::move(stream.authorization),
+                    std::move(unframed.message),
+                    timeout,
+                    stream.deadline};
   ++unanswered_;
   on_call_(call);
 }
@@ -270,6 +279,20 @@ void GrpcConnection::expire(int32_t stream) {
   auto found = streams_.find(stream);
   if (found == streams_.end() || found->second->answered) return;
   respond_status(stream, 200, int(GrpcCode::kDeadlineExceeded), "Deadline Exceeded");
+}
+
+bool GrpcConnection::expire_arriving(std::chrono::steady_clock::time_point now) {
+  std::vector<int32_t> late;
+  for (const auto& [id, stream] : streams_)
+    if (!stream->received && !stream->answered && stream->deadline && *stream->deadline <= now)
+      late.push_back(id);
+  for (int32_t id : late) {
+    Stream& stream = *streams_[id];
+    release(stream.body.size());
+    std::string().swap(stream.body);
+    respond_status(id, 200, int(GrpcCode::kDeadlineExceeded), "Deadline Exceeded");
+  }
+  return !late.empty();
 }
 
 void GrpcConnection::respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing) {

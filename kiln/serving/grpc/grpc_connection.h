@@ -39,6 +39,8 @@ struct GrpcLimits {
   // (one connection holds four messages' worth at most); none shared: this connection's alone.
   size_t max_server_held_bytes = size_t(256) << 20;
   std::shared_ptr<std::atomic<size_t>> server_held;
+  // What a call's deadline (`grpc-timeout`) counts from: the time its headers came.
+  std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
 };
 
 /// One call, received whole.
@@ -48,6 +50,7 @@ struct GrpcIncoming {
   std::vector<std::string> authorization;  // each value of the header, in order
   std::string message;                     // the request message, unframed and inflated
   std::optional<std::chrono::nanoseconds> timeout;  // `grpc-timeout`: the client's deadline
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // its headers' time + timeout
 };
 
 /// The answer to one call: OK with a message, or a status.
@@ -83,6 +86,9 @@ class GrpcConnection {
   /// For a call past its client's deadline (`grpc-timeout`): answered DEADLINE_EXCEEDED now;
   /// its answer, when it comes, is dropped (it still counts as unanswered until then).
   void expire(int32_t stream);
+  /// Each call whose request is still arriving past its client's deadline (`grpc-timeout`, from
+  /// its headers' time) is answered DEADLINE_EXCEEDED, and what came of it is let go. Whether any.
+  bool expire_arriving(std::chrono::steady_clock::time_point now);
   /// Whether the connection has nothing more to do: the client has gone or may close it.
   bool finished() const;
   /// Calls received and not yet answered.

@@ -348,6 +348,40 @@ TEST_F(GrpcConnectionTest, UnaryCallReachesOnCallAndItsAnswerGoesBackFramed) {
   EXPECT_FALSE(server_.finished());
 }
 
+// A call's deadline was enforced only once its request came whole: one trickled in was
+// answered at the read or request timeout (10 s, 30 s) whatever its grpc-timeout. It counts
+// from the headers; past it, the call still arriving is answered and what it held let go.
+TEST(GrpcConnectionDeadlines, ACallStillArrivingPastItsDeadlineIsAnsweredAndLetGo) {
+  auto now = std::chrono::steady_clock::time_point() + std::chrono::hours(1);
+  GrpcLimits limits;
+  limits.now = [&now] { return now; };
+  limits.server_held = std::make_shared<std::atomic<size_t>>(0);
+  std::vector<GrpcIncoming> calls;
+  GrpcConnection server(limits, [&calls](GrpcIncoming& call) { calls.push_back(call); });
+  Client client(server);
+  auto headers = grpc_headers("/p");
+  headers.emplace_back("grpc-timeout", "100m");
+  int32_t trickled = client.request(headers, frame_message(std::string(900, 'a')), kAll, true);
+  int32_t whole = client.request(headers, frame_message("m"));
+  client.pump();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].deadline, now + std::chrono::milliseconds(100)) << "from its headers";
+  EXPECT_EQ(*limits.server_held, 905u);
+  now += std::chrono::milliseconds(99);
+  EXPECT_FALSE(server.expire_arriving(now));
+  now += std::chrono::milliseconds(1);
+  EXPECT_TRUE(server.expire_arriving(now));
+  client.pump();
+  EXPECT_EQ(client.reply(trickled).grpc("grpc-status"), "4");  // DEADLINE_EXCEEDED
+  EXPECT_EQ(client.reply(whole).grpc("grpc-status"), "") << "the model has it: the loop's";
+  EXPECT_EQ(*limits.server_held, 0u) << "what it held is let go";
+  client.release(trickled);  // the rest of it comes, and is dropped
+  client.pump();
+  EXPECT_EQ(calls.size(), 1u);
+  EXPECT_EQ(server.unanswered(), 1u);
+  EXPECT_FALSE(server.expire_arriving(now + std::chrono::hours(1)));
+}
+
 // Kept in order, so that the call can refuse credentials sent twice (a wrong one, then the right
 // one, was let in when the last was kept).
 TEST_F(GrpcConnectionTest, EachAuthorizationEntryReachesTheCall) {

@@ -248,8 +248,8 @@ void GrpcEventLoop::State::dispatch(uint64_t id, GrpcIncoming& call) {
   std::shared_ptr<Inbox<GrpcAnswer>> to = answers;
   int32_t stream = call.stream;
   auto connection = connections.find(id);
-  if (call.timeout && connection != connections.end())
-    connection->second->deadlines[stream] = Clock::now() + *call.timeout;
+  if (call.deadline && connection != connections.end())
+    connection->second->deadlines[stream] = *call.deadline;
   GrpcReply reply = [to, id, stream](GrpcOutgoing outgoing, std::shared_ptr<const void> hold) {
     outgoing.stream = stream;
     to->push(id, GrpcAnswer{std::move(outgoing), std::move(hold)});
@@ -376,10 +376,11 @@ void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
   }
 }
 
-// The calls past their client's deadline (`grpc-timeout`) are answered DEADLINE_EXCEEDED, at
-// most kTimeoutScanPeriod late; the model's answer, when it comes, is dropped. Whether any was.
+// The calls past their client's deadline (`grpc-timeout`, counted from their headers) are
+// answered DEADLINE_EXCEEDED, at most kTimeoutScanPeriod late, whether their request is still
+// arriving or the model has it; the model's answer, when it comes, is dropped. Whether any was.
 bool GrpcEventLoop::State::expire_calls(Connection& connection, Clock::time_point now) {
-  bool expired = false;
+  bool expired = connection.http2.expire_arriving(now);
   for (auto call = connection.deadlines.begin(); call != connection.deadlines.end();) {
     if (call->second > now) {
       ++call;

@@ -527,6 +527,7 @@ TEST_F(GrpcServerTest, ARequestNotWholeWithinTheRequestTimeoutIsCutOff) {
   ASSERT_GE(fd, 0);
   std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
                         hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
+                        hpack_literal(":authority", "kiln") +
                         hpack_literal("content-type", "application/grpc");
   std::string start_of_call = kH2Start + h2_frame(1, 0x4, 1, headers);  // END_HEADERS, no end
   ASSERT_EQ(::send(fd, start_of_call.data(), start_of_call.size(), MSG_NOSIGNAL),
@@ -579,6 +580,35 @@ TEST_F(GrpcServerTest, ACallPastItsClientsDeadlineIsAnsweredWhileTheModelHoldsIt
   held_->await_call();
   EXPECT_TRUE(stream_ended_within(fd, 1, std::chrono::seconds(20)));
   held_->release();
+  ::close(fd);
+  tfs::PredictResponse response;
+  grpc::ClientContext context;
+  EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
+}
+
+// A call whose request was still arriving was held to the server's read and request timeouts
+// (10 s, 30 s), whatever its client's deadline: it is answered DEADLINE_EXCEEDED at its own,
+// counted from its headers, and the connection serves the next call.
+TEST_F(GrpcServerTest, ACallStillArrivingIsAnsweredAtItsClientsDeadline) {
+  read_timeout_seconds_ = 60;
+  request_timeout_seconds_ = 60;
+  start();
+  int fd = raw_socket(server_->port());
+  ASSERT_GE(fd, 0);
+  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
+                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
+                        hpack_literal(":authority", "kiln") +
+                        hpack_literal("content-type", "application/grpc") +
+                        hpack_literal("grpc-timeout", "300m");
+  std::string start_of_call = kH2Start + h2_frame(1, 0x4, 1, headers) +  // END_HEADERS only
+                              h2_frame(0, 0, 1, std::string(3, '\0'));   // a piece of its body
+  ASSERT_EQ(::send(fd, start_of_call.data(), start_of_call.size(), MSG_NOSIGNAL),
+            ssize_t(start_of_call.size()));
+  auto began = std::chrono::steady_clock::now();
+  EXPECT_TRUE(stream_ended_within(fd, 1, std::chrono::seconds(20)));
+  auto waited = std::chrono::steady_clock::now() - began;
+  EXPECT_GE(waited, std::chrono::milliseconds(250));
+  EXPECT_LT(waited, std::chrono::seconds(5)) << "not the read or request timeout";
   ::close(fd);
   tfs::PredictResponse response;
   grpc::ClientContext context;
