@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "kiln/core/error.h"
+#include "kiln/core/regular_file.h"
 
 namespace kiln {
 
@@ -22,19 +23,6 @@ struct FileDescriptor {
     if (fd >= 0) ::close(fd);
   }
 };
-
-// The size of the opened file, which must be a regular one.
-size_t regular_file_size(int fd, const std::string& path) {
-  struct stat status {};
-  if (::fstat(fd, &status) != 0) throw IoError("inspect", path, errno);
-  if (!S_ISREG(status.st_mode))
-    throw DataError(path, -1, -1,
-                    S_ISDIR(status.st_mode)
-                        ? "is a folder, not a file"
-                        : "is not a regular file (a device, a pipe or a socket); kiln reads only "
-                          "regular files");
-  return static_cast<size_t>(status.st_size);
-}
 
 // `count` bytes from `offset`, fewer when the file was cut short meanwhile.
 std::string read_range(int fd, const std::string& path, size_t offset, size_t count) {

@@ -1,5 +1,6 @@
 #include "kiln/io/byte_stream.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -7,6 +8,7 @@
 
 #include "kiln/core/crc32c.h"
 #include "kiln/core/error.h"
+#include "kiln/core/regular_file.h"
 #include "kiln/io/stream_error.h"
 
 namespace kiln::io {
@@ -26,9 +28,21 @@ struct FileCloser {
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
-FilePtr open_file(const std::string& path, const char* mode) {
-  FilePtr file(std::fopen(path.c_str(), mode));
-  if (!file) throw IoError(mode[0] == 'r' ? "open" : "create", path, errno);
+FilePtr open_file_for_writing(const std::string& path) {
+  FilePtr file(std::fopen(path.c_str(), "wb"));
+  if (!file) throw IoError("create", path, errno);
+  return file;
+}
+
+// A regular file only (core/regular_file.h): a FIFO waited for a writer forever.
+FilePtr open_file_for_reading(const std::string& path) {
+  int fd = open_regular_file(path);
+  FilePtr file(::fdopen(fd, "rb"));
+  if (!file) {
+    int error = errno;
+    ::close(fd);
+    throw IoError("open", path, error);
+  }
   return file;
 }
 
@@ -40,7 +54,7 @@ size_t read_raw(std::FILE* file, const std::string& path, char* out, size_t size
 
 class FileInput : public InputStream {
  public:
-  explicit FileInput(const std::string& path) : path_(path), file_(open_file(path, "rb")) {}
+  explicit FileInput(const std::string& path) : path_(path), file_(open_file_for_reading(path)) {}
   size_t read(char* out, size_t size) override {
     size_t got = read_raw(file_.get(), path_, out, size);
     position_ += static_cast<int64_t>(got);
@@ -58,7 +72,7 @@ class FileInput : public InputStream {
 class InflateInput : public InputStream {
  public:
   InflateInput(const std::string& path, Compression compression)
-      : path_(path), file_(open_file(path, "rb")), input_(kChunk) {
+      : path_(path), file_(open_file_for_reading(path)), input_(kChunk) {
     if (inflateInit2(&stream_, window_bits(compression)) != Z_OK)
       throw InternalError("zlib inflateInit2 failed");
   }
@@ -148,7 +162,7 @@ class InflateInput : public InputStream {
 
 class FileOutput : public OutputStream {
  public:
-  explicit FileOutput(const std::string& path) : path_(path), file_(open_file(path, "wb")) {}
+  explicit FileOutput(const std::string& path) : path_(path), file_(open_file_for_writing(path)) {}
   void write(const char* data, size_t size) override {
     if (std::fwrite(data, 1, size, file_.get()) != size) throw IoError("write", path_, errno);
   }
@@ -238,7 +252,7 @@ Compression detect_compression(const std::string& first_bytes) {
 }
 
 Compression detect_file_compression(const std::string& path) {
-  FilePtr file = open_file(path, "rb");
+  FilePtr file = open_file_for_reading(path);
   std::string head(12, '\0');
   head.resize(read_raw(file.get(), path, head.data(), head.size()));
   return detect_compression(head);

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <vector>
@@ -14,7 +15,9 @@
 namespace kiln::io {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 namespace fs = std::filesystem;
 
 const std::string kTestdata = KILN_TESTDATA;
@@ -141,6 +144,24 @@ TEST(Compression, ParsesNamesAndListsTheValidOnes) {
 
 TEST(TfRecordReader, AMissingFileIsAnIoError) {
   EXPECT_THROW(TfRecordReader("/nonexistent/file.tfrecord"), IoError);
+}
+
+// A FIFO given as a record file held every reader in open() until some writer came, and a
+// device was read without end: each is refused at once, by name, for any compression.
+TEST(TfRecordReader, AFifoADeviceOrAFolderIsRefusedAtOnceByName) {
+  kiln::testing::TempDir dir;
+  std::string fifo = dir.file("train.tfrecord");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (std::optional<Compression> compression :
+       {std::optional<Compression>(), std::optional<Compression>(Compression::kNone),
+        std::optional<Compression>(Compression::kGzip)}) {
+    EXPECT_THAT([&] { TfRecordReader reader(fifo, compression); },
+                ThrowsMessage<DataError>(AllOf(HasSubstr(fifo), HasSubstr("not a regular file"))));
+  }
+  EXPECT_THAT([&] { TfRecordReader reader("/dev/zero"); },
+              ThrowsMessage<DataError>(HasSubstr("/dev/zero")));
+  EXPECT_THAT([&] { TfRecordReader reader(dir.path()); },
+              ThrowsMessage<DataError>(HasSubstr("is a folder")));
 }
 
 }  // namespace
