@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "kiln/board/run_links.h"
 #include "kiln/core/error.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
@@ -20,46 +21,6 @@ namespace kiln::board {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Whether `path` is `root` or lies under it, both canonical.
-bool is_within(const fs::path& root, const fs::path& path) {
-  auto [root_end, ignored] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return root_end == root.end();
-}
-
-// Whether `path` is no symbolic link, or one that resolves under `base`. A link that resolves to
-// nothing reads as a missing file.
-bool stays_inside(const fs::path& base, const fs::path& path, fs::file_status status) {
-  if (!fs::is_symlink(status)) return true;
-  std::error_code error;
-  fs::path target = fs::canonical(path, error);
-  return error || is_within(base, target);
-}
-bool stays_inside(const fs::path& base, const fs::path& path) {
-  std::error_code error;
-  return stays_inside(base, path, fs::symlink_status(path, error));
-}
-
-// Whether every file of `run` that the board reads (its own files, metrics.csv, the event files
-// under tensorboard/) lies under `base`, links followed: a run holding a link out of the root is
-// not served, as a run reached through one is not. lstat calls only, and a read of the two event
-// folders: the runs table asks this of every run every two seconds.
-bool reads_stay_inside(const fs::path& base, const fs::path& run) {
-  for (const std::string& name : run::files_read())
-    if (!stays_inside(base, run / name)) return false;
-  fs::path events = run / run::kTensorBoardFolder;
-  if (!stays_inside(base, events)) return false;
-  for (const char* split : {"train", "val"}) {
-    fs::path folder = events / split;
-    if (!stays_inside(base, folder)) return false;
-    std::error_code error;
-    for (fs::directory_iterator at(folder, error), end; !error && at != end; at.increment(error)) {
-      std::error_code unknown;
-      if (!stays_inside(base, at->path(), at->symlink_status(unknown))) return false;
-    }
-  }
-  return true;
-}
 
 // One row of a tag, and where it came in the file.
 struct Point {
@@ -188,19 +149,34 @@ std::optional<std::string> run_under(const std::string& root, const std::string&
   fs::path base = fs::canonical(root, error);
   if (error) return std::nullopt;
   fs::path run = fs::canonical(base / relative, error);
-  if (error || !is_within(base, run) || !reads_stay_inside(base, run)) return std::nullopt;
+  if (error || !is_within(base, run) || !RunLinks::look(base, run)) return std::nullopt;
   std::vector<std::string> found = run::find_runs(run.string());
   if (found.size() != 1 || found.front() != run.string()) return std::nullopt;
   return run.string();
 }
 
-std::vector<std::string> runs_inside(const std::string& root) {
+namespace {
+// `relative` (as lexically_relative gives it: "." for the base itself) under `base`.
+fs::path under(const fs::path& base, const fs::path& relative) {
+  return relative == "." ? base : base / relative;
+}
+}  // namespace
+
+std::vector<std::string> runs_inside(const std::string& root, RunLinks* links) {
   // A run reached through a link out of the root is not served, so it is not listed either.
+  // find_runs does not descend through links to folders: only a run folder itself may be one,
+  // and only then is its path resolved.
   fs::path base = fs::canonical(root);
+  RunLinks fresh;
+  if (!links) links = &fresh;
   std::vector<std::string> inside;
   for (const std::string& path : run::find_runs(root)) {
-    fs::path run = fs::canonical(path);
-    if (is_within(base, run) && reads_stay_inside(base, run)) inside.push_back(path);
+    std::error_code error;
+    fs::path run = fs::symlink_status(path, error).type() == fs::file_type::symlink
+                       ? fs::canonical(path, error)
+                       : under(base, fs::path(path).lexically_relative(root));
+    if (!error && is_within(base, run) && links->reads_stay_inside(base, run))
+      inside.push_back(path);
   }
   return inside;
 }

@@ -19,8 +19,11 @@ namespace kiln::board {
 /// run folder.
 std::optional<std::string> run_under(const std::string& root, const std::string& relative);
 
-/// The run folders under `root` that are inside it (not reached through a link out of it).
-std::vector<std::string> runs_inside(const std::string& root);
+class RunLinks;
+
+/// The run folders under `root` that are inside it (not reached through a link out of it, and
+/// holding none out of it); `links` keeps what it can between calls.
+std::vector<std::string> runs_inside(const std::string& root, RunLinks* links = nullptr);
 
 /// The runs table: {"columns": [...], "runs": [{"run": relative path, "cells": [...],
 /// "status", "problems": [...]}], "keys": every key a filter or sort may name}.

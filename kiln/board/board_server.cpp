@@ -70,7 +70,7 @@ std::string BoardServer::runs_answer(const std::vector<run::RunFilter>& filters,
   std::string query = sort;
   for (const run::RunFilter& filter : filters)
     query += "\n" + filter.key + " " + filter.op + " " + filter.value;
-  std::vector<std::string> inside = runs_inside(root_);
+  std::vector<std::string> inside = runs_inside(root_, &links_);
   uint64_t generation = cache_.refresh(inside);
   {
     std::lock_guard<std::mutex> lock(answers_mutex_);

@@ -17,6 +17,7 @@
 
 #include "kiln/board/query_params.h"
 #include "kiln/board/run_cache.h"
+#include "kiln/board/run_links.h"
 #include "kiln/run/run_query.h"
 #include "kiln/serving/http_event_loop.h"
 #include "kiln/serving/off_loop_workers.h"
@@ -64,6 +65,7 @@ class BoardServer {
 
   std::string root_, chart_js_;
   RunCache cache_;
+  RunLinks links_;  // what runs_inside keeps between requests
   std::mutex answers_mutex_;
   std::map<std::string, std::pair<uint64_t, std::string>> answers_;  // by query: generation, JSON
   serving::HttpEventLoop loop_;
