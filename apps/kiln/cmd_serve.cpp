@@ -16,6 +16,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/usable_cpus.h"
 #include "kiln/engine/runtime.h"
+#include "kiln/experiment/run_environment.h"
 #include "kiln/export/exported_servable.h"
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/grpc/grpc_front.h"
@@ -76,7 +77,8 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
   std::shared_ptr<exports::ExportedModel> loaded =
       exports::ExportedModel::load(directory, torch::kCPU);
   if (!args.no_optimize)
-    serve_log(fmt::format("model {}: {}: {}", model, directory, loaded->optimize_for_inference()));
+    serve_log(fmt::format("model {}: {}: {}", model, directory,
+                          loaded->optimize_for_inference(args.batching.max_batch)));
   auto servable = std::make_shared<exports::ExportedServable>(loaded);
   return std::make_shared<serving::BatchingServable>(
       servable, args.batching,
@@ -128,10 +130,11 @@ int run_serve(const ServeArgs& args) {
   // may use (its affinity and cgroup quota), not those of the machine they were tuned on.
   serve_log(
       fmt::format("{} batch thread{} of {} intra-op thread{} each, {} reader{} of big "
-                  "REST bodies; {}",
+                  "REST bodies; {}; CPU kernels: {}",
                   args.batching.threads, args.batching.threads == 1 ? "" : "s", args.threads,
                   args.threads == 1 ? "" : "s", options.http.body_readers,
-                  options.http.body_readers == 1 ? "" : "s", usable_cpus().why));
+                  options.http.body_readers == 1 ? "" : "s", usable_cpus().why,
+                  experiment::cpu_kernels_text()));
   for (const auto& [name, versions] : server.models())
     std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(),
                 server.port(), name.c_str(), versions, versions == 1 ? "" : "s");

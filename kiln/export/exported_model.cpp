@@ -15,8 +15,6 @@
 #include "kiln/experiment/open_model.h"
 #include "kiln/export/export.h"
 #include "kiln/export/signatures.h"
-#include "kiln/models/fold_batch_norms.h"
-#include "kiln/models/onednn_convolutions.h"
 #include "kiln/tabular/feature_columns.h"
 
 namespace kiln::exports {
@@ -221,6 +219,9 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
     const Json& layer = yaml.value("embedding_layer", Json(""));
     if (!layer.is_string()) refuse(file, "`embedding_layer` is a layer's dotted name");
     loaded->embedding_.emplace(*loaded->model_, layer.get<std::string>(), "embedding_layer");
+    loaded->network_ = network;
+    loaded->embedding_layer_ = layer.get<std::string>();
+    loaded->embedding_path_ = "embedding_layer";
     check_layer_outputs(loaded->signatures_, layer.get<std::string>(), file);
   } catch (const DataError&) {
     throw;
@@ -254,6 +255,9 @@ std::shared_ptr<ExportedModel> ExportedModel::from_opened(const OpenedModel& ope
   made->transforms_ = eval_transforms(opened.config);
   made->embedding_.emplace(*made->model_, opened.config.tensorboard.projector.layer,
                            "tensorboard.projector.layer");
+  made->network_ = opened.config.model.network;
+  made->embedding_layer_ = opened.config.tensorboard.projector.layer;
+  made->embedding_path_ = "tensorboard.projector.layer";
   made->signatures_ = derive_signatures(*made->model_, made->inputs_, made->transforms_,
                                         opened.config.loss, *made->embedding_);
   return made;
@@ -364,24 +368,6 @@ void ExportedModel::check_labels(const std::string& name, const serving::Signatu
                                "{}",
                                name, output, value.dim() == 2 ? value.size(1) : 0, labels_.size()));
   }
-}
-
-std::string ExportedModel::optimize_for_inference() {
-  if (torchscript_) {
-    try {
-      *torchscript_ = torch::jit::optimize_for_inference(*torchscript_);
-      return "frozen and optimized for inference";
-    } catch (const std::exception& e) {  // a model the passes cannot take: served as loaded
-      std::string message = e.what();
-      return "served as loaded, as it could not be frozen: " +
-             message.substr(0, message.find('\n'));
-    }
-  }
-  int folded = models::fold_batch_norms(*model_);
-  int onednn = models::run_convolutions_on_onednn(*model_);
-  if (folded == 0 && onednn == 0) return "nothing to rewrite";
-  return fmt::format("{} batch norm{} folded into convolutions, {} convolution{} on oneDNN", folded,
-                     folded == 1 ? "" : "s", onednn, onednn == 1 ? "" : "s");
 }
 
 const serving::Signature* ExportedModel::signature(const std::string& name) const {

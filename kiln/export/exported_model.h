@@ -9,6 +9,7 @@
 // Thread-safety: run() from several threads at once (the server's batch threads): a loaded model
 // is only read, and what it watches as it runs is per thread (models/observe.h).
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,13 +68,17 @@ class ExportedModel {
   std::map<std::string, torch::Tensor> run(const serving::Signature& signature,
                                            const torch::Tensor& input);
 
+  /// How long one batch takes, in milliseconds: `run` timed (a median of a few runs).
+  using BatchTimer = std::function<double(const std::function<void()>& run)>;
   /// Rewrites the model for inference alone, where LibTorch offers it: a kiln model's batch norms
-  /// folded into the convolutions before them and its convolutions run on oneDNN with weights
-  /// reordered once (models/fold_batch_norms.h, models/onednn_convolutions.h); a TorchScript
-  /// model frozen and optimized (torch::jit::optimize_for_inference, which does the same to its
-  /// graph). Returns what it did, for the log. The outputs stay
-  /// the same to float rounding; the model must not be exported or trained afterwards.
-  std::string optimize_for_inference();
+  /// folded into the convolutions before them, and its convolutions run on oneDNN with weights
+  /// reordered once (models/fold_batch_norms.h, models/onednn_convolutions.h) where that is
+  /// faster on this machine: both are timed on a batch of `batch` examples of zeros, and the
+  /// faster kept (oneDNN's blocked layout pays on some CPUs and not on others). A TorchScript
+  /// model is frozen and optimized (torch::jit::optimize_for_inference, which does the same to
+  /// its graph). Returns what it did and measured, for the log. The outputs stay the same to
+  /// float rounding; the model must not be exported or trained afterwards.
+  std::string optimize_for_inference(int64_t batch = 32, const BatchTimer& timer = {});
 
   /// An output as JSON values: class ids made labels where the signature says so.
   serving::HostTensor to_host(const serving::SignatureOutput& output,
@@ -87,6 +92,8 @@ class ExportedModel {
   void load_torchscript(const std::string& directory, const std::string& file);
   std::map<std::string, torch::Tensor> run_torchscript(const serving::Signature& signature,
                                                        const torch::Tensor& input);
+  /// The same model again, with the weights `model_` has now, and its embedding layer.
+  std::pair<std::shared_ptr<models::Model>, models::EmbeddingLayer> twin() const;
 
   std::string directory_, name_;
   torch::Device device_ = torch::kCPU;
@@ -99,6 +106,9 @@ class ExportedModel {
   std::shared_ptr<torch::jit::Module> torchscript_;  // a TorchScript folder's
   experiment::Transforms transforms_;
   std::optional<models::EmbeddingLayer> embedding_;
+  // What twin() builds from: the model's spec, the inputs it takes and its embedding layer.
+  ComponentSpec network_{"model"};
+  std::string embedding_layer_, embedding_path_;
 };
 
 }  // namespace kiln::exports

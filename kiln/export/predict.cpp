@@ -79,7 +79,7 @@ PredictOutcome predict_file(const PredictOptions& options, std::FILE* progress) 
     throw UsageError("--format is jsonl or csv, not " + options.format);
   std::shared_ptr<ExportedModel> model = open_source(options);
   if (options.optimize) {
-    std::string done = model->optimize_for_inference();
+    std::string done = model->optimize_for_inference(options.batch);
     if (progress) std::fprintf(progress, "model optimized for inference: %s\n", done.c_str());
   }
   const serving::Signature* signature = model->signature(options.signature);

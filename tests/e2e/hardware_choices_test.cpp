@@ -48,6 +48,27 @@ TEST(HardwareChoices, AutoPrecisionAndThreadsAreDecidedFromThisMachineAndRecorde
   EXPECT_EQ(record["cpus"], usable_cpus().why);
   EXPECT_EQ(record["runtime"]["threads"], usable_cpus().count);
   EXPECT_THAT(record["runtime"]["threads_why"].get<std::string>(), HasSubstr("auto: "));
+  // The instructions LibTorch's kernels chose, as each library says (Debian's LibTorch: both).
+  EXPECT_THAT(record["cpu_kernels"]["aten"].get<std::string>(),
+              ::testing::AnyOf("NO AVX", "AVX2", "AVX512"));
+  EXPECT_THAT(record["cpu_kernels"]["onednn"].get<std::string>(),
+              ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
+  EXPECT_TRUE(record["cpu_kernels"]["onednn_isa"].is_string()) << record["cpu_kernels"];
+}
+
+// What is recorded is what the libraries decided, not a guess from the CPU's flags: held to
+// fewer instructions by their own settings, both say so.
+TEST(HardwareChoices, TheKernelsInstructionsAreTheLibrariesOwnChoice) {
+  testing::TempDir dir;
+  testing::CommandResult run = testing::run_command(
+      "ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 " + std::string(KILN_BINARY) +
+      " train " + KILN_SOURCE_DIR +
+      "/configs/examples/synthetic/curve_regression.yaml --set 'train.max=2 steps' --runs-root " +
+      dir.file("runs"));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  Json kernels = run_record(dir.file("runs"))["cpu_kernels"];
+  EXPECT_EQ(kernels["aten"], "NO AVX");  // ATen's name for its default kernels
+  EXPECT_EQ(kernels["onednn_isa"], "sse41");
 }
 
 }  // namespace hardware_choices_test
