@@ -459,6 +459,15 @@ std::string hpack_literal(const std::string& name, const std::string& value) {
   return std::string(1, '\0') + char(name.size()) + name + char(value.size()) + value;
 }
 
+// The header block of a Predict call, HPACK literals, with `timeout` as grpc-timeout when given.
+std::string predict_headers(const std::string& timeout = "") {
+  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
+                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
+                        hpack_literal(":authority", "kiln") +
+                        hpack_literal("content-type", "application/grpc");
+  return timeout.empty() ? headers : headers + hpack_literal("grpc-timeout", timeout);
+}
+
 // A raw socket to the server; -1 when it cannot connect.
 int raw_socket(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -525,10 +534,7 @@ TEST_F(GrpcServerTest, ARequestNotWholeWithinTheRequestTimeoutIsCutOff) {
   start();
   int fd = raw_socket(server_->port());
   ASSERT_GE(fd, 0);
-  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
-                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
-                        hpack_literal(":authority", "kiln") +
-                        hpack_literal("content-type", "application/grpc");
+  std::string headers = predict_headers();
   std::string start_of_call = kH2Start + h2_frame(1, 0x4, 1, headers);  // END_HEADERS, no end
   ASSERT_EQ(::send(fd, start_of_call.data(), start_of_call.size(), MSG_NOSIGNAL),
             ssize_t(start_of_call.size()));
@@ -569,11 +575,7 @@ TEST_F(GrpcServerTest, ACallPastItsClientsDeadlineIsAnsweredWhileTheModelHoldsIt
   ASSERT_GE(fd, 0);
   tfs::PredictRequest request = half_request({6});
   request.mutable_model_spec()->set_name("held");
-  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
-                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
-                        hpack_literal(":authority", "kiln") +
-                        hpack_literal("content-type", "application/grpc") +
-                        hpack_literal("grpc-timeout", "200m");
+  std::string headers = predict_headers("200m");
   std::string call = kH2Start + h2_frame(1, 0x4, 1, headers) +
                      h2_frame(0, 0x1, 1, frame_message(request.SerializeAsString()));
   ASSERT_EQ(::send(fd, call.data(), call.size(), MSG_NOSIGNAL), ssize_t(call.size()));
@@ -595,11 +597,7 @@ TEST_F(GrpcServerTest, ACallStillArrivingIsAnsweredAtItsClientsDeadline) {
   start();
   int fd = raw_socket(server_->port());
   ASSERT_GE(fd, 0);
-  std::string headers = hpack_literal(":method", "POST") + hpack_literal(":scheme", "http") +
-                        hpack_literal(":path", "/tensorflow.serving.PredictionService/Predict") +
-                        hpack_literal(":authority", "kiln") +
-                        hpack_literal("content-type", "application/grpc") +
-                        hpack_literal("grpc-timeout", "300m");
+  std::string headers = predict_headers("300m");
   std::string start_of_call = kH2Start + h2_frame(1, 0x4, 1, headers) +  // END_HEADERS only
                               h2_frame(0, 0, 1, std::string(3, '\0'));   // a piece of its body
   ASSERT_EQ(::send(fd, start_of_call.data(), start_of_call.size(), MSG_NOSIGNAL),
