@@ -1,5 +1,6 @@
 #include "kiln/board/run_links.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -13,20 +14,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool stays_inside(const fs::path& base, const fs::path& path, fs::file_status status) {
-  if (!fs::is_symlink(status)) return true;
+// What a run's files were found to be: inside the root or not, and whether any was a link.
+struct Look {
+  bool inside = true;
+  bool linked = false;
+};
+
+void look_at(const fs::path& base, const fs::path& path, fs::file_status status, Look& look) {
+  if (!look.inside || !fs::is_symlink(status)) return;
+  look.linked = true;
   std::error_code error;
   fs::path target = fs::canonical(path, error);
-  return error || is_within(base, target);
+  look.inside = error || is_within(base, target);  // one that resolves to nothing: missing
 }
 
 // A folder changed this recently may change again within the same tick of the file system's
-// clock (a few milliseconds) without its time changing: a verdict on it is not kept.
+// clock (a few milliseconds) without its times changing: a verdict on it is not kept.
 constexpr int64_t kSettledSeconds = 2;
 
-// The run's folder's and its event folders' types and modification times, as lstat gives them
-// ("-" for one missing): what a verdict on their entries holds for; `newest` gets the latest
-// time, in seconds.
+// The run's folder's and its event folders' types, modification and status-change times, as
+// lstat gives them ("-" for one missing): what a verdict on their entries holds for. The
+// status-change time moves with any change of a folder's entries and cannot be set back (touch
+// sets the modification time back, and moves this one). `newest` gets the latest, in seconds.
 std::string folders_signature(const fs::path& run, int64_t& newest) {
   fs::path events = run / run::kTensorBoardFolder;
   std::string signature;
@@ -37,11 +46,30 @@ std::string folders_signature(const fs::path& run, int64_t& newest) {
       signature += "-;";
       continue;
     }
-    newest = std::max<int64_t>(newest, status.st_mtim.tv_sec);
-    signature += std::to_string(status.st_mode) + "." + std::to_string(status.st_mtim.tv_sec) +
-                 "." + std::to_string(status.st_mtim.tv_nsec) + ";";
+    newest = std::max<int64_t>({newest, status.st_mtim.tv_sec, status.st_ctim.tv_sec});
+    signature += fmt::format("{}.{}.{}.{}.{};", status.st_mode, status.st_mtim.tv_sec,
+                             status.st_mtim.tv_nsec, status.st_ctim.tv_sec, status.st_ctim.tv_nsec);
   }
   return signature;
+}
+
+Look look_at_run(const fs::path& base, const fs::path& run) {
+  Look look;
+  std::error_code error;
+  for (const std::string& name : run::files_read())
+    look_at(base, run / name, fs::symlink_status(run / name, error), look);
+  fs::path events = run / run::kTensorBoardFolder;
+  look_at(base, events, fs::symlink_status(events, error), look);
+  for (const char* split : {"train", "val"}) {
+    fs::path folder = events / split;
+    look_at(base, folder, fs::symlink_status(folder, error), look);
+    for (fs::directory_iterator at(folder, error), end; look.inside && !error && at != end;
+         at.increment(error)) {
+      std::error_code unknown;
+      look_at(base, at->path(), at->symlink_status(unknown), look);
+    }
+  }
+  return look;
 }
 
 }  // namespace
@@ -53,7 +81,13 @@ bool is_within(const fs::path& root, const fs::path& path) {
 
 bool stays_inside(const fs::path& base, const fs::path& path) {
   std::error_code error;
-  return stays_inside(base, path, fs::symlink_status(path, error));
+  Look look;
+  look_at(base, path, fs::symlink_status(path, error), look);
+  return look.inside;
+}
+
+RunLinks::RunLinks(std::function<int64_t()> now) : now_(std::move(now)) {
+  if (!now_) now_ = [] { return int64_t(std::time(nullptr)); };
 }
 
 bool RunLinks::reads_stay_inside(const fs::path& base, const fs::path& run) {
@@ -65,30 +99,25 @@ bool RunLinks::reads_stay_inside(const fs::path& base, const fs::path& run) {
     auto found = verdicts_.find(key);
     if (found != verdicts_.end() && found->second.folders == folders) return found->second.inside;
   }
-  bool inside = look(base, run);
+  Look look = look_at_run(base, run);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (newest < int64_t(std::time(nullptr)) - kSettledSeconds)
-    verdicts_[key] = {folders, inside};
+  ++looks_;
+  // A run holding a link is looked at each time: where a link inside the root leads may change
+  // without any change to the run's own folders (a folder it passes through becomes a link).
+  if (!look.linked && newest < now_() - kSettledSeconds)
+    verdicts_[key] = {folders, look.inside};
   else
     verdicts_.erase(key);
-  return inside;
+  return look.inside;
 }
 
 bool RunLinks::look(const fs::path& base, const fs::path& run) {
-  for (const std::string& name : run::files_read())
-    if (!stays_inside(base, run / name)) return false;
-  fs::path events = run / run::kTensorBoardFolder;
-  if (!stays_inside(base, events)) return false;
-  for (const char* split : {"train", "val"}) {
-    fs::path folder = events / split;
-    if (!stays_inside(base, folder)) return false;
-    std::error_code error;
-    for (fs::directory_iterator at(folder, error), end; !error && at != end; at.increment(error)) {
-      std::error_code unknown;
-      if (!stays_inside(base, at->path(), at->symlink_status(unknown))) return false;
-    }
-  }
-  return true;
+  return look_at_run(base, run).inside;
+}
+
+size_t RunLinks::looks() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return looks_;
 }
 
 }  // namespace kiln::board

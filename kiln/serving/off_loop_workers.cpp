@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kiln/core/peak_memory.h"
+
 namespace kiln::serving {
 
 OffLoopWorkers::OffLoopWorkers(int threads, size_t max_waiting_cost)
@@ -47,8 +49,17 @@ void OffLoopWorkers::run() {
     // Counted until run: a body's bytes are held until its request has been taken apart.
     next.work();
     next.work = nullptr;  // what it holds goes before the cost is given back
-    std::lock_guard<std::mutex> lock(mutex_);
-    waiting_cost_ -= next.cost;
+    bool give_back = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      waiting_cost_ -= next.cost;
+      auto now = std::chrono::steady_clock::now();
+      if (next.cost >= kGiveBackAfterCost && now - last_give_back_ >= std::chrono::seconds(1)) {
+        last_give_back_ = now;
+        give_back = true;
+      }
+    }
+    if (give_back) give_back_freed_memory();
   }
 }
 

@@ -270,6 +270,11 @@ class CategoricalColumn : public FeatureColumn {
   // fitted from them holds nothing else.
   std::string contradicted_kind(const std::string&, io::Feature::Kind kind) const override {
     if (!computed() || kind == io::Feature::Kind::kBytes) return "";
+    if (kind == io::Feature::Kind::kNone && !words_.empty())
+      return fmt::format(
+          "its vocabulary of {} word{} was fitted from the training records' "
+          "values",
+          words_.size(), words_.size() == 1 ? "" : "s");
     for (const std::string& word : words_)
       if (!is_integer_text(word))
         return fmt::format(

@@ -93,7 +93,8 @@ class FeatureColumn {
   virtual void write(const io::Features& example, const io::RecordLocation& where,
                      float* out) const = 0;
   /// Why the column's fitted state says its raw feature `feature` held no values of `kind` in
-  /// training ("" when it may have): a vocabulary fitted from numbers holds only their texts.
+  /// training ("" when it may have): a vocabulary fitted from numbers holds only their texts, and
+  /// one fitted from any values says there were some (kind kNone: no record had one).
   virtual std::string contradicted_kind(const std::string& /*feature*/,
                                         io::Feature::Kind /*kind*/) const {
     return "";

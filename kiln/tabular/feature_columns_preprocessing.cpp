@@ -239,23 +239,23 @@ void FeatureColumns::check_fitted_reads_back(size_t c, const Json& fitted) const
 // a string was refused. Each column is given a value of each kind it reads, and the column's own
 // reader judges it.
 void FeatureColumns::check_raw_types() const {
+  if (raw_types_.names().empty()) return;  // an older file: nothing is known of them
   std::map<std::string, RawFeatureType> types = raw_types_.types();
-  if (types.empty()) return;
   std::vector<std::string> derived_names = derived_inputs_.names();
   std::unordered_set<std::string> derived(derived_names.begin(), derived_names.end());
   std::vector<float> row;
   for (size_t c = 0; c < columns_.size(); ++c) {
     io::Features example;
     for (const std::string& feature : columns_[c]->features()) {
+      if (derived.count(feature)) continue;  // an expression's
       auto type = types.find(feature);
-      if (derived.count(feature) || type == types.end()) continue;  // an expression's, or unknown
-      if (std::string why = columns_[c]->contradicted_kind(feature, type->second.kind);
-          !why.empty())
+      io::Feature::Kind kind = type == types.end() ? io::Feature::Kind::kNone : type->second.kind;
+      if (std::string why = columns_[c]->contradicted_kind(feature, kind); !why.empty())
         throw ConfigError(
             "preprocessing.json:raw_features", "",
-            fmt::format("\"{}\" is said to be {}, but column \"{}\" says it was "
-                        "not: {}",
-                        feature, feature_kind_name(type->second.kind), names_[c], why));
+            fmt::format("\"{}\" is said to be {}, but column \"{}\" says it was not: {}", feature,
+                        type == types.end() ? "unseen" : feature_kind_name(kind), names_[c], why));
+      if (type == types.end()) continue;  // no record had it: nothing to try
       size_t count = type->second.values > 0 ? size_t(type->second.values) : 1;
       example[feature] = type->second.kind == io::Feature::Kind::kBytes
                              ? io::bytes_feature(std::vector<std::string>(count, "0"))

@@ -119,6 +119,14 @@ TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
     numbers["columns"][1]["fitted"]["vocabulary"] = {"03"};
     EXPECT_THROW(FeatureColumns::from_preprocessing(numbers), ConfigError);
   }
+  // Said unseen, its vocabulary fitted from values all the same (a campaign's find: the
+  // feature went from the metadata, and gRPC clients sending it were refused).
+  Json unseen = saved;
+  unseen["raw_features"]["company"] = {{"kind", "unseen"}};
+  EXPECT_THAT([&] { FeatureColumns::from_preprocessing(unseen); },
+              ThrowsMessage<ConfigError>(HasSubstr(
+                  "\"company\" is said to be unseen, but column \"company\" says it was not: "
+                  "its vocabulary of 1 word was fitted from the training records' values")));
   Json extra = saved;  // a key read by nobody, in an entry
   extra["raw_features"]["fare"]["unit"] = "USD";
   EXPECT_THAT([&] { FeatureColumns::from_preprocessing(extra); },

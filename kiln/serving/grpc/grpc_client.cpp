@@ -113,22 +113,34 @@ std::map<std::string, TensorSpec> signature_inputs(tfs::PredictionService::Stub&
   return inputs;
 }
 
-// The inputs an instance names, when it is an object naming some: a row of raw features leaves
-// out a missing one, and the server says what a model cannot do without.
-std::map<std::string, TensorSpec> inputs_named(const std::string& instance,
-                                               const std::map<std::string, TensorSpec>& inputs) {
-  if (instance.find('{') == std::string::npos) return inputs;
+// An instance as the signature takes it, with the inputs it names. A row of raw features
+// leaves out a missing one (the server says what a model cannot do without), and what the
+// signature does not list is passed over, as the REST API passes it over: a feature only a
+// derived label reads, or one no training record held (the metadata lists neither).
+struct NamedInstance {
+  std::string text;
+  std::map<std::string, TensorSpec> inputs;
+};
+NamedInstance inputs_named(const std::string& instance,
+                           const std::map<std::string, TensorSpec>& inputs) {
+  if (instance.find('{') == std::string::npos) return {instance, inputs};
   Json parsed;
   try {
     parsed = parse_json_text(instance);
   } catch (const std::exception&) {
-    return inputs;  // the reader below words the error
+    return {instance, inputs};  // the reader below words the error
   }
-  if (!parsed.is_object()) return inputs;
-  std::map<std::string, TensorSpec> named;
+  if (!parsed.is_object()) return {instance, inputs};
+  NamedInstance named;
+  Json kept = Json::object();
   for (const auto& [name, spec] : inputs)
-    if (parsed.contains(name)) named[name] = spec;
-  return named.empty() ? inputs : named;
+    if (parsed.contains(name)) {
+      named.inputs[name] = spec;
+      append_new_key(kept, name, parsed[name]);
+    }
+  if (named.inputs.empty()) return {instance, inputs};  // no input of it named: said below
+  named.text = kept.dump();
+  return named;
 }
 
 ClientAnswer predict_one(tfs::PredictionService::Stub& stub, const GrpcTarget& target,
@@ -137,8 +149,9 @@ ClientAnswer predict_one(tfs::PredictionService::Stub& stub, const GrpcTarget& t
   tfs::PredictRequest request;
   *request.mutable_model_spec() = target.spec;
   try {
-    PredictRequest read = parse_predict_request("{\"instances\": [" + instance + "]}",
-                                                inputs_named(instance, inputs));
+    NamedInstance named = inputs_named(instance, inputs);
+    PredictRequest read =
+        parse_predict_request("{\"instances\": [" + named.text + "]}", named.inputs);
     for (const auto& [name, tensor] : read.inputs)
       tensor_to_proto(tensor, (*request.mutable_inputs())[name]);
   } catch (const std::exception& e) {  // never sent: the line is no instance of the signature

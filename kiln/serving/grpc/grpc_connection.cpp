@@ -46,6 +46,7 @@ struct GrpcConnection::Stream {
   bool received = false;  // its request came whole (or was refused as it came)
   bool answered = false;  // its response has been submitted
   std::optional<std::chrono::steady_clock::time_point> deadline;  // from `timeout`, at headers
+  bool timeout_twice = false;
   std::string reply;  // the framed response message, while it goes out
   size_t reply_sent = 0;
 };
@@ -93,6 +94,8 @@ struct GrpcConnection::Callbacks {
       stream->authorization.emplace_back(view(value, value_size));
       return 0;
     }
+    // One deadline a call: a second grpc-timeout is refused rather than one of them picked.
+    if (key == "grpc-timeout" && !stream->timeout.empty()) stream->timeout_twice = true;
     std::string* kept = key == ":method"         ? &stream->method
                         : key == ":path"         ? &stream->path
                         : key == "content-type"  ? &stream->content_type
@@ -130,10 +133,8 @@ struct GrpcConnection::Callbacks {
     GrpcConnection& connection = self(user);
     if (request_part) ++connection.call_frames_;
     Stream* stream = request_part ? find(connection, frame->hd.stream_id) : nullptr;
-    if (stream && frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST &&
-        !stream->timeout.empty())
-      if (auto timeout = parse_grpc_timeout(stream->timeout))
-        stream->deadline = connection.limits_.now() + *timeout;
+    if (stream && frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST)
+      connection.take_deadline(frame->hd.stream_id, *stream);
     if (!request_part || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
     if (stream && !stream->answered) connection.end_request(frame->hd.stream_id, *stream);
     return 0;
@@ -253,9 +254,7 @@ void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
   release(stream.body.size());
   std::string().swap(stream.body);
   std::optional<std::chrono::nanoseconds> timeout;
-  if (!stream.timeout.empty() && !(timeout = parse_grpc_timeout(stream.timeout)))
-    return respond_status(stream_id, 200, int(GrpcCode::kInvalidArgument),
-                          "grpc-timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n)");
+  if (!stream.timeout.empty()) timeout = parse_grpc_timeout(stream.timeout);  // checked at headers
   if (unframed.code != GrpcCode::kOk)
     return respond_status(stream_id, 200, int(unframed.code), unframed.error);
   GrpcIncoming call{stream_id,
@@ -279,6 +278,21 @@ void GrpcConnection::expire(int32_t stream) {
   auto found = streams_.find(stream);
   if (found == streams_.end() || found->second->answered) return;
   respond_status(stream, 200, int(GrpcCode::kDeadlineExceeded), "Deadline Exceeded");
+}
+
+// At the end of a call's headers: its deadline counts from now. A malformed or repeated
+// grpc-timeout is answered at once, not when the body has come (it was held to the read timeout).
+void GrpcConnection::take_deadline(int32_t stream_id, Stream& stream) {
+  if (stream.timeout.empty() || stream.answered) return;
+  std::optional<std::chrono::nanoseconds> timeout = parse_grpc_timeout(stream.timeout);
+  if (timeout && !stream.timeout_twice) {
+    stream.deadline = limits_.now() + *timeout;
+    return;
+  }
+  respond_status(stream_id, 200, int(GrpcCode::kInvalidArgument),
+                 stream.timeout_twice
+                     ? "grpc-timeout is given twice; a call has one deadline"
+                     : "grpc-timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n)");
 }
 
 bool GrpcConnection::expire_arriving(std::chrono::steady_clock::time_point now) {

@@ -104,6 +104,7 @@ class GrpcConnection {
   struct Stream;
   struct Callbacks;
   void end_request(int32_t stream_id, Stream& stream);
+  void take_deadline(int32_t stream_id, Stream& stream);
   void respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing);
   void respond_status(int32_t stream_id, int http_status, int code, const std::string& error);
   /// Whether `size` more request bytes may be held, here and by the server; answers the stream

@@ -382,6 +382,34 @@ TEST(GrpcConnectionDeadlines, ACallStillArrivingPastItsDeadlineIsAnsweredAndLetG
   EXPECT_FALSE(server.expire_arriving(now + std::chrono::hours(1)));
 }
 
+// A malformed grpc-timeout was refused only once the body had come: one still arriving was
+// held to the read timeout (10 s). It is refused at its headers, and so is a second one.
+TEST(GrpcConnectionDeadlines, AMalformedOrRepeatedTimeoutIsRefusedAtItsHeaders) {
+  std::vector<GrpcIncoming> calls;
+  GrpcConnection server(GrpcLimits{}, [&calls](GrpcIncoming& call) { calls.push_back(call); });
+  Client client(server);
+  auto with = [](std::vector<std::pair<std::string, std::string>> extra) {
+    auto headers = grpc_headers("/p");
+    headers.insert(headers.end(), extra.begin(), extra.end());
+    return headers;
+  };
+  std::string body = frame_message(std::string(100, 'a'));
+  int32_t malformed = client.request(with({{"grpc-timeout", "1x"}}), body, kAll, true);
+  int32_t twice =
+      client.request(with({{"grpc-timeout", "1S"}, {"grpc-timeout", "garbage"}}), body, kAll, true);
+  int32_t good = client.request(with({{"grpc-timeout", "5S"}}), body, kAll, true);
+  client.pump();
+  EXPECT_EQ(client.reply(malformed).grpc("grpc-status"), "3");  // INVALID_ARGUMENT
+  EXPECT_THAT(client.reply(malformed).grpc("grpc-message"), HasSubstr("grpc-timeout: expected"));
+  EXPECT_EQ(client.reply(twice).grpc("grpc-status"), "3");
+  EXPECT_THAT(client.reply(twice).grpc("grpc-message"), HasSubstr("given twice"));
+  EXPECT_EQ(client.reply(good).grpc("grpc-status"), "") << "still arriving, in time";
+  for (int32_t stream : {malformed, twice, good}) client.release(stream);
+  client.pump();
+  ASSERT_EQ(calls.size(), 1u) << "only the good call reaches the server";
+  EXPECT_EQ(calls[0].stream, good);
+}
+
 // Kept in order, so that the call can refuse credentials sent twice (a wrong one, then the right
 // one, was let in when the last was kept).
 TEST_F(GrpcConnectionTest, EachAuthorizationEntryReachesTheCall) {
