@@ -1,6 +1,7 @@
 #include "kiln/core/input_layout.h"
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_keys.h"
 
 namespace kiln {
 namespace {
@@ -28,6 +29,13 @@ const Json& list(const Json& json, const char* key, const std::string& file) {
   if (!json[key].is_array())
     throw ConfigError(file, "", std::string("the layout's \"") + key + "\" is not a list");
   return json[key];
+}
+
+// A key the layout does not have was written by hand, and would be passed over in silence.
+void refuse_unknown_keys(const Json& entry, const std::vector<std::string>& keys, const char* what,
+                         const std::string& file) {
+  std::string unknown = unknown_key_problem(entry, keys, what);
+  if (!unknown.empty()) throw ConfigError(file, "", unknown);
 }
 
 }  // namespace
@@ -66,9 +74,11 @@ Json layout_json(const InputLayout& layout) {
 
 InputLayout parse_layout(const Json& json, int64_t row_width, const std::string& file) {
   if (!json.is_object()) throw ConfigError(file, "", "the input layout is not an object");
+  refuse_unknown_keys(json, {"parts", "indices"}, "the input layout", file);
   InputLayout layout;
   int64_t end = 0;
   for (const Json& entry : list(json, "parts", file)) {
+    refuse_unknown_keys(entry, {"name", "offset", "width"}, "an input part", file);
     InputPart part{text(entry, "name", file), whole_number(entry, "offset", file),
                    whole_number(entry, "width", file)};
     if (part.offset != end)
@@ -81,6 +91,8 @@ InputLayout parse_layout(const Json& json, int64_t row_width, const std::string&
                       "the input parts span " + std::to_string(end) + " of the row's " +
                           std::to_string(row_width) + " numbers");
   for (const Json& entry : list(json, "indices", file)) {
+    refuse_unknown_keys(entry, {"column", "position", "cardinality", "embedding_dim"},
+                        "an input index", file);
     InputIndex index{text(entry, "column", file), whole_number(entry, "position", file),
                      whole_number(entry, "cardinality", file),
                      whole_number(entry, "embedding_dim", file)};

@@ -46,6 +46,14 @@ TEST(InputLayout, AMalformedLayoutIsAConfigErrorNamingTheFile) {
               HasSubstr("does not follow"));
   EXPECT_THAT(problem_of(R"({"parts": [{"name": "a", "offset": 0, "width": 1}]})"),
               HasSubstr("span 1 of the row's 2 numbers"));
+  // A key a layout does not have is refused, wherever it is (a campaign's find).
+  EXPECT_THAT(problem_of(R"({"parts": [], "index": []})"),
+              HasSubstr("\"index\" is no key of the input layout"));
+  EXPECT_THAT(problem_of(R"({"parts": [{"name": "a", "offset": 0, "width": 2, "dtype": 1}]})"),
+              HasSubstr("\"dtype\" is no key of an input part"));
+  EXPECT_THAT(problem_of(R"({"indices": [{"column": "c", "position": 1, "cardinality": 3,
+                                          "embedding_dim": 0, "vocab": []}]})"),
+              HasSubstr("\"vocab\" is no key of an input index"));
   // Without named inputs a layout holds indices alone.
   EXPECT_EQ(problem_of(R"({"indices": [{"column": "c", "position": 1, "cardinality": 3,
                                         "embedding_dim": 0}]})"),

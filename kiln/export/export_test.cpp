@@ -332,6 +332,19 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
           "\"lables\" is no key of model.yaml (did you mean \"labels\"?");
   refused(edited_yaml("input_key", [&](Json& y) { y["inputs"][0]["dtpye"] = "int64"; }),
           "model.yaml", "\"dtpye\" is no key of an input");
+  refused(edited_yaml("source_key", [&](Json& y) { y["source"]["epoch"] = 3; }), "model.yaml",
+          "\"epoch\" is no key of its `source`");
+  refused(edited_yaml("signature_key",
+                      [&](Json& y) { y["signatures"]["serving_default"]["method"] = "predict"; }),
+          "model.yaml", "signatures: serving_default: \"method\" is no key of a signature");
+  refused(edited_yaml("output_key",
+                      [&](Json& y) { y[main_outputs]["logits"]["activation"] = "softmax"; }),
+          "model.yaml", "\"activation\" is no key of an output");
+  refused(edited_yaml("input_spec_key",
+                      [&](Json& y) {
+                        y["signatures"]["serving_default"]["inputs"]["input"]["op"] = "softmax";
+                      }),
+          "model.yaml", "\"op\" is no key of an input");
 }
 
 }  // namespace export_test

@@ -60,6 +60,9 @@ Json read_model_yaml(const std::string& file) {
        "transforms", "labels", "embedding_layer", "reader", "signatures"},
       "model.yaml");
   if (!unknown.empty()) refuse(file, unknown);
+  unknown = unknown_key_problem(yaml.value("source", Json::object()),
+                                {"run", "checkpoint", "step", "weights"}, "its `source`");
+  if (!unknown.empty()) refuse(file, unknown);
   if (yaml["format"] == kExportFormat && !yaml.contains("model"))
     refuse(file, "`model` is missing");
   return yaml;

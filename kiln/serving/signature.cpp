@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json_keys.h"
 #include "kiln/core/json_text.h"
 #include "kiln/io/image_input.h"
 
@@ -28,13 +29,19 @@ Json spec_json(const TensorSpec& spec) {
 }
 
 // Reads one input's or output's dtype and shape; `where` names it in errors.
-TensorSpec parse_spec(const Json& json, const std::string& file, const std::string& where) {
+TensorSpec parse_spec(const Json& json, const std::string& file, const std::string& where,
+                      bool output) {
   auto fail = [&](const std::string& problem) -> TensorSpec {
     throw DataError(file, -1, -1, fmt::format("signatures: {}: {}", where, problem));
   };
   if (!json.is_object() || !json.contains("dtype") || !json["dtype"].is_string() ||
       !json.contains("shape") || !json["shape"].is_array())
     return fail("expected {dtype: NAME, shape: [SIZES]}, got " + show_value(json));
+  std::vector<std::string> keys = {"dtype", "shape", "image"};
+  if (output) keys.insert(keys.end(), {"from", "op", "layer"});
+  if (std::string unknown = unknown_key_problem(json, keys, output ? "an output" : "an input");
+      !unknown.empty())
+    return fail(unknown);
   TensorSpec spec;
   std::optional<DType> dtype = dtype_named(json["dtype"].get<std::string>());
   if (!dtype)
@@ -121,13 +128,16 @@ Signature parse_signature(const Json& json, const std::string& file, const std::
     throw DataError(
         file, -1, -1,
         fmt::format("signatures: {}: expected {{inputs: {{...}}, outputs: {{...}}}}", name));
+  if (std::string unknown = unknown_key_problem(json, {"inputs", "outputs"}, "a signature");
+      !unknown.empty())
+    throw DataError(file, -1, -1, fmt::format("signatures: {}: {}", name, unknown));
   Signature signature;
   for (const auto& [input, spec] : json["inputs"].items())
-    signature.inputs[input] = parse_spec(spec, file, name + ".inputs." + input);
+    signature.inputs[input] = parse_spec(spec, file, name + ".inputs." + input, false);
   for (const auto& [output, spec] : json["outputs"].items()) {
     std::string where = name + ".outputs." + output;
     SignatureOutput out;
-    out.spec = parse_spec(spec, file, where);
+    out.spec = parse_spec(spec, file, where, true);
     out.from = text_or_empty(spec, "from", file, where);
     out.op = spec.contains("op") ? parse_op(spec["op"], file, where) : OutputOp::kIdentity;
     out.layer = text_or_empty(spec, "layer", file, where);
