@@ -126,6 +126,16 @@ class BucketizeColumn : public FeatureColumn {
     boundaries_ = std::move(edges);
   }
 
+  // Quantiles fitted from nothing are none; a fill from nothing is 0 (fit()).
+  std::string contradicted_kind(const std::string&, io::Feature::Kind kind) const override {
+    if (kind != io::Feature::Kind::kNone) return "";
+    if (o_.quantiles > 0 && !boundaries_.empty())
+      return "its quantile boundaries were fitted from the training records' values";
+    if (fills_from_data() && missing_ && *missing_ != 0)
+      return "its fill for a missing value was fitted from the training records' values";
+    return "";
+  }
+
   bool crossable() const override { return true; }
   // The bucket's number, as TensorFlow crosses a bucketized column.
   std::vector<std::string> cross_values(const io::Features& example,

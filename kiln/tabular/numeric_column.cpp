@@ -158,6 +158,15 @@ class NumericColumn : public FeatureColumn {
                               "; a column divides by it, and it is a spread: positive");
   }
 
+  // Statistics fitted from nothing are a shift of 0, a scale of 1 and a fill of 0 (fit()).
+  std::string contradicted_kind(const std::string&, io::Feature::Kind kind) const override {
+    if (kind != io::Feature::Kind::kNone || fitted_.shift.empty()) return "";
+    for (size_t i = 0; i < fitted_.shift.size(); ++i)
+      if (fitted_.shift[i] != 0 || fitted_.scale[i] != 1 || fitted_.fill[i] != 0)
+        return "its statistics were fitted from the training records' values";
+    return "";
+  }
+
   // Clip, then log: the value the statistics and the normalization see.
   double prepared(double x, const io::RecordLocation& where) const {
     if (!o_.clip.empty()) x = std::clamp(x, o_.clip[0], o_.clip[1]);

@@ -150,5 +150,28 @@ TEST(RawFeatureTypes, FittedColumnsKeepThemInPreprocessingJson) {
               ThrowsMessage<ConfigError>(HasSubstr("\"log_fare\" is no raw feature")));
 }
 
+// Said unseen, a column's statistics fitted from values say otherwise: a numeric column's shift,
+// scale and fill (from nothing: 0, 1 and 0), a bucketized one's quantiles.
+TEST(RawFeatureTypes, AFeatureSaidUnseenWhoseStatisticsWereFittedIsRefused) {
+  testing::TabularRows rows(
+      {{{"fare", io::float_feature({12.5})}, {"tips", io::float_feature({2})}},
+       {{"fare", io::float_feature({3})}, {"tips", io::float_feature({5})}}});
+  FeatureColumns columns(
+      testing::declared_columns({{"fare", {{"type", "numeric"}, {"normalize", "zscore"}}},
+                                 {"tips", {{"type", "bucketize"}, {"quantiles", 2}}}}),
+      {"fare", "tips"}, "data.train.input", "data.columns");
+  columns.fit(rows, 1);
+  Json saved = columns.preprocessing();
+  EXPECT_NO_THROW(FeatureColumns::from_preprocessing(saved));
+  for (const char* feature : {"fare", "tips"}) {
+    Json unseen = saved;
+    unseen["raw_features"][feature] = {{"kind", "unseen"}};
+    EXPECT_THAT([&] { FeatureColumns::from_preprocessing(unseen); },
+                ThrowsMessage<ConfigError>(HasSubstr("were fitted from the training records' "
+                                                     "values")))
+        << feature;
+  }
+}
+
 }  // namespace raw_feature_types_test
 }  // namespace kiln::tabular
