@@ -38,6 +38,11 @@ std::string plural(int count, const char* noun) {
   return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
 }
 
+std::string folded_text(int folded) {
+  return folded == 0 ? "nothing to rewrite"
+                     : plural(folded, "batch norm") + " folded into convolutions";
+}
+
 }  // namespace
 
 std::pair<std::shared_ptr<models::Model>, models::EmbeddingLayer> ExportedModel::twin() const {
@@ -68,13 +73,17 @@ std::string ExportedModel::optimize_for_inference(int64_t batch, const BatchTime
              message.substr(0, message.find('\n'));
     }
   }
+  bool convolutions = false;  // else there is nothing to time, and no twin to build
+  for (const auto& module : model_->modules())
+    convolutions = convolutions || dynamic_cast<const torch::nn::Conv2dImpl*>(module.get());
+  if (!convolutions || !device_.is_cpu()) return folded_text(models::fold_batch_norms(*model_));
   // The candidate on oneDNN is a twin: the rewrite cannot be undone where it does not pay.
   auto [onednn, onednn_embedding] = twin();
   int folded = models::fold_batch_norms(*model_);
   models::fold_batch_norms(*onednn);
   int rewritten = models::run_convolutions_on_onednn(*onednn);
   std::string done = plural(folded, "batch norm") + " folded into convolutions";
-  if (rewritten == 0) return folded == 0 ? "nothing to rewrite" : done;
+  if (rewritten == 0) return folded_text(folded);
   const serving::Signature& signature = signatures_.count("serving_default")
                                             ? signatures_.at("serving_default")
                                             : signatures_.begin()->second;
