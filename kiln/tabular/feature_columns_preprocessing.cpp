@@ -172,12 +172,11 @@ void FeatureColumns::restore(const Json& preprocessing) {
   if (!preprocessing.is_object() || !preprocessing.contains("columns") ||
       !preprocessing["columns"].is_array())
     malformed("expected an object with a \"columns\" list");
-  static const std::vector<std::string> kKeys = {"format",   "version", "columns", "width",
-                                                 "features", "inputs",  "derived", "raw_features"};
-  for (const auto& [key, value] : preprocessing.items())  // a misspelt one was let be
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      malformed(fmt::format("\"{}\" is no key of a preprocessing file (its keys: {})", key,
-                            fmt::join(kKeys, ", ")));
+  std::string unknown = unknown_key_problem(
+      preprocessing,
+      {"format", "version", "columns", "width", "features", "inputs", "derived", "raw_features"},
+      "a preprocessing file");
+  if (!unknown.empty()) malformed(unknown);  // a misspelt one was let be
   const Json& columns = preprocessing["columns"];
   auto names_there = [&] {
     std::vector<std::string> names;
