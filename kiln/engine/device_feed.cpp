@@ -7,9 +7,13 @@
 namespace kiln::engine {
 namespace {
 
-torch::Tensor as_channels_last(const torch::Tensor& tensor) {
-  if (!tensor.defined() || tensor.dim() != 4) return tensor;
-  return tensor.contiguous(at::MemoryFormat::ChannelsLast);
+// Every 4-D parameter and buffer of `module` stored in `format`.
+void store_kernels(torch::nn::Module& module, at::MemoryFormat format) {
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor& parameter : module.parameters())
+    if (parameter.dim() == 4) parameter.set_data(parameter.detach().contiguous(format));
+  for (torch::Tensor& buffer : module.buffers())
+    if (buffer.dim() == 4) buffer.set_data(buffer.detach().contiguous(format));
 }
 
 // Copies batches to one CUDA device on a stream of LibTorch's pool, one the training thread never
@@ -79,12 +83,17 @@ std::function<data::Batch(data::Batch)> device_feed(torch::Device device,
   };
 }
 
+torch::Tensor as_channels_last(const torch::Tensor& tensor) {
+  if (!tensor.defined() || tensor.dim() != 4) return tensor;
+  return tensor.contiguous(at::MemoryFormat::ChannelsLast);
+}
+
 void make_channels_last(torch::nn::Module& module) {
-  torch::NoGradGuard no_grad;
-  for (torch::Tensor& parameter : module.parameters())
-    if (parameter.dim() == 4) parameter.set_data(as_channels_last(parameter.detach()));
-  for (torch::Tensor& buffer : module.buffers())
-    if (buffer.dim() == 4) buffer.set_data(as_channels_last(buffer.detach()));
+  store_kernels(module, at::MemoryFormat::ChannelsLast);
+}
+
+void make_channels_first(torch::nn::Module& module) {
+  store_kernels(module, at::MemoryFormat::Contiguous);
 }
 
 }  // namespace kiln::engine

@@ -24,8 +24,13 @@ struct DeviceFeedOptions {
 std::function<data::Batch(data::Batch)> device_feed(torch::Device device,
                                                     DeviceFeedOptions options);
 
+/// A 4-D tensor (a batch of images) stored channels-last; any other as it is.
+torch::Tensor as_channels_last(const torch::Tensor& tensor);
+
 /// Stores `module`'s 4-D parameters and buffers (convolution kernels) channels-last, as a
 /// channels-last input wants them.
 void make_channels_last(torch::nn::Module& module);
+/// Stores them contiguous again (channels first), undoing make_channels_last.
+void make_channels_first(torch::nn::Module& module);
 
 }  // namespace kiln::engine

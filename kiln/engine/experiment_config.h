@@ -22,6 +22,9 @@ struct AutoCount {
   int64_t value = 0;
 };
 
+/// A switch that may be left to the machine: `auto`, true or false.
+enum class AutoSwitch { kAuto, kOn, kOff };
+
 struct TransformLists {
   ComponentList train{"transform"};
   ComponentList eval{"transform"};
@@ -118,9 +121,9 @@ struct DistributedOptions {
 struct RuntimeOptions {
   DeviceChoice device = DeviceChoice::kAuto;
   AutoCount threads;
-  bool pin_memory = true;        // CUDA: batches copied from page-locked memory on a side stream
-  bool channels_last = false;    // images and convolution kernels stored NHWC
-  bool cudnn_benchmark = false;  // cuDNN times its convolution algorithms per shape
+  bool pin_memory = true;  // CUDA: batches copied from page-locked memory on a side stream
+  AutoSwitch channels_last = AutoSwitch::kAuto;  // images and convolution kernels stored NHWC
+  bool cudnn_benchmark = false;                  // cuDNN times its convolution algorithms per shape
   DistributedOptions distributed;
   void describe(Schema& s);
 };
@@ -211,6 +214,13 @@ struct OptionTraits<engine::StageList> {
   static void read(const Json& value, engine::StageList& out, const ReadContext& ctx);
   static Json write(const engine::StageList& value) { return value.entries; }
   static std::string type_name(const engine::StageList&) { return "list of stages"; }
+};
+
+template <>
+struct OptionTraits<engine::AutoSwitch> {
+  static void read(const Json& value, engine::AutoSwitch& out, const ReadContext& ctx);
+  static Json write(engine::AutoSwitch value);
+  static std::string type_name(engine::AutoSwitch) { return "auto | true | false"; }
 };
 
 template <>

@@ -414,8 +414,11 @@ TrainResult Trainer::fit() {
     window = Window{};  // a rewind: what the window held belongs to the abandoned steps
     window.started = clock_();
   }
-  log_training(window);
+  // A run stopped by a signal is to be resumed: the steps since the last log line are not logged
+  // at the stop, so that its curves have the points of an uninterrupted run (the resumed run's
+  // next point covers the steps after the resume).
   if (result_.stopped_by_signal == 0) {
+    log_training(window);
     if (!validated_) {
       validate();
       saved_step_ = -1;  // a checkpoint the last step wrote lacks this validation: save again

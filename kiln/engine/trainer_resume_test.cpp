@@ -61,6 +61,14 @@ TEST(TrainerResume, HalfThenResumeEqualsStraightBitwise) {
             std::vector<double>(straight_losses.begin() + 1, straight_losses.end()));
 }
 
+// Raises signal 2 as step 3 ends.
+struct SignalAtStep : Callback {
+  std::atomic<int>* flag;
+  void on_step_end(TrainerView& view, const Progress&) override {
+    if (view.progress().steps == 3) flag->store(2);
+  }
+};
+
 TEST(TrainerResume, AStopSignalEndsTheStepSavesItAndSkipsTheFinalValidation) {
   TrainerRig rig;
   rig.checkpoints_dir = rig.dir.file("checkpoints");
@@ -73,12 +81,7 @@ TEST(TrainerResume, AStopSignalEndsTheStepSavesItAndSkipsTheFinalValidation) {
   second.checkpoints_dir = second.dir.file("checkpoints");
   std::atomic<int> later{0};
   second.stop_signal = &later;
-  struct SignalAtStep : Callback {
-    std::atomic<int>* flag;
-    void on_step_end(TrainerView& view, const Progress&) override {
-      if (view.progress().steps == 3) flag->store(2);
-    }
-  } trigger;
+  SignalAtStep trigger;
   trigger.flag = &later;
   second.callbacks.push_back(&trigger);
   TrainResult stopped = second.fit(train_options("2 epochs", "1 epoch", "100 steps"));
@@ -86,6 +89,21 @@ TEST(TrainerResume, AStopSignalEndsTheStepSavesItAndSkipsTheFinalValidation) {
   EXPECT_EQ(stopped.progress.steps, 3);
   EXPECT_EQ(stopped.checkpoint, second.checkpoints_dir + "/step-000000003");
   EXPECT_TRUE(second.steps_logged("val/count").empty());
+}
+
+// A run stopped by a signal is resumed: the steps since the last log line are not logged at the
+// stop, so that the resumed run's curves have the points an uninterrupted run's have.
+TEST(TrainerResume, AStopSignalLogsNoPointBetweenLogLines) {
+  TrainerRig rig;
+  rig.checkpoints_dir = rig.dir.file("checkpoints");
+  std::atomic<int> flag{0};
+  rig.stop_signal = &flag;
+  SignalAtStep trigger;
+  trigger.flag = &flag;
+  rig.callbacks.push_back(&trigger);
+  TrainResult stopped = rig.fit(train_options("2 epochs", "1 epoch", "2 steps"));
+  EXPECT_EQ(stopped.progress.steps, 3);
+  EXPECT_THAT(rig.steps_logged("train/loss"), ElementsAre(2));
 }
 
 TEST(TrainState, SurvivesJson) {

@@ -47,6 +47,7 @@ Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t ra
       device_(device),
       rank_(rank),
       world_(world),
+      channels_last_(config_.runtime.channels_last == AutoSwitch::kOn),
       fitting_(std::move(fitting)) {}
 
 std::vector<std::string> Experiment::splits() const {
@@ -251,8 +252,7 @@ data::Loader Experiment::loader(const std::string& split) {
   options.seed = static_cast<uint64_t>(config_.seed);
   options.workers = d.workers;
   options.prefetch = d.prefetch;
-  options.deliver =
-      device_feed(device_, {config_.runtime.pin_memory, config_.runtime.channels_last});
+  options.deliver = device_feed(device_, {config_.runtime.pin_memory, channels_last_});
   return data::Loader(loaded(split),
                       build_transforms(training ? d.transforms.train : d.transforms.eval), options);
 }
@@ -273,7 +273,7 @@ std::shared_ptr<models::Model> Experiment::build_model(const std::string& split)
   auto model = models::build_model(config_.model.network, seen);
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
-  if (config_.runtime.channels_last) make_channels_last(*model);
+  if (channels_last_) make_channels_last(*model);
   return model;
 }
 

@@ -62,6 +62,12 @@ class Experiment {
   /// the device: a stage may change neither.
   void use_stage_config(engine::ExperimentConfig config) { config_ = std::move(config); }
   torch::Device device() const { return device_; }
+  /// Whether models and the loaders' batches are stored channels-last: runtime.channels_last
+  /// when true or false; for auto, false until the run decides (channels_last_choice.h).
+  bool channels_last() const { return channels_last_; }
+  /// The decision for auto: models built and loaders made from now on follow it (the caller
+  /// stores a model already built).
+  void use_channels_last(bool channels_last) { channels_last_ = channels_last; }
   /// The examples of one step of the whole job: data.batch_size, times the ranks when it is each
   /// rank's (data.batch_per_rank).
   int64_t job_batch() const;
@@ -123,6 +129,7 @@ class Experiment {
   // data.cache: device: each split's examples held on the device, made when first loaded.
   std::map<std::string, std::shared_ptr<const data::Dataset>> resident_;
   int64_t rank_, world_;
+  bool channels_last_;
   bool took_training_range_ = false;  // data.skip and data.take applied to datasets_["train"]
   ColumnFitting fitting_;
   std::shared_ptr<const tabular::FeatureColumns> columns_;  // made with the training split

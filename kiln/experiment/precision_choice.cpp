@@ -10,6 +10,7 @@
 
 #include "kiln/core/schema.h"
 #include "kiln/engine/cuda_device.h"
+#include "kiln/experiment/run_environment.h"
 
 namespace kiln::experiment {
 
@@ -37,6 +38,20 @@ PrecisionChoice on_cuda(PrecisionChoice choice, const PrecisionHardware& hardwar
   return choice;
 }
 
+// What a CPU computes bfloat16 natively with and oneDNN's kernels do not use says why auto
+// still chose float32.
+std::string fp32_reason(const PrecisionHardware& hardware) {
+  if (hardware.cpu.native_bf16())
+    return fmt::format(
+        "auto: the CPU, {}, computes bfloat16 natively, but oneDNN's kernels are held to {} "
+        "(ONEDNN_MAX_CPU_ISA), which would emulate it slower than float32",
+        hardware.cpu.describe(), hardware.onednn_isa);
+  return fmt::format(
+      "auto: the CPU, {}, has no native bfloat16 (AVX512-BF16 or AMX), which LibTorch would "
+      "emulate slower than float32",
+      hardware.cpu.describe());
+}
+
 double median_seconds(const std::function<void()>& run, int times) {
   run();  // once unmeasured: first calls pick kernels and allocate
   std::vector<double> seconds;
@@ -52,11 +67,21 @@ double median_seconds(const std::function<void()>& run, int times) {
 
 }  // namespace
 
+bool PrecisionHardware::cpu_computes_bf16() const {
+  if (!cpu.native_bf16()) return false;
+  if (onednn_isa.empty()) return true;  // oneDNN does not say: the CPU's word stands
+  // oneDNN's names of the instruction sets with bfloat16: avx512_core_bf16, ..._amx, avx10_*.
+  for (const char* with_bf16 : {"bf16", "amx", "avx10"})
+    if (onednn_isa.find(with_bf16) != std::string::npos) return true;
+  return false;
+}
+
 PrecisionHardware hardware_of(torch::Device device) {
   PrecisionHardware hardware;
   hardware.cuda = device.is_cuda();
   hardware.cuda_major = cuda_compute_major(device);
   hardware.cpu = this_cpu();
+  hardware.onednn_isa = onednn_kernels_isa();
   return hardware;
 }
 
@@ -67,20 +92,17 @@ PrecisionChoice choose_precision(PrecisionMode asked, const PrecisionHardware& h
   if (asked != PrecisionMode::kAuto) {
     choice.why = "asked by train.precision";
     choice.emulated_bf16 =
-        asked == PrecisionMode::kBf16 && !hardware.cuda && !hardware.cpu.native_bf16();
+        asked == PrecisionMode::kBf16 && !hardware.cuda && !hardware.cpu_computes_bf16();
     return choice;
   }
   if (hardware.cuda) return on_cuda(choice, hardware);
-  if (hardware.cpu.native_bf16()) {
+  if (hardware.cpu_computes_bf16()) {
     choice.used = PrecisionMode::kBf16;
     choice.why =
         fmt::format("auto: the CPU, {}, computes bfloat16 natively", hardware.cpu.describe());
   } else {
     choice.used = PrecisionMode::kFp32;
-    choice.why = fmt::format(
-        "auto: the CPU, {}, has no native bfloat16 (AVX512-BF16 or AMX), which LibTorch would "
-        "emulate slower than float32",
-        hardware.cpu.describe());
+    choice.why = fp32_reason(hardware);
   }
   return choice;
 }
@@ -94,12 +116,17 @@ double measure_bf16_slowdown() {
   return bf16 / std::max(fp32, 1e-9);
 }
 
-std::string emulated_bf16_warning(const CpuFeatures& cpu, double slowdown) {
+std::string emulated_bf16_warning(const PrecisionHardware& hardware, double slowdown) {
+  std::string held = hardware.cpu.native_bf16() ? fmt::format(
+                                                      " (its oneDNN kernels held to {} by "
+                                                      "ONEDNN_MAX_CPU_ISA)",
+                                                      hardware.onednn_isa)
+                                                : " without native bfloat16";
   return fmt::format(
-      "train.precision: bf16 on a CPU without native bfloat16, {}: LibTorch emulates it, and a "
-      "bfloat16 matrix product took {:.1f}x the time of float32 here. Set train.precision: auto "
-      "(or fp32) to train in float32 on this machine; bf16 pays on CPUs with AVX512-BF16 or AMX.",
-      cpu.describe(), slowdown);
+      "train.precision: bf16 on a CPU{}, {}: LibTorch emulates it, and a bfloat16 matrix "
+      "product took {:.1f}x the time of float32 here. Set train.precision: auto (or fp32) to "
+      "train in float32 on this machine; bf16 pays on CPUs with AVX512-BF16 or AMX.",
+      held, hardware.cpu.describe(), slowdown);
 }
 
 StagePrecision decide_precision(PrecisionMode asked, torch::Device device, Console& console) {
@@ -108,7 +135,7 @@ StagePrecision decide_precision(PrecisionMode asked, torch::Device device, Conso
   std::optional<double> slowdown;
   if (choice.emulated_bf16) {
     slowdown = measure_bf16_slowdown();
-    console.line("warning: " + emulated_bf16_warning(hardware.cpu, *slowdown));
+    console.line("warning: " + emulated_bf16_warning(hardware, *slowdown));
   }
   if (choice.asked == PrecisionMode::kAuto)
     console.line(fmt::format("precision: {} ({})", enum_name(choice.used), choice.why));

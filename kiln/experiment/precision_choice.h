@@ -23,6 +23,12 @@ struct PrecisionHardware {
   bool cuda = false;              // the run trains on a CUDA device
   std::optional<int> cuda_major;  // its compute capability, where known
   CpuFeatures cpu;
+  std::string onednn_isa;  // the instructions oneDNN's kernels use ("" where unknown)
+
+  /// bfloat16 computed in hardware on the CPU: the CPU has it (AVX512-BF16 or AMX), and
+  /// oneDNN's kernels, which compute LibTorch's bfloat16 convolutions and products, are not
+  /// held below it (ONEDNN_MAX_CPU_ISA=AVX2 makes such a CPU emulate it).
+  bool cpu_computes_bf16() const;
 };
 
 struct PrecisionChoice {
@@ -32,7 +38,8 @@ struct PrecisionChoice {
   bool emulated_bf16 = false;  // bf16 asked on a CPU without it: warn
 };
 
-/// The hardware of a run on `device`: this CPU, and the GPU's compute capability.
+/// The hardware of a run on `device`: this CPU and its oneDNN kernels, and the GPU's compute
+/// capability.
 PrecisionHardware hardware_of(torch::Device device);
 
 PrecisionChoice choose_precision(engine::PrecisionMode asked, const PrecisionHardware& hardware);
@@ -42,7 +49,7 @@ PrecisionChoice choose_precision(engine::PrecisionMode asked, const PrecisionHar
 double measure_bf16_slowdown();
 
 /// The warning for bf16 on a CPU that emulates it, with the measured `slowdown`.
-std::string emulated_bf16_warning(const CpuFeatures& cpu, double slowdown);
+std::string emulated_bf16_warning(const PrecisionHardware& hardware, double slowdown);
 
 /// A stage's precision: the mode the trainer is given, and what run.json records of it.
 struct StagePrecision {

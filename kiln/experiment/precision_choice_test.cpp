@@ -41,6 +41,26 @@ TEST(PrecisionChoice, AutoIsBfloat16OnlyOnACpuThatComputesItNatively) {
   EXPECT_FALSE(emulated.emulated_bf16) << "auto emulates nothing: no warning";
 }
 
+// ONEDNN_MAX_CPU_ISA=AVX2 holds oneDNN's kernels below the CPU's bfloat16 instructions: LibTorch
+// then emulates bfloat16 there, and auto must see it as an AVX2-only CPU would.
+TEST(PrecisionChoice, AutoIsFloat32WhereOnednnIsHeldBelowTheCpusBfloat16) {
+  PrecisionHardware held = cpu_with({"avx2", "avx512f", "avx512_bf16"}, "AMD EPYC 9B14");
+  held.onednn_isa = "avx2";
+  PrecisionChoice choice = choose_precision(PrecisionMode::kAuto, held);
+  EXPECT_EQ(choice.used, PrecisionMode::kFp32);
+  EXPECT_THAT(choice.why, HasSubstr("held to avx2 (ONEDNN_MAX_CPU_ISA)"));
+  EXPECT_TRUE(choose_precision(PrecisionMode::kBf16, held).emulated_bf16);
+  EXPECT_THAT(emulated_bf16_warning(held, 3.2), HasSubstr("held to avx2 by ONEDNN_MAX_CPU_ISA"));
+
+  for (const char* isa : {"avx512_core_bf16", "avx512_core_amx", "avx10_1_512_amx", ""}) {
+    held.onednn_isa = isa;
+    EXPECT_EQ(choose_precision(PrecisionMode::kAuto, held).used, PrecisionMode::kBf16) << isa;
+  }
+  PrecisionHardware no_bf16 = cpu_with({"avx2"}, "EPYC 7B13");
+  no_bf16.onednn_isa = "avx512_core_bf16";  // oneDNN never claims more than the CPU has
+  EXPECT_EQ(choose_precision(PrecisionMode::kAuto, no_bf16).used, PrecisionMode::kFp32);
+}
+
 TEST(PrecisionChoice, AutoOnAGpuIsBfloat16FromAmpereOnElseFloat16) {
   PrecisionHardware ampere;
   ampere.cuda = true;
@@ -62,7 +82,7 @@ TEST(PrecisionChoice, AnExplicitBf16IsKeptAndWarnedOfWhereItIsEmulated) {
   EXPECT_EQ(asked.used, PrecisionMode::kBf16);
   EXPECT_TRUE(asked.emulated_bf16);
   EXPECT_EQ(asked.why, "asked by train.precision");
-  std::string warning = emulated_bf16_warning(avx2.cpu, 7.94);
+  std::string warning = emulated_bf16_warning(avx2, 7.94);
   EXPECT_THAT(warning, HasSubstr("AMD EPYC 7B13 (AVX2)"));
   EXPECT_THAT(warning, HasSubstr("7.9x the time of float32"));
   EXPECT_THAT(warning, HasSubstr("train.precision: auto (or fp32)"));
@@ -92,7 +112,8 @@ TEST(PrecisionChoice, TheRecordSaysWhatWasAskedUsedAndWhy) {
 TEST(PrecisionChoice, ThisMachineMeasuresAndTheTrainerChoosesAlike) {
   EXPECT_GT(measure_bf16_slowdown(), 0.0);
   PrecisionMode chosen = choose_precision(PrecisionMode::kAuto, hardware_of(torch::kCPU)).used;
-  EXPECT_EQ(chosen, this_cpu().native_bf16() ? PrecisionMode::kBf16 : PrecisionMode::kFp32);
+  EXPECT_EQ(chosen, hardware_of(torch::kCPU).cpu_computes_bf16() ? PrecisionMode::kBf16
+                                                                 : PrecisionMode::kFp32);
   EXPECT_NO_THROW(Precision(chosen, torch::kCPU));
   EXPECT_THROW(Precision(PrecisionMode::kAuto, torch::kCPU), Error) << "decided before the trainer";
 }

@@ -40,18 +40,23 @@ std::string config_line_value(const std::string& config, const std::string& labe
 // linked: Debian's LibTorch loads the system's libdnnl, whose functions dlsym finds, while
 // PyTorch's own builds carry oneDNN inside with its symbols hidden, and then the ISA is not
 // known (and nothing else breaks).
-Json onednn_isa() {
+std::string onednn_isa_text() {
   using GetIsa = int (*)();
   using IsaName = const char* (*)(int);
   auto get_isa = reinterpret_cast<GetIsa>(::dlsym(RTLD_DEFAULT, "dnnl_get_effective_cpu_isa"));
   auto isa_name = reinterpret_cast<IsaName>(::dlsym(RTLD_DEFAULT, "dnnl_cpu_isa2str"));
   const char* name = get_isa && isa_name ? isa_name(get_isa()) : nullptr;
-  if (!name) return Json();
+  if (!name) return "";
   std::string isa = name;  // "cpu_isa_avx2": the prefix says nothing
   return isa.rfind("cpu_isa_", 0) == 0 ? isa.substr(8) : isa;
 }
 
 }  // namespace
+
+std::string onednn_kernels_isa() {
+  static const std::string isa = onednn_isa_text();  // fixed for the process once oneDNN runs
+  return isa;
+}
 
 Json cpu_kernels() {
   std::string config = at::show_config();
@@ -61,7 +66,8 @@ Json cpu_kernels() {
   if (onednn.empty()) onednn = config_line_value(config, "oneDNN v");
   onednn = onednn.substr(0, onednn.find(' '));
   kernels["onednn"] = onednn.empty() ? Json() : Json(onednn);
-  kernels["onednn_isa"] = onednn_isa();
+  std::string isa = onednn_kernels_isa();
+  kernels["onednn_isa"] = isa.empty() ? Json() : Json(isa);
   return kernels;
 }
 

@@ -18,6 +18,9 @@ Json environment_info();
 /// CPU (and ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA where set): {"aten": "AVX2", "onednn":
 /// "2.6.3", "onednn_isa": "avx512_core_bf16"}, null where the library does not say.
 Json cpu_kernels();
+/// The instructions oneDNN's kernels use here ("avx512_core_bf16", "avx2": the CPU's, held to
+/// ONEDNN_MAX_CPU_ISA where set); "" where oneDNN does not say.
+std::string onednn_kernels_isa();
 /// The same in a line, for logs: "ATen AVX2, oneDNN 2.6.3 (avx512_core_bf16)".
 std::string cpu_kernels_text();
 

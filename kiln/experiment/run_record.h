@@ -39,6 +39,8 @@ class RunRecord {
   /// The precision a stage trains in and why (engine/precision_choice.h): "precision" of the
   /// run for its first stage, and of the stage's record in a run with stages.
   void precision_chosen(const engine::Stage& stage, const Json& precision);
+  /// How runtime.channels_last was decided (channels_last_choice.h): "channels_last".
+  void channels_last_chosen(const Json& choice) { info_["channels_last"] = choice; }
   /// The end of training: finished, or stopped by a signal.
   void ended(bool stopped_by_signal, double now);
   /// A trial of a study that its pruner stopped (docs/tuning.md): status `pruned`, and why.

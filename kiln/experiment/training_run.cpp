@@ -10,6 +10,7 @@
 #include "kiln/engine/runtime.h"
 #include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
+#include "kiln/experiment/channels_last_choice.h"
 #include "kiln/experiment/experiment.h"
 #include "kiln/experiment/job_start.h"
 #include "kiln/experiment/open_model.h"
@@ -381,6 +382,11 @@ TrainOutcome train_stages(RunFolder& run, RunRecord& record, const std::vector<S
   const distributed::Context& context = *request.context;
   RunSession session(stages.front().config, runtime.device, context.rank(), context.world_size(),
                      column_fitting(run.directory(), !request.resume_dir.empty(), request.context));
+  // Before batch norms are synchronized across ranks: rank 0 times its steps alone.
+  record.channels_last_chosen(
+      decide_channels_last(session, record.json(), *request.context, request.quiet ? nullptr : out)
+          .record());
+  run.write_record(record);
   prepare_session(run, session, stages, request, config_yaml, out);
   TrainResult result = train_in(run, session, stages, request, config_yaml, out, clock, record);
   return finish_run(run, record, result, request, clock);
