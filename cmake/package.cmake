@@ -35,8 +35,13 @@ set_target_properties(kiln_plugin_api PROPERTIES EXPORT_NAME plugin)
 # The installed kiln finds LibTorch where it was built against.
 set_target_properties(kiln PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS kiln_core kiln_tensorboard kiln_run kiln_board kiln_serving kiln_grpc kiln_onnx
-  kiln_archive
+# kiln_net_http2 exists in a build with gRPC only.
+set(KILN_INSTALLED_NET kiln_net)
+if(TARGET kiln_net_http2)
+  list(APPEND KILN_INSTALLED_NET kiln_net_http2)
+endif()
+install(TARGETS kiln_core kiln_tensorboard kiln_run kiln_board ${KILN_INSTALLED_NET}
+  kiln_serving kiln_grpc kiln_onnx kiln_archive
   kiln_plugin_api EXPORT kilnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY kiln/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln

@@ -37,6 +37,7 @@ struct ServeArgs {
   int max_connections = 4096, read_timeout_seconds = 10;  // each API's own
   int request_timeout_seconds = 30;
   int64_t max_pending_bytes = int64_t(256) << 20;
+  int64_t max_queued_bytes = int64_t(512) << 20;
   serving::BatchingOptions batching;
   bool no_optimize = false;
 };
@@ -85,12 +86,8 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
       [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
 }
 
-// Serves until SIGINT or SIGTERM (stop_signals.h: blocked in the server's threads, so no handler
-// runs in its code), then drains.
-int run_serve(const ServeArgs& args) {
-  // Before the batchers' and LibTorch's threads start, which inherit the blocked signals.
-  StopSignals stops;
-  engine::set_intra_op_threads(args.threads);
+// The server's options from the command line: its models, REST's and gRPC's limits.
+serving::ModelServerOptions server_options(const ServeArgs& args) {
   serving::ModelServerOptions options;
   options.models = served_models(args);
   options.host = args.host;
@@ -120,6 +117,18 @@ int run_serve(const ServeArgs& args) {
     grpc.max_pending_bytes = args.max_pending_bytes;
     options.listeners.push_back(serving::grpc_listener(grpc));
   }
+  return options;
+}
+
+// Serves until SIGINT or SIGTERM (stop_signals.h: blocked in the server's threads, so no handler
+// runs in its code), then drains.
+int run_serve(ServeArgs args) {
+  // Before the batchers' and LibTorch's threads start, which inherit the blocked signals.
+  StopSignals stops;
+  // One budget for the inputs of every version's requests (serving/held_bytes.h).
+  args.batching.held = std::make_shared<serving::HeldBytes>(size_t(args.max_queued_bytes));
+  engine::set_intra_op_threads(args.threads);
+  serving::ModelServerOptions options = server_options(args);
   serving::ModelServer server(options,
                               [&args](const std::string& model, const std::string& directory,
                                       serving::ServingMetrics& metrics) {
@@ -212,6 +221,12 @@ void add_limit_options(CLI::App& command, ServeArgs& args) {
       .add_option("--max-pending-bytes", args.max_pending_bytes,
                   "Bytes of requests still arriving that all clients of an API together may have "
                   "the server hold; more are refused (413, RESOURCE_EXHAUSTED)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      .add_option("--max-queued-bytes", args.max_queued_bytes,
+                  "Bytes that the inputs of requests waiting for or in every model together may "
+                  "hold once read (numbers count 8 bytes); more are answered 503, UNAVAILABLE")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 }

@@ -15,13 +15,11 @@
 namespace kiln::board {
 namespace {
 
-using serving::HttpAnswer;
-
 constexpr const char* kJsonType = "application/json; charset=utf-8";
 
-HttpAnswer json_answer(const Json& body) { return {200, kJsonType, dump_json(body), nullptr}; }
+net::HttpAnswer json_answer(const Json& body) { return {200, kJsonType, dump_json(body), nullptr}; }
 
-HttpAnswer refusal(int status, const std::string& why) {
+net::HttpAnswer refusal(int status, const std::string& why) {
   return {status, kJsonType, dump_json(Json{{"error", why}}), nullptr};
 }
 
@@ -42,8 +40,8 @@ std::optional<int64_t> whole_param(const QueryParams& params, const char* name) 
   return value;
 }
 
-serving::HttpLoopOptions loop_options(const BoardOptions& options) {
-  serving::HttpLoopOptions loop;
+net::HttpLoopOptions loop_options(const BoardOptions& options) {
+  net::HttpLoopOptions loop;
   loop.limits.max_body_bytes = 64 << 10;  // the board is asked with GETs, which carry none
   loop.read_timeout_seconds = options.read_timeout_seconds;
   loop.request_timeout_seconds = options.request_timeout_seconds;
@@ -57,9 +55,9 @@ serving::HttpLoopOptions loop_options(const BoardOptions& options) {
 BoardServer::BoardServer(std::string root, const std::string& chart_js, BoardOptions options)
     : root_(std::move(root)),
       chart_js_(read_chart_js(chart_js)),
-      loop_([this](serving::HttpRequest& request,
-                   serving::HttpRespond respond) { route(request, respond); },
-            loop_options(options)),
+      loop_(
+          [this](net::HttpRequest& request, net::HttpRespond respond) { route(request, respond); },
+          loop_options(options)),
       workers_(options.workers, kMaxWaitingRequests) {
   run::find_runs(root_);  // a root that is no folder is a UsageError now, not on each request
 }
@@ -95,7 +93,7 @@ void BoardServer::serve() {
   warming.join();
 }
 
-void BoardServer::route(serving::HttpRequest& request, const serving::HttpRespond& respond) {
+void BoardServer::route(net::HttpRequest& request, const net::HttpRespond& respond) {
   if (request.method != "GET")
     return respond(refusal(405, fmt::format("the board answers GET, not {}", request.method)));
   auto work = [this, path = std::move(request.path), query = std::move(request.query), respond] {
@@ -112,7 +110,7 @@ void BoardServer::route(serving::HttpRequest& request, const serving::HttpRespon
                                      kMaxWaitingRequests)));
 }
 
-HttpAnswer BoardServer::answer(const std::string& path, const QueryParams& params) {
+net::HttpAnswer BoardServer::answer(const std::string& path, const QueryParams& params) {
   if (path == "/") return {200, "text/html; charset=utf-8", board_page(), nullptr};
   if (path == "/chart.js") return {200, "text/javascript", chart_js_, nullptr};
   if (path == "/api/runs")
@@ -125,7 +123,7 @@ HttpAnswer BoardServer::answer(const std::string& path, const QueryParams& param
 }
 
 // The answers about one run of the root's, named by the parameter `run`.
-HttpAnswer BoardServer::answer_run_file(const std::string& path, const QueryParams& params) {
+net::HttpAnswer BoardServer::answer_run_file(const std::string& path, const QueryParams& params) {
   std::optional<std::string> run = run_under(root_, params.get("run"));
   if (!run) return refusal(404, "no such run under the board's root");
   if (path == "/api/histograms") return json_answer(run_histograms(*run));

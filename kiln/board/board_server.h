@@ -2,7 +2,7 @@
 // `kiln board`: a web page over a runs tree, served by kiln itself with no Python and no outside
 // requests: the page (board_page.h), Chart.js from Debian's libjs-chart.js, and the JSON of
 // board_api.h. Only files of the runs under the root are ever read.
-// It runs on the event loop `kiln serve` runs on (serving/http_event_loop.h), with its bounds:
+// It runs on the event loop `kiln serve` runs on (net/http_event_loop.h), with its bounds:
 // connections capped, a client that sends nothing dropped after the read timeout, a request
 // that trickles in answered 408 after the request timeout. Each request is answered by a worker
 // beside the loop (serving/off_loop_workers.h), at most kMaxWaitingRequests waiting (then 503):
@@ -18,8 +18,8 @@
 #include "kiln/board/query_params.h"
 #include "kiln/board/run_cache.h"
 #include "kiln/board/run_links.h"
+#include "kiln/net/http_event_loop.h"
 #include "kiln/run/run_query.h"
-#include "kiln/serving/http_event_loop.h"
 #include "kiln/serving/off_loop_workers.h"
 
 namespace kiln::board {
@@ -55,10 +55,10 @@ class BoardServer {
 
  private:
   /// On the loop's thread: hands the request to a worker.
-  void route(serving::HttpRequest& request, const serving::HttpRespond& respond);
+  void route(net::HttpRequest& request, const net::HttpRespond& respond);
   /// On a worker: the answer to a GET of `path`.
-  serving::HttpAnswer answer(const std::string& path, const QueryParams& params);
-  serving::HttpAnswer answer_run_file(const std::string& path, const QueryParams& params);
+  net::HttpAnswer answer(const std::string& path, const QueryParams& params);
+  net::HttpAnswer answer_run_file(const std::string& path, const QueryParams& params);
 
   /// The runs table for a request's filters and sort, made again only when a run changed.
   std::string runs_answer(const std::vector<run::RunFilter>& filters, const std::string& sort);
@@ -68,7 +68,7 @@ class BoardServer {
   RunLinks links_;  // what runs_inside keeps between requests
   std::mutex answers_mutex_;
   std::map<std::string, std::pair<uint64_t, std::string>> answers_;  // by query: generation, JSON
-  serving::HttpEventLoop loop_;
+  net::HttpEventLoop loop_;
   // After the loop: ended first, answering what waits while the loop can still send it.
   serving::OffLoopWorkers workers_;
 };

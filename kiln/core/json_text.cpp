@@ -161,6 +161,20 @@ size_t json_depth_exceeded_at(const std::string& text, size_t max_depth) {
   return std::string::npos;
 }
 
+namespace {
+
+// nlohmann's messages open with its own id ("[json.exception.parse_error.101] "), which tells the
+// reader of a message nothing.
+std::string without_library_id(const char* what) {
+  std::string_view text = what;
+  size_t end = text.find("] ");
+  if (text.rfind("[json.exception.", 0) == 0 && end != std::string_view::npos)
+    text.remove_prefix(end + 2);
+  return std::string(text);
+}
+
+}  // namespace
+
 Json parse_json_text(const std::string& text, size_t max_depth) {
   // nlohmann's lexer takes a NUL byte for the end of the input and would accept what follows it
   // unread; JSON text holds no NUL anywhere (in a string it is written \u0000).
@@ -176,9 +190,9 @@ Json parse_json_text(const std::string& text, size_t max_depth) {
   try {
     return parse_refusing_repeated_keys(text, max_depth, false);
   } catch (const Json::parse_error& e) {
-    throw JsonTextError(e.what(), static_cast<int64_t>(e.byte) - 1);
+    throw JsonTextError(without_library_id(e.what()), static_cast<int64_t>(e.byte) - 1);
   } catch (const Json::exception& e) {  // out_of_range: a number past a double's range (1e400)
-    throw JsonTextError(e.what(), -1);
+    throw JsonTextError(without_library_id(e.what()), -1);
   }
 }
 
@@ -186,9 +200,9 @@ Json parse_json_with_comments(const std::string& text, size_t max_depth) {
   try {
     return parse_refusing_repeated_keys(text, max_depth, true);
   } catch (const Json::parse_error& e) {
-    throw JsonTextError(e.what(), static_cast<int64_t>(e.byte) - 1);
+    throw JsonTextError(without_library_id(e.what()), static_cast<int64_t>(e.byte) - 1);
   } catch (const Json::exception& e) {
-    throw JsonTextError(e.what(), -1);
+    throw JsonTextError(without_library_id(e.what()), -1);
   }
 }
 

@@ -19,8 +19,8 @@
 #include "kiln/experiment/experiment.h"
 #include "kiln/experiment/open_model.h"
 #include "kiln/models/embedding_layer.h"
-#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/signature.h"
+#include "kiln/serving/tensor.h"
 
 namespace torch::jit {
 struct Module;

@@ -24,6 +24,7 @@
 #include "kiln/io/image_input.h"
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/example_request.h"
+#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::exports {

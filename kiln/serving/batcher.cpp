@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <future>
 
+#include "kiln/net/wake_signal.h"
 #include "kiln/serving/serving_error.h"
-#include "kiln/serving/wake_signal.h"
 
 namespace kiln::serving {
 namespace {
@@ -106,23 +106,32 @@ void BatchingServable::predict_async(const std::string& signature, HostTensors i
   request->rows = rows_of(inputs);
   request->inputs = std::move(inputs);
   request->done = std::move(done);
-  size_t waiting = 0;
-  bool queued = false;
+  request->bytes = bytes_held_by(request->inputs);
+  std::string refused;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    waiting = queue_.size();
-    queued = !stopping_ && static_cast<int64_t>(waiting) < options_.max_queued;
-    if (queued) queue_.push_back(request);
+    refused = refusal(*request, queue_.size());
+    if (refused.empty()) queue_.push_back(request);
   }
-  if (queued) {
+  if (refused.empty()) {
     arrived_.notify_one();
     return;
   }
-  request->done({}, std::make_exception_ptr(ServingError(
-                        StatusCode::kUnavailable,
-                        fmt::format("the server is busy: {} requests are waiting for this model "
-                                    "version; try again",
-                                    waiting))));
+  request->done({}, std::make_exception_ptr(ServingError(StatusCode::kUnavailable, refused)));
+}
+
+std::string BatchingServable::refusal(Request& request, size_t waiting) {
+  if (stopping_) return "the server is shutting down";
+  if (static_cast<int64_t>(waiting) >= options_.max_queued)
+    return fmt::format(
+        "the server is busy: {} requests are waiting for this model version; try again", waiting);
+  if (options_.held && !options_.held->take(request.bytes))
+    return fmt::format(
+        "the server is busy: the requests waiting for its models hold {} bytes, and this "
+        "one's {} would pass its budget (--max-queued-bytes {}); try again",
+        options_.held->held(), request.bytes, options_.held->cap());
+  request.held = options_.held;
+  return "";
 }
 
 int64_t BatchingServable::queued() {
@@ -138,6 +147,7 @@ void BatchingServable::work() {
     std::vector<std::shared_ptr<Request>> batch = next_batch(lock);
     lock.unlock();
     run(batch);
+    batch.clear();  // its requests give their bytes back (held_bytes.h) outside the lock
     lock.lock();
   }
   std::deque<std::shared_ptr<Request>> left;
@@ -175,7 +185,7 @@ std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_b
 }
 
 void BatchingServable::run(const std::vector<std::shared_ptr<Request>>& batch) {
-  DeferredWakes wakes;  // each event loop is woken once for the whole batch's answers
+  net::DeferredWakes wakes;  // each event loop is woken once for the whole batch's answers
   std::vector<const std::map<std::string, HostTensor>*> parts;
   for (const auto& request : batch) parts.push_back(&request->inputs);
   HostTensors outputs;

@@ -3,9 +3,10 @@
 // wait in a bounded queue; a worker takes the first, adds the requests behind it that fit (same
 // signature and example shape, up to N examples in all) until N are there or T microseconds have
 // passed since the first arrived, runs them as one batch and hands each request its rows back.
-// A request that finds the queue full is answered 503 (kUnavailable) at once rather than
-// waiting without bound. One worker per version also means a version runs one batch at a time.
-// Thread-safety: predict() from any thread.
+// A request that finds the queue full, or the server's budget for requests' inputs spent
+// (held_bytes.h), is answered 503 (kUnavailable) at once rather than waiting without bound. One
+// worker per version also means a version runs one batch at a time. Thread-safety: predict() from
+// any thread.
 
 #include <condition_variable>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "kiln/serving/held_bytes.h"
 #include "kiln/serving/servable.h"
 
 namespace kiln::serving {
@@ -29,6 +31,9 @@ struct BatchingOptions {
   int64_t timeout_us = 0;
   int64_t max_queued = 256;  // requests waiting; one more is answered 503
   int threads = 1;           // batches run at once (TensorFlow Serving's num_batch_threads)
+  // The server's budget for requests' inputs, shared by every version's queue (none: only the
+  // queue's length bounds them); a request past it is answered 503 at once.
+  std::shared_ptr<HeldBytes> held;
 };
 
 class BatchingServable : public Servable {
@@ -57,7 +62,14 @@ class BatchingServable : public Servable {
     HostTensors inputs;
     int64_t rows = 0;
     PredictDone done;
+    size_t bytes = 0;  // its inputs', taken from `held` while it lives
+    std::shared_ptr<HeldBytes> held;
+    ~Request() {
+      if (held) held->give_back(bytes);
+    }
   };
+  /// Why a request cannot join the queue now ("" when it can); takes its bytes when it can.
+  std::string refusal(Request& request, size_t waiting);
   void work();
   std::vector<std::shared_ptr<Request>> next_batch(std::unique_lock<std::mutex>& lock);
   void run(const std::vector<std::shared_ptr<Request>>& batch);

@@ -17,6 +17,7 @@ namespace kiln::serving {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 // half_plus_two that blocks inside its first call until open() and records every batch's size.
 class Gated : public testing::HalfPlusTwo {
@@ -124,6 +125,33 @@ TEST_F(BatcherTest, AFullQueueIsAnsweredUnavailableAtOnce) {
   }
   finish();
   for (size_t slot = 0; slot < 3; ++slot) EXPECT_EQ(answers_[slot].size(), 1u) << slot;
+}
+
+// The server's budget for requests' inputs, shared by every version: a request past it is
+// answered 503 at once, naming the budget; the answered requests give their bytes back.
+TEST_F(BatcherTest, ARequestPastTheServersBudgetIsAnsweredUnavailableAtOnce) {
+  auto held = std::make_shared<HeldBytes>(3 * sizeof(double));  // three numbers
+  BatchingOptions options{32, 0, 16};
+  options.held = held;
+  make(options);
+  send(0, {0});
+  gated_->wait_until_entered();
+  send(1, {1, 2});
+  wait_until_queued(1);
+  EXPECT_EQ(held->held(), 3 * sizeof(double));
+  auto inputs = rows({3});
+  try {
+    batcher_->predict("serving_default", inputs);
+    ADD_FAILURE() << "queued past the budget";
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.http_status(), 503);
+    EXPECT_THAT(e.message(), HasSubstr("hold 24 bytes, and this one's 8 would pass its budget "
+                                       "(--max-queued-bytes 24)"));
+  }
+  finish();
+  batcher_.reset();  // its workers have ended: every request is gone
+  EXPECT_EQ(held->held(), 0u);
+  EXPECT_THAT(answers_[1], ElementsAre(2.5, 3));
 }
 
 TEST_F(BatcherTest, EachBatchThreadRunsABatchAtTheSameTime) {

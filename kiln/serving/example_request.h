@@ -19,7 +19,7 @@
 
 #include "kiln/core/json.h"
 #include "kiln/io/example.h"
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/predict_request.h"
 
 namespace kiln::serving {
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

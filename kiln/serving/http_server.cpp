@@ -18,8 +18,8 @@ constexpr const char* kTokenNeeded =
 constexpr const char* kHealthPath = "/healthz";
 constexpr const char* kMetricsPath = "/monitoring/prometheus/metrics";
 
-HttpLoopOptions loop_options(const HttpOptions& options) {
-  HttpLoopOptions loop;
+net::HttpLoopOptions loop_options(const HttpOptions& options) {
+  net::HttpLoopOptions loop;
   loop.limits.max_body_bytes = static_cast<size_t>(options.max_body_bytes);
   loop.read_timeout_seconds = options.read_timeout_seconds;
   loop.request_timeout_seconds = options.request_timeout_seconds;
@@ -29,7 +29,7 @@ HttpLoopOptions loop_options(const HttpOptions& options) {
   return loop;
 }
 
-HttpAnswer json_error(int status, const std::string& message) {
+net::HttpAnswer json_error(int status, const std::string& message) {
   return {status, "application/json", error_body(message), nullptr};
 }
 
@@ -57,11 +57,12 @@ std::string read_token_file(const std::string& path) {
 HttpServer::HttpServer(const RestHandler& handler, HttpOptions options)
     : handler_(handler),
       options_(std::move(options)),
-      loop_([this](HttpRequest& request, HttpRespond respond) { route(request, respond); },
-            loop_options(options_)),
+      loop_(
+          [this](net::HttpRequest& request, net::HttpRespond respond) { route(request, respond); },
+          loop_options(options_)),
       readers_(options_.body_readers, size_t(std::max<int64_t>(options_.max_pending_bytes, 0))) {}
 
-bool HttpServer::authorized(const HttpRequest& request) const {
+bool HttpServer::authorized(const net::HttpRequest& request) const {
   if (options_.token.empty()) return true;
   // Credentials sent twice are refused, whichever is right, on both APIs: readers in front of
   // kiln (a proxy, a log) may take the other one.
@@ -74,7 +75,7 @@ bool HttpServer::authorized(const HttpRequest& request) const {
   return given && *given == "Bearer " + options_.token;
 }
 
-void HttpServer::route(HttpRequest& request, const HttpRespond& respond) const {
+void HttpServer::route(net::HttpRequest& request, const net::HttpRespond& respond) const {
   const std::string& path = request.path;
   bool get = request.method == "GET";
   if (path == kHealthPath && get)
@@ -92,7 +93,7 @@ void HttpServer::route(HttpRequest& request, const HttpRespond& respond) const {
   answer_api(request, respond);
 }
 
-void HttpServer::answer_api(HttpRequest& request, const HttpRespond& respond) const {
+void HttpServer::answer_api(net::HttpRequest& request, const net::HttpRespond& respond) const {
   auto done = [respond](HttpReply reply) {
     respond({reply.status, "application/json", std::move(reply.body), std::move(reply.servable)});
   };

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "kiln/serving/http_event_loop.h"
+#include "kiln/net/http_event_loop.h"
 #include "kiln/serving/off_loop_workers.h"
 #include "kiln/serving/rest_handler.h"
 
@@ -44,13 +44,13 @@ class HttpServer {
   void stop() { loop_.stop(); }
 
  private:
-  void route(HttpRequest& request, const HttpRespond& respond) const;
-  void answer_api(HttpRequest& request, const HttpRespond& respond) const;
-  bool authorized(const HttpRequest& request) const;
+  void route(net::HttpRequest& request, const net::HttpRespond& respond) const;
+  void answer_api(net::HttpRequest& request, const net::HttpRespond& respond) const;
+  bool authorized(const net::HttpRequest& request) const;
 
   const RestHandler& handler_;
   HttpOptions options_;
-  HttpEventLoop loop_;
+  net::HttpEventLoop loop_;
   // After the loop: ended first, reading what waits while the loop can still send its answer.
   mutable OffLoopWorkers readers_;  // of bodies of kMinBodyBytesOffLoop and more
 };

@@ -16,48 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/io/image_input.h"
+#include "kiln/serving/predict_request.h"
 
 namespace kiln::serving {
-
-enum class DType { kFloat32, kFloat64, kInt32, kInt64, kBool, kString };
-
-/// "float32", "int64", ... (the names of model.yaml), and TensorFlow's "DT_FLOAT", ... .
-std::string dtype_name(DType dtype);
-std::string tf_dtype_name(DType dtype);
-/// The dtype a model.yaml name gives; none for a name that is not one of them.
-std::optional<DType> dtype_named(const std::string& name);
-
-/// A named input or output of a signature: its dtype and shape, -1 for a size that varies
-/// (the batch dimension first).
-/// An image input (`image` set) also takes encoded images, {"b64": ...} in place of each example's
-/// numbers, decoded as its training data decoded them (io/image_input.h).
-struct TensorSpec {
-  TensorSpec() = default;
-  TensorSpec(DType dtype, std::vector<int64_t> shape, std::optional<io::ImageInput> image = {})
-      : dtype(dtype), shape(std::move(shape)), image(std::move(image)) {}
-
-  DType dtype = DType::kFloat32;
-  std::vector<int64_t> shape;
-  std::optional<io::ImageInput> image;
-};
-
-/// Values in row-major order: numbers (float, int and bool dtypes) or strings.
-struct HostTensor {
-  DType dtype = DType::kFloat32;
-  std::vector<int64_t> shape;
-  std::vector<double> numbers;
-  std::vector<std::string> strings;
-  int64_t size() const;
-};
-
-enum class RequestFormat { kRow, kColumnar };
-
-struct PredictRequest {
-  std::string signature_name = "serving_default";
-  RequestFormat format = RequestFormat::kRow;
-  std::map<std::string, HostTensor> inputs;
-};
 
 /// Reads a :predict body for a signature taking `inputs`. Throws ServingError
 /// (kInvalidArgument) saying what is wrong and where: not JSON, both or neither of
@@ -66,9 +27,7 @@ struct PredictRequest {
 PredictRequest parse_predict_request(const std::string& body,
                                      const std::map<std::string, TensorSpec>& inputs);
 /// The same for a model of several signatures: `inputs_of` gives the inputs of the signature the
-/// body names (it throws ServingError for one the model lacks).
-using SignatureInputs =
-    std::function<const std::map<std::string, TensorSpec>&(const std::string& signature_name)>;
+/// body names.
 PredictRequest parse_predict_request(const std::string& body, const SignatureInputs& inputs_of);
 /// The same without the fast path for bodies of numbers only (numeric_request.h): the reader of
 /// every body, and the reference the fast path is tested against.

@@ -178,6 +178,8 @@ TEST(PredictRequest, ShapesAndTypesMustFitTheSignature) {
 }
 
 TEST(PredictRequest, InputNamesMustBeTheSignatures) {
+  EXPECT_THAT(error_of(R"({"instances": [{"b64": 5}]})", kTwoInputs),
+              HasSubstr("instance 0 is {\"b64\": 5}: base64 text is a string"));
   EXPECT_THAT(error_of(R"({"instances": [{"tag": "a", "signal": [1, 2, 3], "x": 1}]})", kTwoInputs),
               HasSubstr("instance 0 names input 'x', which the signature does not have; it "
                         "takes 'signal', 'tag'"));

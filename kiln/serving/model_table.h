@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/serving/rest_route.h"
+#include "kiln/serving/route.h"
 #include "kiln/serving/servable.h"
 
 namespace kiln::serving {

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string_view>
 
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/predict_request.h"
 
 namespace kiln::serving {
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

@@ -10,7 +10,9 @@
 #include "kiln/core/json_text.h"
 #include "kiln/serving/example_request.h"
 #include "kiln/serving/example_results.h"
+#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/responses.h"
+#include "kiln/serving/rest_route.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

@@ -6,20 +6,11 @@
 //   POST /v1/models/NAME[/versions/N | /labels/L]:(predict|classify|regress)
 // Thread-safety: pure functions.
 
-#include <cstdint>
-#include <optional>
 #include <string>
 
+#include "kiln/serving/route.h"
+
 namespace kiln::serving {
-
-enum class RouteKind { kStatus, kMetadata, kPredict, kClassify, kRegress };
-
-struct Route {
-  RouteKind kind = RouteKind::kStatus;
-  std::string model;
-  std::optional<int64_t> version;    // none: every version (status) or the latest (the others)
-  std::optional<std::string> label;  // a version by its label, instead of its number
-};
 
 /// The route of `method` (GET, POST) and `path` (a query string is ignored). Throws ServingError
 /// (kInvalidArgument) with TensorFlow Serving's messages: "Malformed request: POST /x", "Missing

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "kiln/io/example.h"
-#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/signature.h"
+#include "kiln/serving/tensor.h"
 
 namespace kiln::serving {
 

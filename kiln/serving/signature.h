@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kiln/core/json.h"
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/tensor.h"
 
 namespace kiln::serving {
 

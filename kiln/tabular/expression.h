@@ -23,21 +23,11 @@
 #include <vector>
 
 #include "kiln/io/example.h"
+#include "kiln/tabular/expression_value.h"
 
 namespace kiln::tabular {
 
-/// One value an expression computes.
-struct Value {
-  enum class Kind { kMissing, kNumber, kText };
-  Kind kind = Kind::kMissing;
-  double number = 0;
-  bool whole = false;  // a whole number, written as an int64 feature
-  std::string text;
-
-  static Value missing() { return {}; }
-  static Value of(double number, bool whole);
-  static Value of_text(std::string text);
-};
+struct ExpressionNode;  // the parsed tree (expression_node.h)
 
 /// What each expression may hold, at most: longer text, or operations nested deeper (in
 /// parentheses, or chained as a + b + c + ...), is refused when parsed.
@@ -46,7 +36,7 @@ constexpr int kMaxExpressionDepth = 100;
 
 class Expression {
  public:
-  struct Node;
+  using Node = ExpressionNode;
 
   /// Parses `text`; a ConfigError at `path` naming the character (from 1) where it went wrong
   /// and what could stand there.

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "kiln/core/error.h"
+#include "kiln/tabular/expression.h"
 #include "kiln/tabular/expression_node.h"
 
 namespace kiln::tabular {

@@ -30,8 +30,9 @@ std::vector<std::string> category_values(const io::Feature& feature, const std::
   for (float value : feature.floats) {
     if (value != std::trunc(value) || std::abs(value) > 1e15f)
       throw DataError(where.file, where.record, where.offset,
-                      "feature \"" + name + "\": the number " + std::to_string(value) +
-                          " cannot be a category; bucketize it, or make it a numeric column");
+                      fmt::format("feature \"{}\": the number {} cannot be a category; "
+                                  "bucketize it, or make it a numeric column",
+                                  name, value));  // {}: 3.5 and 1e+20, as read
     values.push_back(std::to_string(static_cast<int64_t>(value)));
   }
   return values;

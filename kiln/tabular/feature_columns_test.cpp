@@ -217,7 +217,12 @@ TEST(CategoricalColumn, IntegersAreCategoriesAndListsNeedMultiHot) {
       [&] {
         row_written(c, {{"n", io::float_feature({3.5f})}});
       },
-      ::testing::ThrowsMessage<DataError>(HasSubstr("cannot be a category")));
+      ::testing::ThrowsMessage<DataError>(HasSubstr("the number 3.5 cannot be a category")));
+  EXPECT_THAT(
+      [&] {
+        row_written(c, {{"n", io::float_feature({1e20f})}});
+      },
+      ::testing::ThrowsMessage<DataError>(HasSubstr("the number 1e+20 cannot be a category")));
 }
 
 TEST(CategoricalColumn, HashBucketsNeedNoFitting) {

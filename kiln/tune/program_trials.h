@@ -30,7 +30,7 @@
 
 #include "kiln/tune/pruner.h"
 #include "kiln/tune/study.h"
-#include "kiln/tune/study_runner.h"
+#include "kiln/tune/study_setup.h"
 #include "kiln/tune/trial_output.h"
 #include "kiln/tune/trial_process.h"
 

@@ -6,28 +6,11 @@
 // a signal, still running, for `kiln tune --resume` to continue from its checkpoint.
 // Torch-free. Thread-safety: one study per process.
 
-#include <cstdio>
-#include <functional>
-#include <string>
-
 #include "kiln/core/config.h"
 #include "kiln/tune/study.h"
-#include "kiln/tune/tune_options.h"
+#include "kiln/tune/study_setup.h"
 
 namespace kiln::tune {
-
-struct StudySetup {
-  std::string program;    // the kiln binary trials run
-  std::string study_dir;  // holds study.db, configs/ and the trials' run folders
-  Json base_config;       // the trials' config before their values, without `tune`
-  TuneOptions options;
-  uint64_t seed = 1;
-  int64_t cores = 1;  // divided among parallel trials
-  /// Checks a trial's config as `kiln train` would (throws ConfigError).
-  std::function<void(const RawConfig&)> check_config;
-  std::function<std::string()> now;  // UTC, ISO 8601
-  std::FILE* out = stdout;
-};
 
 /// The config of a trial: the base config with `assignment` set (and its threads).
 RawConfig trial_config(const StudySetup& setup, const SearchSpace& space,

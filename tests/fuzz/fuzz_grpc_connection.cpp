@@ -1,5 +1,5 @@
 // The bytes a gRPC client sends `kiln serve --grpc-port` on one connection
-// (serving/grpc/grpc_connection.cpp over nghttp2's server session, and grpc_wire.cpp's framing):
+// (net/grpc_connection.cpp over nghttp2's server session, and grpc_wire.cpp's framing):
 // the first byte picks how they are fed (whether the HTTP/2 client preface goes first, the size of
 // the pieces, whether the server shuts down halfway, whether calls are answered as they come or
 // all at the end, newest first); the rest is what the client sends. Any bytes give calls or a
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/serving/grpc/grpc_connection.h"
+#include "kiln/net/grpc_connection.h"
 
 namespace {
 
@@ -27,21 +27,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t piece = size_t(1) << ((how >> 1) & 7);  // 1 to 128 bytes at a time
   bool shut_halfway = how & 16, answer_at_once = how & 32;
 
-  kiln::serving::GrpcLimits limits;
+  kiln::net::GrpcLimits limits;
   limits.max_message_bytes = 256;
   limits.max_header_bytes = 512;
   limits.max_streams = 8;
-  std::vector<kiln::serving::GrpcIncoming> calls;
-  kiln::serving::GrpcConnection* self = nullptr;
-  auto answer = [&self](const kiln::serving::GrpcIncoming& call) {
-    kiln::serving::GrpcOutgoing outgoing;
+  std::vector<kiln::net::GrpcIncoming> calls;
+  kiln::net::GrpcConnection* self = nullptr;
+  auto answer = [&self](const kiln::net::GrpcIncoming& call) {
+    kiln::net::GrpcOutgoing outgoing;
     outgoing.stream = call.stream;
     outgoing.code = call.message.size() % 2 ? 3 : 0;  // errors and answers both
     outgoing.error = "odd \xff% " + call.path;
     outgoing.response = call.message;
     self->answer(outgoing);
   };
-  kiln::serving::GrpcConnection connection(limits, [&](kiln::serving::GrpcIncoming& call) {
+  kiln::net::GrpcConnection connection(limits, [&](kiln::net::GrpcIncoming& call) {
     if (call.message.size() > limits.max_message_bytes) std::abort();
     if (answer_at_once)
       answer(call);

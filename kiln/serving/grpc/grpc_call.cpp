@@ -108,7 +108,7 @@ void GrpcCall::finish(grpc::Status status) {
 }
 
 void GrpcCall::send(const grpc::Status& status) {
-  GrpcOutgoing outgoing;
+  net::GrpcOutgoing outgoing;
   outgoing.code = int(status.error_code());
   if (status.ok())
     outgoing.response = serialized_response();

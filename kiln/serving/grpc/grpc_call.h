@@ -16,7 +16,7 @@
 
 #include <grpcpp/support/status.h>
 
-#include "kiln/serving/grpc/grpc_event_loop.h"
+#include "kiln/net/grpc_event_loop.h"
 #include "kiln/serving/listener.h"
 
 namespace kiln::serving {
@@ -53,7 +53,7 @@ class GrpcCall {
   /// A call of `api` (predict, classify, regress, metadata, status) bearing `authorization` (each
   /// value of the header), answered through `reply`.
   GrpcCall(const CallContext& shared, std::string api, std::vector<std::string> authorization,
-           GrpcReply reply)
+           net::GrpcReply reply)
       : shared_(shared),
         api_(std::move(api)),
         authorization_(std::move(authorization)),
@@ -80,7 +80,7 @@ class GrpcCall {
   std::string api_;
   std::vector<std::string> authorization_;
   std::string model_;
-  GrpcReply reply_;
+  net::GrpcReply reply_;
   std::chrono::steady_clock::time_point start_;
   std::shared_ptr<const void> hold_;
   bool received_ = false, entered_ = false;

@@ -13,6 +13,7 @@
 #include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/grpc/grpc_messages.h"
 #include "kiln/serving/grpc/tensor_proto.h"
+#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/rest_route.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
 

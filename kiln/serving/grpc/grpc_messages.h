@@ -12,7 +12,7 @@
 
 #include "kiln/io/example.h"
 #include "kiln/serving/example_results.h"
-#include "kiln/serving/rest_route.h"
+#include "kiln/serving/route.h"
 #include "kiln/serving/servable.h"
 #include "tensorflow_serving/apis/classification.pb.h"
 #include "tensorflow_serving/apis/get_model_metadata.pb.h"

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "kiln/core/error.h"
-#include "kiln/serving/tcp_listen.h"
+#include "kiln/net/tcp_listen.h"
 
 namespace kiln::serving {
 namespace {
@@ -19,11 +19,11 @@ std::string host_port(const std::string& host, int port) {
 }
 
 // Every loop's options: the loops sharing the port count their connections against one cap.
-GrpcLoopOptions loop_options(const GrpcOptions& options) {
-  GrpcLoopOptions loop;
+net::GrpcLoopOptions loop_options(const GrpcOptions& options) {
+  net::GrpcLoopOptions loop;
   loop.limits.max_message_bytes = size_t(std::max<int64_t>(options.max_message_bytes, 0));
   loop.max_connections = options.max_connections;
-  loop.shared_count = std::make_shared<ConnectionCount>();
+  loop.shared_count = std::make_shared<net::ConnectionCount>();
   loop.read_timeout_seconds = options.read_timeout_seconds;
   loop.request_timeout_seconds = options.request_timeout_seconds;
   loop.limits.max_server_held_bytes = size_t(std::max<int64_t>(options.max_pending_bytes, 0));
@@ -39,17 +39,19 @@ GrpcServer::GrpcServer(ServingParts parts, const GrpcOptions& options)
       host_(options.host) {
   prediction_.add_methods(methods_);
   status_.add_methods(methods_);
-  listen_fd_ = listen_tcp(options.host, options.port);
+  listen_fd_ = net::listen_tcp(options.host, options.port);
   if (listen_fd_ < 0)
     throw UsageError(
         fmt::format("cannot listen for gRPC on {} (--grpc-port): in use, or not an "
                     "address of this machine",
                     host_port(options.host, options.port)));
-  port_ = bound_port(listen_fd_);
-  auto handler = [this](GrpcIncoming& call, GrpcReply reply) { handle(call, std::move(reply)); };
-  GrpcLoopOptions each = loop_options(options);
+  port_ = net::bound_port(listen_fd_);
+  auto handler = [this](net::GrpcIncoming& call, net::GrpcReply reply) {
+    handle(call, std::move(reply));
+  };
+  net::GrpcLoopOptions each = loop_options(options);
   for (int i = 0; i < std::max(1, options.threads); ++i)
-    loops_.push_back(std::make_unique<GrpcEventLoop>(listen_fd_, handler, each));
+    loops_.push_back(std::make_unique<net::GrpcEventLoop>(listen_fd_, handler, each));
 }
 
 GrpcServer::~GrpcServer() {
@@ -59,11 +61,11 @@ GrpcServer::~GrpcServer() {
 
 std::string GrpcServer::address() const { return "grpc://" + host_port(host_, port_); }
 
-void GrpcServer::handle(GrpcIncoming& call, GrpcReply reply) const {
+void GrpcServer::handle(net::GrpcIncoming& call, net::GrpcReply reply) const {
   auto method = methods_.find(call.path);
   if (method == methods_.end())
-    return reply(GrpcOutgoing{call.stream, int(GrpcCode::kUnimplemented),
-                              "kiln does not serve the method " + call.path, ""},
+    return reply(net::GrpcOutgoing{call.stream, int(net::GrpcCode::kUnimplemented),
+                                   "kiln does not serve the method " + call.path, ""},
                  nullptr);
   method->second(call, std::move(reply));
 }

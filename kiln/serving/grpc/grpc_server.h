@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/serving/grpc/grpc_event_loop.h"
+#include "kiln/net/grpc_event_loop.h"
 #include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/grpc/method_call.h"
 #include "kiln/serving/grpc/model_status_service.h"
@@ -33,7 +33,7 @@ class GrpcServer final : public Listener {
   void stop() override;
 
  private:
-  void handle(GrpcIncoming& call, GrpcReply reply) const;
+  void handle(net::GrpcIncoming& call, net::GrpcReply reply) const;
 
   RequestGate live_;  // first: the calls count themselves here until they are destroyed
   PredictionService prediction_;
@@ -42,7 +42,7 @@ class GrpcServer final : public Listener {
   std::string host_;
   int listen_fd_ = -1;
   int port_ = 0;
-  std::vector<std::unique_ptr<GrpcEventLoop>> loops_;
+  std::vector<std::unique_ptr<net::GrpcEventLoop>> loops_;
   std::once_flag stopped_;
 };
 

@@ -3,7 +3,7 @@
 // codes and messages, the token, and the drain that answers UNAVAILABLE.
 
 #include "kiln/serving/grpc/grpc_server.h"
-#include "kiln/serving/grpc/grpc_wire.h"
+#include "kiln/net/grpc_wire.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -577,7 +577,7 @@ TEST_F(GrpcServerTest, ACallPastItsClientsDeadlineIsAnsweredWhileTheModelHoldsIt
   request.mutable_model_spec()->set_name("held");
   std::string headers = predict_headers("200m");
   std::string call = kH2Start + h2_frame(1, 0x4, 1, headers) +
-                     h2_frame(0, 0x1, 1, frame_message(request.SerializeAsString()));
+                     h2_frame(0, 0x1, 1, net::frame_message(request.SerializeAsString()));
   ASSERT_EQ(::send(fd, call.data(), call.size(), MSG_NOSIGNAL), ssize_t(call.size()));
   held_->await_call();
   EXPECT_TRUE(stream_ended_within(fd, 1, std::chrono::seconds(20)));

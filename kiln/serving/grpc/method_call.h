@@ -17,7 +17,7 @@
 namespace kiln::serving {
 
 /// What the server does with a call of one path.
-using GrpcMethod = std::function<void(GrpcIncoming& incoming, GrpcReply reply)>;
+using GrpcMethod = std::function<void(net::GrpcIncoming& incoming, net::GrpcReply reply)>;
 /// Every method served, by path: "/tensorflow.serving.PredictionService/Predict".
 using GrpcMethods = std::unordered_map<std::string, GrpcMethod>;
 
@@ -28,8 +28,8 @@ class MethodCall final : public GrpcCall {
   using Handle = std::function<void(GrpcCall& call, const Request&, Response&)>;
 
   /// Makes the call of `incoming` and runs `handle` on it; the call deletes itself once answered.
-  static void run(const CallContext& shared, const std::string& api, GrpcIncoming& incoming,
-                  GrpcReply reply, const Handle& handle) {
+  static void run(const CallContext& shared, const std::string& api, net::GrpcIncoming& incoming,
+                  net::GrpcReply reply, const Handle& handle) {
     auto* call = new MethodCall(shared, api, std::move(incoming.authorization), std::move(reply));
     call->begin(incoming.message,
                 [call, &handle] { handle(*call, call->request_, call->response_); });
@@ -37,7 +37,7 @@ class MethodCall final : public GrpcCall {
 
  private:
   MethodCall(const CallContext& shared, const std::string& api,
-             std::vector<std::string> authorization, GrpcReply reply)
+             std::vector<std::string> authorization, net::GrpcReply reply)
       : GrpcCall(shared, api, std::move(authorization), std::move(reply)) {}
   bool parse(const std::string& message) override { return request_.ParseFromString(message); }
   std::string request_type() const override { return Request::descriptor()->full_name(); }
@@ -57,7 +57,7 @@ void add_method(GrpcMethods& methods, const std::string& path, const CallContext
                                                   Response& response) {
     (owner->*handle)(call, request, response);
   };
-  methods[path] = [shared, api, handler](GrpcIncoming& incoming, GrpcReply reply) {
+  methods[path] = [shared, api, handler](net::GrpcIncoming& incoming, net::GrpcReply reply) {
     Call::run(shared, api, incoming, std::move(reply), handler);
   };
 }

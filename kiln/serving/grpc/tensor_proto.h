@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/request_limits.h"
+#include "kiln/serving/tensor.h"
 #include "tensorflow/core/framework/tensor.pb.h"
 
 namespace kiln::serving {

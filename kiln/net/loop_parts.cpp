@@ -1,4 +1,4 @@
-#include "kiln/serving/loop_parts.h"
+#include "kiln/net/loop_parts.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 
 #include "kiln/core/error.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 
 Epoll::Epoll() : fd_(epoll_create1(EPOLL_CLOEXEC)) {
   if (fd_ < 0) throw Error(fmt::format("kiln serve: epoll: {}", std::strerror(errno)));
@@ -61,4 +61,4 @@ void LoopPhase::end() {
   ended_.notify_all();
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

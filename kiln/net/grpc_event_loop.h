@@ -12,9 +12,9 @@
 #include <functional>
 #include <memory>
 
-#include "kiln/serving/grpc/grpc_connection.h"
+#include "kiln/net/grpc_connection.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 
 /// Answers a call, once, from any thread, also after its connection has gone (the answer is
 /// then dropped). `hold` is released on the loop's thread once the answer is taken.
@@ -63,4 +63,4 @@ class GrpcEventLoop {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -1,4 +1,4 @@
-#include "kiln/serving/http_request_parser.h"
+#include "kiln/net/http_request_parser.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <optional>
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 constexpr size_t kMaxChunkLine = 1024;  // a chunk's size and its extensions
@@ -333,6 +333,9 @@ HttpRequestParser::Status HttpRequestParser::choose_body() {
                                    "with a Content-Length or chunked",
                                    *encoding));
     chunked_ = true;
+    // An HTTP/1.0 message with a Transfer-Encoding was likely forwarded by something that did not
+    // understand it: its framing is suspect, so the connection closes after it (RFC 9112 6.1).
+    if (request_.minor_version == 0) request_.keep_alive = false;
   }
   const std::string* content_encoding = request_.header("content-encoding");
   if (content_encoding && !content_encoding->empty() && lower(*content_encoding) != "identity")
@@ -415,9 +418,13 @@ std::string HttpRequestParser::short_body(const std::string& cause) const {
         "gives: {}",
         seen_ - position_, body_length_, cause);
   if (stage_ == Stage::kChunkSize || stage_ == Stage::kChunkData || stage_ == Stage::kChunkEnd ||
-      stage_ == Stage::kTrailers)
-    return fmt::format("the chunked request body stopped after {} bytes: {}", request_.body.size(),
-                       cause);
+      stage_ == Stage::kTrailers) {
+    // A chunk still arriving counts what came of it (it joins the body once whole).
+    size_t arriving =
+        stage_ == Stage::kChunkData ? std::min<size_t>(seen_ - position_, body_length_) : 0;
+    return fmt::format("the chunked request body stopped after {} bytes: {}",
+                       request_.body.size() + arriving, cause);
+  }
   return "";
 }
 
@@ -430,4 +437,4 @@ std::string http_response(int status, std::string_view content_type, std::string
   return response;
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -1,12 +1,12 @@
 // HTTP/1.1 requests as they arrive: whole, byte by byte, pipelined, chunked; and every way a
 // request can be malformed, each with the status and reason it is answered with.
 
-#include "kiln/serving/http_request_parser.h"
+#include "kiln/net/http_request_parser.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 using ::testing::HasSubstr;
@@ -76,6 +76,13 @@ TEST(HttpRequestParser, KeepAliveFollowsTheVersionAndConnectionHeader) {
   EXPECT_FALSE(parsed("GET / HTTP/1.0\r\n\r\n").request().keep_alive);
   EXPECT_TRUE(parsed("GET / HTTP/1.0\r\nConnection: x, Keep-Alive\r\n\r\n").request().keep_alive);
   EXPECT_EQ(parsed("GET / HTTP/1.0\r\n\r\n").request().minor_version, 0);
+  // An HTTP/1.0 message with a Transfer-Encoding is read, then its connection closes, whatever it
+  // asks: its framing is suspect (RFC 9112 6.1).
+  HttpRequestParser suspect = parsed(
+      "POST / HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "2\r\n{}\r\n0\r\n\r\n");
+  EXPECT_EQ(suspect.request().body, "{}");
+  EXPECT_FALSE(suspect.request().keep_alive);
 }
 
 TEST(HttpRequestParser, AnAbsoluteTargetNamesItsPath) {
@@ -104,6 +111,13 @@ TEST(HttpRequestParser, AStalledBodyIsDescribedAndAStalledHeadIsNot) {
   HttpRequestParser chunked(small_limits());
   chunked.parse("POST /p HTTP/1.1\r\nHost: k\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n");
   EXPECT_THAT(chunked.stall_reason(1), HasSubstr("the chunked request body stopped after 2 bytes"));
+  HttpRequestParser in_a_chunk(small_limits());
+  in_a_chunk.parse(
+      "POST /p HTTP/1.1\r\nHost: k\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n"
+      "9\r\nxyz");
+  EXPECT_THAT(in_a_chunk.stall_reason(1),
+              HasSubstr("the chunked request body stopped after 5 bytes"))
+      << "the bytes of a chunk still arriving count";
   HttpRequestParser head(small_limits());
   head.parse("POST /p HT");
   EXPECT_EQ(head.stall_reason(1), "");
@@ -208,4 +222,4 @@ TEST(HttpResponse, FramesTheBodyWithItsLengthAndSaysWhenItCloses) {
 }
 
 }  // namespace
-}  // namespace kiln::serving
+}  // namespace kiln::net

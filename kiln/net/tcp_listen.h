@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-namespace kiln::serving {
+namespace kiln::net {
 
 /// A non-blocking socket listening on `host`:`port` (empty host: every address; port 0: a free
 /// one), or -1 when it cannot be had (in use, not an address of this machine). SO_REUSEADDR, so
@@ -25,4 +25,4 @@ size_t connection_limit(int wanted);
 /// for the client's delayed ACK, 40 ms); -1 with errno as accept4 leaves it.
 int accept_connection(int listen_fd);
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

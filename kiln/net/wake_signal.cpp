@@ -1,4 +1,4 @@
-#include "kiln/serving/wake_signal.h"
+#include "kiln/net/wake_signal.h"
 
 #include <fmt/format.h>
 #include <sys/eventfd.h>
@@ -10,7 +10,7 @@
 
 #include "kiln/core/error.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 thread_local DeferredWakes* current_scope = nullptr;
@@ -51,4 +51,4 @@ void DeferredWakes::wake(const std::shared_ptr<WakeSignal>& signal) {
     scope->held_.push_back(signal);
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

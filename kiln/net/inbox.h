@@ -12,10 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/serving/http_event_loop.h"
-#include "kiln/serving/wake_signal.h"
+#include "kiln/net/wake_signal.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 
 template <class Answer>
 class Inbox {
@@ -58,6 +57,4 @@ class Inbox {
   std::vector<std::pair<uint64_t, Answer>> pending_;
 };
 
-using AnswerQueue = Inbox<HttpAnswer>;
-
-}  // namespace kiln::serving
+}  // namespace kiln::net

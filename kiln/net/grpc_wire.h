@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace kiln::serving {
+namespace kiln::net {
 
 /// gRPC's status codes that the framing itself answers with (the rest come from the services).
 enum class GrpcCode : int {
@@ -61,4 +61,4 @@ std::optional<std::chrono::nanoseconds> parse_grpc_timeout(std::string_view valu
 /// The encodings unframe_message() reads, for `grpc-accept-encoding`.
 constexpr const char* kGrpcAcceptEncoding = "identity,deflate,gzip";
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -1,4 +1,4 @@
-#include "kiln/serving/http_event_loop.h"
+#include "kiln/net/http_event_loop.h"
 
 #include <fmt/format.h>
 #include <sys/epoll.h>
@@ -15,25 +15,36 @@
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "kiln/core/json.h"
 #include "kiln/core/log_throttle.h"
-#include "kiln/serving/answer_queue.h"
-#include "kiln/serving/loop_parts.h"
-#include "kiln/serving/serving_error.h"
-#include "kiln/serving/tcp_listen.h"
+#include "kiln/core/text_codec.h"
+#include "kiln/net/inbox.h"
+#include "kiln/net/loop_parts.h"
+#include "kiln/net/tcp_listen.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using AnswerQueue = Inbox<HttpAnswer>;
 
 constexpr uint64_t kListenerTag = 0, kWakeTag = 1;  // epoll's tags; connections count from 2
 constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
+
 // After an answer that closes the connection, what the client still sends is read and dropped
 // for this long before the close: closing with unread bytes would reset the connection, and the
 // client could lose the answer (a 413 sent while it is still sending its body).
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kReadChunk = 64 << 10;
 constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
+
+// The loop's own answers (a request it cannot read, one too slow or too large) in the form the
+// REST API gives every failure, {"error": MESSAGE}; the handler writes all others.
+std::string transport_error_body(const std::string& message) {
+  // Messages quote request bytes, which need not be UTF-8: replaced, never a throw.
+  return Json{{"error", message_for_client(message)}}.dump() + "\n";
+}
+
 // What a connection may hold past --max-pending-bytes: a whole small request (at most
 // --max-connections times this past the cap, 32 MiB by default).
 constexpr size_t kSmallRequestBytes = 8 << 10;
@@ -267,7 +278,7 @@ bool HttpEventLoop::State::process(Connection& connection) {
     HttpRequestParser::Status status = parser.parse(connection.in);
     if (status == HttpRequestParser::Status::kFailed)
       return answer(connection, parser.error_status(), "application/json",
-                    error_body(parser.error()), false);
+                    transport_error_body(parser.error()), false);
     if (status == HttpRequestParser::Status::kIncomplete) {
       if (!connection.request_began) connection.request_began = Clock::now();
       if (!parser.awaits_continue() || connection.continued) return true;
@@ -294,7 +305,7 @@ void HttpEventLoop::State::dispatch(Connection& connection, HttpRequest& request
   try {
     handler(request, respond);
   } catch (const std::exception& e) {  // a handler's bug, answered rather than ending the server
-    respond({500, "application/json", error_body(e.what()), nullptr});
+    respond({500, "application/json", transport_error_body(e.what()), nullptr});
   }
 }
 
@@ -345,12 +356,13 @@ void HttpEventLoop::State::drop_in(Connection& connection, size_t count) {
 bool HttpEventLoop::State::refuse_pending(Connection& connection) {
   drop_in(connection, connection.in.size());
   connection.parser.reset();
-  return answer(connection, 413, "application/json",
-                error_body(fmt::format("the server holds as many request bytes still arriving as "
+  return answer(
+      connection, 413, "application/json",
+      transport_error_body(fmt::format("the server holds as many request bytes still arriving as "
                                        "all its clients together may ({}, --max-pending-bytes); "
                                        "try again",
                                        options.max_pending_bytes)),
-                false);
+      false);
 }
 
 void HttpEventLoop::State::close_connection(Connection& connection) {
@@ -402,9 +414,10 @@ void HttpEventLoop::State::scan_timeouts(Clock::time_point now) {
   }
   for (Connection* connection : slow)
     answer(*connection, 408, "application/json",
-           error_body(fmt::format("the request did not arrive whole within the server's request "
-                                  "timeout ({} s from its first byte)",
-                                  options.request_timeout_seconds)),
+           transport_error_body(
+               fmt::format("the request did not arrive whole within the server's request "
+                           "timeout ({} s from its first byte)",
+                           options.request_timeout_seconds)),
            false);
   for (Connection* connection : late) {
     std::string reason = connection->lingering || connection->sent < connection->out.size()
@@ -413,8 +426,8 @@ void HttpEventLoop::State::scan_timeouts(Clock::time_point now) {
     if (reason.empty())
       close_connection(*connection);  // also one that never sent a request, or stopped reading
     else
-      answer(*connection, 400, "application/json", error_body(reason), false);
+      answer(*connection, 400, "application/json", transport_error_body(reason), false);
   }
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

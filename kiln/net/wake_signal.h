@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-namespace kiln::serving {
+namespace kiln::net {
 
 class WakeSignal {
  public:
@@ -41,4 +41,4 @@ class DeferredWakes {
   DeferredWakes* outer_;
 };
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::serving {
+namespace kiln::net {
 
 struct HttpRequest {
   std::string method;     // "GET", "POST", ...
@@ -93,4 +93,4 @@ std::string http_response(int status, std::string_view content_type, std::string
 /// The interim answer to `Expect: 100-continue`.
 inline constexpr std::string_view kHttpContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -1,4 +1,4 @@
-#include "kiln/serving/grpc/grpc_wire.h"
+#include "kiln/net/grpc_wire.h"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 GrpcUnframed failed(GrpcCode code, std::string error) {
@@ -140,4 +140,4 @@ std::optional<std::chrono::nanoseconds> parse_grpc_timeout(std::string_view valu
   return duration_cast<nanoseconds>(std::chrono::duration<double>(std::min(seconds, kCentury)));
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

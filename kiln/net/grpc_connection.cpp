@@ -1,4 +1,4 @@
-#include "kiln/serving/grpc/grpc_connection.h"
+#include "kiln/net/grpc_connection.h"
 
 #include <fmt/format.h>
 #include <nghttp2/nghttp2.h>
@@ -10,7 +10,7 @@
 
 #include "kiln/core/text_codec.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 constexpr int32_t kStreamWindow = 1 << 20;  // what one call may send before we read it
@@ -125,6 +125,7 @@ struct GrpcConnection::Callbacks {
     if (!connection.may_hold(stream_id, size)) return 0;
     stream->body.append(view(data, size));
     connection.hold(size);
+    connection.refuse_declared_too_large(stream_id, *stream);
     return 0;
   }
 
@@ -295,6 +296,19 @@ void GrpcConnection::take_deadline(int32_t stream_id, Stream& stream) {
                      : "grpc-timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n)");
 }
 
+// The prefix says how long the message is: one over the limit is refused as soon as its prefix
+// has come, and what came of it let go, rather than once the limit's worth has arrived (a prefix
+// of 4 GiB on a stream left open was held to the read timeout).
+void GrpcConnection::refuse_declared_too_large(int32_t stream_id, Stream& stream) {
+  if (stream.body.size() < kGrpcPrefixBytes) return;
+  size_t length = declared_length(stream.body);
+  if (length <= limits_.max_message_bytes) return;
+  release(stream.body.size());
+  std::string().swap(stream.body);
+  respond_status(stream_id, 200, int(GrpcCode::kResourceExhausted),
+                 message_too_large(length, limits_.max_message_bytes));
+}
+
 bool GrpcConnection::expire_arriving(std::chrono::steady_clock::time_point now) {
   std::vector<int32_t> late;
   for (const auto& [id, stream] : streams_)
@@ -361,10 +375,14 @@ void GrpcConnection::time_out(const std::string& why) {
   shut_down();
 }
 
+bool GrpcConnection::wants_to_send() const {
+  return nghttp2_session_want_write(session_->session) != 0;
+}
+
 bool GrpcConnection::finished() const {
   return failed_ ? !nghttp2_session_want_write(session_->session)
                  : !nghttp2_session_want_read(session_->session) &&
                        !nghttp2_session_want_write(session_->session);
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

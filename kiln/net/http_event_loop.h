@@ -18,9 +18,9 @@
 #include <memory>
 #include <string>
 
-#include "kiln/serving/http_request_parser.h"
+#include "kiln/net/http_request_parser.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 
 struct HttpAnswer {
   int status = 200;
@@ -70,4 +70,4 @@ class HttpEventLoop {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -2,7 +2,7 @@
 // another thread: pipelined requests, `Expect: 100-continue`, chunked bodies, HTTP/1.0, late
 // answers, and answers to clients that have gone.
 
-#include "kiln/serving/http_event_loop.h"
+#include "kiln/net/http_event_loop.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 
 #include "tests/support/raw_connection.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 using ::testing::EndsWith;
@@ -196,4 +196,4 @@ TEST_F(EventLoop, AnAnswerForAClientThatHasGoneIsDroppedAndOthersAreServed) {
 }
 
 }  // namespace
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -2,7 +2,7 @@
 // messages, on bombs and declared lengths over the limit, and on every malformed body; the
 // frame_message() round trip; and percent_encode()'s form of grpc-message.
 
-#include "kiln/serving/grpc/grpc_wire.h"
+#include "kiln/net/grpc_wire.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace grpc_wire_test {
 
 using ::testing::HasSubstr;
@@ -302,4 +302,4 @@ TEST(GrpcWireTest, AClientsTimeoutIsReadInEachUnitAndAMalformedOneIsNone) {
 }
 
 }  // namespace grpc_wire_test
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <vector>
 
-namespace kiln::serving {
+namespace kiln::net {
 
 class Epoll {
  public:
@@ -53,4 +53,4 @@ class LoopPhase {
   enum class Phase { kIdle, kServing, kEnded } phase_ = Phase::kIdle;
 };
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

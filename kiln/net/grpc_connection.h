@@ -27,9 +27,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kiln/serving/grpc/grpc_wire.h"
+#include "kiln/net/grpc_wire.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 
 struct GrpcLimits {
   size_t max_message_bytes = 16 << 20;  // one request message, inflated
@@ -93,6 +93,8 @@ class GrpcConnection {
   bool finished() const;
   /// Calls received and not yet answered.
   size_t unanswered() const { return unanswered_; }
+  /// Whether frames are ready to go to the client (answers not yet produced by produce()).
+  bool wants_to_send() const;
   /// Calls whose request is still arriving.
   size_t arriving() const;
   /// Counts the client's frames of calls (HEADERS and DATA) and the requests come whole: what
@@ -105,6 +107,8 @@ class GrpcConnection {
   struct Callbacks;
   void end_request(int32_t stream_id, Stream& stream);
   void take_deadline(int32_t stream_id, Stream& stream);
+  /// Answers RESOURCE_EXHAUSTED once the stream's prefix declares a message over the limit.
+  void refuse_declared_too_large(int32_t stream_id, Stream& stream);
   void respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing);
   void respond_status(int32_t stream_id, int http_status, int code, const std::string& error);
   /// Whether `size` more request bytes may be held, here and by the server; answers the stream
@@ -125,4 +129,4 @@ class GrpcConnection {
   bool failed_ = false;
 };
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

@@ -1,4 +1,4 @@
-#include "kiln/serving/tcp_listen.h"
+#include "kiln/net/tcp_listen.h"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-namespace kiln::serving {
+namespace kiln::net {
 
 int listen_tcp(const std::string& host, int port) {
   if (port < 0 || port > 65535) return -1;
@@ -60,4 +60,4 @@ int accept_connection(int listen_fd) {
   return fd;
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net

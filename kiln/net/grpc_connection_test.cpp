@@ -3,7 +3,7 @@
 // them, the requests it refuses (method, content-type, size of message and headers), calls
 // cancelled, in flight together or taken before a shut-down, and bytes that are not HTTP/2.
 
-#include "kiln/serving/grpc/grpc_connection.h"
+#include "kiln/net/grpc_connection.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace grpc_connection_test {
 
 using ::testing::ElementsAre;
@@ -317,6 +317,24 @@ TEST(GrpcConnectionsTogether, RequestBytesStillArrivingAreCappedForTheServer) {
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].message, std::string(900, 'c'));
   EXPECT_EQ(*limits.server_held, 0u);  // taken whole: no longer held
+}
+
+// A prefix declaring a message over the limit is refused as soon as it has come, on a stream
+// its client keeps open: it was held to the read timeout, then answered DEADLINE_EXCEEDED.
+TEST(GrpcConnectionsTogether, APrefixOverTheLimitIsRefusedAtOnceAndItsBytesLetGo) {
+  GrpcLimits limits = small_limits();
+  limits.server_held = std::make_shared<std::atomic<size_t>>(0);
+  std::vector<GrpcIncoming> calls;
+  GrpcConnection server(limits, [&calls](GrpcIncoming& call) { calls.push_back(call); });
+  Client client(server);
+  std::string prefix_and_some = frame_message(std::string(5000, 'a')).substr(0, 40);
+  int32_t open = client.request(grpc_headers("/p"), prefix_and_some, kAll, true);
+  client.pump();
+  EXPECT_TRUE(calls.empty());
+  EXPECT_EQ(client.reply(open).grpc("grpc-status"), "8");  // RESOURCE_EXHAUSTED
+  EXPECT_EQ(client.reply(open).grpc("grpc-message"),
+            "Received message larger than max (5000 vs. 1000)");
+  EXPECT_EQ(*limits.server_held, 0u);
 }
 
 TEST_F(GrpcConnectionTest, UnaryCallReachesOnCallAndItsAnswerGoesBackFramed) {
@@ -944,4 +962,4 @@ TEST_F(GrpcConnectionTest, ClientGoingAwayFinishesTheConnection) {
 }
 
 }  // namespace grpc_connection_test
-}  // namespace kiln::serving
+}  // namespace kiln::net

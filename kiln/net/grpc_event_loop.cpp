@@ -1,4 +1,4 @@
-#include "kiln/serving/grpc/grpc_event_loop.h"
+#include "kiln/net/grpc_event_loop.h"
 
 #include <fmt/format.h>
 #include <sys/epoll.h>
@@ -16,11 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/serving/answer_queue.h"
-#include "kiln/serving/loop_parts.h"
-#include "kiln/serving/tcp_listen.h"
+#include "kiln/net/grpc_idle.h"
+#include "kiln/net/inbox.h"
+#include "kiln/net/loop_parts.h"
+#include "kiln/net/tcp_listen.h"
 
-namespace kiln::serving {
+namespace kiln::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -45,23 +46,24 @@ struct Connection {
   GrpcConnection http2;
   std::string out;  // to send, from `sent` on
   size_t sent = 0;
-  uint32_t events = 0;              // what epoll watches on it
-  Clock::time_point last_activity;  // the client's last bytes, or the server's last answer
-  Clock::time_point last_call;      // the client's last frame of a call, or the last answer
-  std::optional<Clock::time_point> arriving_since;  // requests arriving, none whole since then
+  uint32_t events = 0;                              // what epoll watches on it
+  GrpcConnectionTimes times;                        // what its timeouts count from (grpc_idle.h)
   uint64_t call_frames = 0, requests_received = 0;  // http2's counts at the last look
   std::map<int32_t, Clock::time_point> deadlines;   // of its calls with the model, by stream
 
   // Notes the call frames and whole requests that came in `now`.
   void note_calls(Clock::time_point now) {
-    if (http2.call_frames() != call_frames) last_call = now;
+    if (http2.call_frames() != call_frames) times.last_call = now;
     bool whole = http2.requests_received() != requests_received;
     call_frames = http2.call_frames();
     requests_received = http2.requests_received();
     if (http2.arriving() == 0)
-      arriving_since.reset();
-    else if (!arriving_since || whole)
-      arriving_since = now;
+      times.arriving_since.reset();
+    else if (!times.arriving_since || whole)
+      times.arriving_since = now;
+  }
+  GrpcConnectionLoad load() const {
+    return {http2.unanswered(), http2.arriving(), sent < out.size() || http2.wants_to_send()};
   }
 };
 
@@ -204,7 +206,7 @@ void GrpcEventLoop::State::accept_all() {
     connection->fd = fd;
     connection->id = id;
     connection->events = EPOLLIN | EPOLLRDHUP;
-    connection->last_activity = connection->last_call = Clock::now();
+    connection->times.last_activity = connection->times.last_call = Clock::now();
     epoll->watch(fd, id, connection->events, EPOLL_CTL_ADD);
     Connection& added = *connection;
     connections.emplace(id, std::move(connection));
@@ -230,9 +232,9 @@ bool GrpcEventLoop::State::read_from(Connection& connection) {
     ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
     if (got > 0) {
       round += size_t(got);
-      connection.last_activity = Clock::now();
+      connection.times.last_activity = Clock::now();
       bool taken = connection.http2.receive(buffer, size_t(got));
-      connection.note_calls(connection.last_activity);
+      connection.note_calls(connection.times.last_activity);
       if (!taken) break;  // its GOAWAY goes, then it closes
       continue;
     }
@@ -274,6 +276,7 @@ bool GrpcEventLoop::State::flush(Connection& connection) {
                         connection.out.size() - connection.sent, MSG_NOSIGNAL);
     if (sent > 0) {
       connection.sent += size_t(sent);
+      connection.times.last_taken = Clock::now();  // the client takes what it is sent
     } else if (sent < 0 && errno == EINTR) {
       continue;
     } else if (sent < 0 && would_block()) {
@@ -312,7 +315,8 @@ void GrpcEventLoop::State::deliver_answers() {
           found->second->deadlines.erase(deadline);
         }
         found->second->http2.answer(std::move(answer.outgoing));
-        found->second->last_activity = found->second->last_call = Clock::now();  // idle from here
+        GrpcConnectionTimes& times = found->second->times;
+        times.last_activity = times.last_call = Clock::now();  // idle from here
         answered.insert(id);
       }
       answer.hold.reset();
@@ -335,36 +339,19 @@ void GrpcEventLoop::State::shut_connections() {
   }
 }
 
-// Drops each connection whose client has sent nothing for the read timeout and has no call of its
-// own with the server (a slow model is not the client's fault): a client that connects and sends
-// nothing, one that stops in the middle of a call, one that does not read what it is sent.
-// Three ways a connection with no call at the model goes (a GOAWAY saying why, each call still
-// arriving answered DEADLINE_EXCEEDED): silent for the read timeout; no call begun for as long,
-// however it pings; a request that has not come whole within the request timeout, however its
-// bytes trickle in.
+// Drops each connection that waited on its client too long (grpc_idle.h): a client that connects
+// and sends nothing, one that stops in the middle of a call, one that does not read what it is
+// sent, one that only pings, one whose request trickles in. Its GOAWAY says why, and each call
+// still arriving is answered DEADLINE_EXCEEDED.
 void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
-  auto timeout = std::chrono::seconds(options.read_timeout_seconds);
-  auto request_timeout = std::chrono::seconds(options.request_timeout_seconds);
+  GrpcTimeouts timeouts{std::chrono::seconds(options.read_timeout_seconds),
+                        std::chrono::seconds(options.request_timeout_seconds)};
   std::vector<std::pair<Connection*, std::string>> late;
   std::vector<uint64_t> expired;  // flushed once the scan is done: a flush may close
   for (auto& [id, connection] : connections) {
     if (expire_calls(*connection, now)) expired.push_back(id);
-    const GrpcConnection& http2 = connection->http2;
-    if (http2.unanswered() > 0) continue;
-    if (now - connection->last_activity >= timeout)
-      late.emplace_back(connection.get(),
-                        fmt::format("the call's request did not arrive whole within the server's "
-                                    "read timeout ({} s without a byte)",
-                                    options.read_timeout_seconds));
-    else if (http2.arriving() == 0 && now - connection->last_call >= timeout)
-      late.emplace_back(connection.get(),
-                        fmt::format("no call began within the server's read timeout ({} s)",
-                                    options.read_timeout_seconds));
-    else if (connection->arriving_since && now - *connection->arriving_since >= request_timeout)
-      late.emplace_back(connection.get(),
-                        fmt::format("the call's request did not arrive whole within the server's "
-                                    "request timeout ({} s from its first byte)",
-                                    options.request_timeout_seconds));
+    if (auto why = grpc_idle_reason(connection->times, connection->load(), now, timeouts))
+      late.emplace_back(connection.get(), std::move(*why));
   }
   for (auto& [connection, why] : late) {
     connection->http2.time_out(why);
@@ -400,4 +387,4 @@ bool GrpcEventLoop::State::all_sent() const {
   return true;
 }
 
-}  // namespace kiln::serving
+}  // namespace kiln::net
