@@ -103,6 +103,7 @@ serving::ModelServerOptions server_options(const ServeArgs& args) {
   options.http.body_readers = usable_cpus().count;
   if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
   options.log = serve_log;
+  options.held = args.batching.held;
   if (args.grpc_port >= 0) {
     serving::GrpcOptions grpc;
     grpc.host = args.host;

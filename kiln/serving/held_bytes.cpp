@@ -1,6 +1,11 @@
 #include "kiln/serving/held_bytes.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "kiln/core/peak_memory.h"
+#include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
 
@@ -26,6 +31,18 @@ void HeldBytes::give_back(size_t bytes) {
 size_t HeldBytes::held() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return held_;
+}
+
+void refuse_without_room(const HeldBytes* held, size_t bytes) {
+  if (!held) return;
+  size_t now = held->held(), cap = held->cap();
+  bytes = std::max<size_t>(bytes, 1);
+  if (now == 0 || (bytes <= cap && now <= cap - bytes)) return;  // as take() would decide
+  throw ServingError(StatusCode::kUnavailable,
+                     fmt::format("the server is busy: the requests waiting for its models hold {} "
+                                 "bytes, and this one's {} would pass its budget "
+                                 "(--max-queued-bytes {}); try again",
+                                 now, bytes, cap));
 }
 
 size_t bytes_held_by(const HostTensors& inputs) {

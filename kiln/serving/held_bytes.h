@@ -38,6 +38,12 @@ class HeldBytes {
   size_t since_return_ = 0;
 };
 
+/// Refuses a request before it is read when the `bytes` it declares (1 when it declares none
+/// before it is read) would not fit (UNAVAILABLE, as the queue would answer it): reading it would
+/// be work for nothing, and a message of 230 bytes may be filled out to megabytes. Nothing for
+/// none.
+void refuse_without_room(const HeldBytes* held, size_t bytes = 1);
+
 /// What a request's inputs hold in memory: their numbers and strings.
 size_t bytes_held_by(const HostTensors& inputs);
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "kiln/serving/held_bytes.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_table.h"
 #include "kiln/serving/request_gate.h"
@@ -31,6 +32,7 @@ struct ServingParts {
   const ModelTable& table;
   RequestGate& gate;
   ServingMetrics& metrics;
+  const HeldBytes* held = nullptr;  // the models' budget for requests' inputs, when there is one
 };
 
 /// Makes a listener once the server's models are loaded; it binds its port before returning.

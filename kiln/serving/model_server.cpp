@@ -16,6 +16,11 @@ HttpOptions with_log(HttpOptions http, const std::function<void(const std::strin
   return http;
 }
 
+RestOptions with_held(RestOptions rest, const HeldBytes* held) {
+  rest.held = held;
+  return rest;
+}
+
 }  // namespace
 
 ModelServer::ModelServer(ModelServerOptions options, LoadVersion load)
@@ -26,13 +31,13 @@ ModelServer::ModelServer(ModelServerOptions options, LoadVersion load)
             return load(model, directory, metrics_);
           },
           options_.log),
-      handler_(table_, options_.rest, &metrics_, &gate_),
+      handler_(table_, with_held(options_.rest, options_.held.get()), &metrics_, &gate_),
       server_(handler_, with_log(options_.http, options_.log)) {
   watcher_.poll();
   check_every_model_serves();
   port_ = server_.bind(options_.host, options_.port);
   for (const ListenerFactory& make : options_.listeners)
-    listeners_.push_back(make(ServingParts{table_, gate_, metrics_}));
+    listeners_.push_back(make(ServingParts{table_, gate_, metrics_, options_.held.get()}));
 }
 
 std::vector<std::string> ModelServer::listener_addresses() const {

@@ -40,6 +40,9 @@ struct ModelServerOptions {
   HttpOptions http;
   /// Versions loaded, retired and refused, and the drain (its `http.log` too when that is unset).
   std::function<void(const std::string&)> log;
+  /// The batchers' budget for requests' inputs (held_bytes.h), which every API also checks
+  /// before it reads a request; none: unbounded.
+  std::shared_ptr<HeldBytes> held;
   /// Further ways in beside the HTTP port (the gRPC API), made once the models are loaded.
   std::vector<ListenerFactory> listeners;
 };

@@ -50,6 +50,9 @@ void RestHandler::handle_async(const std::string& method, const std::string& pat
   Route route;  // stays without a model when the URL is none of the API's
   try {
     route = parse_route(method, path);
+    bool predicts = route.kind == RouteKind::kPredict || route.kind == RouteKind::kClassify ||
+                    route.kind == RouteKind::kRegress;
+    if (predicts) refuse_without_room(options_.held);
     if (route.kind == RouteKind::kPredict) return start_predict(route, body, finish);
     if (route.kind == RouteKind::kClassify || route.kind == RouteKind::kRegress)
       return start_examples(route, body, finish);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "kiln/serving/example_request.h"
+#include "kiln/serving/held_bytes.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_table.h"
 #include "kiln/serving/request_gate.h"
@@ -29,7 +30,8 @@ struct HttpReply {
 };
 
 struct RestOptions {
-  int64_t max_rows = 1024;  // examples in one predict request
+  int64_t max_rows = 1024;          // examples in one predict request
+  const HeldBytes* held = nullptr;  // the models' budget for requests' inputs, when there is one
 };
 
 /// Told the reply to a request, once, on whichever thread finished it.

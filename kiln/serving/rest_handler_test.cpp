@@ -61,6 +61,21 @@ TEST_F(RestHandlerTest, StatusAndMetadata) {
 }
 
 // A NUL in a name the client sent cut the error message there (what() ends at it).
+// With the models' budget for requests' inputs spent, a prediction is refused before its body is
+// read (a small body may be filled out to megabytes); status and metadata are still answered.
+TEST_F(RestHandlerTest, APredictionIsRefusedUnreadWhileTheModelsBudgetIsSpent) {
+  HeldBytes held(16);
+  ASSERT_TRUE(held.take(16));
+  RestHandler busy(table_, RestOptions{4, &held});
+  for (const char* verb : {"predict", "classify", "regress"})
+    expect_error(busy.handle("POST", std::string("/v1/models/half:") + verb, "not even JSON"), 503,
+                 "hold 16 bytes, and this one's 1 would pass its budget (--max-queued-bytes 16)");
+  EXPECT_EQ(busy.handle("GET", "/v1/models/half", "").status, 200);
+  held.give_back(16);
+  EXPECT_EQ(busy.handle("POST", "/v1/models/half:predict", R"({"instances": [[1.0]]})").status,
+            200);
+}
+
 TEST_F(RestHandlerTest, AnErrorNamingANulHoldsTheWholeName) {
   HttpReply reply = post("/v1/models/half:predict",
                          R"({"signature_name": "ab\u0000cd<x>", "instances": [[1.0]]})");

@@ -71,14 +71,19 @@ std::string signature_of(const tfs::ModelSpec& spec) {
   return spec.signature_name().empty() ? "serving_default" : spec.signature_name();
 }
 
-HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
-                           int64_t max_rows) {
+int64_t predict_values_claimed(const tfs::PredictRequest& request, const Signature& signature) {
   check_input_names(request, signature);
   int64_t claimed = 0;  // from the shapes, before any tensor is read
   for (const auto& [name, spec] : signature.inputs) {
     std::string what = "input '" + name + "'";
     claim_values(claimed, claimed_values(request.inputs().at(name), what), what);
   }
+  return claimed;
+}
+
+HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
+                           int64_t max_rows) {
+  predict_values_claimed(request, signature);
   HostTensors inputs;
   for (const auto& [name, spec] : signature.inputs)
     inputs[name] = tensor_from_proto(request.inputs().at(name), name, spec, max_rows);

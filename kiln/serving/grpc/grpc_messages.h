@@ -32,6 +32,10 @@ std::string signature_of(const tfs::ModelSpec& spec);
 
 /// Predict's inputs, each checked against `signature`'s (tensor_proto.h): ServingError
 /// (kInvalidArgument) with TensorFlow Serving's message for inputs sent extra or missing.
+/// The values a Predict's tensors claim once expanded, from their shapes, before any is read;
+/// INVALID_ARGUMENT for inputs the signature does not take, RESOURCE_EXHAUSTED past the
+/// per-request limit (request_limits.h).
+int64_t predict_values_claimed(const tfs::PredictRequest& request, const Signature& signature);
 HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
                            int64_t max_rows);
 /// The outputs Predict answers with: its output_filter, or every output of `signature`;

@@ -75,7 +75,8 @@ class GrpcServerTest : public ::testing::Test {
     options.read_timeout_seconds = read_timeout_seconds_;
     options.request_timeout_seconds = request_timeout_seconds_;
     options.max_connections = max_connections_;
-    server_ = std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_}, options);
+    server_ =
+        std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_, held_bytes_}, options);
     serving_ = std::thread([this] { server_->serve(); });
     auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
                                        grpc::InsecureChannelCredentials());
@@ -88,6 +89,8 @@ class GrpcServerTest : public ::testing::Test {
     serving_.join();
   }
   int read_timeout_seconds_ = 10, request_timeout_seconds_ = 30, max_connections_ = 4096;
+  const HeldBytes* held_bytes_ = nullptr;
+  HeldBytes budget_{16};  // for a test that spends it; outlives the server
 
   static tfs::PredictRequest half_request(std::vector<float> values) {
     tfs::PredictRequest request;
@@ -409,6 +412,42 @@ TEST_F(GrpcServerTest, AMessageNestedThirtyThousandDeepOrOfGarbageIsRefusedAndTh
   tfs::PredictResponse response;
   grpc::ClientContext context;
   EXPECT_TRUE(predictions_->Predict(&context, half_request({2}), &response).ok());
+}
+
+// Without room in the models' budget for requests' inputs, Predict is refused from what its
+// tensors claim, before they are decoded (a call of 230 bytes once claimed 3 MB); Classify and
+// Regress, which claim nothing before they are read, once the budget is spent. Status is still
+// answered.
+TEST_F(GrpcServerTest, PredictionsWithoutRoomInTheModelsBudgetAreRefusedUndecoded) {
+  ASSERT_TRUE(budget_.take(8));
+  held_bytes_ = &budget_;
+  start();
+  tfs::PredictResponse predicted;
+  grpc::ClientContext two_values;
+  grpc::Status refused = predictions_->Predict(&two_values, half_request({2, 3}), &predicted);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("hold 8 bytes, and this one's 16 would pass its budget "
+                        "(--max-queued-bytes 16)"));
+  grpc::ClientContext one_value;
+  EXPECT_TRUE(predictions_->Predict(&one_value, half_request({2}), &predicted).ok());
+
+  ASSERT_TRUE(budget_.take(8));  // spent
+  tfs::RegressionRequest regress;
+  regress.mutable_model_spec()->set_name("scorer");
+  *regress.mutable_input() = examples({1});
+  tfs::RegressionResponse regressed;
+  grpc::ClientContext regress_context;
+  EXPECT_EQ(predictions_->Regress(&regress_context, regress, &regressed).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+  tfs::GetModelStatusRequest status;
+  status.mutable_model_spec()->set_name("half");
+  tfs::GetModelStatusResponse answered;
+  grpc::ClientContext status_context;
+  EXPECT_TRUE(models_->GetModelStatus(&status_context, status, &answered).ok());
+  budget_.give_back(16);
+  grpc::ClientContext again;
+  EXPECT_TRUE(predictions_->Predict(&again, half_request({2, 3}), &predicted).ok());
 }
 
 TEST_F(GrpcServerTest, MethodsKilnDoesNotServeAreUnimplemented) {

@@ -4,6 +4,7 @@
 
 #include "kiln/serving/grpc/method_call.h"
 #include "kiln/serving/grpc/raw_predict.h"
+#include "kiln/serving/held_bytes.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -87,6 +88,10 @@ void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& reque
   std::string name = signature_of(request.model_spec());
   const Signature& signature = predict_signature(found.servable->signatures(), name);
   const ExampleEncoder* encoder = found.servable->examples();
+  // Room for what the tensors claim, before they are read: a call of 230 bytes may claim 3 MB.
+  refuse_without_room(
+      shared_.parts.held,
+      encoder ? 1 : size_t(predict_values_claimed(request, signature)) * sizeof(double));
   std::optional<std::vector<io::Features>> raw;
   if (encoder)
     raw = raw_predict_examples(request, signature, encoder->features(), encoder->raw_inputs(),
@@ -103,6 +108,7 @@ void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& reque
 void PredictionService::classify(GrpcCall& call, const tfs::ClassificationRequest& request,
                                  tfs::ClassificationResponse& response) const {
   FoundVersion found = find(call, spec_of(request), RouteKind::kClassify);
+  refuse_without_room(shared_.parts.held);
   const std::string& model = request.model_spec().name();
   const ExampleEncoder& encoder = encoder_of(found, model);
   std::string name = signature_of(request.model_spec());
@@ -122,6 +128,7 @@ void PredictionService::classify(GrpcCall& call, const tfs::ClassificationReques
 void PredictionService::regress(GrpcCall& call, const tfs::RegressionRequest& request,
                                 tfs::RegressionResponse& response) const {
   FoundVersion found = find(call, spec_of(request), RouteKind::kRegress);
+  refuse_without_room(shared_.parts.held);
   const std::string& model = request.model_spec().name();
   const ExampleEncoder& encoder = encoder_of(found, model);
   std::string name = signature_of(request.model_spec());
