@@ -16,21 +16,21 @@ namespace {
 using kiln::net::HttpLimits;
 using kiln::net::HttpRequestParser;
 
-net::HttpLimits limits() {
-  net::HttpLimits small;
+HttpLimits limits() {
+  HttpLimits small;
   small.max_header_bytes = 512;
   small.max_body_bytes = 2048;
   return small;
 }
 
-void check_same(net::HttpRequestParser& a, net::HttpRequestParser& b,
-                net::HttpRequestParser::Status status) {
-  if (status == net::HttpRequestParser::Status::kFailed) {
+void check_same(HttpRequestParser& a, HttpRequestParser& b,
+                HttpRequestParser::Status status) {
+  if (status == HttpRequestParser::Status::kFailed) {
     if (a.error_status() != b.error_status() || a.error() != b.error()) __builtin_trap();
     if (a.error_status() < 400 || a.error_status() > 599 || a.error().empty()) __builtin_trap();
     return;
   }
-  if (status != net::HttpRequestParser::Status::kComplete) return;
+  if (status != HttpRequestParser::Status::kComplete) return;
   const auto& x = a.request();
   const auto& y = b.request();
   if (a.consumed() != b.consumed() || x.method != y.method || x.path != y.path ||
@@ -45,16 +45,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   size_t cut = bytes.empty() ? 0 : data[0] % (bytes.size() + 1);
-  net::HttpRequestParser whole(limits()), pieces(limits());
-  net::HttpRequestParser::Status at_once = whole.parse(bytes);
-  net::HttpRequestParser::Status first = pieces.parse(bytes.substr(0, cut));
-  net::HttpRequestParser::Status in_pieces =
-      first == net::HttpRequestParser::Status::kIncomplete ? pieces.parse(bytes) : first;
+  HttpRequestParser whole(limits()), pieces(limits());
+  HttpRequestParser::Status at_once = whole.parse(bytes);
+  HttpRequestParser::Status first = pieces.parse(bytes.substr(0, cut));
+  HttpRequestParser::Status in_pieces =
+      first == HttpRequestParser::Status::kIncomplete ? pieces.parse(bytes) : first;
   // A request complete or refused within the first part is so in the whole too, as it was read
   // no further.
   if (at_once != in_pieces) __builtin_trap();
   check_same(whole, pieces, at_once);
-  if (at_once == net::HttpRequestParser::Status::kComplete && whole.consumed() > bytes.size())
+  if (at_once == HttpRequestParser::Status::kComplete && whole.consumed() > bytes.size())
     __builtin_trap();
   (void)whole.stall_reason(1);
   return 0;
