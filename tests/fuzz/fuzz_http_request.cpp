@@ -23,8 +23,7 @@ HttpLimits limits() {
   return small;
 }
 
-void check_same(HttpRequestParser& a, HttpRequestParser& b,
-                HttpRequestParser::Status status) {
+void check_same(HttpRequestParser& a, HttpRequestParser& b, HttpRequestParser::Status status) {
   if (status == HttpRequestParser::Status::kFailed) {
     if (a.error_status() != b.error_status() || a.error() != b.error()) __builtin_trap();
     if (a.error_status() < 400 || a.error_status() > 599 || a.error().empty()) __builtin_trap();
