@@ -11,7 +11,7 @@ namespace kiln::serving {
 
 bool HeldBytes::take(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (held_ > 0 && (bytes > cap_ || held_ > cap_ - bytes)) return false;
+  if (!fits(held_, bytes)) return false;
   held_ += bytes;
   return true;
 }
@@ -37,7 +37,7 @@ void refuse_without_room(const HeldBytes* held, size_t bytes) {
   if (!held) return;
   size_t now = held->held(), cap = held->cap();
   bytes = std::max<size_t>(bytes, 1);
-  if (now == 0 || (bytes <= cap && now <= cap - bytes)) return;  // as take() would decide
+  if (held->fits(now, bytes)) return;
   throw ServingError(StatusCode::kUnavailable,
                      fmt::format("the server is busy: the requests waiting for its models hold {} "
                                  "bytes, and this one's {} would pass its budget "

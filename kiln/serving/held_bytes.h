@@ -26,6 +26,10 @@ class HeldBytes {
   void give_back(size_t bytes);
   size_t held() const;
   size_t cap() const { return cap_; }
+  /// Whether `bytes` more fit beside `held` (the rule take() applies).
+  bool fits(size_t held, size_t bytes) const {
+    return held == 0 || (bytes <= cap_ && held <= cap_ - bytes);
+  }
 
   /// Given back since the freed memory last went to the system, past which it goes again once
   /// nothing is held.
