@@ -49,6 +49,8 @@ struct GrpcConnection::Stream {
   bool timeout_twice = false;
   std::string reply;  // the framed response message, while it goes out
   size_t reply_sent = 0;
+  AbandonMark abandon;  // set when the stream goes: reset, answered, or its connection closed
+  ~Stream() { abandon.set(); }
 };
 
 struct GrpcConnection::Session {
@@ -263,7 +265,8 @@ void GrpcConnection::end_request(int32_t stream_id, Stream& stream) {
                     std::move(stream.authorization),
                     std::move(unframed.message),
                     timeout,
-                    stream.deadline};
+                    stream.deadline,
+                    stream.abandon.view()};
   ++unanswered_;
   on_call_(call);
 }
@@ -278,6 +281,7 @@ void GrpcConnection::answer(GrpcOutgoing outgoing) {
 void GrpcConnection::expire(int32_t stream) {
   auto found = streams_.find(stream);
   if (found == streams_.end() || found->second->answered) return;
+  found->second->abandon.set();  // its model work, if still queued, is dropped
   respond_status(stream, 200, int(GrpcCode::kDeadlineExceeded), "Deadline Exceeded");
 }
 

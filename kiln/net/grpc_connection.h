@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kiln/net/abandoned.h"
 #include "kiln/net/grpc_wire.h"
 
 namespace kiln::net {
@@ -51,6 +52,7 @@ struct GrpcIncoming {
   std::string message;                     // the request message, unframed and inflated
   std::optional<std::chrono::nanoseconds> timeout;  // `grpc-timeout`: the client's deadline
   std::optional<std::chrono::steady_clock::time_point> deadline;  // its headers' time + timeout
+  Abandoned abandoned;  // set once its stream is reset, past its deadline, or its connection gone
 };
 
 /// The answer to one call: OK with a message, or a status.

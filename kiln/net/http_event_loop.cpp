@@ -51,6 +51,7 @@ constexpr size_t kSmallRequestBytes = 8 << 10;
 
 struct Connection {
   explicit Connection(HttpLimits limits) : parser(limits) {}
+  ~Connection() { abandon.set(); }
   int fd = -1;
   uint64_t id = 0;
   std::string in;  // received, not yet taken by a request
@@ -58,6 +59,7 @@ struct Connection {
   std::string out;  // to send, from `sent` on
   size_t sent = 0;
   bool with_handler = false;  // a request of this connection waits for its answer
+  AbandonMark abandon;        // that request's, set when the connection goes before its answer
   bool keep_alive = true;     // of that request
   bool close_after_write = false;
   bool continued = false;    // 100 Continue sent for the request being read
@@ -299,6 +301,8 @@ bool HttpEventLoop::State::process(Connection& connection) {
 void HttpEventLoop::State::dispatch(Connection& connection, HttpRequest& request) {
   connection.with_handler = true;
   connection.keep_alive = request.keep_alive;
+  connection.abandon = AbandonMark();
+  request.abandoned = connection.abandon.view();
   std::shared_ptr<AnswerQueue> to = answers;
   uint64_t id = connection.id;
   HttpRespond respond = [to, id](HttpAnswer answer) { to->push(id, std::move(answer)); };

@@ -50,6 +50,7 @@ class EventLoop : public ::testing::Test {
     start([this](HttpRequest& request, HttpRespond respond) {
       std::lock_guard<std::mutex> lock(mutex_);
       deferred_.push_back(std::move(respond));
+      abandoned_.push_back(request.abandoned);
       arrived_.notify_all();
     });
   }
@@ -66,6 +67,7 @@ class EventLoop : public ::testing::Test {
   std::mutex mutex_;
   std::condition_variable arrived_;
   std::vector<HttpRespond> deferred_;
+  std::vector<Abandoned> abandoned_;  // each deferred request's mark
   std::vector<std::string> logged_;
 };
 
@@ -193,6 +195,30 @@ TEST_F(EventLoop, AnAnswerForAClientThatHasGoneIsDroppedAndOthersAreServed) {
   respond_next({200, "text/plain", "yours", {}});
   EXPECT_THAT(next.read_response(), EndsWith("\r\n\r\nyours"));
   EXPECT_EQ(held.use_count(), 1);  // what the dropped answer held has been let go
+}
+
+// A request whose client reset its connection is marked, so that the model server drops its
+// queued work (serving/batcher.h); a client still connected keeps its mark clear.
+TEST_F(EventLoop, ARequestWhoseClientResetTheConnectionIsMarkedAbandoned) {
+  start_deferred();
+  RawConnection staying(port_), leaving(port_);
+  staying.send_text("GET /1 HTTP/1.1\r\nHost: k\r\n\r\n");
+  deferred(1);
+  leaving.send_text("GET /2 HTTP/1.1\r\nHost: k\r\n\r\n");
+  deferred(2);
+  Abandoned staying_mark, leaving_mark;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    staying_mark = abandoned_[0];
+    leaving_mark = abandoned_[1];
+  }
+  ASSERT_TRUE(leaving_mark);
+  EXPECT_FALSE(is_abandoned(leaving_mark));
+  leaving.reset();
+  while (!is_abandoned(leaving_mark)) std::this_thread::yield();  // the loop sees the reset
+  EXPECT_FALSE(is_abandoned(staying_mark));
+  deferred(1)({200, "text/plain", "still yours", {}});
+  EXPECT_THAT(staying.read_response(), EndsWith("\r\n\r\nstill yours"));
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/net/abandoned.h"
+
 namespace kiln::net {
 
 struct HttpRequest {
@@ -22,6 +24,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;  // names in lower case
   std::string body;
   bool keep_alive = true;  // the connection stays open after the answer
+  // Set by the event loop (not the parser) once no client waits for the answer: its connection
+  // is gone (reset, or closed by the server after an error).
+  Abandoned abandoned;
 
   /// The value of the header `lower_case_name`, or null.
   const std::string* header(std::string_view lower_case_name) const;

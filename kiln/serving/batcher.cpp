@@ -90,18 +90,22 @@ std::map<std::string, HostTensor> BatchingServable::predict(
     const std::string& signature, const std::map<std::string, HostTensor>& inputs) {
   std::promise<HostTensors> answer;
   std::future<HostTensors> answered = answer.get_future();
-  predict_async(signature, inputs, [&answer](HostTensors outputs, std::exception_ptr error) {
-    if (error)
-      answer.set_exception(error);
-    else
-      answer.set_value(std::move(outputs));
-  });
+  predict_async(
+      signature, inputs,
+      [&answer](HostTensors outputs, std::exception_ptr error) {
+        if (error)
+          answer.set_exception(error);
+        else
+          answer.set_value(std::move(outputs));
+      },
+      nullptr);
   return answered.get();
 }
 
 void BatchingServable::predict_async(const std::string& signature, HostTensors inputs,
-                                     PredictDone done) {
+                                     PredictDone done, net::Abandoned abandoned) {
   auto request = std::make_shared<Request>();
+  request->abandoned = std::move(abandoned);
   request->signature = signature;
   request->rows = rows_of(inputs);
   request->inputs = std::move(inputs);
@@ -144,10 +148,11 @@ void BatchingServable::work() {
   while (true) {
     arrived_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (stopping_) break;
-    std::vector<std::shared_ptr<Request>> batch = next_batch(lock);
+    Batch batch = next_batch(lock);
     lock.unlock();
-    run(batch);
-    batch.clear();  // its requests give their bytes back (held_bytes.h) outside the lock
+    for (const auto& request : batch.abandoned) request->done({}, client_gone_error());
+    if (!batch.requests.empty()) run(batch.requests);
+    batch = {};  // its requests give their bytes back (held_bytes.h) outside the lock
     lock.lock();
   }
   std::deque<std::shared_ptr<Request>> left;
@@ -158,30 +163,41 @@ void BatchingServable::work() {
                           ServingError(StatusCode::kUnavailable, "the server is shutting down")));
 }
 
-std::vector<std::shared_ptr<BatchingServable::Request>> BatchingServable::next_batch(
-    std::unique_lock<std::mutex>& lock) {
+BatchingServable::Batch BatchingServable::next_batch(std::unique_lock<std::mutex>& lock) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(options_.timeout_us);
-  std::vector<std::shared_ptr<Request>> batch = {queue_.front()};
-  queue_.pop_front();
-  int64_t rows = batch.front()->rows;
-  while (rows < options_.max_batch) {
-    // Take every waiting request that fits; then wait for more until the deadline.
-    for (auto it = queue_.begin(); it != queue_.end() && rows < options_.max_batch;) {
-      const Request& next = **it;
-      if (next.signature == batch.front()->signature && rows + next.rows <= options_.max_batch &&
-          same_examples(next.inputs, batch.front()->inputs)) {
-        rows += next.rows;
-        batch.push_back(*it);
+  Batch batch;
+  int64_t rows = 0;
+  while (true) {
+    // Take every waiting request that fits, setting aside those whose client has gone; then
+    // wait for more until the deadline.
+    // The first request still wanted is taken whatever its size (also with --max-batch 0).
+    for (auto it = queue_.begin();
+         it != queue_.end() && (rows < options_.max_batch || batch.requests.empty());) {
+      const std::shared_ptr<Request>& next = *it;
+      bool gone = net::is_abandoned(next->abandoned);
+      if (gone || batch.requests.empty() || joins(*next, *batch.requests.front(), rows)) {
+        (gone ? batch.abandoned : batch.requests).push_back(next);
+        if (!gone) rows += next->rows;
         it = queue_.erase(it);
       } else {
         ++it;
       }
     }
-    if (rows >= options_.max_batch || stopping_ ||
+    if (batch.requests.empty() || rows >= options_.max_batch || stopping_ ||
         arrived_.wait_until(lock, deadline) == std::cv_status::timeout)
       break;
   }
+  // Those whose client went while the batch waited for company.
+  auto gone = std::stable_partition(batch.requests.begin(), batch.requests.end(),
+                                    [](const auto& r) { return !net::is_abandoned(r->abandoned); });
+  batch.abandoned.insert(batch.abandoned.end(), gone, batch.requests.end());
+  batch.requests.erase(gone, batch.requests.end());
   return batch;
+}
+
+bool BatchingServable::joins(const Request& next, const Request& first, int64_t rows) const {
+  return next.signature == first.signature && rows + next.rows <= options_.max_batch &&
+         same_examples(next.inputs, first.inputs);
 }
 
 void BatchingServable::run(const std::vector<std::shared_ptr<Request>>& batch) {

@@ -4,7 +4,8 @@
 // signature and example shape, up to N examples in all) until N are there or T microseconds have
 // passed since the first arrived, runs them as one batch and hands each request its rows back.
 // A request that finds the queue full, or the server's budget for requests' inputs spent
-// (held_bytes.h), is answered 503 (kUnavailable) at once rather than waiting without bound. One
+// (held_bytes.h), is answered 503 (kUnavailable) at once rather than waiting without bound; one
+// whose client goes while it waits (net/abandoned.h) is answered kCancelled and never run. One
 // worker per version also means a version runs one batch at a time. Thread-safety: predict() from
 // any thread.
 
@@ -52,7 +53,8 @@ class BatchingServable : public Servable {
   /// Waits for predict_async().
   std::map<std::string, HostTensor> predict(
       const std::string& signature, const std::map<std::string, HostTensor>& inputs) override;
-  void predict_async(const std::string& signature, HostTensors inputs, PredictDone done) override;
+  void predict_async(const std::string& signature, HostTensors inputs, PredictDone done,
+                     net::Abandoned abandoned) override;
   /// Requests waiting for a batch now.
   int64_t queued();
 
@@ -62,6 +64,7 @@ class BatchingServable : public Servable {
     HostTensors inputs;
     int64_t rows = 0;
     PredictDone done;
+    net::Abandoned abandoned;
     size_t bytes = 0;  // its inputs', taken from `held` while it lives
     std::shared_ptr<HeldBytes> held;
     ~Request() {
@@ -70,8 +73,14 @@ class BatchingServable : public Servable {
   };
   /// Why a request cannot join the queue now ("" when it can); takes its bytes when it can.
   std::string refusal(Request& request, size_t waiting);
+  struct Batch {
+    std::vector<std::shared_ptr<Request>> requests;   // to run together
+    std::vector<std::shared_ptr<Request>> abandoned;  // taken off the queue, not to run
+  };
   void work();
-  std::vector<std::shared_ptr<Request>> next_batch(std::unique_lock<std::mutex>& lock);
+  Batch next_batch(std::unique_lock<std::mutex>& lock);
+  /// Whether `next` may join a batch that `first` began and that holds `rows` examples.
+  bool joins(const Request& next, const Request& first, int64_t rows) const;
   void run(const std::vector<std::shared_ptr<Request>>& batch);
 
   std::shared_ptr<Servable> inner_;

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <thread>
 
@@ -52,6 +53,16 @@ class Gated : public testing::HalfPlusTwo {
   bool open_ = false;
 };
 
+BatchingOptions batching(int64_t max_batch, int64_t timeout_us, int64_t max_queued,
+                         int threads = 1) {
+  BatchingOptions options;
+  options.max_batch = max_batch;
+  options.timeout_us = timeout_us;
+  options.max_queued = max_queued;
+  options.threads = threads;
+  return options;
+}
+
 std::map<std::string, HostTensor> rows(std::vector<double> values) {
   return {{"x", {DType::kFloat32, {static_cast<int64_t>(values.size()), 1}, values, {}}}};
 }
@@ -84,7 +95,7 @@ class BatcherTest : public ::testing::Test {
 };
 
 TEST_F(BatcherTest, RequestsThatQueuedWhileABatchRanRunAsOneAndEachGetsItsRows) {
-  make({32, 0, 16});
+  make(batching(32, 0, 16));
   send(0, {0});
   gated_->wait_until_entered();
   send(1, {2, 4});
@@ -100,7 +111,7 @@ TEST_F(BatcherTest, RequestsThatQueuedWhileABatchRanRunAsOneAndEachGetsItsRows) 
 }
 
 TEST_F(BatcherTest, ABatchHoldsAtMostMaxBatchExamples) {
-  make({3, 0, 16});
+  make(batching(3, 0, 16));
   send(0, {0});
   gated_->wait_until_entered();
   for (size_t i = 1; i <= 4; ++i) send(i, {double(i)});
@@ -110,7 +121,7 @@ TEST_F(BatcherTest, ABatchHoldsAtMostMaxBatchExamples) {
 }
 
 TEST_F(BatcherTest, AFullQueueIsAnsweredUnavailableAtOnce) {
-  make({32, 0, 2});
+  make(batching(32, 0, 2));
   send(0, {0});
   gated_->wait_until_entered();
   send(1, {1});
@@ -131,7 +142,7 @@ TEST_F(BatcherTest, AFullQueueIsAnsweredUnavailableAtOnce) {
 // answered 503 at once, naming the budget; the answered requests give their bytes back.
 TEST_F(BatcherTest, ARequestPastTheServersBudgetIsAnsweredUnavailableAtOnce) {
   auto held = std::make_shared<HeldBytes>(3 * sizeof(double));  // three numbers
-  BatchingOptions options{32, 0, 16};
+  BatchingOptions options = batching(32, 0, 16);
   options.held = held;
   make(options);
   send(0, {0});
@@ -155,7 +166,7 @@ TEST_F(BatcherTest, ARequestPastTheServersBudgetIsAnsweredUnavailableAtOnce) {
 }
 
 TEST_F(BatcherTest, EachBatchThreadRunsABatchAtTheSameTime) {
-  make({32, 0, 16, 2});
+  make(batching(32, 0, 16, 2));
   send(0, {0});
   gated_->wait_until_entered();
   send(1, {1});
@@ -166,36 +177,147 @@ TEST_F(BatcherTest, EachBatchThreadRunsABatchAtTheSameTime) {
 }
 
 TEST_F(BatcherTest, AsyncAnswersComeOnTheBatchThreadAndAFullQueuesAtOnce) {
-  make({32, 0, 1});
+  make(batching(32, 0, 1));
   std::mutex mutex;
   std::condition_variable answered;
   std::thread::id answered_on;
   std::vector<double> answer;
-  batcher_->predict_async("serving_default", rows({4}),
-                          [&](HostTensors outputs, std::exception_ptr error) {
-                            std::lock_guard<std::mutex> lock(mutex);
-                            EXPECT_FALSE(error);
-                            answer = outputs.at("y").numbers;
-                            answered_on = std::this_thread::get_id();
-                            answered.notify_all();
-                          });
+  batcher_->predict_async(
+      "serving_default", rows({4}),
+      [&](HostTensors outputs, std::exception_ptr error) {
+        std::lock_guard<std::mutex> lock(mutex);
+        EXPECT_FALSE(error);
+        answer = outputs.at("y").numbers;
+        answered_on = std::this_thread::get_id();
+        answered.notify_all();
+      },
+      nullptr);
   gated_->wait_until_entered();
-  batcher_->predict_async("serving_default", rows({5}), [](HostTensors, std::exception_ptr) {});
+  batcher_->predict_async(
+      "serving_default", rows({5}), [](HostTensors, std::exception_ptr) {}, nullptr);
   wait_until_queued(1);
   int refused_status = 0;
-  batcher_->predict_async("serving_default", rows({6}), [&](HostTensors, std::exception_ptr error) {
-    try {
-      std::rethrow_exception(error);
-    } catch (const ServingError& e) {
-      refused_status = e.http_status();
-    }
-  });
+  batcher_->predict_async(
+      "serving_default", rows({6}),
+      [&](HostTensors, std::exception_ptr error) {
+        try {
+          std::rethrow_exception(error);
+        } catch (const ServingError& e) {
+          refused_status = e.http_status();
+        }
+      },
+      nullptr);
   EXPECT_EQ(refused_status, 503);  // told before predict_async returned
   finish();
   std::unique_lock<std::mutex> lock(mutex);
   answered.wait(lock, [&] { return !answer.empty(); });
   EXPECT_THAT(answer, ElementsAre(4));
   EXPECT_NE(answered_on, std::this_thread::get_id());
+}
+
+// What a request was answered: its rows' outputs, or the HTTP status of its error; `count`
+// goes up once it is (on whichever thread answered).
+struct Answered {
+  std::vector<double> outputs;
+  int status = 0;
+};
+PredictDone keep_in(Answered& answered, std::atomic<int>& count) {
+  return [&answered, &count](HostTensors outputs, std::exception_ptr error) {
+    if (!error) {
+      answered.outputs = outputs.at("y").numbers;
+      answered.status = 200;
+    } else {
+      try {
+        std::rethrow_exception(error);
+      } catch (const ServingError& e) {
+        answered.status = e.http_status();
+      }
+    }
+    ++count;
+  };
+}
+void wait_for(const std::atomic<int>& count, int answers) {
+  while (count < answers) std::this_thread::yield();
+}
+
+// 5,000 calls reset by their clients kept the model busy for 21 s after they had gone: requests
+// whose client goes while they wait are answered 499 (CANCELLED), never run, and let go of their
+// bytes; the others of their batch run as before.
+TEST_F(BatcherTest, RequestsWhoseClientWentWhileTheyWaitedAreNeverRun) {
+  BatchingOptions options = batching(32, 0, 16);
+  options.held = std::make_shared<HeldBytes>(1 << 20);
+  make(options);
+  send(0, {0});
+  gated_->wait_until_entered();
+  net::AbandonMark first_gone, last_gone, stays;
+  Answered first, middle, last;
+  std::atomic<int> answers{0};
+  batcher_->predict_async("serving_default", rows({1, 2}), keep_in(first, answers),
+                          first_gone.view());
+  batcher_->predict_async("serving_default", rows({4}), keep_in(middle, answers), stays.view());
+  batcher_->predict_async("serving_default", rows({6, 8, 10}), keep_in(last, answers),
+                          last_gone.view());
+  wait_until_queued(3);
+  first_gone.set();
+  last_gone.set();
+  finish();
+  wait_for(answers, 3);
+  batcher_.reset();  // its worker stopped: the requests' bytes are given back
+  EXPECT_THAT(gated_->sizes, ElementsAre(1, 1)) << "only the request still wanted ran";
+  EXPECT_THAT(middle.outputs, ElementsAre(4));
+  EXPECT_EQ(first.status, 499);
+  EXPECT_EQ(last.status, 499);
+  EXPECT_TRUE(first.outputs.empty());
+  EXPECT_EQ(options.held->held(), 0u);
+}
+
+TEST_F(BatcherTest, WhenEveryWaitingRequestsClientWentNoBatchRuns) {
+  make(batching(32, 0, 16));
+  send(0, {0});
+  gated_->wait_until_entered();
+  net::AbandonMark gone;
+  Answered answered;
+  std::atomic<int> answers{0};
+  batcher_->predict_async("serving_default", rows({1}), keep_in(answered, answers), gone.view());
+  wait_until_queued(1);
+  gone.set();
+  finish();
+  wait_for(answers, 1);
+  batcher_.reset();
+  EXPECT_THAT(gated_->sizes, ElementsAre(1));
+  EXPECT_EQ(answered.status, 499);
+}
+
+TEST_F(BatcherTest, WithMaxBatch0EachRequestRunsAloneAndOneWhoseClientWentIsPassedOver) {
+  make(batching(0, 0, 16));
+  send(0, {0});
+  gated_->wait_until_entered();
+  net::AbandonMark gone;
+  Answered dropped, first, second;
+  std::atomic<int> answers{0};
+  batcher_->predict_async("serving_default", rows({1}), keep_in(dropped, answers), gone.view());
+  batcher_->predict_async("serving_default", rows({2}), keep_in(first, answers), nullptr);
+  batcher_->predict_async("serving_default", rows({4, 6}), keep_in(second, answers), nullptr);
+  wait_until_queued(3);
+  gone.set();
+  finish();
+  wait_for(answers, 3);
+  EXPECT_THAT(gated_->sizes, ElementsAre(1, 1, 2));
+  EXPECT_EQ(dropped.status, 499);
+  EXPECT_THAT(first.outputs, ElementsAre(3));
+  EXPECT_THAT(second.outputs, ElementsAre(4, 5));
+}
+
+TEST(ServableByDefault, ARequestWhoseClientHasGoneIsAnsweredWithoutRunning) {
+  testing::HalfPlusTwo model;
+  net::AbandonMark gone;
+  gone.set();
+  Answered answered;
+  std::atomic<int> answers{0};
+  model.predict_async("serving_default", rows({1}), keep_in(answered, answers), gone.view());
+  EXPECT_EQ(answered.status, 499);
+  model.predict_async("serving_default", rows({2}), keep_in(answered, answers), nullptr);
+  EXPECT_THAT(answered.outputs, ElementsAre(3));
 }
 
 TEST(Batching, ConcatenatesAndSlicesRowsOfNumbersAndStrings) {

@@ -99,10 +99,13 @@ void HttpServer::answer_api(net::HttpRequest& request, const net::HttpRespond& r
   };
   size_t bytes = request.body.size();
   if (bytes < OffLoopWorkers::kMinBodyBytesOffLoop)
-    return handler_.handle_async(request.method, request.path, request.body, done);
+    return handler_.handle_async(request.method, request.path, request.body, done,
+                                 request.abandoned);
   // The workers drop the closure, body and all, once it has run (off_loop_workers.cpp).
   auto read = [this, method = request.method, path = request.path, body = std::move(request.body),
-               done] { handler_.handle_async(method, path, body, done); };
+               done, abandoned = request.abandoned] {
+    handler_.handle_async(method, path, body, done, abandoned);
+  };
   if (!readers_.post(bytes, std::move(read)))
     respond(json_error(http_status(StatusCode::kResourceExhausted),
                        fmt::format("the server holds {} MiB of request bodies waiting to be read "

@@ -38,15 +38,17 @@ const char* api_name(RouteKind kind) {
 }  // namespace
 
 void RestHandler::handle_async(const std::string& method, const std::string& path,
-                               const std::string& body, ReplyDone done) const {
+                               const std::string& body, ReplyDone done,
+                               net::Abandoned abandoned) const {
   auto start = std::chrono::steady_clock::now();
   if (!gate_.enter()) {
     done({http_status(StatusCode::kUnavailable), error_body("the server is shutting down"), {}});
     return;
   }
-  Finish finish = [this, start, done = std::move(done)](const Route& route, HttpReply reply) {
-    finished(route, start, std::move(reply), done);
-  };
+  Finish finish{[this, start, done = std::move(done)](const Route& route, HttpReply reply) {
+                  finished(route, start, std::move(reply), done);
+                },
+                std::move(abandoned)};
   Route route;  // stays without a model when the URL is none of the API's
   try {
     route = parse_route(method, path);
@@ -208,7 +210,8 @@ void RestHandler::submit(const Route& route, FoundVersion found, const std::stri
         }
         reply.servable = std::move(hold);
         finish(route, std::move(reply));
-      });
+      },
+      finish.abandoned);
 }
 
 }  // namespace kiln::serving

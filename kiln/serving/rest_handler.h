@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "kiln/net/abandoned.h"
 #include "kiln/serving/example_request.h"
 #include "kiln/serving/held_bytes.h"
 #include "kiln/serving/metrics.h"
@@ -48,9 +49,10 @@ class RestHandler {
   ~RestHandler() { gate_.wait_until_idle(); }
 
   /// The reply to `method` `path` with `body`, given to `done`: at once for everything but a
-  /// predict, which is answered when its batch has run.
+  /// predict, which is answered when its batch has run, or without running once `abandoned` is
+  /// set (its client gone, net/abandoned.h).
   void handle_async(const std::string& method, const std::string& path, const std::string& body,
-                    ReplyDone done) const;
+                    ReplyDone done, net::Abandoned abandoned = nullptr) const;
   /// The same, waited for.
   HttpReply handle(const std::string& method, const std::string& path,
                    const std::string& body) const;
@@ -64,7 +66,12 @@ class RestHandler {
   int64_t in_flight() const { return gate_.in_flight(); }
 
  private:
-  using Finish = std::function<void(const Route& route, HttpReply reply)>;
+  // Where a request's reply goes, and whether anyone still waits for it there.
+  struct Finish {
+    std::function<void(const Route& route, HttpReply reply)> reply;
+    net::Abandoned abandoned;
+    void operator()(const Route& route, HttpReply answer) const { reply(route, std::move(answer)); }
+  };
   // The body of a 200 made of a model's outputs.
   using Respond = std::function<std::string(const HostTensors& outputs)>;
   HttpReply answer_now(const Route& route) const;

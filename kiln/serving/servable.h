@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "kiln/io/example.h"
+#include "kiln/net/abandoned.h"
+#include "kiln/serving/serving_error.h"
 #include "kiln/serving/signature.h"
 #include "kiln/serving/tensor.h"
 
@@ -40,6 +42,12 @@ class ExampleEncoder {
   virtual HostTensors encode(const std::vector<io::Features>& examples) const = 0;
 };
 
+/// The error a request whose client has gone is answered with (an answer no one reads, but
+/// counted in the metrics).
+inline std::exception_ptr client_gone_error() {
+  return std::make_exception_ptr(ServingError(StatusCode::kCancelled, "the client has gone"));
+}
+
 class Servable {
  public:
   virtual ~Servable() = default;
@@ -56,7 +64,11 @@ class Servable {
       const std::string& signature, const std::map<std::string, HostTensor>& inputs) = 0;
   /// predict() with its answer given to `done` once, never thrown: by default on this thread
   /// before returning, by a servable that queues requests (serving/batcher.h) later on its own.
-  virtual void predict_async(const std::string& signature, HostTensors inputs, PredictDone done) {
+  /// A request whose client has gone (`abandoned` set) before it runs is answered kCancelled
+  /// without running.
+  virtual void predict_async(const std::string& signature, HostTensors inputs, PredictDone done,
+                             net::Abandoned abandoned) {
+    if (net::is_abandoned(abandoned)) return done({}, client_gone_error());
     HostTensors outputs;
     try {
       outputs = predict(signature, inputs);

@@ -27,6 +27,8 @@ int http_status(StatusCode code) {
       return 503;
     case StatusCode::kDeadlineExceeded:
       return 504;
+    case StatusCode::kCancelled:
+      return 499;
     case StatusCode::kInternal:
       break;
   }

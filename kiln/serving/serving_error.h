@@ -22,6 +22,7 @@ enum class StatusCode {
   kUnimplemented,       // 501
   kUnavailable,         // 503
   kDeadlineExceeded,    // 504
+  kCancelled,  // 499 (google.rpc.Code maps CANCELLED so): the client went before its answer
 };
 
 /// The HTTP status TensorFlow Serving answers `code` with.

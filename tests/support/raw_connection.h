@@ -21,7 +21,9 @@ class RawConnection {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
   }
-  ~RawConnection() { close(fd_); }
+  ~RawConnection() {
+    if (fd_ >= 0) close(fd_);
+  }
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
 
@@ -31,6 +33,14 @@ class RawConnection {
   }
   // Says the client will send nothing more (shuts its sending side), as `nc -N` does.
   void finish_sending() { shutdown(fd_, SHUT_WR); }
+  // Drops the connection with a reset (RST), as a client killed or timed out does; nothing more
+  // can be sent or read.
+  void reset() {
+    linger abort{1, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+    close(fd_);
+    fd_ = -1;
+  }
   // One whole response (headers and the body its Content-Length gives), or what came before the
   // server closed the connection. Not to its end: the server keeps a connection open a while for
   // the next request.

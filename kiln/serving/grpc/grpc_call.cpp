@@ -24,6 +24,7 @@ constexpr std::pair<StatusCode, grpc::StatusCode> kCodes[] = {
     {StatusCode::kInternal, grpc::StatusCode::INTERNAL},
     {StatusCode::kUnimplemented, grpc::StatusCode::UNIMPLEMENTED},
     {StatusCode::kUnavailable, grpc::StatusCode::UNAVAILABLE},
+    {StatusCode::kCancelled, grpc::StatusCode::CANCELLED},
     {StatusCode::kDeadlineExceeded, grpc::StatusCode::DEADLINE_EXCEEDED},
 };
 

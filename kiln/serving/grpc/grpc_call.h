@@ -48,15 +48,19 @@ class GrpcCall {
   /// Answers the call: OK when `fill` (which writes the response) returns, else the status of
   /// what it threw.
   void finish_with(const std::function<void()>& fill);
+  /// Set once the client no longer waits for the answer (net/abandoned.h).
+  const net::Abandoned& abandoned() const { return abandoned_; }
 
  protected:
-  /// A call of `api` (predict, classify, regress, metadata, status) bearing `authorization` (each
-  /// value of the header), answered through `reply`.
-  GrpcCall(const CallContext& shared, std::string api, std::vector<std::string> authorization,
+  /// A call of `api` (predict, classify, regress, metadata, status) as `incoming` came (its
+  /// authorization and abandon mark are taken; its message is read by begin()), answered
+  /// through `reply`.
+  GrpcCall(const CallContext& shared, std::string api, net::GrpcIncoming& incoming,
            net::GrpcReply reply)
       : shared_(shared),
         api_(std::move(api)),
-        authorization_(std::move(authorization)),
+        authorization_(std::move(incoming.authorization)),
+        abandoned_(std::move(incoming.abandoned)),
         reply_(std::move(reply)) {}
   /// Runs `body` on the request read from `message` if the call may proceed (a token it bears, a
   /// server not draining, a message that parses), else answers it with why; an exception `body`
@@ -79,6 +83,7 @@ class GrpcCall {
   CallContext shared_;
   std::string api_;
   std::vector<std::string> authorization_;
+  net::Abandoned abandoned_;
   std::string model_;
   net::GrpcReply reply_;
   std::chrono::steady_clock::time_point start_;

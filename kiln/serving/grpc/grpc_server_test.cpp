@@ -39,7 +39,8 @@ using ::testing::HasSubstr;
 // half_plus_two that keeps each call until the test lets it go, as a model still running.
 class HeldHalf : public testing::HalfPlusTwo {
  public:
-  void predict_async(const std::string& signature, HostTensors inputs, PredictDone done) override {
+  void predict_async(const std::string& signature, HostTensors inputs, PredictDone done,
+                     net::Abandoned) override {
     std::lock_guard<std::mutex> lock(mutex_);
     held_.push_back([this, signature, inputs, done] { done(predict(signature, inputs), nullptr); });
     if (held_.size() == 1) first_.set_value();

@@ -30,15 +30,15 @@ class MethodCall final : public GrpcCall {
   /// Makes the call of `incoming` and runs `handle` on it; the call deletes itself once answered.
   static void run(const CallContext& shared, const std::string& api, net::GrpcIncoming& incoming,
                   net::GrpcReply reply, const Handle& handle) {
-    auto* call = new MethodCall(shared, api, std::move(incoming.authorization), std::move(reply));
+    auto* call = new MethodCall(shared, api, incoming, std::move(reply));
     call->begin(incoming.message,
                 [call, &handle] { handle(*call, call->request_, call->response_); });
   }
 
  private:
-  MethodCall(const CallContext& shared, const std::string& api,
-             std::vector<std::string> authorization, net::GrpcReply reply)
-      : GrpcCall(shared, api, std::move(authorization), std::move(reply)) {}
+  MethodCall(const CallContext& shared, const std::string& api, net::GrpcIncoming& incoming,
+             net::GrpcReply reply)
+      : GrpcCall(shared, api, incoming, std::move(reply)) {}
   bool parse(const std::string& message) override { return request_.ParseFromString(message); }
   std::string request_type() const override { return Request::descriptor()->full_name(); }
   std::string serialized_response() const override { return response_.SerializeAsString(); }

@@ -71,15 +71,17 @@ const ExampleEncoder& PredictionService::encoder_of(const FoundVersion& found,
 void PredictionService::submit(GrpcCall& call, FoundVersion found, const std::string& signature,
                                HostTensors inputs, std::function<void(const HostTensors&)> fill) {
   Servable& servable = *found.servable;
-  servable.predict_async(signature, std::move(inputs),
-                         [&call, fill = std::move(fill), hold = std::move(found.servable)](
-                             HostTensors outputs, std::exception_ptr error) mutable {
-                           call.hold(std::move(hold));
-                           call.finish_with([&] {
-                             if (error) std::rethrow_exception(error);
-                             fill(outputs);
-                           });
-                         });
+  servable.predict_async(
+      signature, std::move(inputs),
+      [&call, fill = std::move(fill), hold = std::move(found.servable)](
+          HostTensors outputs, std::exception_ptr error) mutable {
+        call.hold(std::move(hold));
+        call.finish_with([&] {
+          if (error) std::rethrow_exception(error);
+          fill(outputs);
+        });
+      },
+      call.abandoned());
 }
 
 void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& request,
