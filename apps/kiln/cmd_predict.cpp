@@ -6,9 +6,9 @@
 #include "apps/kiln/cli.h"
 #include "kiln/core/error.h"
 #include "kiln/export/predict.h"
-#include "kiln/serving/grpc/grpc_front.h"
-#include "kiln/serving/http_server.h"
-#include "kiln/serving/predict_client.h"
+#include "kiln/serving/client/grpc_client.h"
+#include "kiln/serving/client/predict_client.h"
+#include "kiln/serving/rest/http_server.h"
 
 namespace kiln::cli {
 namespace {

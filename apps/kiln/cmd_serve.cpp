@@ -21,6 +21,7 @@
 #include "kiln/serving/batcher.h"
 #include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/model_server.h"
+#include "kiln/serving/rest/rest_listener.h"
 
 namespace kiln::cli {
 namespace {
@@ -86,29 +87,40 @@ std::shared_ptr<serving::Servable> load_version(const std::string& model,
       [model, &metrics](int64_t examples) { metrics.batch(model, examples); });
 }
 
-// The server's options from the command line: its models, REST's and gRPC's limits.
+// Reading a big JSON body is work for a CPU: as many readers as this process may use.
+int body_readers() { return usable_cpus().count; }
+
+// The REST API's options from the command line.
+serving::RestListenerOptions rest_options(const ServeArgs& args, const std::string& token) {
+  serving::RestListenerOptions rest;
+  rest.host = args.host;
+  rest.port = args.port;
+  rest.rest.max_rows = args.max_rows;
+  rest.http.max_body_bytes = args.max_body_bytes;
+  rest.http.max_connections = args.max_connections;
+  rest.http.read_timeout_seconds = args.read_timeout_seconds;
+  rest.http.request_timeout_seconds = args.request_timeout_seconds;
+  rest.http.max_pending_bytes = args.max_pending_bytes;
+  rest.http.body_readers = body_readers();
+  rest.http.token = token;
+  return rest;
+}
+
+// The server's options from the command line: its models, the REST listener and, with
+// --grpc-port, the gRPC one.
 serving::ModelServerOptions server_options(const ServeArgs& args) {
   serving::ModelServerOptions options;
   options.models = served_models(args);
-  options.host = args.host;
-  options.port = args.port;
   options.poll_seconds = args.poll_seconds;
-  options.rest.max_rows = args.max_rows;
-  options.http.max_body_bytes = args.max_body_bytes;
-  options.http.max_connections = args.max_connections;
-  options.http.read_timeout_seconds = args.read_timeout_seconds;
-  options.http.request_timeout_seconds = args.request_timeout_seconds;
-  options.http.max_pending_bytes = args.max_pending_bytes;
-  // Reading a big JSON body is work for a CPU: as many readers as this process may use.
-  options.http.body_readers = usable_cpus().count;
-  if (!args.token_file.empty()) options.http.token = serving::read_token_file(args.token_file);
   options.log = serve_log;
   options.held = args.batching.held;
+  std::string token = args.token_file.empty() ? "" : serving::read_token_file(args.token_file);
+  options.listeners.push_back(serving::rest_listener(rest_options(args, token)));
   if (args.grpc_port >= 0) {
     serving::GrpcOptions grpc;
     grpc.host = args.host;
     grpc.port = args.grpc_port;
-    grpc.token = options.http.token;
+    grpc.token = token;
     grpc.max_message_bytes = args.max_body_bytes;
     grpc.max_rows = args.max_rows;
     grpc.threads = args.grpc_threads;
@@ -142,14 +154,14 @@ int run_serve(ServeArgs args) {
       fmt::format("{} batch thread{} of {} intra-op thread{} each, {} reader{} of big "
                   "REST bodies; {}; CPU kernels: {}",
                   args.batching.threads, args.batching.threads == 1 ? "" : "s", args.threads,
-                  args.threads == 1 ? "" : "s", options.http.body_readers,
-                  options.http.body_readers == 1 ? "" : "s", usable_cpus().why,
-                  experiment::cpu_kernels_text()));
+                  args.threads == 1 ? "" : "s", body_readers(), body_readers() == 1 ? "" : "s",
+                  usable_cpus().why, experiment::cpu_kernels_text()));
   for (const auto& [name, versions] : server.models())
     std::printf("kiln serve: http://%s:%d/v1/models/%s (%zu version%s)\n", args.host.c_str(),
                 server.port(), name.c_str(), versions, versions == 1 ? "" : "s");
-  for (const std::string& address : server.listener_addresses())
-    std::printf("kiln serve: %s (TensorFlow Serving's gRPC API)\n", address.c_str());
+  std::vector<std::string> addresses = server.listener_addresses();
+  for (size_t grpc = 1; grpc < addresses.size(); ++grpc)  // the first is REST's
+    std::printf("kiln serve: %s (TensorFlow Serving's gRPC API)\n", addresses[grpc].c_str());
   std::printf("kiln serve: listening on %s:%d (Ctrl-C stops)\n", args.host.c_str(), server.port());
   std::fflush(stdout);
   stops.wait();

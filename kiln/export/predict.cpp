@@ -12,7 +12,7 @@
 #include "kiln/export/exported_servable.h"
 #include "kiln/export/predict_inputs.h"
 #include "kiln/export/signatures.h"
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/rest/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 #include "kiln/serving/version_folders.h"
 

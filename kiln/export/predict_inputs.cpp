@@ -23,8 +23,8 @@
 #include "kiln/io/image_folder.h"
 #include "kiln/io/image_input.h"
 #include "kiln/serving/batcher.h"
-#include "kiln/serving/example_request.h"
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/rest/example_request.h"
+#include "kiln/serving/rest/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::exports {

@@ -12,7 +12,7 @@
 #include "kiln/export/columns_example_encoder.h"
 #include "kiln/export/export.h"
 #include "kiln/export/predict_inputs.h"
-#include "kiln/serving/example_request.h"
+#include "kiln/serving/rest/example_request.h"
 #include "kiln/serving/serving_error.h"
 #include "tests/support/temp_dir.h"
 

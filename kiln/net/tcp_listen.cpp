@@ -60,4 +60,9 @@ int accept_connection(int listen_fd) {
   return fd;
 }
 
+std::string host_port(const std::string& host, int port) {
+  bool ipv6 = host.find(':') != std::string::npos;
+  return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 }  // namespace kiln::net

@@ -17,6 +17,9 @@ int listen_tcp(const std::string& host, int port);
 /// The port a socket is bound to.
 int bound_port(int fd);
 
+/// `host`:`port` as a URL writes it, an IPv6 address in brackets ("[::1]:8500").
+std::string host_port(const std::string& host, int port);
+
 /// `wanted` connections, kept under the descriptors this process may open (some kept back for
 /// model files, logs and pollers).
 size_t connection_limit(int wanted);

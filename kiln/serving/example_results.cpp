@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "kiln/serving/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -48,11 +47,6 @@ std::string label_of(int64_t id, const std::vector<std::string>& labels) {
   return id < static_cast<int64_t>(labels.size()) ? labels[id] : std::to_string(id);
 }
 
-std::string pair_text(const std::string& label, double score) {
-  return fmt::format("[{}, {}]", Json(label).dump(-1, ' ', false, Json::error_handler_t::replace),
-                     format_float(score, true));
-}
-
 // Examples and classes of a probabilities tensor: [n, k], or [n] as one column.
 std::pair<int64_t, int64_t> rows_and_columns(const HostTensor& tensor) {
   int64_t rows = tensor.shape.empty() ? 1 : tensor.shape[0];
@@ -87,18 +81,6 @@ std::vector<std::vector<ScoredClass>> classify_results(const SignatureOutput& ou
   return results;
 }
 
-std::string classify_response(const SignatureOutput& output, const HostTensor& probabilities,
-                              const std::vector<std::string>& labels) {
-  std::vector<std::string> results;
-  for (const std::vector<ScoredClass>& classes : classify_results(output, probabilities, labels)) {
-    std::vector<std::string> pairs;
-    for (const ScoredClass& scored : classes)
-      pairs.push_back(pair_text(scored.label, scored.score));
-    results.push_back(fmt::format("[{}]", fmt::join(pairs, ", ")));
-  }
-  return fmt::format("{{\"results\": [{}]}}", fmt::join(results, ", "));
-}
-
 const SignatureOutput& regress_output(const Signatures& signatures,
                                       const std::string& signature_name, ExamplesApi api) {
   ApiWords words = words_of(api);
@@ -112,13 +94,6 @@ const SignatureOutput& regress_output(const Signatures& signatures,
         fmt::format("{} answers one number per example; signature \"{}\" predicts [{}] (use {})",
                     words.regress, signature_name, fmt::join(shape, ", "), words.predict));
   return output;
-}
-
-std::string regress_response(const HostTensor& predictions) {
-  std::vector<std::string> values;
-  for (double value : predictions.numbers)
-    values.push_back(format_float(value, predictions.dtype == DType::kFloat32));
-  return fmt::format("{{\"results\": [{}]}}", fmt::join(values, ", "));
 }
 
 Signatures shown_signatures(const Servable& servable) {

@@ -1,8 +1,7 @@
 #pragma once
-// The answers of TensorFlow Serving's :classify and :regress (api_rest.md), made from the outputs
-// of a kiln signature: `{"results": [[[label, score], ...], ...]}` with every class of each
-// example and its probability, in class order; `{"results": [value, ...]}` with one number per
-// example.
+// What TensorFlow Serving's Classify and Regress answer, made from the outputs of a kiln
+// signature, for both APIs to write in their form (rest/responses.h, grpc/grpc_messages.h): every
+// class of each example and its probability, in class order; one number per example.
 // Thread-safety: pure functions.
 
 #include <string>
@@ -32,17 +31,12 @@ struct ScoredClass {
 std::vector<std::vector<ScoredClass>> classify_results(const SignatureOutput& output,
                                                        const HostTensor& probabilities,
                                                        const std::vector<std::string>& labels);
-/// The classify answer's JSON body made of them.
-std::string classify_response(const SignatureOutput& output, const HostTensor& probabilities,
-                              const std::vector<std::string>& labels);
 
 /// The output :regress reads: `predictions`, one number per example. ServingError
 /// (kInvalidArgument) for a signature without it or with several numbers per example.
 const SignatureOutput& regress_output(const Signatures& signatures,
                                       const std::string& signature_name,
                                       ExamplesApi api = ExamplesApi::kRest);
-/// The regress answer from its values.
-std::string regress_response(const HostTensor& predictions);
 
 /// The signatures as a client is shown them (the metadata). For a model that reads raw features:
 /// every signature takes those features when it knows their kinds, the tensors its columns write

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kiln/serving/rest/responses.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "kiln/serving/rest_handler.h"
+#include "kiln/serving/rest/rest_handler.h"
 #include "tests/support/fake_servable.h"
 
 namespace kiln::serving {

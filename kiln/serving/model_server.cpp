@@ -9,19 +9,6 @@
 #include "kiln/core/error.h"
 
 namespace kiln::serving {
-namespace {
-
-HttpOptions with_log(HttpOptions http, const std::function<void(const std::string&)>& log) {
-  if (!http.log) http.log = log;
-  return http;
-}
-
-RestOptions with_held(RestOptions rest, const HeldBytes* held) {
-  rest.held = held;
-  return rest;
-}
-
-}  // namespace
 
 ModelServer::ModelServer(ModelServerOptions options, LoadVersion load)
     : options_(std::move(options)),
@@ -30,14 +17,12 @@ ModelServer::ModelServer(ModelServerOptions options, LoadVersion load)
           [this, load = std::move(load)](const std::string& model, const std::string& directory) {
             return load(model, directory, metrics_);
           },
-          options_.log),
-      handler_(table_, with_held(options_.rest, options_.held.get()), &metrics_, &gate_),
-      server_(handler_, with_log(options_.http, options_.log)) {
+          options_.log) {
   watcher_.poll();
   check_every_model_serves();
-  port_ = server_.bind(options_.host, options_.port);
   for (const ListenerFactory& make : options_.listeners)
-    listeners_.push_back(make(ServingParts{table_, gate_, metrics_, options_.held.get()}));
+    listeners_.push_back(
+        make(ServingParts{table_, gate_, metrics_, options_.held.get(), options_.log}));
 }
 
 std::vector<std::string> ModelServer::listener_addresses() const {
@@ -47,7 +32,7 @@ std::vector<std::string> ModelServer::listener_addresses() const {
 }
 
 ModelServer::~ModelServer() {
-  if (serving_.joinable()) stop(std::chrono::seconds(30));
+  if (polling_.joinable()) stop(std::chrono::seconds(30));
 }
 
 void ModelServer::check_every_model_serves() const {
@@ -76,7 +61,6 @@ void ModelServer::check_every_model_serves() const {
 }
 
 void ModelServer::start() {
-  serving_ = std::thread([this] { server_.serve(); });
   for (const auto& listener : listeners_)
     listening_.emplace_back([&listener] { listener->serve(); });
   polling_ = std::thread([this] { poll_until_stopped(); });
@@ -98,13 +82,11 @@ int64_t ModelServer::stop(std::chrono::milliseconds drain) {
   auto say = [this](const std::string& line) {
     if (options_.log) options_.log(line);
   };
-  say(fmt::format("stopping: draining {} request(s) in flight", handler_.in_flight()));
-  int64_t left = handler_.drain(drain);
+  say(fmt::format("stopping: draining {} request(s) in flight", gate_.in_flight()));
+  int64_t left = gate_.drain(drain);
   if (left > 0)
     say(fmt::format("stopped with {} request(s) unanswered after {} s", left,
                     std::chrono::duration_cast<std::chrono::seconds>(drain).count()));
-  server_.stop();
-  if (serving_.joinable()) serving_.join();
   for (const auto& listener : listeners_) listener->stop();
   for (std::thread& thread : listening_) thread.join();
   listening_.clear();

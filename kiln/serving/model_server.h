@@ -1,11 +1,10 @@
 #pragma once
 // `kiln serve` as one object: the model table, the version watcher that loads and retires versions
-// (hot reload), the REST handler with its metrics, and the HTTP server on its event loop, with the
-// two threads that run them: one serves, one polls the models' folders; and further listeners (the
-// gRPC API), each on a thread of its own, answering from the same table. Stopping drains every API
-// at once: requests that come then are refused (503, UNAVAILABLE), those in flight are answered
-// first. Torch-free: what a version
-// is (a kiln export, behind a batcher) is the caller's `load`.
+// (hot reload) on a thread of its own, the metrics, and the listeners that are its ways in (REST,
+// gRPC: listener.h), each on a thread of its own, answering from the same table. It names no
+// protocol: the caller gives the listeners. Stopping drains every API at once: requests that come
+// then are refused (503, UNAVAILABLE), those in flight are answered first. Torch-free: what a
+// version is (a kiln export, behind a batcher) is the caller's `load`.
 // Thread-safety: construct, start and stop on one thread; requests come on the server's.
 
 #include <chrono>
@@ -19,13 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "kiln/serving/http_server.h"
 #include "kiln/serving/listener.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_config.h"
 #include "kiln/serving/model_table.h"
 #include "kiln/serving/request_gate.h"
-#include "kiln/serving/rest_handler.h"
 #include "kiln/serving/servable.h"
 #include "kiln/serving/version_watcher.h"
 
@@ -33,17 +30,14 @@ namespace kiln::serving {
 
 struct ModelServerOptions {
   std::vector<ServedModel> models;
-  std::string host = "127.0.0.1";
-  int port = 8501;  // 0 picks a free one
   double poll_seconds = 1;
-  RestOptions rest;
-  HttpOptions http;
-  /// Versions loaded, retired and refused, and the drain (its `http.log` too when that is unset).
+  /// Versions loaded, retired and refused, the drain, and what the listeners tell no client.
   std::function<void(const std::string&)> log;
   /// The batchers' budget for requests' inputs (held_bytes.h), which every API also checks
   /// before it reads a request; none: unbounded.
   std::shared_ptr<HeldBytes> held;
-  /// Further ways in beside the HTTP port (the gRPC API), made once the models are loaded.
+  /// The ways in (rest/rest_listener.h, grpc/grpc_front.h), made in this order once the models
+  /// are loaded.
   std::vector<ListenerFactory> listeners;
 };
 
@@ -53,16 +47,16 @@ class ModelServer {
   using LoadVersion = std::function<std::shared_ptr<Servable>(
       const std::string& model, const std::string& directory, ServingMetrics& metrics)>;
 
-  /// Loads every model's versions and binds the port. A model whose folder is missing or holds
+  /// Loads every model's versions and makes the listeners. A model whose folder is missing or holds
   /// no version that loads, or a label on a version not loaded, is a DataError naming the
   /// folder: far more often a typo than a version yet to come.
   ModelServer(ModelServerOptions options, LoadVersion load);
   /// Stops, as stop() does, when still serving.
   ~ModelServer();
 
-  /// The port bound (the one picked, for port 0).
-  int port() const { return port_; }
-  /// Where each further listener listens ("grpc://HOST:PORT").
+  /// The port the listener `index` (in the options' order) bound, the one picked for port 0.
+  int port(size_t index = 0) const { return listeners_.at(index)->port(); }
+  /// Where each listener listens ("http://HOST:PORT", "grpc://HOST:PORT").
   std::vector<std::string> listener_addresses() const;
   /// Each model served, with its number of versions.
   std::map<std::string, size_t> models() const { return table_.models(); }
@@ -82,14 +76,11 @@ class ModelServer {
   ModelTable table_;
   VersionWatcher watcher_;
   RequestGate gate_;  // before the APIs, which wait on it for their requests in flight
-  RestHandler handler_;
-  HttpServer server_;
   std::vector<std::unique_ptr<Listener>> listeners_;
-  int port_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::thread serving_, polling_;
+  std::thread polling_;
   std::vector<std::thread> listening_;
 };
 

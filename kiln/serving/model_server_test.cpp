@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "kiln/serving/rest/rest_listener.h"
 #include "tests/support/fake_servable.h"
 #include "tests/support/temp_dir.h"
 
@@ -27,13 +28,18 @@ struct Served {
   kiln::testing::TempDir dir;
   std::vector<std::string> log;
 
-  ModelServerOptions options(const std::string& name) {
+  // Serving `name` over REST on a free port, or with no listener at all.
+  ModelServerOptions options(const std::string& name, bool rest = true) {
     ModelServerOptions options;
     ServedModel model;
     model.name = name;
     model.base_path = dir.file(name);
     options.models = {model};
-    options.port = 0;
+    if (rest) {
+      RestListenerOptions on_any_port;
+      on_any_port.port = 0;
+      options.listeners.push_back(rest_listener(on_any_port));
+    }
     options.poll_seconds = 3600;  // stop() wakes the watcher; no poll comes in between
     options.log = [this](const std::string& line) { log.push_back(line); };
     return options;
@@ -51,6 +57,8 @@ TEST(ModelServer, ServesEachModelsVersionsOnItsPortAndDrainsAtStop) {
   std::filesystem::create_directories(served.dir.file("half/1"));
   ModelServer server(served.options("half"), Served::half_plus_two());
   EXPECT_EQ(server.models(), (std::map<std::string, size_t>{{"half", 1}}));
+  EXPECT_EQ(server.listener_addresses(),
+            std::vector<std::string>{"http://127.0.0.1:" + std::to_string(server.port())});
   server.start();
   httplib::Client client("127.0.0.1", server.port());
   auto status = client.Get("/v1/models/half");
@@ -94,12 +102,14 @@ TEST(ModelServer, AFolderThatServesNothingOrALabelOnAVersionNotLoadedIsRefusedAt
 namespace kiln::serving {
 namespace model_server_test {
 
-// A listener that records what the server asks of it and what its gate says then.
+// A listener that records what the server asks of it and what its gate says then. The server
+// names no protocol: this one is its only way in.
 class RecordingListener : public Listener {
  public:
   RecordingListener(ServingParts parts, std::vector<std::string>& events)
       : parts_(parts), events_(events) {}
   std::string address() const override { return "fake://1"; }
+  int port() const override { return 1; }
   void serve() override {
     std::unique_lock<std::mutex> lock(mutex_);
     serving_ = true;
@@ -127,13 +137,14 @@ TEST(ModelServer, ListenersShareTheTableAndAreStoppedAfterTheDrain) {
   Served served;
   std::filesystem::create_directories(served.dir.file("half/1"));
   std::vector<std::string> events;
-  ModelServerOptions options = served.options("half");
+  ModelServerOptions options = served.options("half", false);
   options.listeners.push_back([&events](ServingParts parts) -> std::unique_ptr<Listener> {
     events.push_back(parts.table.serves("half") ? "made: half served" : "made: nothing served");
     return std::make_unique<RecordingListener>(parts, events);
   });
   ModelServer server(options, Served::half_plus_two());
   EXPECT_EQ(server.listener_addresses(), std::vector<std::string>{"fake://1"});
+  EXPECT_EQ(server.port(), 1);
   server.start();
   EXPECT_EQ(server.stop(std::chrono::seconds(1)), 0);
   EXPECT_EQ(events, (std::vector<std::string>{"made: half served", "stop: gate closed"}));

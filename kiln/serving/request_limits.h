@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace kiln::serving {
 
@@ -18,5 +19,9 @@ constexpr int64_t kMaxRequestValues = int64_t(1) << 24;
 /// repeated (a 512 KiB string for 1,024 images was half a gigabyte), or a context copied into each
 /// example (1.1 MB of context for 1,024 examples was a gigabyte).
 constexpr size_t kMaxRequestCopyBytes = size_t(64) << 20;
+
+/// The row limit of both APIs (--max-request-rows): ServingError (kInvalidArgument) when `what`
+/// ("the request", "input x") holds more than `max_rows` examples.
+void check_request_rows(const std::string& what, int64_t rows, int64_t max_rows);
 
 }  // namespace kiln::serving

@@ -30,18 +30,19 @@ declare -A allowed=(
   [serving]="core io net"
   [serving/rest]="core io net serving"
   [serving/grpc]="core io net serving"
-  [serving/grpc_off]="core serving serving/grpc"
+  [serving/client]="core io net serving serving/rest serving/grpc"
+  [serving/grpc_off]="core serving serving/grpc serving/client"
   [tensorboard]="core io"
   [onnx]="core"
   [tune]="core run"
   [board]="core io run tensorboard tune net serving"
   [engine]="core io tabular data models losses metrics optim distributed run"
   [experiment]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
-  [export]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment onnx"
+  [export]="core io tabular data models losses metrics optim distributed run serving serving/rest tensorboard tune engine experiment onnx"
   [bench]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment"
 )
 # Folders whose code builds without LibTorch (their targets do not link it).
-torch_free="core io tabular run net serving serving/rest serving/grpc serving/grpc_off tensorboard tune board onnx"
+torch_free="core io tabular run net serving serving/rest serving/grpc serving/client serving/grpc_off tensorboard tune board onnx"
 
 # The folder of the rule a path under kiln/ belongs to: its sub-folder where the rule names it.
 folder_of() {

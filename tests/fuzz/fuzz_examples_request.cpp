@@ -1,15 +1,15 @@
 // Bodies of raw-feature examples as `kiln serve` reads them for a model trained on feature columns
-// (serving/example_request.h): :classify and :regress examples with their context, and :predict
-// instances or columns of features. Any bytes give examples or a ServingError, never a crash; the
-// first byte picks the reader. Every feature read holds values of its one kind only (none for a
-// missing value), and a :predict of features names only the features the model reads.
+// (serving/rest/example_request.h): :classify and :regress examples with their context, and
+// :predict instances or columns of features. Any bytes give examples or a ServingError, never a
+// crash; the first byte picks the reader. Every feature read holds values of its one kind only
+// (none for a missing value), and a :predict of features names only the features the model reads.
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "kiln/serving/example_request.h"
+#include "kiln/serving/rest/example_request.h"
 #include "kiln/serving/serving_error.h"
 
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "kiln/core/text_codec.h"
-#include "kiln/serving/json_tensor.h"
-#include "kiln/serving/numeric_request.h"
+#include "kiln/serving/rest/json_tensor.h"
+#include "kiln/serving/rest/numeric_request.h"
 #include "kiln/serving/serving_error.h"
 
 namespace {

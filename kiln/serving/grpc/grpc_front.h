@@ -1,15 +1,14 @@
 #pragma once
 // kiln's gRPC API (TensorFlow Serving's) as kiln's commands use it, free of gRPC's headers and of
-// the generated code: the listener `kiln serve --grpc-port` adds to its ModelServer, and the
-// client of `kiln predict --server grpc://HOST:PORT/v1/models/NAME`. A kiln built without gRPC
-// (cmake -DKILN_GRPC=OFF) has both, refusing with a UsageError (serving/grpc_off/).
-// Thread-safety: as listener.h and predict_client.h.
+// the generated code: the listener `kiln serve --grpc-port` adds to its ModelServer (its client,
+// `kiln predict --server grpc://`, is serving/client/grpc_client.h). A kiln built without gRPC
+// (cmake -DKILN_GRPC=OFF) has it, refusing with a UsageError (serving/grpc_off/).
+// Thread-safety: as listener.h.
 
 #include <cstdint>
 #include <string>
 
 #include "kiln/serving/listener.h"
-#include "kiln/serving/predict_client.h"
 
 namespace kiln::serving {
 
@@ -32,10 +31,5 @@ ListenerFactory grpc_listener(GrpcOptions options);
 
 /// Whether this kiln was built with gRPC.
 bool grpc_built();
-
-/// `kiln predict --server grpc://...`: each line of the input sent as a Predict call, with the
-/// tensors its instance gives as the model's metadata types them; the answers written as the REST
-/// client writes them.
-ClientReport run_grpc_client(const ClientOptions& options);
 
 }  // namespace kiln::serving

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "kiln/serving/grpc/tensor_proto.h"
+#include "kiln/serving/request_limits.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -135,11 +136,7 @@ std::vector<io::Features> examples_of(const tfs::Input& input, int64_t max_rows)
     context = &input.example_list_with_context().context();
   }
   if (examples->empty()) throw invalid("Input is empty.");
-  if (examples->size() > max_rows)
-    throw invalid(
-        fmt::format("the request has {} examples; this server takes at most {} in one "
-                    "request (--max-request-rows)",
-                    examples->size(), max_rows));
+  check_request_rows("the request", examples->size(), max_rows);
   // The context is copied into each example: bounded before it is (1.1 MB of context for 1,024
   // examples once cost a gigabyte).
   if (context && context->ByteSizeLong() * size_t(examples->size()) > kMaxRequestCopyBytes)

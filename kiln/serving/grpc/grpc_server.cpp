@@ -13,11 +13,6 @@
 namespace kiln::serving {
 namespace {
 
-std::string host_port(const std::string& host, int port) {
-  bool ipv6 = host.find(':') != std::string::npos;
-  return ipv6 ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
-}
-
 // Every loop's options: the loops sharing the port count their connections against one cap.
 net::GrpcLoopOptions loop_options(const GrpcOptions& options) {
   net::GrpcLoopOptions loop;
@@ -44,7 +39,7 @@ GrpcServer::GrpcServer(ServingParts parts, const GrpcOptions& options)
     throw UsageError(
         fmt::format("cannot listen for gRPC on {} (--grpc-port): in use, or not an "
                     "address of this machine",
-                    host_port(options.host, options.port)));
+                    net::host_port(options.host, options.port)));
   port_ = net::bound_port(listen_fd_);
   auto handler = [this](net::GrpcIncoming& call, net::GrpcReply reply) {
     handle(call, std::move(reply));
@@ -59,7 +54,7 @@ GrpcServer::~GrpcServer() {
   loops_.clear();
 }
 
-std::string GrpcServer::address() const { return "grpc://" + host_port(host_, port_); }
+std::string GrpcServer::address() const { return "grpc://" + net::host_port(host_, port_); }
 
 void GrpcServer::handle(net::GrpcIncoming& call, net::GrpcReply reply) const {
   auto method = methods_.find(call.path);

@@ -24,7 +24,7 @@ class GrpcServer final : public Listener {
   GrpcServer(ServingParts parts, const GrpcOptions& options);
   ~GrpcServer() override;
 
-  int port() const { return port_; }
+  int port() const override { return port_; }
   std::string address() const override;
   /// Runs the event loops, one on this thread, until stop().
   void serve() override;

@@ -76,8 +76,8 @@ class GrpcServerTest : public ::testing::Test {
     options.read_timeout_seconds = read_timeout_seconds_;
     options.request_timeout_seconds = request_timeout_seconds_;
     options.max_connections = max_connections_;
-    server_ =
-        std::make_unique<GrpcServer>(ServingParts{table_, gate_, metrics_, held_bytes_}, options);
+    server_ = std::make_unique<GrpcServer>(
+        ServingParts{table_, gate_, metrics_, held_bytes_, nullptr}, options);
     serving_ = std::thread([this] { server_->serve(); });
     auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
                                        grpc::InsecureChannelCredentials());

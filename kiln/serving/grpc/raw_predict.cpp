@@ -7,6 +7,7 @@
 #include <map>
 
 #include "kiln/serving/grpc/tensor_proto.h"
+#include "kiln/serving/request_limits.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -106,11 +107,7 @@ std::optional<std::vector<io::Features>> raw_predict_examples(
     rows = own;
   }
   if (rows <= 0) throw invalid("Input is empty.");
-  if (rows > max_rows)
-    throw invalid(
-        fmt::format("the request has {} examples; this server takes at most {} in one "
-                    "request (--max-request-rows)",
-                    rows, max_rows));
+  check_request_rows("the request", rows, max_rows);
   int64_t claimed = 0;  // from the shapes, before any tensor is read
   for (const auto& [name, proto] : sent) {
     std::string what = "input '" + name + "'";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/io/image_input.h"
+#include "kiln/serving/request_limits.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -188,11 +189,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 void check_rows(const std::vector<int64_t>& shape, int64_t max_rows, const std::string& what) {
-  if (!shape.empty() && shape.front() > max_rows)
-    throw invalid(
-        fmt::format("{} has {} examples; this server takes at most {} in one request "
-                    "(--max-request-rows)",
-                    what, shape.front(), max_rows));
+  if (!shape.empty()) check_request_rows(what, shape.front(), max_rows);
 }
 
 void check_shape(const std::vector<int64_t>& shape, const TensorSpec& spec, int64_t max_rows,

@@ -1,7 +1,8 @@
-// serving/grpc/grpc_front.h in a kiln built without gRPC (cmake -DKILN_GRPC=OFF, as the GPU build
-// has it): both ways in are refused, saying why.
+// serving/grpc/grpc_front.h and serving/client/grpc_client.h in a kiln built without gRPC (cmake
+// -DKILN_GRPC=OFF, as the GPU build has it): both ways in are refused, saying why.
 
 #include "kiln/core/error.h"
+#include "kiln/serving/client/grpc_client.h"
 #include "kiln/serving/grpc/grpc_front.h"
 
 namespace kiln::serving {

@@ -1,7 +1,7 @@
 // TensorFlow Serving's REST API over a table of fake servables, without sockets: status,
 // metadata and predict in both forms, and every bad request answered with its 4xx.
 
-#include "kiln/serving/rest_handler.h"
+#include "kiln/serving/rest/rest_handler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

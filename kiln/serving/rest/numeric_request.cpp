@@ -1,4 +1,4 @@
-#include "kiln/serving/numeric_request.h"
+#include "kiln/serving/rest/numeric_request.h"
 
 #include <algorithm>
 #include <charconv>

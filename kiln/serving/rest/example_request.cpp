@@ -1,4 +1,4 @@
-#include "kiln/serving/example_request.h"
+#include "kiln/serving/rest/example_request.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "kiln/core/text_codec.h"
-#include "kiln/serving/request_json.h"
 #include "kiln/serving/request_limits.h"
+#include "kiln/serving/rest/request_json.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

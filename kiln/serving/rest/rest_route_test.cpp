@@ -1,4 +1,4 @@
-#include "kiln/serving/rest_route.h"
+#include "kiln/serving/rest/rest_route.h"
 
 #include <gtest/gtest.h>
 

@@ -14,11 +14,11 @@
 #include <string>
 
 #include "kiln/net/abandoned.h"
-#include "kiln/serving/example_request.h"
 #include "kiln/serving/held_bytes.h"
 #include "kiln/serving/metrics.h"
 #include "kiln/serving/model_table.h"
 #include "kiln/serving/request_gate.h"
+#include "kiln/serving/rest/example_request.h"
 
 namespace kiln::serving {
 

@@ -1,4 +1,4 @@
-#include "kiln/serving/numeric_request.h"
+#include "kiln/serving/rest/numeric_request.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/rest/json_tensor.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

@@ -1,5 +1,4 @@
-// `kiln predict --server grpc://HOST:PORT/v1/models/NAME[/versions/N | /labels/L]`
-// (grpc_front.h): the REST client's lines and report, over TensorFlow Serving's gRPC API.
+#include "kiln/serving/client/grpc_client.h"
 
 #include <fmt/format.h>
 
@@ -10,11 +9,10 @@
 #include "kiln/core/error.h"
 #include "kiln/core/json.h"
 #include "kiln/core/json_text.h"
-#include "kiln/serving/grpc/grpc_front.h"
 #include "kiln/serving/grpc/grpc_messages.h"
 #include "kiln/serving/grpc/tensor_proto.h"
-#include "kiln/serving/json_tensor.h"
-#include "kiln/serving/rest_route.h"
+#include "kiln/serving/rest/json_tensor.h"
+#include "kiln/serving/rest/rest_route.h"
 #include "tensorflow_serving/apis/prediction_service.grpc.pb.h"
 
 namespace kiln::serving {

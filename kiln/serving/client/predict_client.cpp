@@ -1,4 +1,4 @@
-#include "kiln/serving/predict_client.h"
+#include "kiln/serving/client/predict_client.h"
 
 #include <fmt/format.h>
 #include <httplib.h>

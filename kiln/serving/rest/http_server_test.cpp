@@ -3,7 +3,7 @@
 // sends a request is dropped, and other clients are answered meanwhile; what is not the API's is
 // refused in its words.
 
-#include "kiln/serving/http_server.h"
+#include "kiln/serving/rest/http_server.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

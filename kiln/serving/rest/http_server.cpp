@@ -1,4 +1,4 @@
-#include "kiln/serving/http_server.h"
+#include "kiln/serving/rest/http_server.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "kiln/serving/request_json.h"
+#include "kiln/serving/rest/request_json.h"
 
 #include <fmt/format.h>
 

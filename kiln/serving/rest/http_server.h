@@ -12,7 +12,7 @@
 
 #include "kiln/net/http_event_loop.h"
 #include "kiln/serving/off_loop_workers.h"
-#include "kiln/serving/rest_handler.h"
+#include "kiln/serving/rest/rest_handler.h"
 
 namespace kiln::serving {
 

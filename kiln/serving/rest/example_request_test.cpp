@@ -2,7 +2,7 @@
 // TensorFlow Serving makes of it, the context added to every example, a :predict of features told
 // from one of tensors, and every malformed body refused naming the example and feature.
 
-#include "kiln/serving/example_request.h"
+#include "kiln/serving/rest/example_request.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "kiln/serving/responses.h"
+#include "kiln/serving/rest/responses.h"
 
 #include <gtest/gtest.h>
 

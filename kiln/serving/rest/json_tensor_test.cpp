@@ -1,4 +1,4 @@
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/rest/json_tensor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

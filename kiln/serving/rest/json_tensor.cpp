@@ -1,4 +1,4 @@
-#include "kiln/serving/json_tensor.h"
+#include "kiln/serving/rest/json_tensor.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,8 +12,8 @@
 #include "kiln/core/json.h"
 #include "kiln/core/text_codec.h"
 #include "kiln/io/image_input.h"
-#include "kiln/serving/numeric_request.h"
-#include "kiln/serving/request_json.h"
+#include "kiln/serving/rest/numeric_request.h"
+#include "kiln/serving/rest/request_json.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {

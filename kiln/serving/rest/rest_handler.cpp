@@ -1,4 +1,4 @@
-#include "kiln/serving/rest_handler.h"
+#include "kiln/serving/rest/rest_handler.h"
 
 #include <fmt/format.h>
 
@@ -8,11 +8,12 @@
 #include <set>
 
 #include "kiln/core/json_text.h"
-#include "kiln/serving/example_request.h"
 #include "kiln/serving/example_results.h"
-#include "kiln/serving/json_tensor.h"
-#include "kiln/serving/responses.h"
-#include "kiln/serving/rest_route.h"
+#include "kiln/serving/request_limits.h"
+#include "kiln/serving/rest/example_request.h"
+#include "kiln/serving/rest/json_tensor.h"
+#include "kiln/serving/rest/responses.h"
+#include "kiln/serving/rest/rest_route.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -121,11 +122,7 @@ const std::map<std::string, TensorSpec>& RestHandler::signature_inputs(const Sig
 }
 
 void RestHandler::check_rows(const std::string& input, int64_t rows) const {
-  if (rows > options_.max_rows)
-    throw ServingError(StatusCode::kInvalidArgument,
-                       fmt::format("{} has {} examples; this server takes at most {} in one "
-                                   "request (--max-request-rows)",
-                                   input, rows, options_.max_rows));
+  check_request_rows(input, rows, options_.max_rows);
 }
 
 void RestHandler::start_predict(const Route& route, const std::string& body,
