@@ -26,7 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kListenerTag = 0, kWakeTag = 1;  // epoll's tags; connections count from 2
 constexpr size_t kReadChunk = 64 << 10;
 constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
 constexpr size_t kOutChunk = 256 << 10;      // produced before the socket is written
@@ -85,11 +84,10 @@ struct GrpcEventLoop::State {
   std::unique_ptr<Epoll> epoll;  // while it runs
   std::shared_ptr<Inbox<GrpcAnswer>> answers = std::make_shared<Inbox<GrpcAnswer>>();
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
-  uint64_t next_id = 2;
+  uint64_t next_id = kFirstConnectionTag;
   bool listening = false;
   bool shut = false;  // GOAWAY sent to every connection
   size_t max_connections = 0;
-  Clock::time_point last_scan;
 
   std::atomic<bool> shut_down_asked{false};
   LoopPhase phase;
@@ -137,9 +135,8 @@ void GrpcEventLoop::State::run() {
   epoll = std::make_unique<Epoll>();
   listen(true);
   epoll->watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
-  std::vector<epoll_event> events(256);
+  LoopTurns turns(kTimeoutScanPeriod);
   Clock::time_point give_up{};
-  last_scan = Clock::now();
   while (true) {
     if (shut_down_asked && !shut) shut_connections();
     if (phase.stopping()) {  // the calls are answered by now (the server drained them): send, then
@@ -147,23 +144,7 @@ void GrpcEventLoop::State::run() {
       if (give_up == Clock::time_point{}) give_up = Clock::now() + kFinalFlushTime;
       if (all_sent() || Clock::now() >= give_up) break;
     }
-    int wait_ms = phase.stopping()      ? 50
-                  : connections.empty() ? -1
-                                        : static_cast<int>(kTimeoutScanPeriod.count());
-    int ready = epoll->wait(events, wait_ms);
-    for (int i = 0; i < ready; ++i) {
-      uint64_t tag = events[size_t(i)].data.u64;
-      if (tag == kListenerTag)
-        accept_all();
-      else if (tag != kWakeTag)
-        on_event(tag, events[size_t(i)].events);
-    }
-    deliver_answers();
-    Clock::time_point now = Clock::now();
-    if (now - last_scan >= kTimeoutScanPeriod) {
-      scan_timeouts(now);
-      last_scan = now;
-    }
+    turns.take(*epoll, phase.stopping() ? 50 : turns.wait_ms(!connections.empty()), *this);
   }
   for (auto& [id, connection] : connections) close(connection->fd);
   count->open -= connections.size();

@@ -28,7 +28,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using AnswerQueue = Inbox<HttpAnswer>;
 
-constexpr uint64_t kListenerTag = 0, kWakeTag = 1;  // epoll's tags; connections count from 2
 constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
 
 // After an answer that closes the connection, what the client still sends is read and dropped
@@ -86,11 +85,10 @@ struct HttpEventLoop::State {
   std::unique_ptr<Epoll> epoll;                                            // while it runs
   std::shared_ptr<AnswerQueue> answers = std::make_shared<AnswerQueue>();  // outlives the loop
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
-  uint64_t next_id = 2;
+  uint64_t next_id = kFirstConnectionTag;
   bool listener_paused = false;
   size_t max_connections = 0;  // options' limit kept under the descriptors, set as serving starts
   size_t pending_bytes = 0;    // every connection's `in` together (max_pending_bytes)
-  Clock::time_point last_scan;
 
   LoopPhase phase;
 
@@ -149,25 +147,8 @@ void HttpEventLoop::State::run() {
   epoll = std::make_unique<Epoll>();
   epoll->watch(listen_fd, kListenerTag, EPOLLIN, EPOLL_CTL_ADD);
   epoll->watch(answers->wake_fd(), kWakeTag, EPOLLIN, EPOLL_CTL_ADD);
-  std::vector<epoll_event> events(256);
-  last_scan = Clock::now();
-  while (!phase.stopping()) {
-    int timeout_ms = connections.empty() ? -1 : static_cast<int>(kTimeoutScanPeriod.count());
-    int ready = epoll->wait(events, timeout_ms);
-    for (int i = 0; i < ready; ++i) {
-      uint64_t tag = events[size_t(i)].data.u64;
-      if (tag == kListenerTag)
-        accept_all();
-      else if (tag != kWakeTag)
-        on_event(tag, events[size_t(i)].events);
-    }
-    deliver_answers();
-    Clock::time_point now = Clock::now();
-    if (now - last_scan >= kTimeoutScanPeriod) {
-      scan_timeouts(now);
-      last_scan = now;
-    }
-  }
+  LoopTurns turns(kTimeoutScanPeriod);
+  while (!phase.stopping()) turns.take(*epoll, turns.wait_ms(!connections.empty()), *this);
   deliver_answers();  // what is ready still goes out, as far as the sockets take it at once
   for (auto& [id, connection] : connections) close(connection->fd);
   connections.clear();

@@ -1,13 +1,15 @@
 #pragma once
 // What kiln's two epoll servers (the HTTP/1.1 loop and the gRPC one) share besides their sockets
-// (tcp_listen.h): an epoll instance whose events carry a 64-bit tag, and the serve()/stop()
-// handshake of a loop that runs on a thread of its own.
+// (tcp_listen.h): an epoll instance whose events carry a 64-bit tag, the turn each loop takes
+// (wait, accept, read and write, deliver the answers given on other threads, scan the timeouts),
+// and the serve()/stop() handshake of a loop that runs on a thread of its own.
 // Thread-safety: an Epoll belongs to its loop's thread; LoopPhase::serve() runs on the loop's
 // thread and stop() on any other.
 
 #include <sys/epoll.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -32,6 +34,49 @@ class Epoll {
 
  private:
   int fd_;
+};
+
+/// The tags of a loop's epoll events: its listening socket, its wake-up, then its connections.
+constexpr uint64_t kListenerTag = 0, kWakeTag = 1, kFirstConnectionTag = 2;
+
+/// The turns of one loop. Each waits up to `wait_ms` for events, accepts connections on the
+/// listener's (`loop.accept_all()`), hands each connection's to `loop.on_event(tag, events)`,
+/// delivers what other threads answered (`loop.deliver_answers()`), and every `scan_period`
+/// checks the connections' timeouts (`loop.scan_timeouts(now)`).
+class LoopTurns {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit LoopTurns(std::chrono::milliseconds scan_period)
+      : scan_period_(scan_period), last_scan_(Clock::now()) {}
+
+  /// How long a turn may wait for events: until the next scan while there are connections,
+  /// without end while there are none.
+  int wait_ms(bool connections) const {
+    return connections ? static_cast<int>(scan_period_.count()) : -1;
+  }
+
+  template <class Loop>
+  void take(Epoll& epoll, int wait_ms, Loop& loop) {
+    int ready = epoll.wait(events_, wait_ms);
+    for (int i = 0; i < ready; ++i) {
+      uint64_t tag = events_[size_t(i)].data.u64;
+      if (tag == kListenerTag)
+        loop.accept_all();
+      else if (tag != kWakeTag)
+        loop.on_event(tag, events_[size_t(i)].events);
+    }
+    loop.deliver_answers();
+    Clock::time_point now = Clock::now();
+    if (now - last_scan_ >= scan_period_) {
+      loop.scan_timeouts(now);
+      last_scan_ = now;
+    }
+  }
+
+ private:
+  std::chrono::milliseconds scan_period_;
+  Clock::time_point last_scan_;
+  std::vector<epoll_event> events_ = std::vector<epoll_event>(256);
 };
 
 class LoopPhase {
