@@ -5,6 +5,7 @@
 #include "kiln/serving/grpc/method_call.h"
 #include "kiln/serving/grpc/raw_predict.h"
 #include "kiln/serving/held_bytes.h"
+#include "kiln/serving/prediction_api.h"
 #include "kiln/serving/serving_error.h"
 
 namespace kiln::serving {
@@ -58,30 +59,17 @@ FoundVersion PredictionService::find(GrpcCall& call, const tfs::ModelSpec* spec,
   return shared_.parts.table.find(route);
 }
 
-const ExampleEncoder& PredictionService::encoder_of(const FoundVersion& found,
-                                                    const std::string& model) {
-  if (const ExampleEncoder* encoder = found.servable->examples()) return *encoder;
-  throw ServingError(
-      StatusCode::kInvalidArgument,
-      fmt::format("model {} reads tensors, not examples of named features: Classify and Regress "
-                  "answer models trained on feature columns (data.columns); use Predict",
-                  model));
-}
-
 void PredictionService::submit(GrpcCall& call, FoundVersion found, const std::string& signature,
                                HostTensors inputs, std::function<void(const HostTensors&)> fill) {
-  Servable& servable = *found.servable;
-  servable.predict_async(
-      signature, std::move(inputs),
-      [&call, fill = std::move(fill), hold = std::move(found.servable)](
-          HostTensors outputs, std::exception_ptr error) mutable {
-        call.hold(std::move(hold));
-        call.finish_with([&] {
-          if (error) std::rethrow_exception(error);
-          fill(outputs);
-        });
-      },
-      call.abandoned());
+  serving::submit(std::move(found), signature, std::move(inputs), call.abandoned(),
+                  [&call, fill = std::move(fill)](HostTensors outputs, std::exception_ptr error,
+                                                  std::shared_ptr<const void> servable) {
+                    call.hold(std::move(servable));
+                    call.finish_with([&] {
+                      if (error) std::rethrow_exception(error);
+                      fill(outputs);
+                    });
+                  });
 }
 
 void PredictionService::predict(GrpcCall& call, const tfs::PredictRequest& request,
@@ -112,7 +100,7 @@ void PredictionService::classify(GrpcCall& call, const tfs::ClassificationReques
   FoundVersion found = find(call, spec_of(request), RouteKind::kClassify);
   refuse_without_room(shared_.parts.held);
   const std::string& model = request.model_spec().name();
-  const ExampleEncoder& encoder = encoder_of(found, model);
+  const ExampleEncoder& encoder = examples_encoder(found, model, ExamplesApi::kGrpc);
   std::string name = signature_of(request.model_spec());
   const Signatures& signatures = found.servable->signatures();
   check_examples_signature(signatures, name);
@@ -132,7 +120,7 @@ void PredictionService::regress(GrpcCall& call, const tfs::RegressionRequest& re
   FoundVersion found = find(call, spec_of(request), RouteKind::kRegress);
   refuse_without_room(shared_.parts.held);
   const std::string& model = request.model_spec().name();
-  const ExampleEncoder& encoder = encoder_of(found, model);
+  const ExampleEncoder& encoder = examples_encoder(found, model, ExamplesApi::kGrpc);
   std::string name = signature_of(request.model_spec());
   check_examples_signature(found.servable->signatures(), name);
   regress_output(found.servable->signatures(), name, ExamplesApi::kGrpc);

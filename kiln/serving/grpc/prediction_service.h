@@ -41,8 +41,6 @@ class PredictionService {
  private:
   // The version a call's spec names, with its metrics under the model.
   FoundVersion find(GrpcCall& call, const tfs::ModelSpec* spec, RouteKind kind) const;
-  // The servable of an examples call (Classify, Regress): one that reads raw features.
-  static const ExampleEncoder& encoder_of(const FoundVersion& found, const std::string& model);
   // Runs `inputs` on `found` and answers with what `fill` writes of the outputs.
   static void submit(GrpcCall& call, FoundVersion found, const std::string& signature,
                      HostTensors inputs, std::function<void(const HostTensors&)> fill);

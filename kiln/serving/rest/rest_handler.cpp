@@ -9,6 +9,7 @@
 
 #include "kiln/core/json_text.h"
 #include "kiln/serving/example_results.h"
+#include "kiln/serving/prediction_api.h"
 #include "kiln/serving/request_limits.h"
 #include "kiln/serving/rest/example_request.h"
 #include "kiln/serving/rest/json_tensor.h"
@@ -154,13 +155,7 @@ void RestHandler::start_predict(const Route& route, const std::string& body,
 void RestHandler::start_examples(const Route& route, const std::string& body,
                                  const Finish& finish) const {
   FoundVersion found = table_.find(route);
-  if (!found.servable->examples())
-    throw ServingError(
-        StatusCode::kInvalidArgument,
-        fmt::format("model {} reads tensors, not examples of named features: :classify and "
-                    ":regress answer models trained on feature columns (data.columns); use "
-                    ":predict",
-                    route.model));
+  examples_encoder(found, route.model, ExamplesApi::kRest);
   start_examples(route, std::move(found), parse_examples_request(body), finish);
 }
 
@@ -191,11 +186,10 @@ void RestHandler::start_examples(const Route& route, FoundVersion found, Example
 
 void RestHandler::submit(const Route& route, FoundVersion found, const std::string& signature,
                          HostTensors inputs, Respond respond, const Finish& finish) const {
-  Servable& servable = *found.servable;
-  servable.predict_async(
-      signature, std::move(inputs),
-      [route, respond = std::move(respond), finish, hold = std::move(found.servable)](
-          HostTensors outputs, std::exception_ptr error) mutable {
+  serving::submit(
+      std::move(found), signature, std::move(inputs), finish.abandoned,
+      [route, respond = std::move(respond), finish](HostTensors outputs, std::exception_ptr error,
+                                                    std::shared_ptr<const void> servable) {
         HttpReply reply;
         try {
           if (error) std::rethrow_exception(error);
@@ -205,10 +199,9 @@ void RestHandler::submit(const Route& route, FoundVersion found, const std::stri
         } catch (const std::exception& e) {
           reply = {http_status(StatusCode::kInternal), error_body(e.what()), {}};
         }
-        reply.servable = std::move(hold);
+        reply.servable = std::move(servable);
         finish(route, std::move(reply));
-      },
-      finish.abandoned);
+      });
 }
 
 }  // namespace kiln::serving
