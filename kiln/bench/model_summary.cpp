@@ -11,7 +11,6 @@ namespace kiln::bench {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 std::vector<int64_t> parse_shape(const std::string& text, const std::string& option) {
@@ -52,13 +51,13 @@ std::string model_summary_text(const RawConfig& raw,
     shape = *input;
     if (!raw.tree.contains("model"))
       throw ConfigError("model", "", "missing; the config needs a model section");
-    ModelSection section;  // init_from is for training; the summary leaves it out
-    OptionTraits<ModelSection>::read(raw.tree.at("model"), section,
-                                     ReadContext{"model", &raw.origins});
+    engine::ModelSection section;  // init_from is for training; the summary leaves it out
+    OptionTraits<engine::ModelSection>::read(raw.tree.at("model"), section,
+                                             ReadContext{"model", &raw.origins});
     model = models::build_model(section.network, shape);
   } else {
-    ExperimentConfig config = parse_experiment(raw);
-    Runtime runtime = Runtime::of(config);
+    engine::ExperimentConfig config = engine::parse_experiment(raw);
+    engine::Runtime runtime = engine::Runtime::of(config);
     runtime.apply();
     Experiment experiment(std::move(config), runtime.device);
     model = experiment.build_model("train");

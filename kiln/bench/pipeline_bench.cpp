@@ -4,7 +4,6 @@ namespace kiln::bench {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 PipelineRate time_pipeline(Experiment& experiment, const std::string& split, int64_t epochs,

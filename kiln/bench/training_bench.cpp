@@ -19,7 +19,6 @@ namespace kiln::bench {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 namespace {
@@ -28,19 +27,19 @@ constexpr int64_t kNever = std::numeric_limits<int32_t>::max();
 
 // The stage's own training options, reduced to the steps: a fixed count, nothing that needs
 // validation or checkpoints.
-TrainOptions step_only(TrainOptions options, const BenchOptions& bench) {
+engine::TrainOptions step_only(engine::TrainOptions options, const BenchOptions& bench) {
   options.max = Period{double(bench.warmup + bench.steps), Period::Unit::kSteps};
   options.validate_every = Period{double(kNever), Period::Unit::kSteps};
   options.log_every = Period{double(kNever), Period::Unit::kSteps};
   options.monitor = "train/loss";
   options.mode = Mode::kMin;
   options.stop_at.reset();
-  options.on_nan = OnNan::kSkipStep;
+  options.on_nan = engine::OnNan::kSkipStep;
   options.profile.reset();
   return options;
 }
 
-std::vector<LayerCost> layer_costs(const StepProfiler& profiler,
+std::vector<LayerCost> layer_costs(const engine::StepProfiler& profiler,
                                    const std::vector<models::SummaryRow>& rows) {
   std::map<std::string, LayerCost> by_path;
   for (const auto& step : profiler.steps())
@@ -65,7 +64,7 @@ std::vector<LayerCost> layer_costs(const StepProfiler& profiler,
   return costs;
 }
 
-void add_step_times(const StepProfiler& profiler, TrainingCost& cost) {
+void add_step_times(const engine::StepProfiler& profiler, TrainingCost& cost) {
   double steps = std::max<double>(1, double(profiler.steps().size()));
   for (const auto& step : profiler.steps()) {
     if (step.phases.empty()) continue;
@@ -97,28 +96,28 @@ std::string share(double part, double whole) {
 }  // namespace
 
 TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, Clock clock) {
-  ExperimentConfig config = parse_experiment(raw);
-  std::vector<Stage> stages = plan_stages(raw, config);
-  Runtime runtime = Runtime::of(config);
+  engine::ExperimentConfig config = engine::parse_experiment(raw);
+  std::vector<engine::Stage> stages = engine::plan_stages(raw, config);
+  engine::Runtime runtime = engine::Runtime::of(config);
   runtime.apply();
   RunSession run(stages.front().config, runtime.device);
   std::unique_ptr<StageSession> stage = open_stage(run, stages.front());
-  const ExperimentConfig& first = stages.front().config;
+  const engine::ExperimentConfig& first = stages.front().config;
 
-  StepProfiler profiler(options.warmup + 1, options.warmup + options.steps, clock, nullptr);
-  TrainerParts parts = stage->parts(run, "", "", nullptr, {});
+  engine::StepProfiler profiler(options.warmup + 1, options.warmup + options.steps, clock, nullptr);
+  engine::TrainerParts parts = stage->parts(run, "", "", nullptr, {});
   parts.val = nullptr;
   parts.val_objective = nullptr;
   parts.scheduler = nullptr;
   parts.schedules.clear();
   parts.callbacks.clear();
   parts.profiler = &profiler;
-  NullMetricSink nothing;
+  engine::NullMetricSink nothing;
   Console quiet(nullptr, false, "", clock);
-  TrainOptions train = step_only(first.train, options);
+  engine::TrainOptions train = step_only(first.train, options);
   train.precision = choose_precision(train.precision, hardware_of(runtime.device)).used;  // auto
-  Trainer trainer(parts, train, nothing, quiet, clock);
-  TrainResult result = trainer.fit();
+  engine::Trainer trainer(parts, train, nothing, quiet, clock);
+  engine::TrainResult result = trainer.fit();
 
   TrainingCost cost;
   cost.device = runtime.device.str();

@@ -18,15 +18,13 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 Transforms build_transforms(const ComponentList& list) {
   Transforms transforms;
   for (const auto& spec : list.items) transforms.push_back(data::transform_registry().create(spec));
   return transforms;
 }
 
-Transforms eval_transforms(const ExperimentConfig& config) {
+Transforms eval_transforms(const engine::ExperimentConfig& config) {
   return build_transforms(config.data.transforms.eval);
 }
 
@@ -41,8 +39,8 @@ models::Inputs model_inputs_after(const Transforms& transforms, const models::Sh
   return {batch.sizes().slice(1).vec(), std::move(layout)};
 }
 
-Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world,
-                       ColumnFitting fitting)
+Experiment::Experiment(engine::ExperimentConfig config, torch::Device device, int64_t rank,
+                       int64_t world, ColumnFitting fitting)
     : config_(std::move(config)),
       device_(device),
       rank_(rank),
@@ -228,7 +226,7 @@ int64_t Experiment::job_batch() const {
 
 // A rank's training batch: its share of the global batch, unless data.batch_per_rank.
 int64_t Experiment::batch_per_rank() const {
-  const DataOptions& d = config_.data;
+  const engine::DataOptions& d = config_.data;
   if (d.batch_per_rank || world_ == 1) return d.batch_size;
   if (d.batch_size % world_ != 0)
     throw ConfigError("data.batch_size", "",
@@ -240,7 +238,7 @@ int64_t Experiment::batch_per_rank() const {
 }
 
 data::Loader Experiment::loader(const std::string& split) {
-  const DataOptions& d = config_.data;
+  const engine::DataOptions& d = config_.data;
   bool training = split == "train";
   data::LoaderOptions options;
   options.batch_size = training || d.eval_batch_size == 0 ? batch_per_rank() : d.eval_batch_size;
@@ -252,13 +250,13 @@ data::Loader Experiment::loader(const std::string& split) {
   options.seed = static_cast<uint64_t>(config_.seed);
   options.workers = d.workers;
   options.prefetch = d.prefetch;
-  options.deliver = device_feed(device_, {config_.runtime.pin_memory, channels_last_});
+  options.deliver = engine::device_feed(device_, {config_.runtime.pin_memory, channels_last_});
   return data::Loader(loaded(split),
                       build_transforms(training ? d.transforms.train : d.transforms.eval), options);
 }
 
 std::shared_ptr<const data::Dataset> Experiment::loaded(const std::string& split) {
-  if (config_.data.cache == DataCache::kNone) return dataset(split);
+  if (config_.data.cache == engine::DataCache::kNone) return dataset(split);
   auto& resident = resident_[split];
   if (!resident) resident = data::resident_on(dataset(split), device_, "data.cache", split);
   return resident;
@@ -273,7 +271,7 @@ std::shared_ptr<models::Model> Experiment::build_model(const std::string& split)
   auto model = models::build_model(config_.model.network, seen);
   models::freeze(*model, config_.train.freeze, "train.freeze");
   model->to(device_);
-  if (channels_last_) make_channels_last(*model);
+  if (channels_last_) engine::make_channels_last(*model);
   return model;
 }
 
@@ -284,8 +282,8 @@ std::string Experiment::initialize_model(models::Model& model) const {
 
 namespace {
 
-std::vector<NamedMetric> build_metrics(const ComponentList& specs) {
-  std::vector<NamedMetric> out;
+std::vector<engine::NamedMetric> build_metrics(const ComponentList& specs) {
+  std::vector<engine::NamedMetric> out;
   for (const auto& spec : specs.items)
     out.push_back({spec.type(), metrics::metric_registry().create(spec)});
   return out;
@@ -293,15 +291,15 @@ std::vector<NamedMetric> build_metrics(const ComponentList& specs) {
 
 }  // namespace
 
-Objective Experiment::build_objective(const models::Model& model) const {
-  std::vector<Objective::Head> heads;
+engine::Objective Experiment::build_objective(const models::Model& model) const {
+  std::vector<engine::Objective::Head> heads;
   for (const models::HeadSpec& head : model.heads())
     heads.push_back({head.name, losses::loss_registry().create(head.loss), head.weight,
                      build_metrics(head.metrics), head.target, head.config_path()});
   if (heads.empty())
     heads.push_back({"", losses::loss_registry().create(config_.loss), 1.0,
                      build_metrics(config_.metrics), "target", ""});
-  return Objective(std::move(heads));
+  return engine::Objective(std::move(heads));
 }
 
 std::unique_ptr<optim::Scheduler> Experiment::build_scheduler(
@@ -320,17 +318,17 @@ std::map<std::string, std::unique_ptr<optim::Scheduler>> Experiment::build_hyper
   return schedules;
 }
 
-Regularization Experiment::build_regularization(const models::Model& model) const {
-  std::vector<RegularizerEntry> entries;
+engine::Regularization Experiment::build_regularization(const models::Model& model) const {
+  std::vector<engine::RegularizerEntry> entries;
   for (const auto& spec : config_.regularization.items)
     entries.push_back({losses::regularizer_registry().create(spec), spec.path});
-  return Regularization(std::move(entries), model.named_parameters());
+  return engine::Regularization(std::move(entries), model.named_parameters());
 }
 
-std::vector<std::unique_ptr<Callback>> Experiment::build_callbacks() const {
-  std::vector<std::unique_ptr<Callback>> callbacks;
+std::vector<std::unique_ptr<engine::Callback>> Experiment::build_callbacks() const {
+  std::vector<std::unique_ptr<engine::Callback>> callbacks;
   for (const auto& spec : config_.callbacks.items) {
-    callbacks.push_back(callback_registry().create(spec));
+    callbacks.push_back(engine::callback_registry().create(spec));
     callbacks.back()->type = spec.type();
     callbacks.back()->config_path = spec.path;
   }

@@ -11,19 +11,18 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace experiment_classes_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-ExperimentConfig config(const std::string& train, const std::string& val) {
+engine::ExperimentConfig config(const std::string& train, const std::string& val) {
   RawConfig raw;
   raw.tree = parse_config_text("data: {train: {type: csv, file: " + train +
                                    ", target: kind},\n       val: {type: csv, file: " + val +
                                    ", target: kind}}\nmodel: {type: mlp, num_classes: 3}\n",
                                "exp.yaml", false);
-  return parse_experiment(raw);
+  return engine::parse_experiment(raw);
 }
 
 TEST(ExperimentClasses, AValidationFileLackingAClassKeepsTheTrainingIds) {

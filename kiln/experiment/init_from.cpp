@@ -9,7 +9,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 namespace fs = std::filesystem;
@@ -26,11 +25,11 @@ std::string weights_file(const std::string& path) {
                         fmt::format("\"{}\" is neither a .safetensors file, a checkpoint nor a run "
                                     "directory",
                                     path));
-    checkpoint = find_checkpoint(path, "best");
+    checkpoint = engine::find_checkpoint(path, "best");
   } else if (!fs::is_directory(path)) {
     throw ConfigError(std::string(kPath) + ".path", "", fmt::format("\"{}\" does not exist", path));
   }
-  verify_checkpoint(checkpoint);
+  engine::verify_checkpoint(checkpoint);
   return checkpoint + "/model.safetensors";
 }
 
@@ -62,11 +61,11 @@ std::string listed(const std::vector<std::string>& names) {
 
 }  // namespace
 
-InitReport load_initial_weights(const InitFrom& init, torch::nn::Module& model) {
+InitReport load_initial_weights(const engine::InitFrom& init, torch::nn::Module& model) {
   InitReport report;
   report.source = weights_file(init.path);
   io::SafeTensorsFile file = io::read_safetensors(report.source);
-  std::map<std::string, torch::Tensor> state = named_state(model);
+  std::map<std::string, torch::Tensor> state = engine::named_state(model);
   torch::NoGradGuard no_grad;
   for (const auto& tensor : file.tensors) {
     std::string target = target_name(tensor.name, init.map);
@@ -76,7 +75,7 @@ InitReport load_initial_weights(const InitFrom& init, torch::nn::Module& model) 
       report.unexpected.push_back(tensor.name);
       continue;
     }
-    torch::Tensor source = tensor_view(tensor, report.source);
+    torch::Tensor source = engine::tensor_view(tensor, report.source);
     if (source.sizes() != slot->second.sizes())
       throw ConfigError(kPath, "",
                         fmt::format("{}: \"{}\" has shape [{}] but the model's \"{}\" is [{}]",

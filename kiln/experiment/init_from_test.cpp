@@ -15,7 +15,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace init_from_test {
 
 using ::testing::HasSubstr;
@@ -28,13 +27,13 @@ std::shared_ptr<models::Model> two_layers(int64_t hidden = 4) {
 
 std::string saved(const testing::TempDir& dir, const torch::nn::Module& model) {
   std::string path = dir.file("weights.safetensors");
-  std::ofstream(path, std::ios::binary) << serialize_weights(model);
+  std::ofstream(path, std::ios::binary) << engine::serialize_weights(model);
   return path;
 }
 
-InitFrom from(const std::string& path, std::map<std::string, std::string> map = {},
-              bool strict = true) {
-  InitFrom init;
+engine::InitFrom from(const std::string& path, std::map<std::string, std::string> map = {},
+                      bool strict = true) {
+  engine::InitFrom init;
   init.path = path;
   init.map = std::move(map);
   init.strict = strict;
@@ -110,10 +109,10 @@ TEST(InitFrom, AShapeMismatchIsAlwaysAnError) {
 TEST(InitFrom, ReadsCheckpointAndRunDirectories) {
   testing::TempDir dir;
   auto source = two_layers(), target = two_layers();
-  CheckpointContents contents;
+  engine::CheckpointContents contents;
   contents.step = 7;
   contents.model = source.get();
-  save_checkpoint(dir.file("run/checkpoints"), contents);
+  engine::save_checkpoint(dir.file("run/checkpoints"), contents);
   InitReport report = load_initial_weights(from(dir.file("run")), *target);
   EXPECT_THAT(report.source, HasSubstr("step-000000007/model.safetensors"));
   EXPECT_TRUE(torch::equal(target->named_parameters()["layers.2.bias"],

@@ -12,12 +12,10 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 std::shared_ptr<distributed::Context> join_job(const std::optional<distributed::Rendezvous>& job,
-                                               const ExperimentConfig& config) {
+                                               const engine::ExperimentConfig& config) {
   if (!job || job->world_size == 1) return distributed::single_process();
-  const DistributedOptions& options = config.runtime.distributed;
+  const engine::DistributedOptions& options = config.runtime.distributed;
   distributed::ProcessGroupOptions group;
   group.timeout = std::chrono::milliseconds(int64_t(options.timeout * 1000));
   group.bucket_bytes = std::max<int64_t>(1, int64_t(options.bucket_mb * (1 << 20)));

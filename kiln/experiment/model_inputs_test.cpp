@@ -9,7 +9,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace model_inputs_test {
 
 ComponentList transform_list(const std::string& yaml) {
@@ -28,7 +27,7 @@ Experiment vgg_experiment(const std::string& transforms) {
           "}}\n"
           "model: {type: vgg, depth: 11, hidden: 8, pool: 1}\nloss: cross_entropy\n",
       "exp.yaml", false);
-  return Experiment(parse_experiment(raw), torch::kCPU);
+  return Experiment(engine::parse_experiment(raw), torch::kCPU);
 }
 
 TEST(ModelInputs, AreTheExamplesShapeAfterTheTransforms) {

@@ -14,7 +14,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace fs = std::filesystem;
 namespace {
 
@@ -162,13 +161,13 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
   OpenedModel opened;
   std::string run;
   if (is_checkpoint_directory(path)) {
-    verify_checkpoint(path);
+    engine::verify_checkpoint(path);
     opened.checkpoint = path;
   } else {
     run = run::RunDirectory::open(path).path();
-    opened.checkpoint = find_checkpoint(run, which);
+    opened.checkpoint = engine::find_checkpoint(run, which);
   }
-  opened.config = parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));
+  opened.config = engine::parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));
   std::string file;
   Json saved = saved_inputs_json(opened.checkpoint, run, file);
   if (!saved.is_null()) {
@@ -184,7 +183,7 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
       opened.config.model.network,
       model_inputs_after(eval_transforms(opened.config), input.shape, input.dtype, input.layout));
   opened.model->to(device);
-  opened.weights = load_evaluation_weights(opened.checkpoint, *opened.model);
+  opened.weights = engine::load_evaluation_weights(opened.checkpoint, *opened.model);
   opened.model->eval();
   opened.preprocessing = saved_preprocessing(opened.checkpoint, run);
   return opened;

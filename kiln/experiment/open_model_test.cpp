@@ -17,7 +17,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace open_model_test {
 
 using ::testing::HasSubstr;
@@ -33,18 +32,19 @@ model: {type: sequential, layers: [flatten, {type: linear, out: 3}]}
 // Without `with_inputs` the checkpoint holds no inputs.json, as the run folder's is then read.
 std::string saved_checkpoint(const kiln::testing::TempDir& dir, models::Model** built = nullptr,
                              bool with_inputs = true) {
-  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  engine::ExperimentConfig config =
+      engine::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
   static std::shared_ptr<models::Model> model;
   model = models::build_model(config.model.network, {2, 5});
   if (built) *built = model.get();
   fs::create_directories(dir.file("run/checkpoints"));
-  CheckpointContents contents;
+  engine::CheckpointContents contents;
   contents.step = 7;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(resolved_config(config));
+  contents.config_yaml = to_yaml(engine::resolved_config(config));
   if (with_inputs)
     contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kUInt8, std::nullopt}});
-  return save_checkpoint(dir.file("run/checkpoints"), contents);
+  return engine::save_checkpoint(dir.file("run/checkpoints"), contents);
 }
 
 TEST(OpenModel, BuildsTheSavedModelWithoutReadingData) {

@@ -14,7 +14,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 // Ampere (8.x) and later compute bfloat16 in their tensor cores.
@@ -22,12 +21,12 @@ constexpr int kFirstBf16Major = 8;
 
 PrecisionChoice on_cuda(PrecisionChoice choice, const PrecisionHardware& hardware) {
   if (hardware.cuda_major && *hardware.cuda_major >= kFirstBf16Major) {
-    choice.used = PrecisionMode::kBf16;
+    choice.used = engine::PrecisionMode::kBf16;
     choice.why = fmt::format("auto: the GPU (compute capability {}) computes bfloat16 natively",
                              *hardware.cuda_major);
     return choice;
   }
-  choice.used = PrecisionMode::kFp16;
+  choice.used = engine::PrecisionMode::kFp16;
   choice.why = hardware.cuda_major
                    ? fmt::format(
                          "auto: float16 with loss scaling, as the GPU (compute "
@@ -79,29 +78,29 @@ bool PrecisionHardware::cpu_computes_bf16() const {
 PrecisionHardware hardware_of(torch::Device device) {
   PrecisionHardware hardware;
   hardware.cuda = device.is_cuda();
-  hardware.cuda_major = cuda_compute_major(device);
+  hardware.cuda_major = engine::cuda_compute_major(device);
   hardware.cpu = this_cpu();
   hardware.onednn_isa = onednn_kernels_isa();
   return hardware;
 }
 
-PrecisionChoice choose_precision(PrecisionMode asked, const PrecisionHardware& hardware) {
+PrecisionChoice choose_precision(engine::PrecisionMode asked, const PrecisionHardware& hardware) {
   PrecisionChoice choice;
   choice.asked = asked;
   choice.used = asked;
-  if (asked != PrecisionMode::kAuto) {
+  if (asked != engine::PrecisionMode::kAuto) {
     choice.why = "asked by train.precision";
     choice.emulated_bf16 =
-        asked == PrecisionMode::kBf16 && !hardware.cuda && !hardware.cpu_computes_bf16();
+        asked == engine::PrecisionMode::kBf16 && !hardware.cuda && !hardware.cpu_computes_bf16();
     return choice;
   }
   if (hardware.cuda) return on_cuda(choice, hardware);
   if (hardware.cpu_computes_bf16()) {
-    choice.used = PrecisionMode::kBf16;
+    choice.used = engine::PrecisionMode::kBf16;
     choice.why =
         fmt::format("auto: the CPU, {}, computes bfloat16 natively", hardware.cpu.describe());
   } else {
-    choice.used = PrecisionMode::kFp32;
+    choice.used = engine::PrecisionMode::kFp32;
     choice.why = fp32_reason(hardware);
   }
   return choice;
@@ -129,7 +128,8 @@ std::string emulated_bf16_warning(const PrecisionHardware& hardware, double slow
       held, hardware.cpu.describe(), slowdown);
 }
 
-StagePrecision decide_precision(PrecisionMode asked, torch::Device device, Console& console) {
+StagePrecision decide_precision(engine::PrecisionMode asked, torch::Device device,
+                                Console& console) {
   PrecisionHardware hardware = hardware_of(device);
   PrecisionChoice choice = choose_precision(asked, hardware);
   std::optional<double> slowdown;
@@ -137,7 +137,7 @@ StagePrecision decide_precision(PrecisionMode asked, torch::Device device, Conso
     slowdown = measure_bf16_slowdown();
     console.line("warning: " + emulated_bf16_warning(hardware, *slowdown));
   }
-  if (choice.asked == PrecisionMode::kAuto)
+  if (choice.asked == engine::PrecisionMode::kAuto)
     console.line(fmt::format("precision: {} ({})", enum_name(choice.used), choice.why));
   return {choice.used, precision_record(choice, hardware.cpu, slowdown)};
 }

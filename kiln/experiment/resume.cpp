@@ -14,7 +14,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace fs = std::filesystem;
 
 namespace {
@@ -47,7 +46,7 @@ void collect_changes(const Json& before, const Json& after, const std::string& p
 
 // A resumable key, at the top level or in a stage (stages[1].train.max).
 bool is_resumable(const std::string& key) {
-  const auto& keys = resumable_keys();
+  const auto& keys = engine::resumable_keys();
   std::string own = key;
   if (key.rfind("stages[", 0) == 0 && key.find("].") != std::string::npos)
     own = key.substr(key.find("].") + 2);
@@ -71,12 +70,12 @@ namespace {
 // Refuses `after` when it changes a key of `before` that a resumed run cannot change.
 void refuse_unresumable(const RawConfig& before, const RawConfig& after, const std::string& source,
                         const std::string& run_dir) {
-  Json old_config = resolved_config(parse_experiment(before));
-  Json new_config = resolved_config(parse_experiment(after));
+  Json old_config = engine::resolved_config(engine::parse_experiment(before));
+  Json new_config = engine::resolved_config(engine::parse_experiment(after));
   for (const auto& key : changed_keys(old_config, new_config))
     if (!is_resumable(key)) {
       std::string allowed;
-      for (const auto& k : resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
+      for (const auto& k : engine::resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
       throw UsageError(source + " changes " + key + ", which a resumed run cannot change (it " +
                        "shaped the steps already taken; the run keeps it in " + run_dir +
                        "/config.yaml); resumable keys: " + allowed +
@@ -89,7 +88,7 @@ void refuse_unresumable(const RawConfig& before, const RawConfig& after, const s
 std::optional<std::string> trained_config_file(const std::string& run_dir) {
   std::vector<std::string> warnings;  // resuming reports them, when it looks for the checkpoint
   try {
-    std::string file = find_checkpoint(run_dir, "last", &warnings) + "/config.yaml";
+    std::string file = engine::find_checkpoint(run_dir, "last", &warnings) + "/config.yaml";
     if (fs::exists(file)) return file;  // checkpoints from before config.yaml was saved lack it
   } catch (const Error&) {
     // No checkpoint: nothing was trained that an edit could contradict. None valid: resuming

@@ -16,7 +16,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace resume_test {
 
 using ::testing::ElementsAre;

@@ -13,8 +13,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 namespace {
 
 std::string first_line_of_command(const char* command) {

@@ -10,7 +10,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 std::string indented(const std::string& text) {
@@ -31,7 +30,7 @@ std::unique_ptr<run::RunLock> RunFolder::lock() const {
   return writes() ? std::make_unique<run::RunLock>(directory_) : nullptr;
 }
 
-void RunFolder::open_tensorboard(const TensorBoardOptions& options, Clock clock) {
+void RunFolder::open_tensorboard(const engine::TensorBoardOptions& options, Clock clock) {
   KILN_ASSERT(!csv_);  // metrics() has not been handed out without TensorBoard's scalars
   tensorboard_ = options;
   clock_ = std::move(clock);
@@ -81,10 +80,10 @@ void RunFolder::write_preprocessing(const Json& preprocessing) const {
   if (writes()) directory_.write_json(run::kPreprocessingFile, preprocessing);
 }
 
-MetricSink& RunFolder::metrics() {
+engine::MetricSink& RunFolder::metrics() {
   if (!writes()) return nothing_;
   if (!csv_) {
-    csv_ = std::make_unique<MetricsLog>(directory_.file(run::kMetricsFile));
+    csv_ = std::make_unique<engine::MetricsLog>(directory_.file(run::kMetricsFile));
     sinks_.add(*csv_);
   }
   return sinks_;

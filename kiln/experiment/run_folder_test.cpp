@@ -16,7 +16,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace run_folder_test {
 
 namespace fs = std::filesystem;

@@ -13,7 +13,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 std::string time_text(double now) { return run::iso_time(static_cast<std::time_t>(now)); }
@@ -39,13 +38,14 @@ RunRecord RunRecord::resumed(Json saved, const std::string& command_line, double
   return RunRecord(std::move(saved));
 }
 
-void RunRecord::plan_stages(const std::vector<Stage>& stages) {
+void RunRecord::plan_stages(const std::vector<engine::Stage>& stages) {
   if (!stages.front().staged()) return;
   info_["stages"] = Json::array();
-  for (const Stage& stage : stages) info_["stages"].push_back({{"name", stage.name}});
+  for (const engine::Stage& stage : stages) info_["stages"].push_back({{"name", stage.name}});
 }
 
-void RunRecord::runtime_chosen(const Runtime& runtime, bool threads_auto, int64_t local_ranks) {
+void RunRecord::runtime_chosen(const engine::Runtime& runtime, bool threads_auto,
+                               int64_t local_ranks) {
   std::string why = "asked by runtime.threads";
   if (threads_auto)
     why = fmt::format("auto: {}{}", usable_cpus().why,
@@ -54,12 +54,13 @@ void RunRecord::runtime_chosen(const Runtime& runtime, bool threads_auto, int64_
       {"device", runtime.device.str()}, {"threads", runtime.threads}, {"threads_why", why}};
 }
 
-void RunRecord::precision_chosen(const Stage& stage, const Json& precision) {
+void RunRecord::precision_chosen(const engine::Stage& stage, const Json& precision) {
   if (stage.index == 0) info_["precision"] = precision;
   if (stage.staged()) info_["stages"][stage.index]["precision"] = precision;
 }
 
-void RunRecord::stage_ended(const Stage& stage, const StageMark& mark, const TrainResult& result) {
+void RunRecord::stage_ended(const engine::Stage& stage, const engine::StageMark& mark,
+                            const engine::TrainResult& result) {
   if (!stage.staged()) return;
   Json& record = info_["stages"][stage.index];
   Json precision = record.is_object() ? record.value("precision", Json()) : Json();

@@ -4,10 +4,8 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 TensorBoardCallbacks::TensorBoardCallbacks(tensorboard::EventLog* events,
-                                           const TensorBoardOptions& options,
+                                           const engine::TensorBoardOptions& options,
                                            const std::vector<std::string>& labels, Clock clock) {
   if (!events) return;
   if (options.histograms)
@@ -20,8 +18,8 @@ TensorBoardCallbacks::TensorBoardCallbacks(tensorboard::EventLog* events,
         std::make_unique<TensorBoardProjector>(events->directory() + "/val", options.projector);
 }
 
-void TensorBoardCallbacks::join(std::vector<Callback*>& callbacks, Objective& validation,
-                                models::Model& model) {
+void TensorBoardCallbacks::join(std::vector<engine::Callback*>& callbacks,
+                                engine::Objective& validation, models::Model& model) {
   if (histograms_) callbacks.push_back(histograms_.get());
   if (images_) {
     images_->attach(validation);

@@ -2,7 +2,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 tensorboard::Histogram histogram_of(const torch::Tensor& tensor) {
@@ -12,7 +11,7 @@ tensorboard::Histogram histogram_of(const torch::Tensor& tensor) {
   return histogram;
 }
 
-class TensorBoardHistograms : public Callback {
+class TensorBoardHistograms : public engine::Callback {
  public:
   TensorBoardHistograms(tensorboard::EventLog& log, Period every, Clock clock)
       : log_(log), every_(every), clock_(std::move(clock)) {
@@ -20,18 +19,18 @@ class TensorBoardHistograms : public Callback {
     config_path = "tensorboard.histograms";
   }
 
-  void on_step_end(TrainerView& view, const Progress& before) override {
+  void on_step_end(engine::TrainerView& view, const Progress& before) override {
     if (every_.crossed(before, view.progress())) write(view);
   }
 
   // A run shorter than the period (or ending between two) still leaves its last weights: one
   // that wrote none at all looked, in TensorBoard, like a run without histograms.
-  void on_fit_end(TrainerView& view) override {
+  void on_fit_end(engine::TrainerView& view) override {
     if (view.progress().steps > written_step_) write(view);
   }
 
  private:
-  void write(TrainerView& view) {
+  void write(engine::TrainerView& view) {
     int64_t step = view.progress().steps;
     written_step_ = step;
     double now = clock_();
@@ -52,8 +51,8 @@ class TensorBoardHistograms : public Callback {
 
 }  // namespace
 
-std::unique_ptr<Callback> tensorboard_histograms(tensorboard::EventLog& log, Period every,
-                                                 Clock clock) {
+std::unique_ptr<engine::Callback> tensorboard_histograms(tensorboard::EventLog& log, Period every,
+                                                         Clock clock) {
   return std::make_unique<TensorBoardHistograms>(log, every, std::move(clock));
 }
 

@@ -4,7 +4,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 constexpr int64_t kMaxClassesDrawn = 100;  // a larger matrix would not be read as a picture
@@ -21,7 +20,7 @@ std::string confusion_tag(const std::string& head) {
 
 // The confusion_matrix metric's values for `head` at this validation, as a matrix; empty
 // without them.
-std::vector<std::vector<int64_t>> measured_confusion(const MetricValues& values,
+std::vector<std::vector<int64_t>> measured_confusion(const engine::MetricValues& values,
                                                      const std::string& head) {
   const std::string prefix = "val/" + confusion_tag(head) + "/true_";
   std::vector<std::vector<int64_t>> counts;
@@ -63,13 +62,14 @@ TensorBoardImages::TensorBoardImages(tensorboard::EventLog& log, int64_t max_ima
   config_path = "tensorboard.images";
 }
 
-void TensorBoardImages::attach(Objective& validation) {
-  validation.observe_outputs([this](const data::Batch& batch, const Objective::HeadOutput& head) {
-    if (active_) take(batch, head);
-  });
+void TensorBoardImages::attach(engine::Objective& validation) {
+  validation.observe_outputs(
+      [this](const data::Batch& batch, const engine::Objective::HeadOutput& head) {
+        if (active_) take(batch, head);
+      });
 }
 
-void TensorBoardImages::on_validation_begin(TrainerView&) {
+void TensorBoardImages::on_validation_begin(engine::TrainerView&) {
   active_ = true;
   samples_.clear();
   counts_.clear();
@@ -77,7 +77,7 @@ void TensorBoardImages::on_validation_begin(TrainerView&) {
   misclassified_head_.reset();
 }
 
-void TensorBoardImages::take(const data::Batch& batch, const Objective::HeadOutput& head) {
+void TensorBoardImages::take(const data::Batch& batch, const engine::Objective::HeadOutput& head) {
   if (head.first) {
     batch_start_ = samples_.size();
     if (is_image_batch(batch.input))
@@ -106,7 +106,8 @@ void TensorBoardImages::count_classes(const std::string& head, int64_t count,
     if (truth[i] >= 0 && truth[i] < count) counts[size_t(truth[i])][size_t(predicted[i])] += 1;
 }
 
-void TensorBoardImages::label_samples(const data::Batch& batch, const Objective::HeadOutput& head,
+void TensorBoardImages::label_samples(const data::Batch& batch,
+                                      const engine::Objective::HeadOutput& head,
                                       const Classes* classes) {
   bool reconstructs = head.output.sizes() == batch.input.sizes();
   for (size_t s = batch_start_; s < samples_.size(); ++s) {
@@ -139,7 +140,8 @@ const std::vector<std::string>& TensorBoardImages::labels_of(const std::string& 
   return head.empty() ? labels_ : none;
 }
 
-void TensorBoardImages::on_validation_end(TrainerView& view, const MetricValues& values) {
+void TensorBoardImages::on_validation_end(engine::TrainerView& view,
+                                          const engine::MetricValues& values) {
   active_ = false;
   int64_t step = view.progress().steps;
   double now = clock_();

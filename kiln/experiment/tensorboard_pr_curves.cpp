@@ -4,7 +4,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 using Scores = losses::Loss::Scores;
@@ -19,7 +18,7 @@ struct Scored {
   torch::Tensor scores, positive, negative;
 };
 
-Scored scored(const Objective::HeadOutput& head) {
+Scored scored(const engine::Objective::HeadOutput& head) {
   const torch::Tensor &output = head.output, &target = head.target;
   if (!target.defined() || output.dim() < 1 || output.size(0) == 0) return {};
   int64_t rows = output.size(0);
@@ -52,18 +51,18 @@ TensorBoardPrCurves::TensorBoardPrCurves(tensorboard::EventLog& log,
   config_path = "tensorboard.pr_curves";
 }
 
-void TensorBoardPrCurves::attach(Objective& validation) {
-  validation.observe_outputs([this](const data::Batch&, const Objective::HeadOutput& head) {
+void TensorBoardPrCurves::attach(engine::Objective& validation) {
+  validation.observe_outputs([this](const data::Batch&, const engine::Objective::HeadOutput& head) {
     if (active_) take(head);
   });
 }
 
-void TensorBoardPrCurves::on_validation_begin(TrainerView&) {
+void TensorBoardPrCurves::on_validation_begin(engine::TrainerView&) {
   active_ = true;
   counts_.clear();
 }
 
-void TensorBoardPrCurves::take(const Objective::HeadOutput& head) {
+void TensorBoardPrCurves::take(const engine::Objective::HeadOutput& head) {
   torch::NoGradGuard no_gradients;
   Scored batch = scored(head);
   if (!batch.scores.defined() || batch.scores.size(1) > kMostCurves) return;
@@ -93,7 +92,8 @@ std::string TensorBoardPrCurves::tag(const std::string& head, int64_t curve, int
   return tag + "/" + (named ? labels_[size_t(curve)] : std::to_string(curve));
 }
 
-void TensorBoardPrCurves::on_validation_end(TrainerView& view, const MetricValues&) {
+void TensorBoardPrCurves::on_validation_end(engine::TrainerView& view,
+                                            const engine::MetricValues&) {
   active_ = false;
   int64_t step = view.progress().steps;
   double now = clock_();

@@ -14,7 +14,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
 namespace {
 
 std::string tsv_of(const torch::Tensor& rows) {
@@ -43,20 +42,21 @@ io::Image sprite_of(const std::vector<io::Image>& images) {
 
 }  // namespace
 
-TensorBoardProjector::TensorBoardProjector(std::string directory, ProjectorOptions options)
+TensorBoardProjector::TensorBoardProjector(std::string directory, engine::ProjectorOptions options)
     : directory_(std::move(directory)), options_(std::move(options)) {
   type = "tensorboard_projector";
   config_path = "tensorboard.projector";
 }
 
-void TensorBoardProjector::attach(Objective& validation, models::Model& model) {
+void TensorBoardProjector::attach(engine::Objective& validation, models::Model& model) {
   embedding_.emplace(model, options_.layer, "tensorboard.projector.layer");
-  validation.observe_outputs([this](const data::Batch& batch, const Objective::HeadOutput& head) {
-    if (watcher_ && head.first) take(batch);
-  });
+  validation.observe_outputs(
+      [this](const data::Batch& batch, const engine::Objective::HeadOutput& head) {
+        if (watcher_ && head.first) take(batch);
+      });
 }
 
-void TensorBoardProjector::on_validation_begin(TrainerView&) {
+void TensorBoardProjector::on_validation_begin(engine::TrainerView&) {
   taken_ = 0;
   rows_.clear();
   labels_.clear();
@@ -88,7 +88,7 @@ void TensorBoardProjector::take(const data::Batch& batch) {
   pending_ = torch::Tensor();
 }
 
-void TensorBoardProjector::on_validation_end(TrainerView&, const MetricValues&) {
+void TensorBoardProjector::on_validation_end(engine::TrainerView&, const engine::MetricValues&) {
   watcher_.reset();
   if (!rows_.empty()) write();
 }

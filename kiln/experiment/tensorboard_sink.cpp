@@ -2,8 +2,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 void TensorBoardSink::append(int64_t step, double, const std::string& tag, double value,
                              double wall_time) {
   size_t slash = tag.find('/');

@@ -26,7 +26,8 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
+using Stages = std::vector<engine::Stage>;  // a run's, in order
+
 namespace {
 
 int64_t parameter_count(const torch::nn::Module& model) {
@@ -44,7 +45,7 @@ std::string parameters_text(const torch::nn::Module& model) {
   return frozen ? text + " (" + models::with_thousands(frozen) + " frozen)" : text;
 }
 
-Json summary_json(const TrainResult& result) {
+Json summary_json(const engine::TrainResult& result) {
   Json summary = Json::object();
   summary["final"] = Json::object();
   for (const auto& [tag, value] : result.last) summary["final"][tag] = value;
@@ -66,7 +67,7 @@ std::string prepare_resume(RunFolder& run, Console& console) {
   std::vector<std::string> warnings;
   std::string checkpoint;
   try {
-    checkpoint = find_checkpoint(run.path(), "last", &warnings);
+    checkpoint = engine::find_checkpoint(run.path(), "last", &warnings);
   } catch (const UsageError&) {
     // None was saved: the run starts again from its beginning.
   } catch (const Error& e) {
@@ -75,25 +76,27 @@ std::string prepare_resume(RunFolder& run, Console& console) {
                 "new run)");
   }
   for (const auto& warning : warnings) console.line("warning: " + warning);
-  run.rewind_to(checkpoint.empty() ? -1 : checkpoint_step(checkpoint));
+  run.rewind_to(checkpoint.empty() ? -1 : engine::checkpoint_step(checkpoint));
   if (checkpoint.empty()) console.line("resuming: no valid checkpoint yet; starting over");
   return checkpoint;
 }
 
 // Whether a run being resumed finished with the config it is resumed with: then there is
 // nothing to train, and its files stay as they are.
-bool finished_as_configured(const run::RunDirectory& run, const ExperimentConfig& config) {
+bool finished_as_configured(const run::RunDirectory& run, const engine::ExperimentConfig& config) {
   // Compared as JSON: a hand-edited status of another type is simply not "finished".
   if (run::read_record(run.path()).value("status", Json()) != "finished") return false;
   RawConfig saved = load_config({run.file(run::kConfigFile)}, {});
-  return resolved_config(parse_experiment(saved)) == resolved_config(config);
+  return engine::resolved_config(engine::parse_experiment(saved)) ==
+         engine::resolved_config(config);
 }
 
 // Where a stage's training data starts after the stage before it ended at `previous`: on from
 // there when the new stage reads the same batches, else (another batch size, drop_last or
 // shuffle) at the next epoch, so no example is seen twice in an epoch.
 data::LoaderPosition next_position(const data::LoaderPosition& previous, int64_t per_epoch,
-                                   const DataOptions& before, const DataOptions& after) {
+                                   const engine::DataOptions& before,
+                                   const engine::DataOptions& after) {
   bool same_batches = before.batch_size == after.batch_size &&
                       before.drop_last == after.drop_last && before.shuffle == after.shuffle;
   if (previous.batch < per_epoch && same_batches) return previous;
@@ -114,17 +117,17 @@ void end_hparams(RunFolder& run, tensorboard::SessionStatus status, double now) 
 struct StageLoop {
   RunFolder& run;
   RunSession& session;
-  const std::vector<Stage>& stages;
+  const Stages& stages;
   const TrainRequest& request;
   const std::string& config_yaml;  // the run's resolved config, saved in every checkpoint
   Console& console;
-  MetricSink& metrics;
+  engine::MetricSink& metrics;
   Clock clock;
   RunRecord& record;
   TensorBoardCallbacks& tensorboard;
 
-  TrainerParts parts(StageSession& stage, const StageMark& mark) {
-    TrainerParts parts =
+  engine::TrainerParts parts(StageSession& stage, const engine::StageMark& mark) {
+    engine::TrainerParts parts =
         stage.parts(session, run.checkpoints(), config_yaml, request.stop_signal, mark);
     tensorboard.join(parts.callbacks, stage.val_objective, *session.model);
     parts.context = request.context;
@@ -136,9 +139,9 @@ struct StageLoop {
 
   // Trains stages from `first` on: the first from `checkpoint` when resuming, each later one
   // from where the stage before it ended.
-  TrainResult train(size_t first, const std::string& checkpoint,
-                    const std::optional<TrainState>& resumed) {
-    TrainResult result;
+  engine::TrainResult train(size_t first, const std::string& checkpoint,
+                            const std::optional<engine::TrainState>& resumed) {
+    engine::TrainResult result;
     data::LoaderPosition ended;
     int64_t per_epoch = 0;
     for (size_t i = first; i < stages.size(); ++i) {
@@ -149,18 +152,19 @@ struct StageLoop {
         write_graph();
       }
       if (stages[i].staged()) console.line(stages[i].title());
-      StageMark mark = resumed && i == first ? resumed->stage
-                                             : StageMark{static_cast<int64_t>(i), result.progress};
-      std::unique_ptr<StepProfiler> profiler = profiler_for(stages[i].config.train);
-      TrainerParts trainer_parts = parts(*stage, mark);
+      engine::StageMark mark = resumed && i == first
+                                   ? resumed->stage
+                                   : engine::StageMark{static_cast<int64_t>(i), result.progress};
+      std::unique_ptr<engine::StepProfiler> profiler = profiler_for(stages[i].config.train);
+      engine::TrainerParts trainer_parts = parts(*stage, mark);
       trainer_parts.profiler = profiler.get();
-      TrainOptions train = stages[i].config.train;
+      engine::TrainOptions train = stages[i].config.train;
       train.precision = precision_of(stages[i], trainer_parts.device);
-      Trainer trainer(trainer_parts, train, metrics, console, clock);
+      engine::Trainer trainer(trainer_parts, train, metrics, console, clock);
       if (resumed && i == first) {
         trainer.resume(*resumed, checkpoint);
-        console.line(
-            fmt::format("resumed from {} at step {}", checkpoint, checkpoint_step(checkpoint)));
+        console.line(fmt::format("resumed from {} at step {}", checkpoint,
+                                 engine::checkpoint_step(checkpoint)));
       } else if (i != first) {
         stage->train.seek(
             next_position(ended, per_epoch, stages[i - 1].config.data, stages[i].config.data));
@@ -178,7 +182,7 @@ struct StageLoop {
   }
 
   // train.precision decided on this machine (auto), said and recorded in run.json.
-  PrecisionMode precision_of(const Stage& stage, torch::Device device) {
+  engine::PrecisionMode precision_of(const engine::Stage& stage, torch::Device device) {
     StagePrecision precision = decide_precision(stage.config.train.precision, device, console);
     record.precision_chosen(stage, precision.record);
     run.write_record(record);
@@ -186,11 +190,11 @@ struct StageLoop {
   }
 
   // train.profile's window, written to RUN/trace.json as it closes (by rank 0).
-  std::unique_ptr<StepProfiler> profiler_for(const TrainOptions& train) {
+  std::unique_ptr<engine::StepProfiler> profiler_for(const engine::TrainOptions& train) {
     if (!train.profile || !run.writes()) return nullptr;
-    return std::make_unique<StepProfiler>(
+    return std::make_unique<engine::StepProfiler>(
         train.profile->from, train.profile->to, clock,
-        [this, window = *train.profile](const StepProfiler& profiler) {
+        [this, window = *train.profile](const engine::StepProfiler& profiler) {
           if (profiler.steps().empty()) {
             console.line(fmt::format("train.profile: no step from {} to {} was taken here",
                                      window.from, window.to));
@@ -236,9 +240,9 @@ struct StageLoop {
   }
 };
 
-TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& stages,
-                     const TrainRequest& request, const std::string& config_yaml, std::FILE* out,
-                     Clock clock, RunRecord& record) {
+engine::TrainResult train_in(RunFolder& run, RunSession& s, const Stages& stages,
+                             const TrainRequest& request, const std::string& config_yaml,
+                             std::FILE* out, Clock clock, RunRecord& record) {
   Console console(request.quiet ? nullptr : out, ::isatty(::fileno(out)) != 0, run.console_log(),
                   clock);
   std::string checkpoint;
@@ -247,14 +251,14 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
     if (run.writes()) checkpoint = prepare_resume(run, console);
     checkpoint = request.context->broadcast(checkpoint);
   }
-  std::optional<TrainState> resumed;
-  if (!checkpoint.empty()) resumed = read_train_state(checkpoint);
+  std::optional<engine::TrainState> resumed;
+  if (!checkpoint.empty()) resumed = engine::read_train_state(checkpoint);
   size_t first = resumed ? static_cast<size_t>(resumed->stage.index) : 0;
   if (first >= stages.size())
     throw Error(fmt::format("{} was taken in stage {}, but the config has {} stage(s)", checkpoint,
                             first + 1, stages.size()));
-  ConsoleMetricSink console_lines(console);
-  MetricSinks sinks({&run.metrics(), &console_lines});
+  engine::ConsoleMetricSink console_lines(console);
+  engine::MetricSinks sinks({&run.metrics(), &console_lines});
   TensorBoardCallbacks tensorboard(run.events(), run.tensorboard_options(), s.labels, clock);
   StageLoop loop{run, s, stages, request, config_yaml, console, sinks, clock, record, tensorboard};
   return loop.train(first, checkpoint, resumed);
@@ -262,7 +266,7 @@ TrainResult train_in(RunFolder& run, RunSession& s, const std::vector<Stage>& st
 
 // The run's folder: the one resumed, the one the command or a launcher names, or a new one that
 // rank 0 makes and names for every process.
-run::RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& config,
+run::RunDirectory run_directory(const TrainRequest& request, const engine::ExperimentConfig& config,
                                 Clock& clock) {
   if (!request.resume_dir.empty()) return run::RunDirectory::open(request.resume_dir);
   bool first = request.context->rank() == 0;
@@ -290,8 +294,7 @@ ColumnFitting column_fitting(const run::RunDirectory& run, bool resuming,
 }
 
 // --dry-run: the config builds, every stage checks and the loss and metrics fit the model.
-TrainOutcome check_dry_run(const std::vector<Stage>& stages, const Runtime& runtime,
-                           std::FILE* out) {
+TrainOutcome check_dry_run(const Stages& stages, const engine::Runtime& runtime, std::FILE* out) {
   RunSession session(stages.front().config, runtime.device);
   check_stages(session, stages);
   std::fprintf(out, "config ok: model has %lld parameters\n",
@@ -313,14 +316,15 @@ TrainOutcome nothing_to_resume(const RunFolder& run, std::FILE* out) {
 
 // The config the run trains with, as YAML: on resume the saved one stays (resumable overrides
 // are recorded with the attempt).
-std::string run_config_yaml(const RunFolder& run, const ExperimentConfig& config, bool resuming) {
+std::string run_config_yaml(const RunFolder& run, const engine::ExperimentConfig& config,
+                            bool resuming) {
   return resuming ? read_text_file(run.directory().file(run::kConfigFile))
-                  : to_yaml(resolved_config(config));
+                  : to_yaml(engine::resolved_config(config));
 }
 
 // run.json for this attempt (a new run, or a resumed one), written with the config and notes
 // a new run starts with.
-RunRecord open_record(RunFolder& run, const TrainRequest& request, const std::vector<Stage>& stages,
+RunRecord open_record(RunFolder& run, const TrainRequest& request, const Stages& stages,
                       const std::string& config_yaml, const Clock& clock) {
   bool resuming = !request.resume_dir.empty();
   int world = request.context->world_size();
@@ -339,7 +343,7 @@ RunRecord open_record(RunFolder& run, const TrainRequest& request, const std::ve
 // Before any step: the fitted columns saved, every rank sure it trains the same job from rank
 // 0's weights, every stage checked (a one-batch probe of the loss and metrics too), the inputs
 // written.
-void prepare_session(RunFolder& run, RunSession& session, const std::vector<Stage>& stages,
+void prepare_session(RunFolder& run, RunSession& session, const Stages& stages,
                      const TrainRequest& request, const std::string& config_yaml, std::FILE* out) {
   Json preprocessing = session.experiment.preprocessing();
   if (request.resume_dir.empty() && !preprocessing.is_null())
@@ -355,7 +359,7 @@ void prepare_session(RunFolder& run, RunSession& session, const std::vector<Stag
 }
 
 // How training ended, into summary.json, run.json and TensorBoard's hparams session.
-TrainOutcome finish_run(RunFolder& run, RunRecord& record, const TrainResult& result,
+TrainOutcome finish_run(RunFolder& run, RunRecord& record, const engine::TrainResult& result,
                         const TrainRequest& request, const Clock& clock) {
   Json summary = summary_json(result);
   if (!record.stages().is_null()) summary["stages"] = record.stages();
@@ -376,8 +380,8 @@ void record_failure(RunFolder& run, RunRecord& record, const std::exception& err
 }
 
 // The session of the first stage, prepared, trained through every stage.
-TrainOutcome train_stages(RunFolder& run, RunRecord& record, const std::vector<Stage>& stages,
-                          const Runtime& runtime, const TrainRequest& request,
+TrainOutcome train_stages(RunFolder& run, RunRecord& record, const Stages& stages,
+                          const engine::Runtime& runtime, const TrainRequest& request,
                           const std::string& config_yaml, std::FILE* out, const Clock& clock) {
   const distributed::Context& context = *request.context;
   RunSession session(stages.front().config, runtime.device, context.rank(), context.world_size(),
@@ -388,16 +392,18 @@ TrainOutcome train_stages(RunFolder& run, RunRecord& record, const std::vector<S
           .record());
   run.write_record(record);
   prepare_session(run, session, stages, request, config_yaml, out);
-  TrainResult result = train_in(run, session, stages, request, config_yaml, out, clock, record);
+  engine::TrainResult result =
+      train_in(run, session, stages, request, config_yaml, out, clock, record);
   return finish_run(run, record, result, request, clock);
 }
 
 }  // namespace
 
 TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
-  ExperimentConfig config = parse_experiment(given.config);
-  std::vector<Stage> stages = plan_stages(given.config, config);
-  Runtime runtime = Runtime::of(config, given.job ? given.job->local_world_size : 1);
+  engine::ExperimentConfig config = engine::parse_experiment(given.config);
+  std::vector<engine::Stage> stages = engine::plan_stages(given.config, config);
+  engine::Runtime runtime =
+      engine::Runtime::of(config, given.job ? given.job->local_world_size : 1);
   runtime.apply();
   if (given.dry_run) return check_dry_run(stages, runtime, out);
   TrainRequest request = given;
@@ -424,17 +430,18 @@ TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock
 RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkpoint,
                            const std::string& split, const Clock& clock) {
   run::RunDirectory run = run::RunDirectory::open(run_dir);
-  Runtime runtime = Runtime::of(parse_experiment(load_config({run.file(run::kConfigFile)}, {})));
+  engine::Runtime runtime =
+      engine::Runtime::of(engine::parse_experiment(load_config({run.file(run::kConfigFile)}, {})));
   runtime.apply();
   OpenedModel opened = open_model(run.path(), checkpoint, runtime.device);
   Experiment experiment(opened.config, runtime.device, 0, 1, saved_columns(run.path()));
   data::Loader loader = experiment.loader(split);
-  Objective objective = experiment.build_objective(*opened.model);
+  engine::Objective objective = experiment.build_objective(*opened.model);
   objective.check_targets(loader.dataset().info().target_names, split);
   RunEvaluation evaluation;
   double start = clock();
-  evaluation.values =
-      evaluate(*opened.model, loader, objective, runtime.device, split, 0, &evaluation.examples);
+  evaluation.values = engine::evaluate(*opened.model, loader, objective, runtime.device, split, 0,
+                                       &evaluation.examples);
   evaluation.seconds = clock() - start;
   evaluation.unseen = loader.dataset().info().unseen_categories;
   return evaluation;

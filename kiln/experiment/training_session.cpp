@@ -2,8 +2,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 namespace {
 
 // Seeds the global generator, then reads the training data's example shape: the data (a
@@ -16,15 +14,15 @@ std::vector<ModelInput> seed_then_inputs(Experiment& experiment) {
 
 }  // namespace
 
-RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank,
-                       int64_t world, ColumnFitting fitting)
+RunSession::RunSession(const engine::ExperimentConfig& first_stage, torch::Device device,
+                       int64_t rank, int64_t world, ColumnFitting fitting)
     : experiment(first_stage, device, rank, world, std::move(fitting)),
       inputs(seed_then_inputs(experiment)),
       labels(experiment.dataset("train")->info().class_names),
       model(experiment.build_model("train")),
       init_report(experiment.initialize_model(*model)) {}
 
-StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
+StageSession::StageSession(RunSession& run, const engine::ExperimentConfig& config)
     : optimizer(run.experiment.build_optimizer(*run.model)),
       objective(run.experiment.build_objective(*run.model)),
       val_objective(run.experiment.build_objective(*run.model)),
@@ -36,37 +34,38 @@ StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
   if (val) objective.check_targets(val->dataset().info().target_names, "val");
   // The schedule spans this stage: it sees the steps since the stage began.
   int64_t accumulate = config.train.accumulate;
-  optim::ScheduleSpan span{planned_steps(config.train.max, train, accumulate),
-                           steps_per_epoch(train, accumulate),
+  optim::ScheduleSpan span{engine::planned_steps(config.train.max, train, accumulate),
+                           engine::steps_per_epoch(train, accumulate),
                            run.experiment.job_batch() * accumulate};
   scheduler = run.experiment.build_scheduler(span);
   schedules = run.experiment.build_hyper_schedules(span);
 }
 
-TrainerParts StageSession::parts(RunSession& run, const std::string& checkpoints_dir,
-                                 const std::string& config_yaml,
-                                 const std::atomic<int>* stop_signal, const StageMark& stage) {
-  std::vector<Callback*> hooks;
+engine::TrainerParts StageSession::parts(RunSession& run, const std::string& checkpoints_dir,
+                                         const std::string& config_yaml,
+                                         const std::atomic<int>* stop_signal,
+                                         const engine::StageMark& stage) {
+  std::vector<engine::Callback*> hooks;
   for (auto& callback : callbacks) hooks.push_back(callback.get());
-  TrainerParts parts{*run.model,
-                     *optimizer,
-                     objective,
-                     train,
-                     val ? &*val : nullptr,
-                     run.experiment.device(),
-                     &val_objective,
-                     scheduler.get(),
-                     hooks,
-                     checkpoints_dir,
-                     config_yaml,
-                     stop_signal};
+  engine::TrainerParts parts{*run.model,
+                             *optimizer,
+                             objective,
+                             train,
+                             val ? &*val : nullptr,
+                             run.experiment.device(),
+                             &val_objective,
+                             scheduler.get(),
+                             hooks,
+                             checkpoints_dir,
+                             config_yaml,
+                             stop_signal};
   parts.stage = stage;
   if (!regularization.empty()) parts.regularization = &regularization;
   for (const auto& [name, schedule] : schedules) parts.schedules[name] = schedule.get();
   return parts;
 }
 
-std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage) {
+std::unique_ptr<StageSession> open_stage(RunSession& run, const engine::Stage& stage) {
   try {
     run.experiment.use_stage_config(stage.config);
     models::unfreeze(*run.model);
@@ -77,8 +76,8 @@ std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage) {
   }
 }
 
-void check_stages(RunSession& run, const std::vector<Stage>& stages) {
-  for (const Stage& stage : stages) {
+void check_stages(RunSession& run, const std::vector<engine::Stage>& stages) {
+  for (const engine::Stage& stage : stages) {
     std::unique_ptr<StageSession> session = open_stage(run, stage);
     try {
       check_training(session->parts(run, "", "", nullptr, {}), stage.config.train);

@@ -8,8 +8,6 @@
 
 namespace kiln::experiment {
 
-using namespace engine;
-
 std::shared_ptr<TrialReporter> TrialReporter::from_environment() {
   const char* database = std::getenv("KILN_TUNE_STUDY");
   const char* number = std::getenv("KILN_TUNE_TRIAL");
@@ -35,7 +33,8 @@ TrialReporter::TrialReporter(const std::string& database, int64_t number)
   pruner_ = tune::pruner_registry().create(pruner);
 }
 
-void TrialReporter::on_validation_end(TrainerView& view, const MetricValues& values) {
+void TrialReporter::on_validation_end(engine::TrainerView& view,
+                                      const engine::MetricValues& values) {
   auto value = values.find(metric_);
   if (value == values.end()) return;
   const Progress& progress = view.progress();

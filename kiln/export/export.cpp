@@ -18,7 +18,6 @@ namespace kiln::exports {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 namespace fs = std::filesystem;
@@ -37,7 +36,7 @@ Json specs_json(const ComponentList& list) {
 
 Json model_yaml(const OpenedModel& opened, const std::string& name, const std::string& checkpoint,
                 const serving::Signatures& signatures) {
-  const ExperimentConfig& config = opened.config;
+  const engine::ExperimentConfig& config = opened.config;
   Json yaml = Json::object();
   yaml["format"] = kExportFormat;
   yaml["format_version"] = kExportFormatVersion;
@@ -45,7 +44,7 @@ Json model_yaml(const OpenedModel& opened, const std::string& name, const std::s
   yaml["name"] = name;
   yaml["source"] = {{"run", run_of(checkpoint)},
                     {"checkpoint", fs::path(checkpoint).filename().string()},
-                    {"step", checkpoint_step(checkpoint)},
+                    {"step", engine::checkpoint_step(checkpoint)},
                     {"weights", fs::path(opened.weights).filename().string()}};
   yaml["model"] = config.model.network.spec;
   yaml["inputs"] = inputs_json(opened.inputs)["inputs"];
@@ -61,7 +60,7 @@ Json model_yaml(const OpenedModel& opened, const std::string& name, const std::s
 
 }  // namespace
 
-Json evaluation_data_spec(const ExperimentConfig& config) {
+Json evaluation_data_spec(const engine::ExperimentConfig& config) {
   for (const ComponentSpec* split : {&config.data.test, &config.data.val, &config.data.train}) {
     if (!split->spec.is_object()) continue;
     Json spec = split->spec;
@@ -81,7 +80,7 @@ ExportedVersion export_model(const ExportRequest& request) {
   ExportedVersion exported;
   exported.checkpoint = is_checkpoint_directory(request.source)
                             ? request.source
-                            : find_checkpoint(request.source, request.checkpoint);
+                            : engine::find_checkpoint(request.source, request.checkpoint);
   OpenedModel opened = open_model(exported.checkpoint, "", torch::kCPU);
   exported.weights = opened.weights;
   std::string name = request.name.empty() ? opened.config.name : request.name;
@@ -91,7 +90,7 @@ ExportedVersion export_model(const ExportRequest& request) {
   std::shared_ptr<ExportedModel> runnable = ExportedModel::from_opened(opened);
   serving::Signatures signatures = runnable->signatures();
   std::vector<std::pair<std::string, std::string>> contents = {
-      {"model.safetensors", serialize_weights(*opened.model)},
+      {"model.safetensors", engine::serialize_weights(*opened.model)},
       {"model.yaml", to_yaml(model_yaml(opened, name, exported.checkpoint, signatures))}};
   if (request.portable && request.format != "onnx")
     throw Error("--portable writes model.onnx: give --format onnx too");
@@ -107,7 +106,7 @@ ExportedVersion export_model(const ExportRequest& request) {
       contents.emplace_back("preprocessing.json", opened.preprocessing.dump(2) + "\n");
     // Checksums of every file, verified when the version loads (format_version 2 on).
     std::string manifest;
-    CheckpointFileSystem& files = real_file_system();
+    engine::CheckpointFileSystem& files = engine::real_file_system();
     for (const auto& [file, bytes] : contents) {
       files.write(staging + "/" + file, bytes);
       manifest += io::manifest_line(file, bytes);

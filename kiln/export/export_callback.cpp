@@ -18,7 +18,6 @@ namespace kiln::exports {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 namespace {
@@ -37,7 +36,7 @@ struct ExportOptions {
   std::string name;
   std::string format = "kiln";
   bool portable = false;
-  MonitorOptions compare;
+  engine::MonitorOptions compare;
   void describe(Schema& s) {
     s.field("when", when,
             "best: after each validation that improves `monitor`; validation: after every "
@@ -60,31 +59,32 @@ struct ExportOptions {
   }
 };
 
-class ExportCallback : public Callback {
+class ExportCallback : public engine::Callback {
  public:
   explicit ExportCallback(const ExportOptions& o) : options_(o) {}
 
-  void check(const TrainOptions& train,
+  void check(const engine::TrainOptions& train,
              const std::vector<std::string>& monitorable) const override {
     if (options_.portable && options_.format != "onnx")
       throw ConfigError(config_path + ".portable", "",
                         "a portable graph is an ONNX one: set format: onnx too");
     if (options_.when == ExportWhen::kBest)
-      ResolvedMonitor(options_.compare, train, monitorable, config_path);
+      engine::ResolvedMonitor(options_.compare, train, monitorable, config_path);
   }
-  void on_fit_begin(TrainerView& view) override {
+  void on_fit_begin(engine::TrainerView& view) override {
     if (options_.when == ExportWhen::kBest)
-      compare_ = ResolvedMonitor(options_.compare, view.options(), view.monitorable(), config_path);
+      compare_ = engine::ResolvedMonitor(options_.compare, view.options(), view.monitorable(),
+                                         config_path);
   }
-  void on_validation_end(TrainerView& view, const MetricValues&) override {
+  void on_validation_end(engine::TrainerView& view, const engine::MetricValues&) override {
     if (options_.when == ExportWhen::kValidation ||
         (options_.when == ExportWhen::kBest && best(view)))
       request(view);
   }
-  void on_fit_end(TrainerView& view) override {
+  void on_fit_end(engine::TrainerView& view) override {
     if (options_.when == ExportWhen::kEnd) request(view);
   }
-  void on_checkpoint_saved(TrainerView& view, const std::string& dir) override {
+  void on_checkpoint_saved(engine::TrainerView& view, const std::string& dir) override {
     if (!pending_) return;
     pending_ = false;
     ExportedVersion exported =
@@ -100,26 +100,27 @@ class ExportCallback : public Callback {
 
  private:
   // Whether the validation just ended measured a new best (a NaN never is one).
-  bool best(TrainerView& view) {
+  bool best(engine::TrainerView& view) {
     auto it = view.last_values().find(compare_.monitor);
-    if (it == view.last_values().end() || !improves(it->second, best_, compare_.mode)) return false;
+    if (it == view.last_values().end() || !engine::improves(it->second, best_, compare_.mode))
+      return false;
     best_ = it->second;
     return true;
   }
-  void request(TrainerView& view) {
+  void request(engine::TrainerView& view) {
     pending_ = true;
     view.request_checkpoint();
   }
 
   ExportOptions options_;
-  ResolvedMonitor compare_;
+  engine::ResolvedMonitor compare_;
   std::optional<double> best_;
   bool pending_ = false;
 };
 
 }  // namespace
 
-KILN_REGISTER(callback_registry, "export", ExportCallback, ExportOptions,
+KILN_REGISTER(engine::callback_registry, "export", ExportCallback, ExportOptions,
               "Exports the model as a new version folder for kiln serve while training runs.");
 
 }  // namespace kiln::exports

@@ -21,7 +21,6 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::exports {
-using namespace engine;
 using namespace experiment;
 namespace export_test {
 
@@ -40,21 +39,22 @@ model: {type: sequential, layers: [flatten, {type: linear, out: 3}]}
 // A checkpoint of kConfig's classifier for examples of shape [2, 5] under dir/run; with `ema`,
 // an ema.safetensors of other weights beside it.
 std::string saved_checkpoint(const kiln::testing::TempDir& dir, bool ema = false) {
-  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  engine::ExperimentConfig config =
+      engine::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
   std::shared_ptr<models::Model> model = models::build_model(config.model.network, {2, 5});
   fs::create_directories(dir.file("run/checkpoints"));
-  CheckpointContents contents;
+  engine::CheckpointContents contents;
   contents.step = 7;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(resolved_config(config));
+  contents.config_yaml = to_yaml(engine::resolved_config(config));
   contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32, std::nullopt}},
                                 {"cat", "dog", "owl"});
   if (ema) {
-    NamedTensors averaged = named_state(*model);
+    engine::NamedTensors averaged = engine::named_state(*model);
     for (auto& [name, tensor] : averaged) tensor = torch::full_like(tensor, 0.125);
     contents.tensor_files["ema"] = averaged;
   }
-  return save_checkpoint(dir.file("run/checkpoints"), contents);
+  return engine::save_checkpoint(dir.file("run/checkpoints"), contents);
 }
 
 TEST(Export, WritesTheNextVersionWithItsModelYamlAndWeights) {
@@ -94,7 +94,7 @@ TEST(Export, WritesTheNextVersionWithItsModelYamlAndWeights) {
   // The embedding is the input of the last layer: the flattened example.
   EXPECT_EQ(yaml["signatures"]["embed"]["outputs"]["embedding"]["shape"], Json::array({-1, 10}));
   EXPECT_TRUE(fs::exists(first.directory + "/model.safetensors"));
-  EXPECT_NO_THROW(verify_manifest(first.directory, "version folder"));
+  EXPECT_NO_THROW(engine::verify_manifest(first.directory, "version folder"));
   // Nothing half-written is left beside the versions.
   for (const auto& entry : fs::directory_iterator(dir.file("run/export/tiny")))
     EXPECT_NE(entry.path().filename().string()[0], '.');
@@ -130,7 +130,8 @@ TEST(Export, TheEmaWeightsAreExportedWhenTheRunKeptThem) {
   kiln::testing::TempDir dir;
   ExportedVersion exported = export_model({saved_checkpoint(dir, /*ema=*/true), "", "", ""});
   EXPECT_EQ(fs::path(exported.weights).filename(), "ema.safetensors");
-  NamedTensors weights = read_tensor_file(exported.directory + "/model.safetensors");
+  engine::NamedTensors weights =
+      engine::read_tensor_file(exported.directory + "/model.safetensors");
   for (const auto& [name, tensor] : weights)
     EXPECT_TRUE(torch::allclose(tensor, torch::full_like(tensor, 0.125))) << name;
 }
@@ -139,7 +140,7 @@ TEST(Export, TheEmaWeightsAreExportedWhenTheRunKeptThem) {
 // a signature of its own.
 TEST(Export, EachHeadOfAMultiHeadModelIsServed) {
   kiln::testing::TempDir dir;
-  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", R"(
+  engine::ExperimentConfig config = engine::parse_experiment(load_config({dir.write("c.yaml", R"(
 name: heads
 data:
   train: {type: idx, images: nowhere-images.gz, labels: nowhere-labels.gz}
@@ -150,14 +151,14 @@ model:
     - {name: kind, layers: [{type: linear, out: 3}], loss: cross_entropy}
     - {name: price, layers: [{type: linear, out: 1}], loss: mse, target: price}
 )")},
-                                                         {}));
+                                                                         {}));
   auto model = models::build_model(config.model.network, {2, 5});
   fs::create_directories(dir.file("run/checkpoints"));
-  CheckpointContents contents;
+  engine::CheckpointContents contents;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(resolved_config(config));
+  contents.config_yaml = to_yaml(engine::resolved_config(config));
   contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32, std::nullopt}});
-  std::string checkpoint = save_checkpoint(dir.file("run/checkpoints"), contents);
+  std::string checkpoint = engine::save_checkpoint(dir.file("run/checkpoints"), contents);
   auto loaded = ExportedModel::load(export_model({checkpoint, "", "", ""}).directory, torch::kCPU);
   const serving::Signature* main = loaded->signature("serving_default");
   ASSERT_NE(main, nullptr);
@@ -281,29 +282,30 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
           "output classes picks from 3 classes, but `labels` names 4");
   // Weights of inf answered NaN to every request, with exit 0.
   std::string infinite = damaged("infinite_weights");
-  NamedTensors weights = read_tensor_file(infinite + "/model.safetensors");
+  engine::NamedTensors weights = engine::read_tensor_file(infinite + "/model.safetensors");
   weights.begin()->second.fill_(std::numeric_limits<float>::infinity());
-  rewrite(infinite, "model.safetensors", serialize_tensors(weights));
+  rewrite(infinite, "model.safetensors", engine::serialize_tensors(weights));
   refused(infinite, "model.safetensors", "values that are not finite (inf or NaN)");
   // Finite weights that overflow answered inf and NaN to every request.
   std::string huge = damaged("huge_weights");
-  weights = read_tensor_file(huge + "/model.safetensors");
+  weights = engine::read_tensor_file(huge + "/model.safetensors");
   for (auto& [name, tensor] : weights) tensor.fill_(3e38);
-  rewrite(huge, "model.safetensors", serialize_tensors(weights));
+  rewrite(huge, "model.safetensors", engine::serialize_tensors(weights));
   refused(huge, "model.yaml", "is not finite (inf or NaN) for an example of zeros");
   // Another dtype of the same size was read as the model's bits (F32 taken for I32).
   std::string retyped = damaged("retyped_weights");
-  weights = read_tensor_file(retyped + "/model.safetensors");
+  weights = engine::read_tensor_file(retyped + "/model.safetensors");
   weights.begin()->second = weights.begin()->second.to(torch::kInt32);
-  rewrite(retyped, "model.safetensors", serialize_tensors(weights));
+  rewrite(retyped, "model.safetensors", engine::serialize_tensors(weights));
   refused(retyped, "model.safetensors", "is Int, but the model's is Float");
   // A checkpoint of NaN weights is refused by export itself, not written as a version that
   // every load then refuses.
   std::string checkpoint = dir.file("nan_checkpoint");
-  fs::copy(find_checkpoint(dir.file("run"), "last"), checkpoint, fs::copy_options::recursive);
-  weights = read_tensor_file(checkpoint + "/model.safetensors");
+  fs::copy(engine::find_checkpoint(dir.file("run"), "last"), checkpoint,
+           fs::copy_options::recursive);
+  weights = engine::read_tensor_file(checkpoint + "/model.safetensors");
   weights.begin()->second.fill_(std::numeric_limits<float>::quiet_NaN());
-  rewrite(checkpoint, "model.safetensors", serialize_tensors(weights));
+  rewrite(checkpoint, "model.safetensors", engine::serialize_tensors(weights));
   try {
     export_model({checkpoint, "", dir.file("nan_exports"), ""});
     FAIL() << "exported";

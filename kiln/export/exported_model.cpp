@@ -21,7 +21,6 @@ namespace kiln::exports {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 namespace fs = std::filesystem;
@@ -187,7 +186,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   // file is refused before anything is read from it.
   if (yaml["format"] == kExportFormat &&
       (yaml["format_version"].get<int64_t>() >= 2 || fs::exists(directory + "/MANIFEST")))
-    verify_manifest(directory, "version folder");
+    engine::verify_manifest(directory, "version folder");
   std::shared_ptr<ExportedModel> loaded(new ExportedModel());
   loaded->directory_ = directory;
   loaded->device_ = device;
@@ -231,7 +230,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   } catch (const Error& e) {  // a component this kiln lacks, an option it refuses
     refuse(file, e.what());
   }
-  copy_weights_from(directory + "/model.safetensors", *loaded->model_);
+  engine::copy_weights_from(directory + "/model.safetensors", *loaded->model_);
   loaded->model_->to(device);
   loaded->model_->eval();
   loaded->check_signatures(file);

@@ -12,7 +12,6 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::exports {
-using namespace engine;
 using namespace experiment;
 namespace exported_model_optimize_test {
 
@@ -31,19 +30,20 @@ model:
 // A version folder of kConfig's network for [1, 8, 8] images, its batch norm's statistics not
 // the identity's (so that folding it changes the weights).
 std::string exported_convs(const kiln::testing::TempDir& dir) {
-  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  engine::ExperimentConfig config =
+      engine::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
   torch::manual_seed(3);
   std::shared_ptr<models::Model> model = models::build_model(config.model.network, {1, 8, 8});
   for (auto& buffer : model->named_buffers())
     if (buffer.key().find("running_var") != std::string::npos) buffer.value().fill_(2.0);
   std::filesystem::create_directories(dir.file("run/checkpoints"));
-  CheckpointContents contents;
+  engine::CheckpointContents contents;
   contents.step = 1;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(resolved_config(config));
+  contents.config_yaml = to_yaml(engine::resolved_config(config));
   contents.inputs =
       inputs_json({ModelInput{"input", {1, 8, 8}, torch::kFloat32, std::nullopt}}, {"a", "b", "c"});
-  save_checkpoint(dir.file("run/checkpoints"), contents);
+  engine::save_checkpoint(dir.file("run/checkpoints"), contents);
   return export_model({dir.file("run"), "last", "", ""}).directory;
 }
 

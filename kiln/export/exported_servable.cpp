@@ -10,7 +10,6 @@ namespace kiln::exports {
 
 // The engine's and the experiment's types (checkpoints, callbacks; Experiment, OpenedModel) are
 // this file's vocabulary.
-using namespace engine;
 using namespace experiment;
 
 torch::Tensor host_to_tensor(const serving::HostTensor& host, torch::Dtype dtype,

@@ -14,7 +14,6 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::exports {
-using namespace engine;
 namespace exported_torchscript_test {
 
 namespace fs = std::filesystem;

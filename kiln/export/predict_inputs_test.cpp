@@ -17,7 +17,6 @@
 #include "tests/support/temp_dir.h"
 
 namespace kiln::exports {
-using namespace engine;
 using namespace experiment;
 namespace predict_inputs_test {
 
@@ -27,7 +26,7 @@ const char* kRows =
     "color,size,shape,label\nred,1.5,circle,in\nblue,7,square,out\ngreen,3,triangle,in\n"
     "purple,9.25,circle,out\n";
 
-ExperimentConfig tabular_config(const std::string& train) {
+engine::ExperimentConfig tabular_config(const std::string& train) {
   RawConfig raw;
   raw.tree = parse_config_text(
       "data: {train: {type: csv, file: " + train +
@@ -38,7 +37,7 @@ ExperimentConfig tabular_config(const std::string& train) {
           "embedding_dim: 2}}}\n"
           "model: {type: wide_deep, num_classes: 2, hidden: [4]}\nloss: cross_entropy\n",
       "exp.yaml", false);
-  return parse_experiment(raw);
+  return engine::parse_experiment(raw);
 }
 
 TEST(PredictInputs, TabularFilesGiveTheRowsTrainingGave) {
