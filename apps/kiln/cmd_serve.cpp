@@ -128,6 +128,7 @@ serving::ModelServerOptions server_options(const ServeArgs& args) {
     grpc.read_timeout_seconds = args.read_timeout_seconds;
     grpc.request_timeout_seconds = args.request_timeout_seconds;
     grpc.max_pending_bytes = args.max_pending_bytes;
+    grpc.readers = body_readers();
     options.listeners.push_back(serving::grpc_listener(grpc));
   }
   return options;

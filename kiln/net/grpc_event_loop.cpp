@@ -26,9 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kReadChunk = 64 << 10;
-constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
-constexpr size_t kOutChunk = 256 << 10;      // produced before the socket is written
+constexpr size_t kOutChunk = 256 << 10;  // produced before the socket is written
 constexpr auto kFinalFlushTime = std::chrono::seconds(5);
 constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
 
@@ -208,23 +206,15 @@ void GrpcEventLoop::State::on_event(uint64_t id, uint32_t events) {
 
 // Reads what has come into the connection's HTTP/2; false when the connection is closed.
 bool GrpcEventLoop::State::read_from(Connection& connection) {
-  char buffer[kReadChunk];
-  for (size_t round = 0; round < kReadPerRound;) {
-    ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
-    if (got > 0) {
-      round += size_t(got);
-      connection.times.last_activity = Clock::now();
-      bool taken = connection.http2.receive(buffer, size_t(got));
-      connection.note_calls(connection.times.last_activity);
-      if (!taken) break;  // its GOAWAY goes, then it closes
-      continue;
-    }
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && would_block()) break;
-    close_connection(connection);  // the client has gone: its calls' answers are dropped
-    return false;
-  }
-  return true;
+  ReadEnd end = read_available(connection.fd, [&connection](const char* data, size_t size) {
+    connection.times.last_activity = Clock::now();
+    bool taken = connection.http2.receive(data, size);
+    connection.note_calls(connection.times.last_activity);
+    return taken;  // not taken: its GOAWAY goes, then it closes
+  });
+  if (end == ReadEnd::kForNow) return true;
+  close_connection(connection);  // the client has gone: its calls' answers are dropped
+  return false;
 }
 
 void GrpcEventLoop::State::dispatch(uint64_t id, GrpcIncoming& call) {

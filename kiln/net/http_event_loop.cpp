@@ -34,8 +34,6 @@ constexpr auto kTimeoutScanPeriod = std::chrono::milliseconds(250);
 // for this long before the close: closing with unread bytes would reset the connection, and the
 // client could lose the answer (a 413 sent while it is still sending its body).
 constexpr auto kLingerTime = std::chrono::seconds(2);
-constexpr size_t kReadChunk = 64 << 10;
-constexpr size_t kReadPerRound = 256 << 10;  // from one connection before others get their turn
 
 // The loop's own answers (a request it cannot read, one too slow or too large) in the form the
 // REST API gives every failure, {"error": MESSAGE}; the handler writes all others.
@@ -215,36 +213,31 @@ void HttpEventLoop::State::on_event(uint64_t id, uint32_t events) {
 
 // Reads what has come; false when the connection is closed.
 bool HttpEventLoop::State::read_from(Connection& connection) {
-  char buffer[kReadChunk];
-  for (size_t round = 0; round < kReadPerRound;) {
-    ssize_t got = recv(connection.fd, buffer, sizeof buffer, 0);
-    if (got > 0) {
-      round += size_t(got);
-      if (connection.lingering) continue;  // dropped, and no reason to linger longer
-      connection.last_activity = Clock::now();
-      // A connection holding little (a health check, a small request) is let past the cap:
-      // /healthz was answered 413 while other clients held the cap's worth of bodies.
-      bool small = connection.in.size() + size_t(got) <= kSmallRequestBytes;
-      bool over = !small && pending_bytes + size_t(got) > options.max_pending_bytes;
-      if (over && !connection.with_handler) return refuse_pending(connection);
-      connection.in.append(buffer, size_t(got));
-      pending_bytes += size_t(got);
-      if (over) {  // what it sent behind a request being answered waits, unread, for that answer
-        watch(connection, 0);
-        break;
-      }
-      continue;
-    }
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && would_block()) break;
-    if (got < 0 || connection.lingering) {  // the connection failed, or the close is complete
-      close_connection(connection);
-      return false;
-    }
-    // The client has shut its sending side: answer what it sent, then close.
+  bool refused = false;
+  ReadEnd end = read_available(connection.fd, [&](const char* data, size_t size) {
+    if (connection.lingering) return true;  // dropped, and no reason to linger longer
+    connection.last_activity = Clock::now();
+    // A connection holding little (a health check, a small request) is let past the cap:
+    // /healthz was answered 413 while other clients held the cap's worth of bodies.
+    bool small = connection.in.size() + size <= kSmallRequestBytes;
+    bool over = !small && pending_bytes + size > options.max_pending_bytes;
+    refused = over && !connection.with_handler;
+    if (refused) return false;
+    connection.in.append(data, size);
+    pending_bytes += size;
+    // What it sent behind a request being answered waits, unread, for that answer.
+    if (over) watch(connection, 0);
+    return !over;
+  });
+  if (refused) return refuse_pending(connection);
+  if (end == ReadEnd::kFailed || (end == ReadEnd::kEndOfStream && connection.lingering)) {
+    close_connection(connection);  // the connection failed, or the close is complete
+    return false;
+  }
+  // The client has shut its sending side: what it sent is answered, then the connection closes.
+  if (end == ReadEnd::kEndOfStream) {
     connection.sender_done = true;
     watch(connection, 0);
-    break;
   }
   // While a request is with the handler, what a client sends after it waits here; beyond a whole
   // request's worth, the socket is not read until the answer is out.

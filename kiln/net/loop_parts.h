@@ -7,6 +7,10 @@
 // thread and stop() on any other.
 
 #include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstddef>
 
 #include <atomic>
 #include <chrono>
@@ -78,6 +82,32 @@ class LoopTurns {
   Clock::time_point last_scan_;
   std::vector<epoll_event> events_ = std::vector<epoll_event>(256);
 };
+
+/// How read_available() ended: the socket has nothing more now (or the connection's share of the
+/// turn is read, or `take` stopped), the client has shut its sending side, or the socket failed.
+enum class ReadEnd { kForNow, kEndOfStream, kFailed };
+
+/// Reads what has come on the connection `fd`, in chunks of 64 KiB given to `take(data, size)`,
+/// until the socket would block, `take` returns false, or 256 KiB have come: a connection's share
+/// of a turn, so that one fast client does not starve the others.
+template <class Take>
+ReadEnd read_available(int fd, Take take) {
+  constexpr size_t kChunk = 64 << 10, kShare = 256 << 10;
+  char buffer[kChunk];
+  for (size_t round = 0; round < kShare;) {
+    ssize_t got = recv(fd, buffer, sizeof buffer, 0);
+    if (got > 0) {
+      round += size_t(got);
+      if (!take(static_cast<const char*>(buffer), size_t(got))) return ReadEnd::kForNow;
+      continue;
+    }
+    if (got == 0) return ReadEnd::kEndOfStream;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return ReadEnd::kForNow;
+    return ReadEnd::kFailed;
+  }
+  return ReadEnd::kForNow;
+}
 
 class LoopPhase {
  public:

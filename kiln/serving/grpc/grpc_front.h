@@ -23,6 +23,7 @@ struct GrpcOptions {
   int read_timeout_seconds = 10;         // a client silent this long, with no call in work, goes
   int request_timeout_seconds = 30;      // a call's request arrives whole within this
   int64_t max_pending_bytes = int64_t(256) << 20;  // request bytes still arriving, all clients
+  int readers = 1;  // threads reading requests that expand to 64 KiB or more, off the loops
 };
 
 /// Makes the gRPC listener of a ModelServer (PredictionService and ModelService), bound when the

@@ -29,7 +29,8 @@ net::GrpcLoopOptions loop_options(const GrpcOptions& options) {
 }  // namespace
 
 GrpcServer::GrpcServer(ServingParts parts, const GrpcOptions& options)
-    : prediction_(CallContext{parts, options.token, &live_}, options.max_rows),
+    : prediction_(CallContext{parts, options.token, &live_}, options.max_rows, &preparing_),
+      preparing_(options.readers, size_t(std::max<int64_t>(options.max_pending_bytes, 0))),
       status_(CallContext{parts, options.token, &live_}),
       host_(options.host) {
   prediction_.add_methods(methods_);

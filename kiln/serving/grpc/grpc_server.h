@@ -37,6 +37,7 @@ class GrpcServer final : public Listener {
 
   RequestGate live_;  // first: the calls count themselves here until they are destroyed
   PredictionService prediction_;
+  OffLoopWorkers preparing_;  // after the service its work calls, ended before it
   ModelStatusService status_;
   GrpcMethods methods_;
   std::string host_;
