@@ -9,12 +9,11 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include <cerrno>
-#include <cstddef>
-
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>

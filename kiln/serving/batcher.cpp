@@ -168,9 +168,9 @@ BatchingServable::Batch BatchingServable::next_batch(std::unique_lock<std::mutex
   Batch batch;
   int64_t rows = 0;
   while (true) {
-    // Take every waiting request that fits, setting aside those whose client has gone; then
-    // wait for more until the deadline.
-    // The first request still wanted is taken whatever its size (also with --max-batch 0).
+    // Take every waiting request that fits (the first still wanted whatever its size, also with
+    // --max-batch 0), setting aside those whose client has gone; then wait for more until the
+    // deadline.
     for (auto it = queue_.begin();
          it != queue_.end() && (rows < options_.max_batch || batch.requests.empty());) {
       const std::shared_ptr<Request>& next = *it;
