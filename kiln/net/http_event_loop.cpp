@@ -51,7 +51,8 @@ struct Connection {
   ~Connection() { abandon.set(); }
   int fd = -1;
   uint64_t id = 0;
-  std::string in;  // received, not yet taken by a request
+  std::string in;         // received, not yet taken by a request
+  size_t in_counted = 0;  // what pending_bytes counts of it: its capacity when last counted
   HttpRequestParser parser;
   std::string out;  // to send, from `sent` on
   size_t sent = 0;
@@ -68,6 +69,13 @@ struct Connection {
 };
 
 bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
+
+// What `in` will have allocated once `more` bytes are appended: libstdc++ at least doubles a
+// string that grows.
+size_t capacity_after(const std::string& in, size_t more) {
+  size_t needed = in.size() + more;
+  return needed <= in.capacity() ? in.capacity() : std::max(needed, 2 * in.capacity());
+}
 
 }  // namespace
 
@@ -86,7 +94,10 @@ struct HttpEventLoop::State {
   uint64_t next_id = kFirstConnectionTag;
   bool listener_paused = false;
   size_t max_connections = 0;  // options' limit kept under the descriptors, set as serving starts
-  size_t pending_bytes = 0;    // every connection's `in` together (max_pending_bytes)
+  // Every connection's `in` together, as allocated (max_pending_bytes): a buffer grows by
+  // doubling, and counting its bytes alone let 40 stalled 15 MB bodies hold 1.7 times the cap.
+  size_t pending_bytes = 0;
+  GiveBackAfterPeak give_back;
 
   LoopPhase phase;
 
@@ -102,6 +113,7 @@ struct HttpEventLoop::State {
   bool flush(Connection& connection);
   void close_connection(Connection& connection);
   void drop_in(Connection& connection, size_t count);
+  void recount(Connection& connection);
   bool refuse_pending(Connection& connection);
   void deliver_answers();
   void scan_timeouts(Clock::time_point now);
@@ -220,11 +232,13 @@ bool HttpEventLoop::State::read_from(Connection& connection) {
     // A connection holding little (a health check, a small request) is let past the cap:
     // /healthz was answered 413 while other clients held the cap's worth of bodies.
     bool small = connection.in.size() + size <= kSmallRequestBytes;
-    bool over = !small && pending_bytes + size > options.max_pending_bytes;
+    bool over =
+        !small && pending_bytes - connection.in_counted + capacity_after(connection.in, size) >
+                      options.max_pending_bytes;
     refused = over && !connection.with_handler;
     if (refused) return false;
     connection.in.append(data, size);
-    pending_bytes += size;
+    recount(connection);
     // What it sent behind a request being answered waits, unread, for that answer.
     if (over) watch(connection, 0);
     return !over;
@@ -325,8 +339,15 @@ bool HttpEventLoop::State::flush(Connection& connection) {
 }
 
 void HttpEventLoop::State::drop_in(Connection& connection, size_t count) {
-  pending_bytes -= count;
   connection.in.erase(0, count);
+  if (connection.in.empty() && connection.in.capacity() > kSmallRequestBytes)
+    std::string().swap(connection.in);  // a big body's buffer goes with it
+  recount(connection);
+}
+
+void HttpEventLoop::State::recount(Connection& connection) {
+  pending_bytes = pending_bytes - connection.in_counted + connection.in.capacity();
+  connection.in_counted = connection.in.capacity();
 }
 
 // The bytes all connections hold have reached the limit: this connection's request is refused
@@ -344,7 +365,7 @@ bool HttpEventLoop::State::refuse_pending(Connection& connection) {
 }
 
 void HttpEventLoop::State::close_connection(Connection& connection) {
-  drop_in(connection, connection.in.size());
+  pending_bytes -= connection.in_counted;
   close(connection.fd);  // also takes it off epoll's list
   connections.erase(connection.id);
   if (listener_paused) {
@@ -376,6 +397,7 @@ void HttpEventLoop::State::deliver_answers() {
 }
 
 void HttpEventLoop::State::scan_timeouts(Clock::time_point now) {
+  give_back.note(pending_bytes);
   auto timeout = std::chrono::seconds(options.read_timeout_seconds);
   auto request_timeout = std::chrono::seconds(options.request_timeout_seconds);
   std::vector<Connection*> late, slow;
