@@ -35,7 +35,7 @@ class EventLoop : public ::testing::Test {
       handler = [](HttpRequest& request, HttpRespond respond) {
         respond({200, "text/plain", request.method + " " + request.path + " " + request.body, {}});
       };
-    HttpLoopOptions options;
+    HttpLoopOptions options = options_;
     options.log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mutex_);
       logged_.push_back(line);
@@ -61,6 +61,7 @@ class EventLoop : public ::testing::Test {
     return deferred_[n - 1];
   }
 
+  HttpLoopOptions options_;  // what start() serves with, but for the log
   std::unique_ptr<HttpEventLoop> loop_;
   std::thread thread_;
   int port_ = 0;
@@ -195,6 +196,22 @@ TEST_F(EventLoop, AnAnswerForAClientThatHasGoneIsDroppedAndOthersAreServed) {
   respond_next({200, "text/plain", "yours", {}});
   EXPECT_THAT(next.read_response(), EndsWith("\r\n\r\nyours"));
   EXPECT_EQ(held.use_count(), 1);  // what the dropped answer held has been let go
+}
+
+// Requests still arriving are counted as their buffers hold them, which grow by doubling:
+// counted by their bytes, 40 stalled bodies of 15 MB held 1.7 times --max-pending-bytes. A body
+// of 150 KiB read in chunks of at most 64 KiB needs a buffer of 172 KiB or more.
+TEST_F(EventLoop, RequestBytesAreCountedAsTheirBufferHoldsThem) {
+  options_.max_pending_bytes = 160 << 10;
+  start();
+  RawConnection client(port_);
+  std::string body(150 << 10, 'x');
+  client.send_text("POST /big HTTP/1.1\r\nHost: k\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_THAT(client.read_response(), StartsWith("HTTP/1.1 413 "));
+  RawConnection small(port_);  // a small request is still let past the cap
+  small.send_text("GET /healthz HTTP/1.1\r\nHost: k\r\n\r\n");
+  EXPECT_THAT(small.read_response(), EndsWith("GET /healthz "));
 }
 
 // A request whose client reset its connection is marked, so that the model server drops its
