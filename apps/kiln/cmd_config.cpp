@@ -4,7 +4,7 @@
 
 #include "apps/kiln/cli.h"
 #include "kiln/core/config.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 
 namespace kiln::cli {
 
@@ -17,8 +17,8 @@ void add_config_command(CLI::App& app, Action& action) {
   show->callback([&action, args] {
     action = [args] {
       RawConfig raw = load_config(args->files, args->overrides);
-      engine::ExperimentConfig parsed = engine::parse_experiment(raw);
-      std::fputs(to_yaml(engine::resolved_config(parsed)).c_str(), stdout);
+      experiment::ExperimentConfig parsed = experiment::parse_experiment(raw);
+      std::fputs(to_yaml(experiment::resolved_config(parsed)).c_str(), stdout);
       return 0;
     };
   });

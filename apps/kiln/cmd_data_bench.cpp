@@ -21,9 +21,9 @@ struct BenchArgs {
 };
 
 int run_bench(const BenchArgs& args) {
-  engine::ExperimentConfig config =
-      engine::parse_experiment(load_config(args.config.files, args.config.overrides));
-  engine::Runtime runtime = engine::Runtime::of(config);
+  experiment::ExperimentConfig config =
+      experiment::parse_experiment(load_config(args.config.files, args.config.overrides));
+  engine::Runtime runtime = experiment::runtime_of(config);
   runtime.apply();
   experiment::Experiment experiment(std::move(config), runtime.device);
   bench::PipelineRate rate =

@@ -60,9 +60,9 @@ void print_speed(const Json& stats) {
 }
 
 int run_stats(const StatsArgs& args) {
-  engine::ExperimentConfig config =
-      engine::parse_experiment(load_config(args.config.files, args.config.overrides));
-  engine::Runtime runtime = engine::Runtime::of(config);
+  experiment::ExperimentConfig config =
+      experiment::parse_experiment(load_config(args.config.files, args.config.overrides));
+  engine::Runtime runtime = experiment::runtime_of(config);
   runtime.apply();
   experiment::Experiment experiment(std::move(config), runtime.device);
   double started = steady_seconds();

@@ -9,7 +9,7 @@
 #include "kiln/core/console.h"
 #include "kiln/core/error.h"
 #include "kiln/core/usable_cpus.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 #include "kiln/run/run_directory.h"
 #include "kiln/tune/study_command.h"
 
@@ -25,7 +25,7 @@ struct TuneArgs {
 
 // What a study needs of a config, as `kiln train` reads it.
 tune::ExperimentFacts experiment_facts(const RawConfig& raw) {
-  engine::ExperimentConfig config = engine::parse_experiment(raw);
+  experiment::ExperimentConfig config = experiment::parse_experiment(raw);
   return {tune::tune_section(config.sections), config.train.monitor,
           config.train.mode == Mode::kMax, config.seed};
 }

@@ -51,13 +51,13 @@ std::string model_summary_text(const RawConfig& raw,
     shape = *input;
     if (!raw.tree.contains("model"))
       throw ConfigError("model", "", "missing; the config needs a model section");
-    engine::ModelSection section;  // init_from is for training; the summary leaves it out
-    OptionTraits<engine::ModelSection>::read(raw.tree.at("model"), section,
-                                             ReadContext{"model", &raw.origins});
+    experiment::ModelSection section;  // init_from is for training; the summary leaves it out
+    OptionTraits<experiment::ModelSection>::read(raw.tree.at("model"), section,
+                                                 ReadContext{"model", &raw.origins});
     model = models::build_model(section.network, shape);
   } else {
-    engine::ExperimentConfig config = engine::parse_experiment(raw);
-    engine::Runtime runtime = engine::Runtime::of(config);
+    experiment::ExperimentConfig config = experiment::parse_experiment(raw);
+    engine::Runtime runtime = experiment::runtime_of(config);
     runtime.apply();
     Experiment experiment(std::move(config), runtime.device);
     model = experiment.build_model("train");

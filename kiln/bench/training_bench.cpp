@@ -9,10 +9,10 @@
 #include "kiln/core/peak_memory.h"
 #include "kiln/engine/metric_sink.h"
 #include "kiln/engine/runtime.h"
-#include "kiln/engine/stages.h"
 #include "kiln/engine/step_profiler.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/precision_choice.h"
+#include "kiln/experiment/stages.h"
 #include "kiln/experiment/training_session.h"
 
 namespace kiln::bench {
@@ -96,13 +96,13 @@ std::string share(double part, double whole) {
 }  // namespace
 
 TrainingCost bench_training(const RawConfig& raw, const BenchOptions& options, Clock clock) {
-  engine::ExperimentConfig config = engine::parse_experiment(raw);
-  std::vector<engine::Stage> stages = engine::plan_stages(raw, config);
-  engine::Runtime runtime = engine::Runtime::of(config);
+  experiment::ExperimentConfig config = experiment::parse_experiment(raw);
+  std::vector<experiment::Stage> stages = experiment::plan_stages(raw, config);
+  engine::Runtime runtime = experiment::runtime_of(config);
   runtime.apply();
   RunSession run(stages.front().config, runtime.device);
   std::unique_ptr<StageSession> stage = open_stage(run, stages.front());
-  const engine::ExperimentConfig& first = stages.front().config;
+  const experiment::ExperimentConfig& first = stages.front().config;
 
   engine::StepProfiler profiler(options.warmup + 1, options.warmup + options.steps, clock, nullptr);
   engine::TrainerParts parts = stage->parts(run, "", "", nullptr, {});

@@ -1,5 +1,4 @@
 #include "kiln/data/dataset.h"
-#include "kiln/data/tabular_dataset.h"
 
 #include "kiln/core/error.h"
 
@@ -33,11 +32,6 @@ DatasetInfo TensorDataset::info() const {
 
 Batch StreamingDataset::gather(const torch::Tensor&) const {
   throw InternalError("a streaming dataset has no random access; the loader streams it");
-}
-
-Batch TabularDataset::decode_records(const std::vector<io::Record>&,
-                                     const tabular::RowVisitor&) const {
-  throw InternalError("these tabular records are held, not streamed; gather them");
 }
 
 io::ImageInput unit_scaled_chw_image(const std::vector<int64_t>& shape) {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kiln/core/json.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/engine/train_options.h"
 
 namespace kiln::engine {
 

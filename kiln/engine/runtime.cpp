@@ -9,15 +9,16 @@
 
 namespace kiln::engine {
 
-Runtime Runtime::of(const ExperimentConfig& config, int64_t local_ranks) {
+Runtime Runtime::of(const RuntimeOptions& options, int64_t seed, bool deterministic,
+                    int64_t local_ranks) {
   Runtime runtime;
-  runtime.threads = config.runtime.threads.value;
+  runtime.threads = options.threads.value;
   if (runtime.threads == 0)
     runtime.threads = std::max<int64_t>(1, int64_t(usable_cpus().count) / local_ranks);
-  runtime.seed = static_cast<uint64_t>(config.seed);
-  runtime.deterministic = config.train.deterministic;
-  runtime.cudnn_benchmark = config.runtime.cudnn_benchmark;
-  DeviceChoice device = config.runtime.device;
+  runtime.seed = static_cast<uint64_t>(seed);
+  runtime.deterministic = deterministic;
+  runtime.cudnn_benchmark = options.cudnn_benchmark;
+  DeviceChoice device = options.device;
   bool has_cuda = torch::cuda::is_available();
   if (device == DeviceChoice::kCuda && !has_cuda)
     throw ConfigError("runtime.device", "",

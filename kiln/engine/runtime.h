@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kiln/engine/experiment_config.h"
+#include "kiln/engine/runtime_options.h"
 
 namespace kiln::engine {
 
@@ -20,10 +20,12 @@ struct Runtime {
   bool cudnn_benchmark = false;
   torch::Device device = torch::kCPU;
 
-  /// The runtime `config` asks for: `threads: auto` as all cores, `device: auto` as CUDA when
-  /// there is a CUDA device. A ConfigError at runtime.device when CUDA is asked for and absent.
-  /// `local_ranks`: the processes of a job on this machine, which share its cores.
-  static Runtime of(const ExperimentConfig& config, int64_t local_ranks = 1);
+  /// The runtime a config's `runtime:`, `seed` and `train.deterministic` ask for: `threads: auto`
+  /// as all cores, `device: auto` as CUDA when there is a CUDA device. A ConfigError at
+  /// runtime.device when CUDA is asked for and absent. `local_ranks`: the processes of a job on
+  /// this machine, which share its cores.
+  static Runtime of(const RuntimeOptions& options, int64_t seed, bool deterministic,
+                    int64_t local_ranks = 1);
   /// Sets LibTorch's threads and seed and, when deterministic, its deterministic algorithms
   /// (and the cuBLAS workspace they need, in the environment before CUDA starts), otherwise
   /// cuDNN's benchmark mode as `cudnn_benchmark` says.

@@ -22,52 +22,21 @@
 #include "kiln/engine/callback.h"
 #include "kiln/engine/device_readings.h"
 #include "kiln/engine/evaluator.h"
-#include "kiln/engine/experiment_config.h"
 #include "kiln/engine/metric_sink.h"
 #include "kiln/engine/precision.h"
 #include "kiln/engine/regularization.h"
 #include "kiln/engine/step_profiler.h"
+#include "kiln/engine/train_options.h"
 #include "kiln/engine/train_state.h"
+#include "kiln/engine/trainer_checks.h"
+#include "kiln/engine/trainer_parts.h"
 #include "kiln/optim/hyper_schedules.h"
 #include "kiln/optim/scheduler.h"
 
 namespace kiln::engine {
 
-/// What the trainer works on; all references outlive the trainer.
-struct TrainerParts {
-  models::Model& model;
-  torch::optim::Optimizer& optimizer;
-  Objective& objective;  // measured on training batches
-  data::Loader& train;
-  data::Loader* val = nullptr;  // optional
-  torch::Device device = torch::kCPU;
-  // A separate instance for validation, so that a validation in the middle of a logging window
-  // does not reset the training statistics; required when `val` is given.
-  Objective* val_objective = nullptr;
-  optim::Scheduler* scheduler = nullptr;  // optional: the optimizer's rates throughout
-  std::vector<Callback*> callbacks = {};
-  // Where checkpoints are, and the resolved config each one holds; none: no checkpoints.
-  std::string checkpoints_dir = "";
-  std::string config_yaml = "";
-  // Set (to the signal number) by a signal handler: finish the step, save, stop.
-  const std::atomic<int>* stop_signal = nullptr;
-  // Per-epoch schedules of other optimizer hyper-parameters (`schedules:`), by name.
-  std::map<std::string, const optim::Scheduler*> schedules = {};
-  // Penalties added to the loss once per step (`regularization:`); optional.
-  const Regularization* regularization = nullptr;
-  // The train cycle (stages.h) this trainer runs: train.max and the schedule count from its
-  // start, the progress logged counts on over the whole run.
-  StageMark stage = {};
-  // The processes training together; alone by default.
-  std::shared_ptr<distributed::Context> context = distributed::single_process();
-  // Whether this process saves checkpoints into checkpoints_dir (rank 0 does; the others read
-  // them to rewind).
-  bool saves_checkpoints = true;
-  // What the model takes (open_model.h), saved in every checkpoint; null: nothing saved.
-  Json inputs = nullptr;
-  // Told of each step's phases (train.profile, kiln bench); optional.
-  StepProfiler* profiler = nullptr;
-};
+struct TrainerWindow;  // trainer_window.h
+struct StepGroup;
 
 struct TrainResult {
   Progress progress;
@@ -94,8 +63,8 @@ class Trainer : private TrainerView {
   TrainResult fit();
 
  private:
-  struct Window;  // training statistics since the last log line
-  struct Group;   // the batches of one optimizer step (train.accumulate)
+  using Window = TrainerWindow;  // training statistics since the last log line
+  using Group = StepGroup;       // the batches of one optimizer step (train.accumulate)
   enum class StepOutcome { kStepped, kSkipped, kRewound };
   /// Trains until the end or a stop; true when a NaN rewind moved training back to a checkpoint
   /// (the caller then runs it again from there).
@@ -196,20 +165,5 @@ class Trainer : private TrainerView {
   std::optional<StopVotes> step_votes_;
   TrainResult result_;
 };
-
-/// What a trainer checks of its config before training, without training: a batch to train on,
-/// train.precision on this device, train.monitor, scheduler.monitor, each callback's check and
-/// the `schedules:`; a ConfigError naming the key.
-void check_training(const TrainerParts& parts, const TrainOptions& options);
-
-/// Optimizer steps per epoch: batches per epoch over `accumulate`, rounded up.
-int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate = 1);
-
-/// How many optimizer steps `max` takes over `train` (whose batches per epoch are known), with
-/// `accumulate` batches per step; 0 for a time.
-int64_t planned_steps(const Period& max, const data::Loader& train, int64_t accumulate = 1);
-
-/// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy.
-std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val);
 
 }  // namespace kiln::engine

@@ -1,12 +1,18 @@
 // The checks a training makes before its first step (trainer.h, trainer_checks.h), and the step
 // counts its schedules plan with.
 
+#include "kiln/engine/trainer_checks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "kiln/engine/trainer.h"
-#include "kiln/engine/trainer_checks.h"
+#include "kiln/data/loader.h"
+#include "kiln/engine/callback.h"
+#include "kiln/engine/evaluator.h"
+#include "kiln/engine/objective.h"
+#include "kiln/engine/precision.h"
+#include "kiln/optim/hyper_schedules.h"
 #include "kiln/optim/optimizer.h"
 
 namespace kiln::engine {

@@ -1,13 +1,15 @@
 #pragma once
-// The trainer's bookkeeping between log lines (Window) and within one optimizer step (Group),
-// shared by trainer.cpp (the loop, logging) and trainer_step.cpp (one step). Private to the
-// trainer: include it from those two files only.
+// The trainer's bookkeeping between log lines (TrainerWindow, its Window) and within one
+// optimizer step (StepGroup, its Group), shared by trainer.cpp (the loop, logging) and
+// trainer_step.cpp (one step). Private to the trainer: include it from those two files only.
 
-#include "kiln/engine/trainer.h"
+#include <torch/torch.h>
+
+#include <cstdint>
 
 namespace kiln::engine {
 
-struct Trainer::Window {
+struct TrainerWindow {
   int64_t steps = 0, samples = 0;
   double started = 0;
   // Seconds of the window's training time spent waiting for the loader, in forward, in backward,
@@ -21,7 +23,7 @@ struct Trainer::Window {
   int64_t updates = 0;
 };
 
-struct Trainer::Group {
+struct StepGroup {
   int64_t size = 1;     // batches in this group
   int64_t batches = 0;  // taken so far
   int64_t samples = 0;

@@ -94,7 +94,7 @@ engine::PrecisionMode timed_precision(engine::PrecisionMode asked, torch::Device
 
 // Rank 0's choice, made from the record or by timing the first training batch.
 ChannelsLastChoice choose_on_rank0(RunSession& session, const Json& recorded) {
-  const engine::ExperimentConfig& config = session.experiment.config();
+  const ExperimentConfig& config = session.experiment.config();
   AutoSwitch asked = config.runtime.channels_last;
   if (auto plain = channels_last_unmeasured(asked, has_4d_kernels(*session.model),
                                             config.train.deterministic))

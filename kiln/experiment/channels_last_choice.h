@@ -13,8 +13,9 @@
 #include <string>
 
 #include "kiln/core/json.h"
-#include "kiln/engine/experiment_config.h"
 #include "kiln/engine/objective.h"
+#include "kiln/engine/runtime_options.h"
+#include "kiln/engine/train_options.h"
 #include "kiln/models/model.h"
 
 namespace kiln::distributed {

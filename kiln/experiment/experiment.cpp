@@ -13,7 +13,7 @@
 #include "kiln/data/tabular_dataset.h"
 #include "kiln/engine/device_feed.h"
 #include "kiln/experiment/init_from.h"
-#include "kiln/experiment/open_model.h"
+#include "kiln/experiment/preprocessing_file.h"
 #include "kiln/optim/param_groups.h"
 
 namespace kiln::experiment {
@@ -24,7 +24,7 @@ Transforms build_transforms(const ComponentList& list) {
   return transforms;
 }
 
-Transforms eval_transforms(const engine::ExperimentConfig& config) {
+Transforms eval_transforms(const ExperimentConfig& config) {
   return build_transforms(config.data.transforms.eval);
 }
 
@@ -39,8 +39,8 @@ models::Inputs model_inputs_after(const Transforms& transforms, const models::Sh
   return {batch.sizes().slice(1).vec(), std::move(layout)};
 }
 
-Experiment::Experiment(engine::ExperimentConfig config, torch::Device device, int64_t rank,
-                       int64_t world, ColumnFitting fitting)
+Experiment::Experiment(ExperimentConfig config, torch::Device device, int64_t rank, int64_t world,
+                       ColumnFitting fitting)
     : config_(std::move(config)),
       device_(device),
       rank_(rank),
@@ -226,7 +226,7 @@ int64_t Experiment::job_batch() const {
 
 // A rank's training batch: its share of the global batch, unless data.batch_per_rank.
 int64_t Experiment::batch_per_rank() const {
-  const engine::DataOptions& d = config_.data;
+  const data::DataOptions& d = config_.data;
   if (d.batch_per_rank || world_ == 1) return d.batch_size;
   if (d.batch_size % world_ != 0)
     throw ConfigError("data.batch_size", "",
@@ -238,7 +238,7 @@ int64_t Experiment::batch_per_rank() const {
 }
 
 data::Loader Experiment::loader(const std::string& split) {
-  const engine::DataOptions& d = config_.data;
+  const data::DataOptions& d = config_.data;
   bool training = split == "train";
   data::LoaderOptions options;
   options.batch_size = training || d.eval_batch_size == 0 ? batch_per_rank() : d.eval_batch_size;
@@ -256,7 +256,7 @@ data::Loader Experiment::loader(const std::string& split) {
 }
 
 std::shared_ptr<const data::Dataset> Experiment::loaded(const std::string& split) {
-  if (config_.data.cache == engine::DataCache::kNone) return dataset(split);
+  if (config_.data.cache == data::DataCache::kNone) return dataset(split);
   auto& resident = resident_[split];
   if (!resident) resident = data::resident_on(dataset(split), device_, "data.cache", split);
   return resident;
@@ -339,6 +339,10 @@ std::unique_ptr<torch::optim::Optimizer> Experiment::build_optimizer(models::Mod
   return optim::build_grouped_optimizer(config_.optimizer, model.named_parameters(),
                                         config_.train.lr_scales, "train.lr_scales",
                                         config_.train.weight_decay_scales);
+}
+
+engine::Runtime runtime_of(const ExperimentConfig& config, int64_t local_ranks) {
+  return engine::Runtime::of(config.runtime, config.seed, config.train.deterministic, local_ranks);
 }
 
 }  // namespace kiln::experiment

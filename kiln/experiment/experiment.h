@@ -12,9 +12,10 @@
 
 #include "kiln/data/loader.h"
 #include "kiln/engine/callback.h"
-#include "kiln/engine/experiment_config.h"
 #include "kiln/engine/objective.h"
 #include "kiln/engine/regularization.h"
+#include "kiln/engine/runtime.h"
+#include "kiln/experiment/experiment_config.h"
 #include "kiln/losses/loss.h"
 #include "kiln/metrics/metric.h"
 #include "kiln/models/model.h"
@@ -28,7 +29,7 @@ using Transforms = std::vector<std::shared_ptr<const data::Transform>>;
 /// The transforms a list of specs names, in order.
 Transforms build_transforms(const ComponentList& list);
 /// The transforms the config applies to examples outside training (validation, test, serving).
-Transforms eval_transforms(const engine::ExperimentConfig& config);
+Transforms eval_transforms(const ExperimentConfig& config);
 /// What a model over examples of `example` (shape and dtype, as a dataset, inputs.json or a
 /// signature gives them) is built for: the shape the model sees once `transforms` have run, which
 /// a resize changes. Found by running them on one example of zeros.
@@ -49,18 +50,18 @@ ColumnFitting saved_columns(const std::string& run_path);
 
 class Experiment {
  public:
-  /// Builds on `device` (Runtime::of(config).device); the runtime is the command's to apply.
+  /// Builds on `device` (runtime_of(config).device); the runtime is the command's to apply.
   /// In a distributed job, loaders give rank `rank` of `world` its share of each split: training
   /// batches of data.batch_size / world examples (data.batch_size each with
   /// data.batch_per_rank), evaluation over every example once between the ranks; a batch that
   /// does not split evenly is a ConfigError at data.batch_size when a loader is made.
-  Experiment(engine::ExperimentConfig config, torch::Device device, int64_t rank = 0,
-             int64_t world = 1, ColumnFitting fitting = {});
+  Experiment(ExperimentConfig config, torch::Device device, int64_t rank = 0, int64_t world = 1,
+             ColumnFitting fitting = {});
 
-  const engine::ExperimentConfig& config() const { return config_; }
+  const ExperimentConfig& config() const { return config_; }
   /// Switches to a later train cycle's config (stages.h), keeping the datasets already made and
   /// the device: a stage may change neither.
-  void use_stage_config(engine::ExperimentConfig config) { config_ = std::move(config); }
+  void use_stage_config(ExperimentConfig config) { config_ = std::move(config); }
   torch::Device device() const { return device_; }
   /// Whether models and the loaders' batches are stored channels-last: runtime.channels_last
   /// when true or false; for auto, false until the run decides (channels_last_choice.h).
@@ -123,7 +124,7 @@ class Experiment {
       std::shared_ptr<const data::Dataset> made, const std::string& split,
       std::shared_ptr<const tabular::TabularSource> fit_on);
 
-  engine::ExperimentConfig config_;
+  ExperimentConfig config_;
   torch::Device device_;
   std::map<std::string, std::shared_ptr<const data::Dataset>> datasets_;
   // data.cache: device: each split's examples held on the device, made when first loaded.
@@ -135,5 +136,8 @@ class Experiment {
   std::shared_ptr<const tabular::FeatureColumns> columns_;  // made with the training split
   std::shared_ptr<const tabular::TabularSource> training_records_;
 };
+
+/// The runtime `config` asks for: its `runtime:`, `seed` and `train.deterministic`.
+engine::Runtime runtime_of(const ExperimentConfig& config, int64_t local_ranks = 1);
 
 }  // namespace kiln::experiment

@@ -16,13 +16,13 @@ namespace experiment_classes_test {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-engine::ExperimentConfig config(const std::string& train, const std::string& val) {
+ExperimentConfig config(const std::string& train, const std::string& val) {
   RawConfig raw;
   raw.tree = parse_config_text("data: {train: {type: csv, file: " + train +
                                    ", target: kind},\n       val: {type: csv, file: " + val +
                                    ", target: kind}}\nmodel: {type: mlp, num_classes: 3}\n",
                                "exp.yaml", false);
-  return engine::parse_experiment(raw);
+  return parse_experiment(raw);
 }
 
 TEST(ExperimentClasses, AValidationFileLackingAClassKeepsTheTrainingIds) {

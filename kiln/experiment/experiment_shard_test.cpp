@@ -24,7 +24,7 @@ Experiment experiment(int64_t rank, int64_t world, const std::string& data_extra
           "}\n"
           "model: {type: mlp, num_classes: 1, hidden: [4]}\nloss: mse\nmetrics: []\n",
       "exp.yaml", false);
-  return Experiment(engine::parse_experiment(raw), torch::kCPU, rank, world);
+  return Experiment(parse_experiment(raw), torch::kCPU, rank, world);
 }
 
 TEST(ExperimentShard, SplitsTheJobsBatchAndDealsTheValidationExamplesOutWhole) {

@@ -61,7 +61,7 @@ std::string listed(const std::vector<std::string>& names) {
 
 }  // namespace
 
-InitReport load_initial_weights(const engine::InitFrom& init, torch::nn::Module& model) {
+InitReport load_initial_weights(const InitFrom& init, torch::nn::Module& model) {
   InitReport report;
   report.source = weights_file(init.path);
   io::SafeTensorsFile file = io::read_safetensors(report.source);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 
 namespace kiln::experiment {
 
@@ -21,7 +21,7 @@ struct InitReport {
 
 /// Copies the tensors `init` names into `model`. A shape mismatch is always an error; missing or
 /// unexpected tensors are one when `init.strict`. Errors are ConfigErrors at model.init_from.
-InitReport load_initial_weights(const engine::InitFrom& init, torch::nn::Module& model);
+InitReport load_initial_weights(const InitFrom& init, torch::nn::Module& model);
 
 /// "init_from: 120 tensors from F; missing (kept as initialised): a, b; unexpected (ignored): c".
 std::string init_report_text(const InitReport& report);

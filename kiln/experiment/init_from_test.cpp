@@ -31,9 +31,9 @@ std::string saved(const testing::TempDir& dir, const torch::nn::Module& model) {
   return path;
 }
 
-engine::InitFrom from(const std::string& path, std::map<std::string, std::string> map = {},
-                      bool strict = true) {
-  engine::InitFrom init;
+InitFrom from(const std::string& path, std::map<std::string, std::string> map = {},
+              bool strict = true) {
+  InitFrom init;
   init.path = path;
   init.map = std::move(map);
   init.strict = strict;

@@ -13,7 +13,7 @@
 namespace kiln::experiment {
 
 std::shared_ptr<distributed::Context> join_job(const std::optional<distributed::Rendezvous>& job,
-                                               const engine::ExperimentConfig& config) {
+                                               const ExperimentConfig& config) {
   if (!job || job->world_size == 1) return distributed::single_process();
   const engine::DistributedOptions& options = config.runtime.distributed;
   distributed::ProcessGroupOptions group;

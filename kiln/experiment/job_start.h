@@ -12,14 +12,14 @@
 
 #include "kiln/distributed/context.h"
 #include "kiln/distributed/rendezvous.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 
 namespace kiln::experiment {
 
 /// The context of the job `job` describes, joined with runtime.distributed's timeout and
 /// buckets; the single process's when there is no job or it has one rank.
 std::shared_ptr<distributed::Context> join_job(const std::optional<distributed::Rendezvous>& job,
-                                               const engine::ExperimentConfig& config);
+                                               const ExperimentConfig& config);
 
 /// Throws, on every rank, an Error naming the ranks whose resolved config or number of training
 /// examples differs from rank 0's.

@@ -27,7 +27,7 @@ Experiment vgg_experiment(const std::string& transforms) {
           "}}\n"
           "model: {type: vgg, depth: 11, hidden: 8, pool: 1}\nloss: cross_entropy\n",
       "exp.yaml", false);
-  return Experiment(engine::parse_experiment(raw), torch::kCPU);
+  return Experiment(parse_experiment(raw), torch::kCPU);
 }
 
 TEST(ModelInputs, AreTheExamplesShapeAfterTheTransforms) {

@@ -10,6 +10,7 @@
 #include "kiln/data/dtype_names.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/experiment/experiment.h"
+#include "kiln/experiment/preprocessing_file.h"
 #include "kiln/run/run_directory.h"
 
 namespace kiln::experiment {
@@ -87,22 +88,6 @@ Json saved_preprocessing(const std::string& checkpoint, const std::string& run) 
 
 }  // namespace
 
-std::string preprocessing_file(const std::string& folder) {
-  return folder + "/" + run::kPreprocessingFile;
-}
-
-Json read_preprocessing(const std::string& folder) {
-  std::string file = preprocessing_file(folder);
-  if (!fs::exists(file)) return nullptr;
-  Json json = read_json_file(file);
-  try {
-    tabular::FeatureColumns::from_preprocessing(json);
-  } catch (const ConfigError& e) {
-    throw DataError(file, -1, -1, e.problem());
-  }
-  return json;
-}
-
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
   data::DatasetInfo info = dataset.info();
   return {ModelInput{"input", dataset.input_shape(), dataset.input_dtype(), info.image_input,
@@ -167,7 +152,7 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     run = run::RunDirectory::open(path).path();
     opened.checkpoint = engine::find_checkpoint(run, which);
   }
-  opened.config = engine::parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));
+  opened.config = parse_experiment(load_config({opened.checkpoint + "/config.yaml"}, {}));
   std::string file;
   Json saved = saved_inputs_json(opened.checkpoint, run, file);
   if (!saved.is_null()) {

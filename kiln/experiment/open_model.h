@@ -14,7 +14,7 @@
 
 #include "kiln/core/json.h"
 #include "kiln/data/dataset.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 #include "kiln/models/model.h"
 
 namespace kiln::experiment {
@@ -44,7 +44,7 @@ std::string repeated_label(const std::vector<std::string>& labels);
 
 struct OpenedModel {
   std::shared_ptr<models::Model> model;  // in eval mode, on the device asked for
-  engine::ExperimentConfig config;       // the run's resolved config (the checkpoint's own copy)
+  ExperimentConfig config;               // the run's resolved config (the checkpoint's own copy)
   std::vector<ModelInput> inputs;
   std::vector<std::string> labels;  // the classes' names, when the training data had them
   std::string checkpoint;           // the directory the weights came from
@@ -52,13 +52,6 @@ struct OpenedModel {
   /// The run's preprocessing.json (its fitted feature columns); null for other data.
   Json preprocessing;
 };
-
-/// The preprocessing.json of `folder` (a run, a checkpoint or an export's version).
-std::string preprocessing_file(const std::string& folder);
-
-/// The preprocessing.json of `folder`, checked to rebuild its feature columns (a DataError naming
-/// the file when it does not); null when the folder has none. This is the file's one reader.
-Json read_preprocessing(const std::string& folder);
 
 /// Opens `path`, a run folder (its checkpoint `which`: last, best or a path) or a checkpoint
 /// directory: builds the model its config describes for the inputs it saved and loads the

@@ -32,8 +32,7 @@ model: {type: sequential, layers: [flatten, {type: linear, out: 3}]}
 // Without `with_inputs` the checkpoint holds no inputs.json, as the run folder's is then read.
 std::string saved_checkpoint(const kiln::testing::TempDir& dir, models::Model** built = nullptr,
                              bool with_inputs = true) {
-  engine::ExperimentConfig config =
-      engine::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  ExperimentConfig config = parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
   static std::shared_ptr<models::Model> model;
   model = models::build_model(config.model.network, {2, 5});
   if (built) *built = model.get();
@@ -41,7 +40,7 @@ std::string saved_checkpoint(const kiln::testing::TempDir& dir, models::Model** 
   engine::CheckpointContents contents;
   contents.step = 7;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(engine::resolved_config(config));
+  contents.config_yaml = to_yaml(resolved_config(config));
   if (with_inputs)
     contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kUInt8, std::nullopt}});
   return engine::save_checkpoint(dir.file("run/checkpoints"), contents);

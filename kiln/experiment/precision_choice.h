@@ -15,7 +15,7 @@
 #include "kiln/core/console.h"
 #include "kiln/core/cpu_features.h"
 #include "kiln/core/json.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/engine/train_options.h"
 
 namespace kiln::experiment {
 

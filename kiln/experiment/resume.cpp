@@ -10,7 +10,7 @@
 #include "kiln/core/text_codec.h"
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 
 namespace kiln::experiment {
 
@@ -46,7 +46,7 @@ void collect_changes(const Json& before, const Json& after, const std::string& p
 
 // A resumable key, at the top level or in a stage (stages[1].train.max).
 bool is_resumable(const std::string& key) {
-  const auto& keys = engine::resumable_keys();
+  const auto& keys = resumable_keys();
   std::string own = key;
   if (key.rfind("stages[", 0) == 0 && key.find("].") != std::string::npos)
     own = key.substr(key.find("].") + 2);
@@ -70,12 +70,12 @@ namespace {
 // Refuses `after` when it changes a key of `before` that a resumed run cannot change.
 void refuse_unresumable(const RawConfig& before, const RawConfig& after, const std::string& source,
                         const std::string& run_dir) {
-  Json old_config = engine::resolved_config(engine::parse_experiment(before));
-  Json new_config = engine::resolved_config(engine::parse_experiment(after));
+  Json old_config = resolved_config(parse_experiment(before));
+  Json new_config = resolved_config(parse_experiment(after));
   for (const auto& key : changed_keys(old_config, new_config))
     if (!is_resumable(key)) {
       std::string allowed;
-      for (const auto& k : engine::resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
+      for (const auto& k : resumable_keys()) allowed += (allowed.empty() ? "" : ", ") + k;
       throw UsageError(source + " changes " + key + ", which a resumed run cannot change (it " +
                        "shaped the steps already taken; the run keeps it in " + run_dir +
                        "/config.yaml); resumable keys: " + allowed +

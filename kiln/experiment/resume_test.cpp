@@ -10,7 +10,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
-#include "kiln/engine/experiment_config.h"  // the engine namespace this file uses
+#include "kiln/experiment/experiment_config.h"  // the engine namespace this file uses
 #include "kiln/io/manifest.h"
 #include "tests/support/temp_dir.h"
 

@@ -6,9 +6,9 @@
 
 #include "kiln/core/usable_cpus.h"
 #include "kiln/engine/runtime.h"
-#include "kiln/engine/stages.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/run_environment.h"
+#include "kiln/experiment/stages.h"
 #include "kiln/run/run_directory.h"
 
 namespace kiln::experiment {
@@ -38,10 +38,10 @@ RunRecord RunRecord::resumed(Json saved, const std::string& command_line, double
   return RunRecord(std::move(saved));
 }
 
-void RunRecord::plan_stages(const std::vector<engine::Stage>& stages) {
+void RunRecord::plan_stages(const std::vector<Stage>& stages) {
   if (!stages.front().staged()) return;
   info_["stages"] = Json::array();
-  for (const engine::Stage& stage : stages) info_["stages"].push_back({{"name", stage.name}});
+  for (const Stage& stage : stages) info_["stages"].push_back({{"name", stage.name}});
 }
 
 void RunRecord::runtime_chosen(const engine::Runtime& runtime, bool threads_auto,
@@ -54,12 +54,12 @@ void RunRecord::runtime_chosen(const engine::Runtime& runtime, bool threads_auto
       {"device", runtime.device.str()}, {"threads", runtime.threads}, {"threads_why", why}};
 }
 
-void RunRecord::precision_chosen(const engine::Stage& stage, const Json& precision) {
+void RunRecord::precision_chosen(const Stage& stage, const Json& precision) {
   if (stage.index == 0) info_["precision"] = precision;
   if (stage.staged()) info_["stages"][stage.index]["precision"] = precision;
 }
 
-void RunRecord::stage_ended(const engine::Stage& stage, const engine::StageMark& mark,
+void RunRecord::stage_ended(const Stage& stage, const engine::StageMark& mark,
                             const engine::TrainResult& result) {
   if (!stage.staged()) return;
   Json& record = info_["stages"][stage.index];

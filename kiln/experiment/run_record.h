@@ -11,12 +11,13 @@
 
 namespace kiln::engine {
 struct Runtime;
-struct Stage;
 struct StageMark;
 struct TrainResult;
 }  // namespace kiln::engine
 
 namespace kiln::experiment {
+
+struct Stage;
 
 class RunRecord {
  public:
@@ -28,9 +29,9 @@ class RunRecord {
   static RunRecord resumed(Json saved, const std::string& command_line, double now, int world_size);
 
   /// Lists the stages by name (for a run with stages; nothing otherwise).
-  void plan_stages(const std::vector<engine::Stage>& stages);
+  void plan_stages(const std::vector<Stage>& stages);
   /// Records how a stage that began at `mark` ended.
-  void stage_ended(const engine::Stage& stage, const engine::StageMark& mark,
+  void stage_ended(const Stage& stage, const engine::StageMark& mark,
                    const engine::TrainResult& result);
   /// How the run's runtime was decided on this machine, its threads by runtime.threads or from
   /// the CPUs this process may use (`threads_auto`) among `local_ranks`: "runtime" {"device",
@@ -38,7 +39,7 @@ class RunRecord {
   void runtime_chosen(const engine::Runtime& runtime, bool threads_auto, int64_t local_ranks);
   /// The precision a stage trains in and why (engine/precision_choice.h): "precision" of the
   /// run for its first stage, and of the stage's record in a run with stages.
-  void precision_chosen(const engine::Stage& stage, const Json& precision);
+  void precision_chosen(const Stage& stage, const Json& precision);
   /// How runtime.channels_last was decided (channels_last_choice.h): "channels_last".
   void channels_last_chosen(const Json& choice) { info_["channels_last"] = choice; }
   /// The end of training: finished, or stopped by a signal.

@@ -26,7 +26,7 @@
 
 namespace kiln::experiment {
 
-using Stages = std::vector<engine::Stage>;  // a run's, in order
+using Stages = std::vector<Stage>;  // a run's, in order
 
 namespace {
 
@@ -83,20 +83,19 @@ std::string prepare_resume(RunFolder& run, Console& console) {
 
 // Whether a run being resumed finished with the config it is resumed with: then there is
 // nothing to train, and its files stay as they are.
-bool finished_as_configured(const run::RunDirectory& run, const engine::ExperimentConfig& config) {
+bool finished_as_configured(const run::RunDirectory& run, const ExperimentConfig& config) {
   // Compared as JSON: a hand-edited status of another type is simply not "finished".
   if (run::read_record(run.path()).value("status", Json()) != "finished") return false;
   RawConfig saved = load_config({run.file(run::kConfigFile)}, {});
-  return engine::resolved_config(engine::parse_experiment(saved)) ==
-         engine::resolved_config(config);
+  return resolved_config(parse_experiment(saved)) == resolved_config(config);
 }
 
 // Where a stage's training data starts after the stage before it ended at `previous`: on from
 // there when the new stage reads the same batches, else (another batch size, drop_last or
 // shuffle) at the next epoch, so no example is seen twice in an epoch.
 data::LoaderPosition next_position(const data::LoaderPosition& previous, int64_t per_epoch,
-                                   const engine::DataOptions& before,
-                                   const engine::DataOptions& after) {
+                                   const data::DataOptions& before,
+                                   const data::DataOptions& after) {
   bool same_batches = before.batch_size == after.batch_size &&
                       before.drop_last == after.drop_last && before.shuffle == after.shuffle;
   if (previous.batch < per_epoch && same_batches) return previous;
@@ -182,7 +181,7 @@ struct StageLoop {
   }
 
   // train.precision decided on this machine (auto), said and recorded in run.json.
-  engine::PrecisionMode precision_of(const engine::Stage& stage, torch::Device device) {
+  engine::PrecisionMode precision_of(const Stage& stage, torch::Device device) {
     StagePrecision precision = decide_precision(stage.config.train.precision, device, console);
     record.precision_chosen(stage, precision.record);
     run.write_record(record);
@@ -266,7 +265,7 @@ engine::TrainResult train_in(RunFolder& run, RunSession& s, const Stages& stages
 
 // The run's folder: the one resumed, the one the command or a launcher names, or a new one that
 // rank 0 makes and names for every process.
-run::RunDirectory run_directory(const TrainRequest& request, const engine::ExperimentConfig& config,
+run::RunDirectory run_directory(const TrainRequest& request, const ExperimentConfig& config,
                                 Clock& clock) {
   if (!request.resume_dir.empty()) return run::RunDirectory::open(request.resume_dir);
   bool first = request.context->rank() == 0;
@@ -316,10 +315,9 @@ TrainOutcome nothing_to_resume(const RunFolder& run, std::FILE* out) {
 
 // The config the run trains with, as YAML: on resume the saved one stays (resumable overrides
 // are recorded with the attempt).
-std::string run_config_yaml(const RunFolder& run, const engine::ExperimentConfig& config,
-                            bool resuming) {
+std::string run_config_yaml(const RunFolder& run, const ExperimentConfig& config, bool resuming) {
   return resuming ? read_text_file(run.directory().file(run::kConfigFile))
-                  : to_yaml(engine::resolved_config(config));
+                  : to_yaml(resolved_config(config));
 }
 
 // run.json for this attempt (a new run, or a resumed one), written with the config and notes
@@ -400,10 +398,9 @@ TrainOutcome train_stages(RunFolder& run, RunRecord& record, const Stages& stage
 }  // namespace
 
 TrainOutcome run_training(const TrainRequest& given, std::FILE* out, Clock clock) {
-  engine::ExperimentConfig config = engine::parse_experiment(given.config);
-  std::vector<engine::Stage> stages = engine::plan_stages(given.config, config);
-  engine::Runtime runtime =
-      engine::Runtime::of(config, given.job ? given.job->local_world_size : 1);
+  ExperimentConfig config = parse_experiment(given.config);
+  std::vector<Stage> stages = plan_stages(given.config, config);
+  engine::Runtime runtime = runtime_of(config, given.job ? given.job->local_world_size : 1);
   runtime.apply();
   if (given.dry_run) return check_dry_run(stages, runtime, out);
   TrainRequest request = given;
@@ -431,7 +428,7 @@ RunEvaluation evaluate_run(const std::string& run_dir, const std::string& checkp
                            const std::string& split, const Clock& clock) {
   run::RunDirectory run = run::RunDirectory::open(run_dir);
   engine::Runtime runtime =
-      engine::Runtime::of(engine::parse_experiment(load_config({run.file(run::kConfigFile)}, {})));
+      runtime_of(parse_experiment(load_config({run.file(run::kConfigFile)}, {})));
   runtime.apply();
   OpenedModel opened = open_model(run.path(), checkpoint, runtime.device);
   Experiment experiment(opened.config, runtime.device, 0, 1, saved_columns(run.path()));

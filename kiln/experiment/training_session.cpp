@@ -14,15 +14,15 @@ std::vector<ModelInput> seed_then_inputs(Experiment& experiment) {
 
 }  // namespace
 
-RunSession::RunSession(const engine::ExperimentConfig& first_stage, torch::Device device,
-                       int64_t rank, int64_t world, ColumnFitting fitting)
+RunSession::RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank,
+                       int64_t world, ColumnFitting fitting)
     : experiment(first_stage, device, rank, world, std::move(fitting)),
       inputs(seed_then_inputs(experiment)),
       labels(experiment.dataset("train")->info().class_names),
       model(experiment.build_model("train")),
       init_report(experiment.initialize_model(*model)) {}
 
-StageSession::StageSession(RunSession& run, const engine::ExperimentConfig& config)
+StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
     : optimizer(run.experiment.build_optimizer(*run.model)),
       objective(run.experiment.build_objective(*run.model)),
       val_objective(run.experiment.build_objective(*run.model)),
@@ -65,7 +65,7 @@ engine::TrainerParts StageSession::parts(RunSession& run, const std::string& che
   return parts;
 }
 
-std::unique_ptr<StageSession> open_stage(RunSession& run, const engine::Stage& stage) {
+std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage) {
   try {
     run.experiment.use_stage_config(stage.config);
     models::unfreeze(*run.model);
@@ -76,8 +76,8 @@ std::unique_ptr<StageSession> open_stage(RunSession& run, const engine::Stage& s
   }
 }
 
-void check_stages(RunSession& run, const std::vector<engine::Stage>& stages) {
-  for (const engine::Stage& stage : stages) {
+void check_stages(RunSession& run, const std::vector<Stage>& stages) {
+  for (const Stage& stage : stages) {
     std::unique_ptr<StageSession> session = open_stage(run, stage);
     try {
       check_training(session->parts(run, "", "", nullptr, {}), stage.config.train);

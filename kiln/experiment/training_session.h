@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "kiln/engine/regularization.h"
-#include "kiln/engine/stages.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/experiment.h"
 #include "kiln/experiment/open_model.h"
+#include "kiln/experiment/stages.h"
 
 namespace kiln::experiment {
 
@@ -31,7 +31,7 @@ struct RunSession {
   /// Builds the model for the first stage's config on `device` and loads model.init_from into
   /// it. The model's initial weights come from the config's seed, whatever was drawn before.
   /// In a distributed job, rank `rank` of `world` (the Experiment's share of the data).
-  RunSession(const engine::ExperimentConfig& first_stage, torch::Device device, int64_t rank = 0,
+  RunSession(const ExperimentConfig& first_stage, torch::Device device, int64_t rank = 0,
              int64_t world = 1, ColumnFitting fitting = {});
 };
 
@@ -46,7 +46,7 @@ struct StageSession {
   std::vector<std::unique_ptr<engine::Callback>> callbacks;
 
   /// Over `run`, whose experiment already holds `config` and whose model is frozen for it.
-  StageSession(RunSession& run, const engine::ExperimentConfig& config);
+  StageSession(RunSession& run, const ExperimentConfig& config);
 
   engine::TrainerParts parts(RunSession& run, const std::string& checkpoints_dir,
                              const std::string& config_yaml, const std::atomic<int>* stop_signal,
@@ -55,12 +55,12 @@ struct StageSession {
 
 /// Switches `run` to `stage` (its config, its frozen parameters) and builds the stage's part;
 /// config errors name the stage's keys (stages[i].train.freeze[0]).
-std::unique_ptr<StageSession> open_stage(RunSession& run, const engine::Stage& stage);
+std::unique_ptr<StageSession> open_stage(RunSession& run, const Stage& stage);
 
 /// Opens every stage in turn and makes a trainer's checks of it (the run is then in the last
 /// one: open the one to train next), so that a config which would fail only when a later stage
 /// starts (a freeze path, a schedule longer than its stage, a monitor never measured) fails
 /// before any training; --dry-run makes these checks for every config.
-void check_stages(RunSession& run, const std::vector<engine::Stage>& stages);
+void check_stages(RunSession& run, const std::vector<Stage>& stages);
 
 }  // namespace kiln::experiment

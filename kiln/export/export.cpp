@@ -36,7 +36,7 @@ Json specs_json(const ComponentList& list) {
 
 Json model_yaml(const OpenedModel& opened, const std::string& name, const std::string& checkpoint,
                 const serving::Signatures& signatures) {
-  const engine::ExperimentConfig& config = opened.config;
+  const experiment::ExperimentConfig& config = opened.config;
   Json yaml = Json::object();
   yaml["format"] = kExportFormat;
   yaml["format_version"] = kExportFormatVersion;
@@ -59,17 +59,6 @@ Json model_yaml(const OpenedModel& opened, const std::string& name, const std::s
 }
 
 }  // namespace
-
-Json evaluation_data_spec(const engine::ExperimentConfig& config) {
-  for (const ComponentSpec* split : {&config.data.test, &config.data.val, &config.data.train}) {
-    if (!split->spec.is_object()) continue;
-    Json spec = split->spec;
-    spec.erase("files");  // where the training machine kept its data: predict names its own
-    spec.erase("file");
-    return spec;
-  }
-  return nullptr;
-}
 
 const std::vector<std::string>& export_formats() {
   static const std::vector<std::string> formats = {"kiln", "onnx"};

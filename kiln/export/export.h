@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kiln/core/json.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/export/export_format.h"
 
 namespace kiln::exports {
 
@@ -35,20 +35,10 @@ struct ExportedVersion {
   std::string weights;     // the weights file of the checkpoint it holds (ema.safetensors, ...)
 };
 
-/// The spec of the dataset a model was evaluated on (data.test, else data.val, else data.train)
-/// without its files: model.yaml's `reader`, how `kiln predict` reads TFRecord and CSV files for
-/// it. Null when the config names none.
-Json evaluation_data_spec(const engine::ExperimentConfig& config);
-
 /// The formats a request may name: kiln (its own files), onnx (model.onnx too).
 const std::vector<std::string>& export_formats();
 
 /// Exports the request's checkpoint as the next version of its model.
 ExportedVersion export_model(const ExportRequest& request);
-
-/// The version folder format model.yaml declares, and its version.
-inline constexpr const char* kExportFormat = "kiln.export";
-// 2: the version folder holds a MANIFEST of its files' checksums, verified at load.
-inline constexpr int64_t kExportFormatVersion = 2;
 
 }  // namespace kiln::exports

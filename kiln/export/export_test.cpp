@@ -39,14 +39,14 @@ model: {type: sequential, layers: [flatten, {type: linear, out: 3}]}
 // A checkpoint of kConfig's classifier for examples of shape [2, 5] under dir/run; with `ema`,
 // an ema.safetensors of other weights beside it.
 std::string saved_checkpoint(const kiln::testing::TempDir& dir, bool ema = false) {
-  engine::ExperimentConfig config =
-      engine::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  experiment::ExperimentConfig config =
+      experiment::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
   std::shared_ptr<models::Model> model = models::build_model(config.model.network, {2, 5});
   fs::create_directories(dir.file("run/checkpoints"));
   engine::CheckpointContents contents;
   contents.step = 7;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(engine::resolved_config(config));
+  contents.config_yaml = to_yaml(experiment::resolved_config(config));
   contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32, std::nullopt}},
                                 {"cat", "dog", "owl"});
   if (ema) {
@@ -140,7 +140,8 @@ TEST(Export, TheEmaWeightsAreExportedWhenTheRunKeptThem) {
 // a signature of its own.
 TEST(Export, EachHeadOfAMultiHeadModelIsServed) {
   kiln::testing::TempDir dir;
-  engine::ExperimentConfig config = engine::parse_experiment(load_config({dir.write("c.yaml", R"(
+  experiment::ExperimentConfig config =
+      experiment::parse_experiment(load_config({dir.write("c.yaml", R"(
 name: heads
 data:
   train: {type: idx, images: nowhere-images.gz, labels: nowhere-labels.gz}
@@ -151,12 +152,12 @@ model:
     - {name: kind, layers: [{type: linear, out: 3}], loss: cross_entropy}
     - {name: price, layers: [{type: linear, out: 1}], loss: mse, target: price}
 )")},
-                                                                         {}));
+                                               {}));
   auto model = models::build_model(config.model.network, {2, 5});
   fs::create_directories(dir.file("run/checkpoints"));
   engine::CheckpointContents contents;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(engine::resolved_config(config));
+  contents.config_yaml = to_yaml(experiment::resolved_config(config));
   contents.inputs = inputs_json({ModelInput{"input", {2, 5}, torch::kFloat32, std::nullopt}});
   std::string checkpoint = engine::save_checkpoint(dir.file("run/checkpoints"), contents);
   auto loaded = ExportedModel::load(export_model({checkpoint, "", "", ""}).directory, torch::kCPU);

@@ -13,7 +13,8 @@
 #include "kiln/data/dataset.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/experiment/open_model.h"
-#include "kiln/export/export.h"
+#include "kiln/experiment/preprocessing_file.h"
+#include "kiln/export/export_format.h"
 #include "kiln/export/signatures.h"
 #include "kiln/tabular/feature_columns.h"
 

@@ -28,9 +28,6 @@ struct Module;
 
 namespace kiln::exports {
 
-/// model.yaml's `format` of a TorchScript version folder.
-inline constexpr const char* kTorchScriptFormat = "torchscript";
-
 class ExportedModel {
  public:
   /// Whether `directory` holds a version (its model.yaml); this file is model.yaml's one reader.

@@ -30,8 +30,8 @@ model:
 // A version folder of kConfig's network for [1, 8, 8] images, its batch norm's statistics not
 // the identity's (so that folding it changes the weights).
 std::string exported_convs(const kiln::testing::TempDir& dir) {
-  engine::ExperimentConfig config =
-      engine::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
+  experiment::ExperimentConfig config =
+      experiment::parse_experiment(load_config({dir.write("c.yaml", kConfig)}, {}));
   torch::manual_seed(3);
   std::shared_ptr<models::Model> model = models::build_model(config.model.network, {1, 8, 8});
   for (auto& buffer : model->named_buffers())
@@ -40,7 +40,7 @@ std::string exported_convs(const kiln::testing::TempDir& dir) {
   engine::CheckpointContents contents;
   contents.step = 1;
   contents.model = model.get();
-  contents.config_yaml = to_yaml(engine::resolved_config(config));
+  contents.config_yaml = to_yaml(experiment::resolved_config(config));
   contents.inputs =
       inputs_json({ModelInput{"input", {1, 8, 8}, torch::kFloat32, std::nullopt}}, {"a", "b", "c"});
   engine::save_checkpoint(dir.file("run/checkpoints"), contents);

@@ -26,7 +26,7 @@ const char* kRows =
     "color,size,shape,label\nred,1.5,circle,in\nblue,7,square,out\ngreen,3,triangle,in\n"
     "purple,9.25,circle,out\n";
 
-engine::ExperimentConfig tabular_config(const std::string& train) {
+experiment::ExperimentConfig tabular_config(const std::string& train) {
   RawConfig raw;
   raw.tree = parse_config_text(
       "data: {train: {type: csv, file: " + train +
@@ -37,7 +37,7 @@ engine::ExperimentConfig tabular_config(const std::string& train) {
           "embedding_dim: 2}}}\n"
           "model: {type: wide_deep, num_classes: 2, hidden: [4]}\nloss: cross_entropy\n",
       "exp.yaml", false);
-  return engine::parse_experiment(raw);
+  return experiment::parse_experiment(raw);
 }
 
 TEST(PredictInputs, TabularFilesGiveTheRowsTrainingGave) {

@@ -2,7 +2,7 @@
 // train/lr is the first group's), so schedules and per-group scales can be checked in the logs.
 
 #include "kiln/engine/callback.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/engine/train_options.h"
 
 namespace kiln::engine {
 namespace {

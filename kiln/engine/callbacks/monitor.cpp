@@ -1,6 +1,6 @@
 #include "kiln/engine/callbacks/monitor.h"
 
-#include "kiln/engine/experiment_config.h"
+#include "kiln/engine/train_options.h"
 
 namespace kiln::engine {
 

@@ -17,9 +17,9 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/error.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
 
 /// One train cycle: its merged, checked config and how to name its keys in errors.
 struct Stage {
@@ -51,4 +51,4 @@ void merge_stage(Json& base, const Json& overlay);
 /// The keys a stage may set (prefixes: `train.max`, `optimizer`, ...).
 const std::vector<std::string>& stage_keys();
 
-}  // namespace kiln::engine
+}  // namespace kiln::experiment

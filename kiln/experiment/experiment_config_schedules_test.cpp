@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "kiln/core/config.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 #include "kiln/experiment/resume.h"
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
 namespace experiment_config_schedules_test {
 
 using ::testing::HasSubstr;
@@ -91,9 +91,9 @@ TEST(ScheduleConfig, CannotChangeOnResume) {
             "data: {train: {type: synthetic, task: curve, size: 64}}\n"
             "model: {type: mlp, num_classes: 1}\nloss: mse\nmetrics: []\n"
             "train: {monitor: train/loss}\n");
-  EXPECT_NO_THROW(experiment::resume_config(dir.path(), {"train.max=3 epochs"}));
+  EXPECT_NO_THROW(resume_config(dir.path(), {"train.max=3 epochs"}));
   try {
-    experiment::resume_config(dir.path(), {"schedules.weight_decay=cosine"});
+    resume_config(dir.path(), {"schedules.weight_decay=cosine"});
     FAIL() << "a new schedule was accepted on resume";
   } catch (const UsageError& e) {
     EXPECT_THAT(e.what(), HasSubstr("--set changes schedules.weight_decay"));
@@ -101,4 +101,4 @@ TEST(ScheduleConfig, CannotChangeOnResume) {
 }
 
 }  // namespace experiment_config_schedules_test
-}  // namespace kiln::engine
+}  // namespace kiln::experiment

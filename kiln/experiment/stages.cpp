@@ -1,9 +1,9 @@
-#include "kiln/engine/stages.h"
+#include "kiln/experiment/stages.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace kiln::engine {
+namespace kiln::experiment {
 namespace {
 
 // Why a key that stage_keys() leaves out is the whole run's; matched by the longest prefix.
@@ -150,4 +150,4 @@ std::vector<Stage> plan_stages(const RawConfig& raw, const ExperimentConfig& con
   return stages;
 }
 
-}  // namespace kiln::engine
+}  // namespace kiln::experiment

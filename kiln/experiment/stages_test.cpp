@@ -2,14 +2,14 @@
 // a whole config before any work, with errors at stages[i].KEY; keys that would change what is
 // trained or measured are refused, naming the key.
 
-#include "kiln/engine/stages.h"
+#include "kiln/experiment/stages.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
 namespace stages_test {
 
 using ::testing::HasSubstr;
@@ -123,4 +123,4 @@ TEST(MergeStage, ListsReplaceAndMappingsMerge) {
 }
 
 }  // namespace stages_test
-}  // namespace kiln::engine
+}  // namespace kiln::experiment

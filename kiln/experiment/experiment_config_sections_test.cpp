@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "kiln/core/config.h"
-#include "kiln/engine/experiment_config.h"
+#include "kiln/experiment/experiment_config.h"
 #include "kiln/tune/tune_options.h"
 
-namespace kiln::engine {
+namespace kiln::experiment {
 namespace experiment_config_sections_test {
 
 using ::testing::HasSubstr;
@@ -57,4 +57,4 @@ TEST(ExperimentConfigSections, AWrongTuneSectionIsAConfigErrorOfTheExperiment) {
 }
 
 }  // namespace experiment_config_sections_test
-}  // namespace kiln::engine
+}  // namespace kiln::experiment
