@@ -64,8 +64,6 @@ struct Connection {
   }
 };
 
-bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
-
 }  // namespace
 
 struct GrpcEventLoop::State {
@@ -99,6 +97,7 @@ struct GrpcEventLoop::State {
   bool read_from(Connection& connection);
   void dispatch(uint64_t id, GrpcIncoming& call);
   bool flush(Connection& connection);
+  bool blocked_or_failed(Connection& connection, SendEnd end);
   void close_connection(Connection& connection);
   void deliver_answers();
   void shut_connections();
@@ -235,6 +234,15 @@ void GrpcEventLoop::State::dispatch(uint64_t id, GrpcIncoming& call) {
   }
 }
 
+// After a send that did not take all: waits for the socket, or closes the connection (false).
+bool GrpcEventLoop::State::blocked_or_failed(Connection& connection, SendEnd end) {
+  if (end == SendEnd::kWouldBlock)
+    watch(connection, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+  else
+    close_connection(connection);
+  return end == SendEnd::kWouldBlock;
+}
+
 // Sends what the connection has ready; false when it is closed.
 bool GrpcEventLoop::State::flush(Connection& connection) {
   while (true) {
@@ -244,20 +252,10 @@ bool GrpcEventLoop::State::flush(Connection& connection) {
       connection.http2.produce(connection.out, kOutChunk);
       if (connection.out.empty()) break;
     }
-    ssize_t sent = send(connection.fd, connection.out.data() + connection.sent,
-                        connection.out.size() - connection.sent, MSG_NOSIGNAL);
-    if (sent > 0) {
-      connection.sent += size_t(sent);
-      connection.times.last_taken = Clock::now();  // the client takes what it is sent
-    } else if (sent < 0 && errno == EINTR) {
-      continue;
-    } else if (sent < 0 && would_block()) {
-      watch(connection, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
-      return true;
-    } else {
-      close_connection(connection);
-      return false;
-    }
+    // The client takes what it is sent: last_taken is when it last did.
+    SendEnd end =
+        send_pending(connection.fd, connection.out, connection.sent, connection.times.last_taken);
+    if (end != SendEnd::kAllSent) return blocked_or_failed(connection, end);
   }
   if (connection.http2.finished()) {
     close_connection(connection);

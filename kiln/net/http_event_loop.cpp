@@ -68,8 +68,6 @@ struct Connection {
   uint32_t events = 0;                             // what epoll watches on it
 };
 
-bool would_block() { return errno == EAGAIN || errno == EWOULDBLOCK; }
-
 // What `in` will have allocated once `more` bytes are appended: libstdc++ at least doubles a
 // string that grows.
 size_t capacity_after(const std::string& in, size_t more) {
@@ -111,6 +109,7 @@ struct HttpEventLoop::State {
   bool answer(Connection& connection, int status, std::string_view content_type,
               std::string_view body, bool keep_alive);
   bool flush(Connection& connection);
+  bool blocked_or_failed(Connection& connection, SendEnd end);
   void close_connection(Connection& connection);
   void drop_in(Connection& connection, size_t count);
   void recount(Connection& connection);
@@ -308,24 +307,20 @@ bool HttpEventLoop::State::answer(Connection& connection, int status, std::strin
   return flush(connection);
 }
 
+// After a send that did not take all: waits for the socket, or closes the connection (false).
+bool HttpEventLoop::State::blocked_or_failed(Connection& connection, SendEnd end) {
+  if (end == SendEnd::kWouldBlock)
+    watch(connection, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+  else
+    close_connection(connection);
+  return end == SendEnd::kWouldBlock;
+}
+
 // Sends what is waiting; false when the connection is closed.
 bool HttpEventLoop::State::flush(Connection& connection) {
-  while (connection.sent < connection.out.size()) {
-    ssize_t sent = send(connection.fd, connection.out.data() + connection.sent,
-                        connection.out.size() - connection.sent, MSG_NOSIGNAL);
-    if (sent > 0) {
-      connection.sent += size_t(sent);
-      connection.last_activity = Clock::now();
-    } else if (sent < 0 && errno == EINTR) {
-      continue;
-    } else if (sent < 0 && would_block()) {
-      watch(connection, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
-      return true;
-    } else {
-      close_connection(connection);
-      return false;
-    }
-  }
+  SendEnd end =
+      send_pending(connection.fd, connection.out, connection.sent, connection.last_activity);
+  if (end != SendEnd::kAllSent) return blocked_or_failed(connection, end);
   connection.out.clear();
   connection.sent = 0;
   if (connection.close_after_write && !connection.lingering) {

@@ -61,4 +61,22 @@ void LoopPhase::end() {
   ended_.notify_all();
 }
 
+SendEnd send_pending(int fd, const std::string& out, size_t& sent,
+                     std::chrono::steady_clock::time_point& last_sent) {
+  while (sent < out.size()) {
+    ssize_t now = send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
+    if (now > 0) {
+      sent += size_t(now);
+      last_sent = std::chrono::steady_clock::now();
+    } else if (now < 0 && errno == EINTR) {
+      continue;
+    } else if (now < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return SendEnd::kWouldBlock;
+    } else {
+      return SendEnd::kFailed;
+    }
+  }
+  return SendEnd::kAllSent;
+}
+
 }  // namespace kiln::net

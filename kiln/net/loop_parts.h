@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "kiln/core/peak_memory.h"
@@ -110,6 +111,15 @@ ReadEnd read_available(int fd, Take take) {
   }
   return ReadEnd::kForNow;
 }
+
+/// How send_pending() ended: all of `out` is sent, the socket takes no more for now, or sending
+/// failed (the connection is to be closed).
+enum class SendEnd { kAllSent, kWouldBlock, kFailed };
+
+/// Sends `out` from `sent` on, advancing `sent`, until all of it is sent, the socket would block
+/// or sending fails; never raises SIGPIPE. `last_sent` becomes now when any of it went.
+SendEnd send_pending(int fd, const std::string& out, size_t& sent,
+                     std::chrono::steady_clock::time_point& last_sent);
 
 /// Gives the memory freed back to the system once what a loop holds of requests still arriving
 /// falls back under 1 MiB after 4 MiB or more (core/peak_memory.h says why): 40 clients that
