@@ -46,6 +46,7 @@ struct GrpcConnection::Stream {
   bool received = false;  // its request came whole (or was refused as it came)
   bool answered = false;  // its response has been submitted
   std::optional<std::chrono::steady_clock::time_point> deadline;  // from `timeout`, at headers
+  bool timeout_given = false;  // even empty: an empty one is malformed, not absent
   bool timeout_twice = false;
   std::string reply;  // the framed response message, while it goes out
   size_t reply_sent = 0;
@@ -97,7 +98,10 @@ struct GrpcConnection::Callbacks {
       return 0;
     }
     // One deadline a call: a second grpc-timeout is refused rather than one of them picked.
-    if (key == "grpc-timeout" && !stream->timeout.empty()) stream->timeout_twice = true;
+    if (key == "grpc-timeout") {
+      stream->timeout_twice = stream->timeout_given;
+      stream->timeout_given = true;
+    }
     std::string* kept = key == ":method"         ? &stream->method
                         : key == ":path"         ? &stream->path
                         : key == "content-type"  ? &stream->content_type
@@ -288,7 +292,7 @@ void GrpcConnection::expire(int32_t stream) {
 // At the end of a call's headers: its deadline counts from now. A malformed or repeated
 // grpc-timeout is answered at once, not when the body has come (it was held to the read timeout).
 void GrpcConnection::take_deadline(int32_t stream_id, Stream& stream) {
-  if (stream.timeout.empty() || stream.answered) return;
+  if (!stream.timeout_given || stream.answered) return;
   std::optional<std::chrono::nanoseconds> timeout = parse_grpc_timeout(stream.timeout);
   if (timeout && !stream.timeout_twice) {
     stream.deadline = limits_.now() + *timeout;

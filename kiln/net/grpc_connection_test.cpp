@@ -401,7 +401,8 @@ TEST(GrpcConnectionDeadlines, ACallStillArrivingPastItsDeadlineIsAnsweredAndLetG
 }
 
 // A malformed grpc-timeout was refused only once the body had come: one still arriving was
-// held to the read timeout (10 s). It is refused at its headers, and so is a second one.
+// held to the read timeout (10 s). It is refused at its headers, and so are a second one and an
+// empty one (which counted as none and was held to the read timeout too).
 TEST(GrpcConnectionDeadlines, AMalformedOrRepeatedTimeoutIsRefusedAtItsHeaders) {
   std::vector<GrpcIncoming> calls;
   GrpcConnection server(GrpcLimits{}, [&calls](GrpcIncoming& call) { calls.push_back(call); });
@@ -415,14 +416,16 @@ TEST(GrpcConnectionDeadlines, AMalformedOrRepeatedTimeoutIsRefusedAtItsHeaders) 
   int32_t malformed = client.request(with({{"grpc-timeout", "1x"}}), body, kAll, true);
   int32_t twice =
       client.request(with({{"grpc-timeout", "1S"}, {"grpc-timeout", "garbage"}}), body, kAll, true);
+  int32_t empty = client.request(with({{"grpc-timeout", ""}}), body, kAll, true);  // campaign 7
   int32_t good = client.request(with({{"grpc-timeout", "5S"}}), body, kAll, true);
   client.pump();
   EXPECT_EQ(client.reply(malformed).grpc("grpc-status"), "3");  // INVALID_ARGUMENT
+  EXPECT_EQ(client.reply(empty).grpc("grpc-status"), "3") << "an empty value is no deadline";
   EXPECT_THAT(client.reply(malformed).grpc("grpc-message"), HasSubstr("grpc-timeout: expected"));
   EXPECT_EQ(client.reply(twice).grpc("grpc-status"), "3");
   EXPECT_THAT(client.reply(twice).grpc("grpc-message"), HasSubstr("given twice"));
   EXPECT_EQ(client.reply(good).grpc("grpc-status"), "") << "still arriving, in time";
-  for (int32_t stream : {malformed, twice, good}) client.release(stream);
+  for (int32_t stream : {malformed, twice, empty, good}) client.release(stream);
   client.pump();
   ASSERT_EQ(calls.size(), 1u) << "only the good call reaches the server";
   EXPECT_EQ(calls[0].stream, good);
