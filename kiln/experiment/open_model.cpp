@@ -11,6 +11,7 @@
 #include "kiln/engine/checkpoint.h"
 #include "kiln/experiment/experiment.h"
 #include "kiln/experiment/preprocessing_file.h"
+#include "kiln/models/allocation_limit.h"
 #include "kiln/run/run_directory.h"
 
 namespace kiln::experiment {
@@ -164,9 +165,14 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     opened.inputs = model_inputs(*experiment.dataset("train"));
   }
   const ModelInput& input = opened.inputs.front();
-  opened.model = models::build_model(
-      opened.config.model.network,
-      model_inputs_after(eval_transforms(opened.config), input.shape, input.dtype, input.layout));
+  {
+    models::AllocationLimit limit(models::build_allowance(opened.checkpoint + "/model.safetensors"),
+                                  opened.checkpoint + "/config.yaml",
+                                  "building the model it describes");
+    opened.model = models::build_model(
+        opened.config.model.network,
+        model_inputs_after(eval_transforms(opened.config), input.shape, input.dtype, input.layout));
+  }
   opened.model->to(device);
   opened.weights = engine::load_evaluation_weights(opened.checkpoint, *opened.model);
   opened.model->eval();

@@ -281,6 +281,10 @@ TEST(ExportedModel, ADamagedVersionIsRefusedNamingItsFile) {
           "model.yaml", "is declared int64 [-1, 2, 5]");
   refused(edited_yaml("four_labels", [&](Json& y) { y["labels"].push_back("emu"); }), "model.yaml",
           "output classes picks from 3 classes, but `labels` names 4");
+  // A layer edited a billion wide took 8 GB before its weights were compared with it.
+  refused(
+      edited_yaml("billion_wide", [&](Json& y) { y["model"]["layers"][1]["out"] = 1000000000; }),
+      "model.yaml", "building the model it describes would take more than 256 MiB");
   // Weights of inf answered NaN to every request, with exit 0.
   std::string infinite = damaged("infinite_weights");
   engine::NamedTensors weights = engine::read_tensor_file(infinite + "/model.safetensors");

@@ -16,6 +16,8 @@
 #include "kiln/experiment/preprocessing_file.h"
 #include "kiln/export/export_format.h"
 #include "kiln/export/signatures.h"
+#include "kiln/export/version_inputs.h"
+#include "kiln/models/allocation_limit.h"
 #include "kiln/tabular/feature_columns.h"
 
 namespace kiln::exports {
@@ -121,30 +123,6 @@ std::vector<std::string> label_list(const Json& yaml, const std::string& file) {
   return labels;
 }
 
-// preprocessing.json writes the model's input row: as wide as the input, its named parts and
-// indices where model.yaml's `layout` puts them, and there whenever that layout is.
-void check_preprocessing(const ModelInput& input, const Json& preprocessing,
-                         const std::string& directory) {
-  std::string file = preprocessing_file(directory);
-  if (preprocessing.is_null()) {
-    if (!input.layout.empty())
-      refuse(file,
-             "missing: model.yaml's input has a layout of feature columns, which this file "
-             "holds");
-    return;
-  }
-  std::unique_ptr<tabular::FeatureColumns> columns =
-      tabular::FeatureColumns::from_preprocessing(preprocessing);
-  if (input.shape != std::vector<int64_t>{columns->width()})
-    refuse(file, fmt::format("its columns write rows of {} numbers, but model.yaml's input \"{}\" "
-                             "has the shape [{}]",
-                             columns->width(), input.name, fmt::join(input.shape, ", ")));
-  if (layout_json(columns->layout()) != layout_json(input.layout))
-    refuse(file, fmt::format("its columns lay the row out as {}, but model.yaml's input says {}",
-                             show_value(layout_json(columns->layout())),
-                             show_value(layout_json(input.layout))));
-}
-
 // A `layer` output gives the activations of the one layer model.yaml's `embedding_layer` names
 // (the run's tensorboard.projector.layer): another name would be taken for that one in silence.
 void check_layer_outputs(const serving::Signatures& signatures, const std::string& layer,
@@ -157,20 +135,16 @@ void check_layer_outputs(const serving::Signatures& signatures, const std::strin
                                  name, output, out.layer, layer));
 }
 
-// model.yaml's `reader`: the dataset spec kiln predict reads CSV and TFRecord files with, its files
-// left out. Read now as predict will read it (with a file in place of the one predict names), so
-// that an option of the wrong type is refused at load, not taken for its default.
-void check_reader(const Json& reader, const std::string& file) {
-  if (!reader.is_object() || !reader.value("type", Json()).is_string())
-    refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
-  Json spec = reader;
-  if (spec["type"] == "csv") spec["file"] = "given-to-predict.csv";
-  if (spec["type"] == "tfrecord") spec["files"] = Json::array({"given-to-predict.tfrecord"});
-  try {
-    data::dataset_registry().resolve(spec, ReadContext{"reader", nullptr});
-  } catch (const Error& e) {
-    refuse(file, e.what());
-  }
+// The model model.yaml describes, built within what its weights file allows: a layer edited to
+// a billion wide is refused before it is allocated.
+std::shared_ptr<models::Model> build_described(const ComponentSpec& network,
+                                               const ModelInput& input,
+                                               const Transforms& transforms,
+                                               const std::string& directory) {
+  models::AllocationLimit limit(models::build_allowance(directory + "/model.safetensors"),
+                                directory + "/model.yaml", "building the model it describes");
+  return models::build_model(
+      network, model_inputs_after(transforms, input.shape, input.dtype, input.layout));
 }
 
 }  // namespace
@@ -199,8 +173,9 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   loaded->signatures_ = serving::parse_signatures(yaml["signatures"], file);
   loaded->reader_ = yaml.value("reader", Json());
   loaded->preprocessing_ = read_preprocessing(directory);
-  check_preprocessing(loaded->inputs_.front(), loaded->preprocessing_, directory);
+  // The reader first: the columns are compared with the lists it was checked to hold.
   if (!loaded->reader_.is_null()) check_reader(loaded->reader_, file);
+  check_preprocessing(loaded->inputs_.front(), loaded->preprocessing_, loaded->reader_, directory);
   if (yaml["format"] == kTorchScriptFormat) {
     try {
       loaded->transforms_ = read_transforms(yaml);
@@ -216,9 +191,8 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
     ComponentSpec network("model");
     OptionTraits<ComponentSpec>::read(yaml["model"], network, ReadContext{"model"});
     loaded->transforms_ = read_transforms(yaml);
-    const ModelInput& input = loaded->inputs_.front();
-    loaded->model_ = models::build_model(
-        network, model_inputs_after(loaded->transforms_, input.shape, input.dtype, input.layout));
+    loaded->model_ =
+        build_described(network, loaded->inputs_.front(), loaded->transforms_, directory);
     const Json& layer = yaml.value("embedding_layer", Json(""));
     if (!layer.is_string()) refuse(file, "`embedding_layer` is a layer's dotted name");
     loaded->embedding_.emplace(*loaded->model_, layer.get<std::string>(), "embedding_layer");

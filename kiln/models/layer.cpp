@@ -54,6 +54,9 @@ BuiltStack build_stack(const LayerList& layers, const Shape& input, const BuildS
       built = layer_registry().create(spec)->build_in(stack.output, first ? scope : after_first);
     } catch (const ConfigError&) {
       throw;  // from a layer nested in this one: its path is already the precise one
+    } catch (DataError& e) {
+      e.add_context("at " + spec.path);  // past an allocation limit: the file is what to name
+      throw;
     } catch (const Error& e) {
       throw ConfigError(spec.path, "", e.what());
     } catch (const c10::Error& e) {

@@ -169,6 +169,12 @@ void HttpEventLoop::State::run() {
 }
 
 void HttpEventLoop::State::watch(Connection& connection, uint32_t events) {
+  // An answer on its way out keeps its wait for room whatever else stops: a client that shut its
+  // sending side had its answer cut at the read timeout, its wait for room dropped with its reads
+  // (the board's 21 MB config.yaml came back as 8.3 MB).
+  if (connection.sent < connection.out.size()) events |= EPOLLOUT;
+  // Such a client's end of stream is always ready to read: watched, the loop would spin on it.
+  if (connection.sender_done && !connection.lingering) events &= ~uint32_t(EPOLLIN | EPOLLRDHUP);
   if (connection.events == events) return;
   connection.events = events;
   epoll->watch(connection.fd, connection.id, events, EPOLL_CTL_MOD);

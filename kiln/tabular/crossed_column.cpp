@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_set>
 
 #include "kiln/core/error.h"
@@ -16,6 +17,9 @@
 
 namespace kiln::tabular {
 namespace {
+
+// More would make combinations no record repeats: each a bucket of its own, learnt from one.
+constexpr size_t kMaxCrossed = 32;
 
 enum class CrossOutput { kOneHot, kIndex };
 EnumNameList<CrossOutput> enum_names(CrossOutput) {
@@ -32,7 +36,16 @@ struct CrossedOptions {
             "What is crossed (two or more): categorical or bucketize columns of the input, by "
             "name, or raw features.")
         .require()
-        .check([](const std::vector<std::string>& f) { return f.size() >= 2; }, "of two or more");
+        .check([](const std::vector<std::string>& f) { return f.size() >= 2; }, "of two or more")
+        .check([](const std::vector<std::string>& f) { return f.size() <= kMaxCrossed; },
+               "of at most " + std::to_string(kMaxCrossed) + " names")
+        // A feature crossed with itself adds nothing but cost: a hand-edited preprocessing.json
+        // naming one feature 100 times was served without a word.
+        .check(
+            [](const std::vector<std::string>& f) {
+              return std::set<std::string>(f.begin(), f.end()).size() == f.size();
+            },
+            "with no name twice");
     s.field("hash_buckets", hash_buckets, "Buckets the combinations are hashed into.")
         .require()
         .in_range(1, kMaxBuckets);

@@ -109,6 +109,25 @@ TEST(CrossedColumn, AnExampleOfTooManyCombinationsIsRefusedBeforeTheyAreMade) {
   EXPECT_FALSE(ones(row_written(crossed, fits), 0, 8).empty());
 }
 
+// A campaign's find: an export's cross edited to name one feature 100 times was served without a
+// word. A name twice adds nothing; more than 32 make combinations no two records share.
+TEST(CrossedColumn, ACrossOfOneNameTwiceOrOfTooManyIsRefused) {
+  Rows letters({{{"a", io::bytes_feature({"x"})}, {"b", io::bytes_feature({"y"})}}});
+  auto cross_of = [&](const std::vector<std::string>& features) {
+    Json raw = {{"ab", {{"type", "crossed"}, {"features", features}, {"hash_buckets", 8}}}};
+    fitted_columns(raw, {"ab"}, letters);
+  };
+  EXPECT_THAT(
+      [&] {
+        cross_of({"a", "b", "a"});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("with no name twice")));
+  std::vector<std::string> many;
+  for (int i = 0; i < 33; ++i) many.push_back("f" + std::to_string(i));
+  EXPECT_THAT([&] { cross_of(many); }, ThrowsMessage<ConfigError>(HasSubstr("of at most 32")));
+  EXPECT_NO_THROW(cross_of({"a", "b"}));
+}
+
 // A campaign's find: an export's cross edited to name a feature training never read (or the
 // cross itself) served rows the model never saw. preprocessing.json lists the features fitted on.
 TEST(CrossedColumn, ACrossEditedToNameAFeatureTheColumnsWereNotFittedOnIsRefused) {

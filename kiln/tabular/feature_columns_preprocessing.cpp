@@ -73,15 +73,24 @@ Json without_files(const Json& column) {
   return built;
 }
 
+// What the file is, said precisely: "not a kiln preprocessing file" for one whose `fitted` block
+// was gone misled a campaign into looking at the wrong file.
+void check_format(const Json& preprocessing) {
+  if (!preprocessing.is_object())
+    malformed("not a kiln preprocessing file: a JSON object is expected, not " +
+              show_value(preprocessing));
+  if (preprocessing.value("format", Json()) != kFormat)
+    malformed(fmt::format("not a kiln preprocessing file: its \"format\" is {}, not \"{}\"",
+                          show_value(preprocessing.value("format", Json())), kFormat));
+  if (!preprocessing.contains("columns")) malformed("its \"columns\" list is missing");
+  if (!preprocessing["columns"].is_array())
+    malformed("its \"columns\" is " + show_value(preprocessing["columns"]) + ", not a list");
+}
+
 }  // namespace
 
 std::unique_ptr<FeatureColumns> FeatureColumns::from_preprocessing(const Json& preprocessing) {
-  if (!preprocessing.is_object() || !preprocessing.contains("format") ||
-      preprocessing["format"] != kFormat || !preprocessing.contains("columns") ||
-      !preprocessing["columns"].is_array())
-    throw ConfigError("preprocessing.json", "",
-                      std::string("not a kiln preprocessing file (\"format\": \"") + kFormat +
-                          "\" with \"columns\")");
+  check_format(preprocessing);
   const Json& version = preprocessing.value("version", Json());
   if (!version.is_number_integer() || version.get<int64_t>() < 1 ||
       version.get<int64_t>() > kVersion)

@@ -416,7 +416,12 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   };
   EXPECT_THAT(problem_of(R"({"columns": []})"), HasSubstr("not a kiln preprocessing file"));
   EXPECT_THAT(problem_of(R"({"format": 1, "columns": []})"),
-              HasSubstr("not a kiln preprocessing file"));
+              HasSubstr("not a kiln preprocessing file: its \"format\" is 1, not "
+                        "\"kiln.preprocessing\""));
+  EXPECT_THAT(problem_of(R"({"format": "kiln.preprocessing", "version": 2})"),
+              HasSubstr("its \"columns\" list is missing"));
+  EXPECT_THAT(problem_of(R"({"format": "kiln.preprocessing", "columns": 3})"),
+              HasSubstr("its \"columns\" is 3, not a list"));
   EXPECT_THAT(problem_of(R"({"format": "kiln.preprocessing", "columns": []})"),
               HasSubstr("its \"version\" is null; this kiln reads versions 1 to 2"));
   std::string head = R"({"format": "kiln.preprocessing", "version": 1, "columns": [)";

@@ -18,12 +18,12 @@ formats=(
   "summary.json|kSummaryFile|^kiln/run/|^kiln/experiment/run_folder\.cpp$|^kiln/board/(report|board_page)\.cpp$"
   "metrics.csv|kMetricsFile|^kiln/run/|^kiln/experiment/run_folder\.cpp$"
   "train_state.json|kTrainStateFile|^kiln/engine/train_state(_json)?\.(h|cpp)$|^kiln/engine/checkpoint\.cpp$"
-  "model.yaml|kModelFile|^kiln/export/exported_model\.cpp$|^kiln/export/export\.cpp$|^kiln/export/predict_inputs\.cpp$"
+  "model.yaml|kModelFile|^kiln/export/exported_model\.cpp$|^kiln/export/export\.cpp$|^kiln/export/predict_inputs\.cpp$|^kiln/export/version_inputs\.cpp$"
   "preprocessing.json|kPreprocessingFile|^kiln/experiment/preprocessing_file\.cpp$|^kiln/tabular/feature_columns_preprocessing\.cpp$|^kiln/run/run_directory\.h$|^kiln/experiment/run_folder\.cpp$|^kiln/export/export\.cpp$"
 )
 # Beside the owners and writers: the board names summary.json because the page asks `run/` for a
-# run's texts by name (run::read_run_text), opening no file itself; predict_inputs names
-# model.yaml in its errors about the reader section ExportedModel read; tabular/feature_columns_preprocessing
+# run's texts by name (run::read_run_text), opening no file itself; predict_inputs and
+# version_inputs name model.yaml in their errors about the reader section ExportedModel read; tabular/feature_columns_preprocessing
 # parses preprocessing.json's content (from_preprocessing) that experiment/preprocessing_file reads, and
 # names the file in its errors; run/run_directory.h spells the run folder's file names.
 

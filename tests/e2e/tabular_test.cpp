@@ -7,7 +7,9 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "kiln/core/json.h"
@@ -20,6 +22,7 @@ namespace kiln {
 namespace {
 
 using ::testing::HasSubstr;
+namespace fs = std::filesystem;
 
 std::string kiln(const std::string& args) { return std::string(KILN_BINARY) + " " + args; }
 std::string testdata(const std::string& name) { return std::string(KILN_TESTDATA) + "/" + name; }
@@ -331,7 +334,54 @@ TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
   auto still =
       testing::run_command(kiln("predict " + version + " --input " + dir.file("row.jsonl")));
   EXPECT_NE(still.exit_code, 0);
-  EXPECT_THAT(still.err, HasSubstr("not a kiln preprocessing file"));
+  EXPECT_THAT(still.err, HasSubstr("preprocessing.json: its \"columns\" list is missing"));
+}
+
+// An export's preprocessing.json writes the row its model.yaml's reader lists, in that order: a
+// copy whose columns were swapped (of the same total width), or one deleted with its MANIFEST
+// line, was served without a word, each number fed to the weights of another.
+TEST(Tabular, AnExportsColumnsMustBeThoseItsReaderFeedsTheModel) {
+  testing::TempDir dir;
+  auto trained = train_shapes(dir, shapes_config);
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  auto exported = testing::run_command(
+      kiln("export " + run_folder(trained.out) + " --to " + dir.file("export")));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::string good = dir.file("export/shapes/1");
+  std::string row = dir.write("row.jsonl", R"({"color": "red", "size": 6.5, "shape": "circle"})"
+                                           "\n");
+  // A copy of the version with preprocessing.json replaced by `text` (none: deleted), its
+  // MANIFEST rewritten to match as a hand editor could.
+  auto edited = [&](const std::string& name, const std::optional<std::string>& text) {
+    std::string version = dir.file(name + "/1");
+    fs::create_directories(version);
+    std::string manifest;
+    for (const char* file : {"model.yaml", "model.safetensors", "preprocessing.json"}) {
+      std::string bytes = testing::read_file(good + "/" + file);
+      if (std::string(file) == "preprocessing.json") {
+        if (!text) continue;
+        bytes = *text;
+      }
+      std::ofstream(version + "/" + file, std::ios::binary) << bytes;
+      manifest += io::manifest_line(file, bytes);
+    }
+    std::ofstream(version + "/MANIFEST") << manifest;
+    return testing::run_command(kiln("predict " + version + " --input " + row));
+  };
+  Json swapped = read_json(good + "/preprocessing.json");
+  std::swap(swapped["columns"][0], swapped["columns"][2]);  // color and shape
+  auto reordered = edited("swapped", swapped.dump());
+  EXPECT_NE(reordered.exit_code, 0);
+  EXPECT_THAT(reordered.err,
+              HasSubstr("swapped/1/preprocessing.json: its columns [shape, size, color] are not "
+                        "those model.yaml's reader feeds the model, in their order: [color, size, "
+                        "shape]"));
+  auto deleted = edited("deleted", std::nullopt);
+  EXPECT_NE(deleted.exit_code, 0);
+  EXPECT_THAT(deleted.err, HasSubstr("deleted/1/preprocessing.json: missing: model.yaml's reader "
+                                     "feeds the model the feature columns [color, size, shape], "
+                                     "which this file holds"));
+  EXPECT_EQ(edited("kept", testing::read_file(good + "/preprocessing.json")).exit_code, 0);
 }
 
 // The first `count` rows of a shapes CSV as JSON objects of raw features, as a client sends them.

@@ -74,7 +74,7 @@ class RawConnection {
   static size_t whole_length(const std::string& response) {
     size_t headers_end = response.find("\r\n\r\n");
     size_t length_at = response.find("Content-Length: ");
-    size_t length = length_at < headers_end ? std::stoul(response.substr(length_at + 16)) : 0;
+    size_t length = length_at < headers_end ? std::stoul(response.substr(length_at + 16, 20)) : 0;
     return headers_end + 4 + length;
   }
   static bool complete(const std::string& response) {
