@@ -274,7 +274,10 @@ void GrpcEventLoop::State::close_connection(Connection& connection) {
 
 void GrpcEventLoop::State::deliver_answers() {
   std::unordered_set<uint64_t> answered;
-  for (auto taken = answers->take(); !taken.empty(); taken = answers->take()) {
+  for (int takes = 1; takes <= kInboxTakesPerTurn; ++takes) {
+    auto taken = answers->take();
+    if (taken.empty()) break;
+    if (takes == kInboxTakesPerTurn) answers->wake();  // the rest next turn, after other events
     for (auto& [id, answer] : taken) {
       auto found = connections.find(id);
       if (found != connections.end()) {  // else its client has gone

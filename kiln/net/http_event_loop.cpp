@@ -376,7 +376,10 @@ void HttpEventLoop::State::close_connection(Connection& connection) {
 }
 
 void HttpEventLoop::State::deliver_answers() {
-  for (auto taken = answers->take(); !taken.empty(); taken = answers->take()) {
+  for (int takes = 1; takes <= kInboxTakesPerTurn; ++takes) {
+    auto taken = answers->take();
+    if (taken.empty()) break;
+    if (takes == kInboxTakesPerTurn) answers->wake();  // the rest next turn, after other events
     for (auto& [id, answer] : taken) {
       auto found = connections.find(id);
       if (found == connections.end()) {  // its client has gone

@@ -82,6 +82,15 @@ int64_t predict_values_claimed(const tfs::PredictRequest& request, const Signatu
   return claimed;
 }
 
+int64_t raw_values_claimed(const tfs::PredictRequest& request) {
+  int64_t claimed = 0;
+  for (const auto& [name, tensor] : request.inputs()) {
+    std::string what = "input '" + name + "'";
+    claim_values(claimed, claimed_values(tensor, what), what);
+  }
+  return claimed;
+}
+
 HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
                            int64_t max_rows) {
   predict_values_claimed(request, signature);
@@ -128,24 +137,40 @@ void fill_predict_response(const HostTensors& outputs, const std::vector<std::st
   *response.mutable_model_spec() = answered;
 }
 
-std::vector<io::Features> examples_of(const tfs::Input& input, int64_t max_rows) {
-  const auto* examples = &input.example_list().examples();
-  const tensorflow::Example* context = nullptr;
-  if (input.has_example_list_with_context()) {
-    examples = &input.example_list_with_context().examples();
-    context = &input.example_list_with_context().context();
-  }
+namespace {
+
+// An input's examples, and the context each takes the features it lacks from (null: none).
+std::pair<const google::protobuf::RepeatedPtrField<tensorflow::Example>*,
+          const tensorflow::Example*>
+examples_in(const tfs::Input& input) {
+  if (input.has_example_list_with_context())
+    return {&input.example_list_with_context().examples(),
+            &input.example_list_with_context().context()};
+  return {&input.example_list().examples(), nullptr};
+}
+
+}  // namespace
+
+size_t examples_claimed(const tfs::Input& input, int64_t max_rows) {
+  auto [examples, context] = examples_in(input);
   if (examples->empty()) throw invalid("Input is empty.");
   check_request_rows("the request", examples->size(), max_rows);
   // The context is copied into each example: bounded before it is (1.1 MB of context for 1,024
   // examples once cost a gigabyte).
-  if (context && context->ByteSizeLong() * size_t(examples->size()) > kMaxRequestCopyBytes)
+  size_t copies = context ? context->ByteSizeLong() * size_t(examples->size()) : 0;
+  if (copies > kMaxRequestCopyBytes)
     throw ServingError(
         StatusCode::kResourceExhausted,
         fmt::format("example_list_with_context: a context of {} bytes copied into each of {} "
                     "examples would be more than the {} bytes one request may expand to; send "
                     "fewer examples in a call, or a smaller context",
                     context->ByteSizeLong(), examples->size(), kMaxRequestCopyBytes));
+  return input.ByteSizeLong() + copies;
+}
+
+std::vector<io::Features> examples_of(const tfs::Input& input, int64_t max_rows) {
+  examples_claimed(input, max_rows);
+  auto [examples, context] = examples_in(input);
   // Read back by kiln's one reader of tf.Example, so that an example means the same over gRPC and
   // in a TFRecord file.
   io::Features shared;

@@ -36,6 +36,9 @@ std::string signature_of(const tfs::ModelSpec& spec);
 /// INVALID_ARGUMENT for inputs the signature does not take, RESOURCE_EXHAUSTED past the
 /// per-request limit (request_limits.h).
 int64_t predict_values_claimed(const tfs::PredictRequest& request, const Signature& signature);
+/// The same for a Predict of raw features (tensors no signature lists, which a model's columns
+/// read): every tensor's claim, RESOURCE_EXHAUSTED past the per-request limit.
+int64_t raw_values_claimed(const tfs::PredictRequest& request);
 HostTensors predict_inputs(const tfs::PredictRequest& request, const Signature& signature,
                            int64_t max_rows);
 /// The outputs Predict answers with: its output_filter, or every output of `signature`;
@@ -46,8 +49,13 @@ std::vector<std::string> predict_outputs(const tfs::PredictRequest& request,
 void fill_predict_response(const HostTensors& outputs, const std::vector<std::string>& names,
                            const tfs::ModelSpec& answered, tfs::PredictResponse& response);
 
-/// The examples of a Classify or Regress input, each with the context's features its own lack.
-/// ServingError (kInvalidArgument) "Input is empty." for none, or for more than `max_rows`.
+/// The bytes examples_of makes of `input`: its own, and its context's once for each example.
+/// ServingError (kInvalidArgument) "Input is empty." for no example, or for more than
+/// `max_rows`; (kResourceExhausted) for a context whose copies would pass what one request may
+/// expand to.
+size_t examples_claimed(const tfs::Input& input, int64_t max_rows);
+/// The examples of a Classify or Regress input, each with the context's features its own lack;
+/// the errors of examples_claimed.
 std::vector<io::Features> examples_of(const tfs::Input& input, int64_t max_rows);
 /// Classify's result: each example's classes with their scores.
 void fill_classification(const std::vector<std::vector<ScoredClass>>& classes,

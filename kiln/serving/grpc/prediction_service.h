@@ -50,9 +50,11 @@ class PredictionService {
   void prepare_predict(GrpcCall& call, const tfs::PredictRequest& request,
                        tfs::PredictResponse& response, FoundVersion found,
                        const std::string& name) const;
-  // Runs `prepare` now when the request claims less than 64 KiB, else on a worker, which drops
-  // a call whose client has gone before preparing it.
-  void off_loop(GrpcCall& call, size_t claimed, std::function<void()> prepare) const;
+  // Runs `prepare` on a worker, which drops a call whose client has gone before preparing it,
+  // when the request claims 64 KiB or more, or 4 KiB of examples read `through_columns` (row by
+  // row); less is read on the loop, sooner than a worker would start on it.
+  void off_loop(GrpcCall& call, size_t claimed, bool through_columns,
+                std::function<void()> prepare) const;
   // Runs `inputs` on `found` and answers with what `fill` writes of the outputs.
   static void submit(GrpcCall& call, FoundVersion found, const std::string& signature,
                      HostTensors inputs, std::function<void(const HostTensors&)> fill);

@@ -98,7 +98,10 @@ void HttpServer::answer_api(net::HttpRequest& request, const net::HttpRespond& r
     respond({reply.status, "application/json", std::move(reply.body), std::move(reply.servable)});
   };
   size_t bytes = request.body.size();
-  if (bytes < OffLoopWorkers::kMinBodyBytesOffLoop)
+  bool small = bytes < OffLoopWorkers::kMinExamplesBytesOffLoop ||
+               (bytes < OffLoopWorkers::kMinBodyBytesOffLoop &&
+                !handler_.reads_examples(request.method, request.path));
+  if (small)
     return handler_.handle_async(request.method, request.path, request.body, done,
                                  request.abandoned);
   // The workers drop the closure, body and all, once it has run (off_loop_workers.cpp).

@@ -68,6 +68,16 @@ void RestHandler::handle_async(const std::string& method, const std::string& pat
   }
 }
 
+bool RestHandler::reads_examples(const std::string& method, const std::string& path) const {
+  try {
+    Route route = parse_route(method, path);
+    if (route.kind == RouteKind::kClassify || route.kind == RouteKind::kRegress) return true;
+    return route.kind == RouteKind::kPredict && table_.find(route).servable->examples();
+  } catch (const ServingError&) {
+    return false;  // answered as such by handle_async, wherever it runs
+  }
+}
+
 HttpReply RestHandler::handle(const std::string& method, const std::string& path,
                               const std::string& body) const {
   std::promise<HttpReply> reply;

@@ -56,6 +56,10 @@ class RestHandler {
   /// The same, waited for.
   HttpReply handle(const std::string& method, const std::string& path,
                    const std::string& body) const;
+  /// Whether `method` `path` reads examples through a model's feature columns: a classify or a
+  /// regress, or a predict of a version that reads raw features. Such a body costs more a byte
+  /// than tensors do (each row through each column). False for a path of no model served.
+  bool reads_examples(const std::string& method, const std::string& path) const;
   /// Prometheus's text of the metrics ("" without them).
   std::string metrics_text() const;
 
