@@ -136,6 +136,7 @@ void ProgramTrials::take(int64_t number, Running& trial,
     return;
   }
   const std::string& metric = setup_.options.metric;
+  std::vector<ReportedValue> noted;  // written together, once the pruner has seen each
   for (const MetricReport& report : reports) {
     auto value = report.values.find(metric);
     if (value == report.values.end() || trial.pruned || trial.failed) continue;
@@ -144,12 +145,17 @@ void ProgramTrials::take(int64_t number, Running& trial,
       continue;
     }
     trial.last_value = value->second;
-    note_report(number, {*report.step, double(*report.step), value->second});
+    noted.push_back({*report.step, double(*report.step), value->second});
+    if (!note_report(number, noted.back())) {  // the pruner reads the study again: write first
+      study_.report(number, noted);
+      noted.clear();
+    }
     if (std::optional<std::string> why = pruner_->prune(number, known_trials(), maximize_)) {
       trial.pruned = *why;
       stop(number, trial, fmt::format("pruned at step {}: {}", *report.step, *why));
     }
   }
+  study_.report(number, noted);
 }
 
 void ProgramTrials::stop(int64_t number, Running& trial, const std::string& why) {
@@ -165,12 +171,13 @@ const std::vector<TrialRecord>& ProgramTrials::known_trials() {
   return *trials_;
 }
 
-void ProgramTrials::note_report(int64_t number, const ReportedValue& value) {
-  study_.report(number, value);
-  if (!trials_) return;  // read afresh when next needed
+bool ProgramTrials::note_report(int64_t number, const ReportedValue& value) {
+  if (!trials_) return false;  // read afresh when next needed
   if (number < 0 || size_t(number) >= trials_->size() ||
-      (*trials_)[size_t(number)].number != number)
-    return trials_.reset();
+      (*trials_)[size_t(number)].number != number) {
+    trials_.reset();
+    return false;
+  }
   // As the study keeps them: one value per step, in order of step.
   std::vector<ReportedValue>& reported = (*trials_)[size_t(number)].reported;
   auto at =
@@ -180,6 +187,7 @@ void ProgramTrials::note_report(int64_t number, const ReportedValue& value) {
     *at = value;
   else
     reported.insert(at, value);
+  return true;
 }
 
 void ProgramTrials::finish(int64_t number, int status) {

@@ -69,7 +69,9 @@ class ProgramTrials {
   /// The study's trials as the pruner sees them: read once, then kept up to date report by
   /// report (reading the whole study for each report made 10,000 of them take 45 s).
   const std::vector<TrialRecord>& known_trials();
-  void note_report(int64_t number, const ReportedValue& value);
+  /// Adds `value` to the trials known_trials() keeps; false when they are not kept (read
+  /// again from the study when next needed, which must hold the value by then).
+  bool note_report(int64_t number, const ReportedValue& value);
 
   Study& study_;
   const StudySetup& setup_;

@@ -298,6 +298,18 @@ void Study::report(int64_t number, const ReportedValue& value) {
       .step();
 }
 
+void Study::report(int64_t number, const std::vector<ReportedValue>& values) {
+  if (values.empty()) return;
+  execute("BEGIN IMMEDIATE");
+  try {
+    for (const ReportedValue& value : values) report(number, value);
+    execute("COMMIT");
+  } catch (...) {
+    execute("ROLLBACK");
+    throw;
+  }
+}
+
 std::vector<TrialRecord> Study::trials() const {
   std::vector<TrialRecord> out;
   Statement rows(

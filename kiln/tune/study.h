@@ -67,6 +67,9 @@ class Study {
   void restart_trial(int64_t number);
   /// A value trial `number` reported at `step` (kept once per step; a resumed trial repeats).
   void report(int64_t number, const ReportedValue& value);
+  /// Several, in one transaction: a program printing 100,000 reports had each written (and
+  /// synced) on its own, about 330 a second.
+  void report(int64_t number, const std::vector<ReportedValue>& values);
   std::vector<TrialRecord> trials() const;
   TrialRecord trial(int64_t number) const;
 

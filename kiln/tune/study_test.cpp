@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "kiln/core/error.h"
@@ -238,6 +239,27 @@ TEST(Study, APrunedTrialCountsWithItsLastReportedValue) {
   EXPECT_EQ(trial_views(study.trials(), false)[0].loss, 0.6);
   study.restart_trial(0);
   EXPECT_EQ(study.trial(0).state, TrialState::kRunning);
+}
+
+// A program's reports of one read are written together: all of them, or none when one fails.
+TEST(Study, ReportsWrittenTogetherAreAllKeptOrNoneIs) {
+  testing::TempDir dir;
+  SearchSpace s = space();
+  Study study = Study::create(dir.file("study.db"), info(), s);
+  study.start_trial(s, {{"o", 0}}, "t0");
+  std::vector<ReportedValue> many;
+  for (int64_t step = 0; step < 10000; ++step)
+    many.push_back({step, double(step), 1.0 / (step + 1)});
+  study.report(0, many);
+  std::vector<ReportedValue> kept = study.trial(0).reported;
+  ASSERT_EQ(kept.size(), 10000u);
+  EXPECT_EQ(kept.back().step, 9999);
+  // SQLite stores a NaN as NULL, which the table refuses: the value before it goes too.
+  std::vector<ReportedValue> broken{{20000, 20000, 0.5}, {20001, 20001, std::nan("")}};
+  EXPECT_THAT(error_of([&] { study.report(0, broken); }), HasSubstr(dir.file("study.db")));
+  EXPECT_EQ(study.trial(0).reported.size(), 10000u);
+  study.report(0, std::vector<ReportedValue>{{20000, 20000, 0.5}});  // and the study goes on
+  EXPECT_EQ(study.trial(0).reported.size(), 10001u);
 }
 
 TEST(Study, AChangeWhileAnotherProcessWritesWaitsThenFailsNamingTheFile) {
