@@ -42,8 +42,9 @@ TEST(Fanova, SharesAreOptunasOnTheSameTrials) {
         best = share.get<double>();
         optunas_first = name;
       }
-    if (c["name"] != "an_interaction")  // there Optuna's first two are within 0.01
+    if (c["name"] != "an_interaction") {  // there Optuna's first two are within 0.01
       EXPECT_EQ(ours.front().first, optunas_first);
+    }
     for (const auto& [name, share] : ours)
       EXPECT_NEAR(share, c["importances"][name].get<double>(), 0.05) << name;
   }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "kiln/core/json.h"
 #include "kiln/io/manifest.h"
@@ -337,17 +338,25 @@ TEST(Tabular, AWideAndDeepModelTrainsOnNamedInputsAndEvalRebuildsIt) {
   EXPECT_THAT(still.err, HasSubstr("preprocessing.json: its \"columns\" list is missing"));
 }
 
+// train_shapes, then `kiln export` of the run to dir/export: the model's folder there. Either
+// failing throws, with its error output.
+std::string exported_shapes(const testing::TempDir& dir,
+                            std::string (*config)(const std::string&, const std::string&)) {
+  auto trained = train_shapes(dir, config);
+  if (trained.exit_code != 0) throw std::runtime_error("kiln train: " + trained.err);
+  auto exported = testing::run_command(
+      kiln("export " + run_folder(trained.out) + " --to " + dir.file("export")));
+  if (exported.exit_code != 0) throw std::runtime_error("kiln export: " + exported.err);
+  for (const auto& entry : fs::directory_iterator(dir.file("export"))) return entry.path().string();
+  throw std::runtime_error("kiln export wrote no model folder");
+}
+
 // An export's preprocessing.json writes the row its model.yaml's reader lists, in that order: a
 // copy whose columns were swapped (of the same total width), or one deleted with its MANIFEST
 // line, was served without a word, each number fed to the weights of another.
 TEST(Tabular, AnExportsColumnsMustBeThoseItsReaderFeedsTheModel) {
   testing::TempDir dir;
-  auto trained = train_shapes(dir, shapes_config);
-  ASSERT_EQ(trained.exit_code, 0) << trained.err;
-  auto exported = testing::run_command(
-      kiln("export " + run_folder(trained.out) + " --to " + dir.file("export")));
-  ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  std::string good = dir.file("export/shapes/1");
+  std::string good = exported_shapes(dir, shapes_config) + "/1";
   std::string row = dir.write("row.jsonl", R"({"color": "red", "size": 6.5, "shape": "circle"})"
                                            "\n");
   // A copy of the version with preprocessing.json replaced by `text` (none: deleted), its
@@ -413,12 +422,7 @@ void expect_same_answer(const Json& served, const Json& offline) {
 // Classify of the same rows answers what :classify does.
 TEST(ServeTabular, RawFeaturesServedAnswerAsTheCsvRowsDoOffline) {
   testing::TempDir dir;
-  auto trained = train_shapes(dir, wide_deep_config);
-  ASSERT_EQ(trained.exit_code, 0) << trained.err;
-  auto exported = testing::run_command(
-      kiln("export " + run_folder(trained.out) + " --to " + dir.file("export")));
-  ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  std::string model = dir.file("export/shapes_wide_deep");
+  std::string model = exported_shapes(dir, wide_deep_config);
   std::vector<Json> rows = shapes_rows(shapes_csv(400, 8), 6);
   auto predicted =
       testing::run_command(kiln("predict " + model + "/1 --input " + dir.file("val.csv")));
