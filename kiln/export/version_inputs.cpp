@@ -15,7 +15,7 @@
 namespace kiln::exports {
 namespace {
 
-[[noreturn]] void refuse(const std::string& file, const std::string& problem) {
+[[noreturn]] void refuse_input(const std::string& file, const std::string& problem) {
   throw DataError(file, -1, -1, problem);
 }
 
@@ -35,9 +35,9 @@ std::optional<tabular::InputGroups> reader_columns(const Json& reader, const std
     else
       return std::nullopt;
   } catch (const Error& e) {
-    refuse(file, e.what());
+    refuse_input(file, e.what());
   } catch (const Json::exception&) {
-    refuse(file, "`reader.input` is a list of column names");
+    refuse_input(file, "`reader.input` is a list of column names");
   }
   return groups;
 }
@@ -58,14 +58,14 @@ std::string groups_text(const tabular::InputGroups& groups) {
 // that an option of the wrong type is refused at load, not taken for its default.
 void check_reader(const Json& reader, const std::string& file) {
   if (!reader.is_object() || !reader.value("type", Json()).is_string())
-    refuse(file, "`reader` is a dataset spec, {type: NAME, ...}");
+    refuse_input(file, "`reader` is a dataset spec, {type: NAME, ...}");
   Json spec = reader;
   if (spec["type"] == "csv") spec["file"] = "given-to-predict.csv";
   if (spec["type"] == "tfrecord") spec["files"] = Json::array({"given-to-predict.tfrecord"});
   try {
     data::dataset_registry().resolve(spec, ReadContext{"reader", nullptr});
   } catch (const Error& e) {
-    refuse(file, e.what());
+    refuse_input(file, e.what());
   }
 }
 
@@ -78,27 +78,30 @@ void check_preprocessing(const experiment::ModelInput& input, const Json& prepro
   std::optional<tabular::InputGroups> listed = reader_columns(reader, directory + "/model.yaml");
   if (preprocessing.is_null()) {
     if (!input.layout.empty())
-      refuse(file,
-             "missing: model.yaml's input has a layout of feature columns, which this file "
-             "holds");
+      refuse_input(file,
+                   "missing: model.yaml's input has a layout of feature columns, which this file "
+                   "holds");
     if (listed)
-      refuse(file, fmt::format("missing: model.yaml's reader feeds the model the feature "
-                               "columns {}, which this file holds",
-                               groups_text(*listed)));
+      refuse_input(file, fmt::format("missing: model.yaml's reader feeds the model the feature "
+                                     "columns {}, which this file holds",
+                                     groups_text(*listed)));
     return;
   }
   std::unique_ptr<tabular::FeatureColumns> columns =
       tabular::FeatureColumns::from_preprocessing(preprocessing);
   if (listed && *listed != columns->groups())
-    refuse(file, fmt::format("its columns {} are not those model.yaml's reader feeds the model, "
+    refuse_input(file,
+                 fmt::format("its columns {} are not those model.yaml's reader feeds the model, "
                              "in their order: {}",
                              groups_text(columns->groups()), groups_text(*listed)));
   if (input.shape != std::vector<int64_t>{columns->width()})
-    refuse(file, fmt::format("its columns write rows of {} numbers, but model.yaml's input \"{}\" "
+    refuse_input(file,
+                 fmt::format("its columns write rows of {} numbers, but model.yaml's input \"{}\" "
                              "has the shape [{}]",
                              columns->width(), input.name, fmt::join(input.shape, ", ")));
   if (layout_json(columns->layout()) != layout_json(input.layout))
-    refuse(file, fmt::format("its columns lay the row out as {}, but model.yaml's input says {}",
+    refuse_input(file,
+                 fmt::format("its columns lay the row out as {}, but model.yaml's input says {}",
                              show_value(layout_json(columns->layout())),
                              show_value(layout_json(input.layout))));
 }
