@@ -168,7 +168,8 @@ torch::Tensor Objective::head_loss(size_t index, const torch::Tensor& output,
   }
 }
 
-torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch) {
+torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch,
+                                 models::NamedOutputs* shown) {
   models::NamedOutputs outputs;
   if (heads_.size() == 1 && heads_.front().name.empty())
     outputs.insert("", model.forward(batch.input));
@@ -189,6 +190,7 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch)
     total = i == 0 ? loss : total + loss;
   }
   last_loss_ = total.detach();
+  if (shown) *shown = std::move(outputs);
   return total;
 }
 

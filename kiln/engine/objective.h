@@ -45,8 +45,10 @@ class Objective {
   explicit Objective(std::vector<Head> heads);
 
   /// Runs the model on `batch` (already on the model's device) and returns the weighted loss,
-  /// to call backward() on; adds every head's loss and metric statistics to those so far.
-  torch::Tensor compute(models::Model& model, const data::Batch& batch);
+  /// to call backward() on; adds every head's loss and metric statistics to those so far. The
+  /// model's outputs go to `outputs` when given (a loop adds terms of its own to the loss).
+  torch::Tensor compute(models::Model& model, const data::Batch& batch,
+                        models::NamedOutputs* outputs = nullptr);
   /// The loss the last compute() returned, detached: a 0-dim tensor on its device, which the
   /// trainer reads when the device gets to it.
   const torch::Tensor& last_loss() const { return last_loss_; }

@@ -38,6 +38,8 @@ const optim::Scheduler& no_schedule() {
 Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& metrics,
                  Console& console, Clock clock)
     : parts_(parts),
+      own_loop_(parts.loop ? nullptr : supervised_loop()),
+      loop_(parts.loop ? parts.loop : own_loop_.get()),
       options_(options),
       metrics_(metrics),
       console_(console),
@@ -209,6 +211,7 @@ void Trainer::log_training(Window& window) {
   values["system/peak_rss_mb"] = peak_resident_mb();
   if (std::optional<double> gpu = cuda_peak_allocated_mb(parts_.device))
     values["system/cuda_peak_allocated_mb"] = *gpu;
+  for (const auto& [tag, value] : loop_->take_values(*parts_.context)) values[tag] = value;
   if (window.norms > 0) values["train/grad_norm"] = window.grad_norm_sum / double(window.norms);
   if (window.penalty_sum.defined())
     values["train/regularization"] = window.penalty_sum.item<double>() / double(window.updates);
@@ -296,7 +299,7 @@ void Trainer::weights_replaced() {
 }
 
 std::vector<std::string> Trainer::monitorable() const {
-  return monitorable_tags(parts_.objective, parts_.val != nullptr);
+  return monitorable_tags(parts_.objective, parts_.val != nullptr, loop_);
 }
 
 void Trainer::record(const MetricValues& values) {

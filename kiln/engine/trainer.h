@@ -22,6 +22,7 @@
 #include "kiln/engine/callback.h"
 #include "kiln/engine/device_readings.h"
 #include "kiln/engine/evaluator.h"
+#include "kiln/engine/loop.h"
 #include "kiln/engine/metric_sink.h"
 #include "kiln/engine/precision.h"
 #include "kiln/engine/regularization.h"
@@ -138,6 +139,8 @@ class Trainer : private TrainerView {
   const NamedTensors* evaluation_weights() const;
 
   TrainerParts parts_;
+  std::unique_ptr<Loop> own_loop_;  // the supervised loop, when parts_ names none
+  Loop* loop_;
   TrainOptions options_;
   MetricSink& metrics_;
   Console& console_;

@@ -10,6 +10,7 @@
 #include "kiln/data/loader.h"
 #include "kiln/engine/callback.h"
 #include "kiln/engine/evaluator.h"
+#include "kiln/engine/loop.h"
 #include "kiln/engine/objective.h"
 #include "kiln/engine/precision.h"
 #include "kiln/optim/hyper_schedules.h"
@@ -38,7 +39,8 @@ void check_trainer_parts(const TrainerParts& parts, const TrainOptions& options)
                       fmt::format("the training set ({} examples) yields no batch; lower "
                                   "data.batch_size, or set data.drop_last: false",
                                   parts.train.dataset().size()));
-  std::vector<std::string> tags = monitorable_tags(parts.objective, parts.val != nullptr);
+  std::vector<std::string> tags =
+      monitorable_tags(parts.objective, parts.val != nullptr, parts.loop);
   check_monitor(options.monitor, tags, "train.monitor");
   if (parts.scheduler && !parts.scheduler->monitor().empty())
     check_monitor(parts.scheduler->monitor(), tags, "scheduler.monitor");
@@ -50,12 +52,15 @@ void check_trainer_parts(const TrainerParts& parts, const TrainOptions& options)
                                   options.profile->to, options.profile->from));
 }
 
-std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val) {
+std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val,
+                                          const Loop* loop) {
   std::vector<std::string> tags;
   for (const std::string split : {"val", "train"}) {
     if (split == "val" && !has_val) continue;
     for (const auto& tag : objective.tags(split)) tags.push_back(tag);
   }
+  if (loop)
+    for (const std::string& tag : loop->tags()) tags.push_back(tag);
   return tags;
 }
 

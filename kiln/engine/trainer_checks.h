@@ -30,7 +30,9 @@ int64_t steps_per_epoch(const data::Loader& train, int64_t accumulate = 1);
 /// `accumulate` batches per step; 0 for a time.
 int64_t planned_steps(const Period& max, const data::Loader& train, int64_t accumulate = 1);
 
-/// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy.
-std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val);
+/// The tags `train.monitor` may name for this experiment, e.g. val/loss, val/accuracy, and the
+/// loop's own (train/distillation/loss) when given.
+std::vector<std::string> monitorable_tags(const Objective& objective, bool has_val,
+                                          const Loop* loop = nullptr);
 
 }  // namespace kiln::engine

@@ -28,6 +28,7 @@ class Scheduler;
 namespace kiln::engine {
 
 class Callback;
+class Loop;
 class Objective;
 class Regularization;
 class StepProfiler;
@@ -66,6 +67,8 @@ struct TrainerParts {
   Json inputs = nullptr;
   // Told of each step's phases (train.profile, kiln bench); optional.
   StepProfiler* profiler = nullptr;
+  // What a batch's loss is made of (`loop:`, loop.h); none: the supervised loop.
+  Loop* loop = nullptr;
 };
 
 }  // namespace kiln::engine

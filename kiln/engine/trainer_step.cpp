@@ -35,7 +35,7 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
     for (const torch::Tensor& parameter : trainable_) loss = loss + parameter.sum() * 0;
   } else {
     Precision::Autocast autocast = precision_.autocast();
-    loss = parts_.objective.compute(parts_.model, on_device(batch, parts_.device));
+    loss = loop_->batch_loss(parts_.model, parts_.objective, on_device(batch, parts_.device));
   }
   // Each batch's mean loss counts 1/size of the step, so the step follows the group's mean.
   if (group.size > 1) loss = loss / double(group.size);

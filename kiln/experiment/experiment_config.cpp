@@ -44,6 +44,9 @@ void ExperimentConfig::describe(Schema& s) {
           "momentum, dampening, beta1, beta2, eps, alpha, lr_decay: what the optimizer has): "
           "each a scheduler whose factor multiplies the configured value.");
   s.field("train", train, "Length of training, validation and logging periods.");
+  s.field("loop", loop,
+          "What a training step computes: supervised (the config's loss), or distillation "
+          "from a teacher run (kiln list loop).");
   s.field("callbacks", callbacks,
           "Optional behaviour: checkpoint, early_stopping, ema, lr_monitor (one of each type).");
   s.field("stages", stages,

@@ -65,6 +65,7 @@ struct ExperimentConfig {
   ComponentSpec scheduler{"scheduler", "constant"};
   HyperSchedules schedules;
   engine::TrainOptions train;
+  ComponentSpec loop{"loop", "supervised"};
   ComponentList callbacks{"callback"};
   StageList stages;
   engine::RuntimeOptions runtime;

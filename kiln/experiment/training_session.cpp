@@ -1,5 +1,7 @@
 #include "kiln/experiment/training_session.h"
 
+#include "kiln/experiment/training_loop.h"
+
 namespace kiln::experiment {
 
 namespace {
@@ -28,7 +30,8 @@ StageSession::StageSession(RunSession& run, const ExperimentConfig& config)
       val_objective(run.experiment.build_objective(*run.model)),
       regularization(run.experiment.build_regularization(*run.model)),
       train(run.experiment.loader("train")),
-      callbacks(run.experiment.build_callbacks()) {
+      callbacks(run.experiment.build_callbacks()),
+      loop(build_loop(run.experiment, *run.model, run.inputs)) {
   if (run.experiment.has_split("val")) val.emplace(run.experiment.loader("val"));
   objective.check_targets(train.dataset().info().target_names, "train");
   if (val) objective.check_targets(val->dataset().info().target_names, "val");
@@ -60,6 +63,7 @@ engine::TrainerParts StageSession::parts(RunSession& run, const std::string& che
                              config_yaml,
                              stop_signal};
   parts.stage = stage;
+  parts.loop = loop.get();
   if (!regularization.empty()) parts.regularization = &regularization;
   for (const auto& [name, schedule] : schedules) parts.schedules[name] = schedule.get();
   return parts;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/engine/loop.h"
 #include "kiln/engine/regularization.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/experiment.h"
@@ -44,6 +45,7 @@ struct StageSession {
   data::Loader train;
   std::optional<data::Loader> val;
   std::vector<std::unique_ptr<engine::Callback>> callbacks;
+  std::unique_ptr<engine::Loop> loop;
 
   /// Over `run`, whose experiment already holds `config` and whose model is frozen for it.
   StageSession(RunSession& run, const ExperimentConfig& config);

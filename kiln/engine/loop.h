@@ -1,0 +1,74 @@
+#pragma once
+// Training loops (docs/training.md, "Loops"): what one batch of a training step computes, chosen
+// by name in the config (`loop: {type: distillation, ...}`). The trainer around a loop is the same
+// for every loop: batching and accumulation, precision, the device feed, the NaN guard, the
+// optimizer step and its schedules, logging, validation, checkpoints, callbacks, stages and
+// several processes. A loop decides what the step's loss is made of (`supervised`: the config's
+// loss of the model's outputs; `distillation`: that blended with a frozen teacher's soft
+// targets) and may log values of its own. Thread-safety: the training thread only.
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/registry.h"
+#include "kiln/data/dataset.h"
+#include "kiln/distributed/context.h"
+#include "kiln/engine/metric_values.h"
+#include "kiln/models/model.h"
+
+namespace kiln::engine {
+
+class Objective;
+
+/// A model a loop uses without training it (a distillation's teacher), in eval mode on the
+/// training device, with the shape of one example it takes.
+struct FrozenModel {
+  std::shared_ptr<models::Model> model;
+  std::vector<int64_t> input_shape;
+};
+
+/// What a loop is given before training: the model the trainer trains (and validates and
+/// exports), where it trains, the shape of one training example, and how to open other models.
+struct LoopSetup {
+  models::Model& model;
+  torch::Device device;
+  std::vector<int64_t> input_shape;
+  /// Opens a run folder's checkpoint `which` (best, last or a checkpoint's folder), or a
+  /// checkpoint folder, as a frozen model; a ConfigError at `config_path` when it cannot.
+  std::function<FrozenModel(const std::string& location, const std::string& which,
+                            const std::string& config_path)>
+      open_frozen;
+};
+
+class Loop {
+ public:
+  virtual ~Loop() = default;
+
+  /// Before any training (also by --dry-run): takes what the loop needs beside the model, and
+  /// throws a ConfigError relative to the loop (`teacher`) when that does not fit the model.
+  virtual void attach(const LoopSetup& /*setup*/) {}
+  /// The loss of one training batch (already on the device, under the step's autocast), to call
+  /// backward on. `objective` counts the model's loss and metrics on the batch, as logged.
+  virtual torch::Tensor batch_loss(models::Model& model, Objective& objective,
+                                   const data::Batch& batch) = 0;
+  /// The loop's own values since the last call (train/... tags), combined over the processes of
+  /// `context`; then forgotten. Called when the trainer logs a training line.
+  virtual MetricValues take_values(distributed::Context& /*context*/) { return {}; }
+  /// Every tag take_values() gives, for monitors to name.
+  virtual std::vector<std::string> tags() const { return {}; }
+
+  /// The registered name and the config path it was given at (`loop`), for messages.
+  std::string type, config_path;
+};
+
+using LoopRegistry = Registry<Loop>;
+LoopRegistry& loop_registry();
+
+/// The loop of a trainer given none: `supervised`.
+std::unique_ptr<Loop> supervised_loop();
+
+}  // namespace kiln::engine
