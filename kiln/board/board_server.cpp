@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
+#include <optional>
 #include <thread>
 
 #include "kiln/board/board_api.h"
@@ -136,7 +138,26 @@ net::HttpAnswer BoardServer::answer_run_file(const std::string& path, const Quer
   std::optional<int64_t> from = whole_param(params, "from"), points = whole_param(params, "points");
   if (!from) return refusal(400, "from: expected a byte offset");
   if (!points) return refusal(400, "points: expected a whole number of points");
-  return json_answer(metric_rows(*run, *from, size_t(*points)));
+  return metrics_answer(*run, *from, size_t(*points));
+}
+
+net::HttpAnswer BoardServer::metrics_answer(const std::string& run, int64_t from, size_t points) {
+  std::optional<run::FileVersion> version = run::metrics_version(run);
+  std::string key = fmt::format("{}\n{}\n{}", run, from, points);
+  if (version) {
+    std::lock_guard<std::mutex> lock(answers_mutex_);
+    auto found = metrics_answers_.find(key);
+    if (found != metrics_answers_.end() && found->second.file == *version)
+      return {200, kJsonType, found->second.json, nullptr};
+  }
+  std::string json = dump_json(metric_rows(run, from, points));
+  // Kept only when the file did not change while it was read.
+  if (version && run::metrics_version(run) == version) {
+    std::lock_guard<std::mutex> lock(answers_mutex_);
+    if (metrics_answers_.size() >= 16) metrics_answers_.clear();
+    metrics_answers_[key] = {*version, json};
+  }
+  return {200, kJsonType, std::move(json), nullptr};
 }
 
 }  // namespace kiln::board

@@ -19,6 +19,7 @@
 #include "kiln/board/run_cache.h"
 #include "kiln/board/run_links.h"
 #include "kiln/net/http_event_loop.h"
+#include "kiln/run/metrics_csv.h"
 #include "kiln/run/run_query.h"
 #include "kiln/serving/off_loop_workers.h"
 
@@ -50,8 +51,12 @@ class BoardServer {
   /// Answers requests until stop(); returns at once when stop() came first. The runs table is
   /// made meanwhile, so that the page's first one comes from the cache.
   void serve();
-  /// Ends serve() and returns once it has ended (or at once when serve() has not begun).
-  void stop() { loop_.stop(); }
+  /// Ends serve() and returns once it has ended (or at once when serve() has not begun); the
+  /// requests still waiting for a worker are dropped (their connections close with the loop).
+  void stop() {
+    loop_.stop();
+    workers_.drop_waiting();
+  }
 
  private:
   /// On the loop's thread: hands the request to a worker.
@@ -62,12 +67,22 @@ class BoardServer {
 
   /// The runs table for a request's filters and sort, made again only when a run changed.
   std::string runs_answer(const std::vector<run::RunFilter>& filters, const std::string& sort);
+  /// A run's metrics from byte `from`, thinned to `points`, read again only when its
+  /// metrics.csv changed: twelve clients asking for a 95 MB file over and over held every worker
+  /// (the runs table waited over 30 s).
+  net::HttpAnswer metrics_answer(const std::string& run, int64_t from, size_t points);
 
   std::string root_, chart_js_;
   RunCache cache_;
   RunLinks links_;  // what runs_inside keeps between requests
   std::mutex answers_mutex_;
   std::map<std::string, std::pair<uint64_t, std::string>> answers_;  // by query: generation, JSON
+  // Metrics answers by run, from and points: the file's inode, size and change time, the JSON.
+  struct MetricsAnswer {
+    run::FileVersion file;
+    std::string json;
+  };
+  std::map<std::string, MetricsAnswer> metrics_answers_;
   net::HttpEventLoop loop_;
   // After the loop: ended first, answering what waits while the loop can still send it.
   serving::OffLoopWorkers workers_;

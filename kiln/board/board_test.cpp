@@ -166,6 +166,21 @@ TEST_F(Board, MetricsAreServedFromWhereThePageStopped) {
   EXPECT_EQ(regrown["rows"].size(), 2u);
 }
 
+// Answers are kept while the file stays as it was (twelve clients asking for a 95 MB file over and
+// over held every worker): a row appended, or the file replaced by one of the same size, is seen.
+TEST_F(Board, MetricsKeptForRepeatedQuestionsFollowTheFile) {
+  const std::string ask = "/api/metrics?run=fashion/20261101-100000&from=0";
+  Json first = get_json(ask);
+  EXPECT_EQ(get_json(ask), first);
+  write(run_ + "/metrics.csv", "20,1,train,loss,2.0,110\n", true);
+  EXPECT_EQ(get_json(ask)["rows"].size(), 2u);
+  std::string same_size = read_text_file(run_ + "/metrics.csv");
+  same_size.replace(same_size.find("2.0,110"), 7, "9.0,110");
+  write(run_ + "/replaced.csv", same_size);
+  fs::rename(run_ + "/replaced.csv", run_ + "/metrics.csv");  // as a resume's trim replaces it
+  EXPECT_EQ(get_json(ask)["rows"][1][3], 9.0);
+}
+
 // A metrics.csv that is a FIFO nothing writes to hung `kiln report` (an outside campaign's find):
 // it is named, never opened for a blocking read.
 TEST_F(Board, AMetricsFileThatIsNotARegularFileIsAProblemNotAWait) {

@@ -87,6 +87,7 @@ Json parse_json_config(const std::string& text, const std::string& origin) {
 Json parse_config_text(const std::string& text, const std::string& origin, bool is_json) {
   check_config_text(text, origin);
   if (is_json) return parse_json_config(text, origin);
+  check_yaml_size(text, origin);
   try {
     YAML::Node node = YAML::Load(text);
     return yaml_to_json(node, origin);

@@ -5,8 +5,11 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <unordered_set>
 #include <vector>
+
+#include <yaml-cpp/eventhandler.h>
 
 #include "kiln/core/error.h"
 #include "kiln/core/json_text.h"
@@ -200,6 +203,60 @@ class YamlConverter {
 };
 
 }  // namespace
+
+namespace {
+
+// Counts the parser's events and stops at the first past the limit: no node is built.
+class EventCounter : public YAML::EventHandler {
+ public:
+  explicit EventCounter(size_t most) : most_(most) {}
+  struct TooMany {
+    YAML::Mark mark;
+  };
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { count(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { count(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    count(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    count(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    count(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& mark) {
+    if (++seen_ > most_) throw TooMany{mark};
+  }
+  size_t most_, seen_ = 0;
+};
+
+}  // namespace
+
+void check_yaml_size(const std::string& text, const std::string& origin, const YamlLimits& limits) {
+  std::istringstream in(text);
+  EventCounter counter(2 * limits.max_values);
+  try {
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(counter)) {
+    }
+  } catch (const EventCounter::TooMany& past) {
+    throw ConfigError("", origin,
+                      fmt::format("more than {} values and keys (line {}, column {}): too large "
+                                  "for a file of settings",
+                                  2 * limits.max_values, past.mark.line + 1, past.mark.column + 1));
+  } catch (const YAML::Exception&) {
+    // Malformed: the parse that follows says where and why.
+  }
+}
 
 Json yaml_to_json(const YAML::Node& node, const std::string& origin, const YamlLimits& limits) {
   return YamlConverter(origin, limits).convert(node, "");

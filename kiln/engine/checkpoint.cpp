@@ -278,10 +278,17 @@ void verify_manifest(const std::string& folder, const std::string& kind) {
   for (const io::ManifestEntry& entry :
        io::parse_manifest(read_text_file(manifest_path), manifest_path)) {
     std::string file = folder + "/" + entry.file;
-    if (!fs::is_regular_file(file))
+    std::error_code error;
+    if (!fs::exists(fs::symlink_status(file, error)))
       throw DataError(
           manifest_path, line_number, -1,
           "lists \"" + entry.file + "\", which is missing: the " + kind + " is incomplete");
+    // A FIFO, or a link to a device (/dev/zero), where the file was is damage, not an absence.
+    if (!fs::is_regular_file(fs::status(file, error)))
+      throw DataError(file, -1, -1,
+                      "is not a regular file (a FIFO, a device, or a link to one or to "
+                      "nothing): the " +
+                          kind + " is damaged");
     // The size first: a file of the wrong size is not read whole to learn that it differs.
     bool same = fs::file_size(file) == entry.size;
     if (same) {

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 
 // Linear then batchnorm: parameters and buffers (running statistics, an int64 counter).
 std::shared_ptr<models::Model> build(const std::string& layers, int64_t seed) {
@@ -270,6 +272,25 @@ TEST_F(CheckpointTest, AListedFileThatIsMissingIsADataErrorOnTheManifest) {
     EXPECT_EQ(e.file(), dir + "/MANIFEST");
     EXPECT_THAT(e.what(), HasSubstr("\"train_state.json\", which is missing"));
   }
+}
+
+// A model.safetensors replaced by a FIFO or a link to /dev/zero was reported missing (an outside
+// campaign's find): it is there, and is no file kiln wrote.
+TEST_F(CheckpointTest, AListedFileThatIsNoRegularFileIsNamedSo) {
+  std::string dir = save(1, *trained_model(1));
+  fs::remove(dir + "/model.safetensors");
+  fs::create_symlink("/dev/zero", dir + "/model.safetensors");
+  try {
+    verify_checkpoint(dir);
+    FAIL() << "verified a checkpoint whose weights are /dev/zero";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), dir + "/model.safetensors");
+    EXPECT_THAT(e.what(), HasSubstr("is not a regular file"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("missing")));
+  }
+  fs::remove(dir + "/model.safetensors");
+  ASSERT_EQ(::mkfifo((dir + "/model.safetensors").c_str(), 0600), 0);
+  EXPECT_THROW(verify_checkpoint(dir), DataError);
 }
 
 TEST_F(CheckpointTest, AHalfWrittenCheckpointIsNeverFound) {

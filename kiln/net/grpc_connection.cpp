@@ -50,7 +50,8 @@ struct GrpcConnection::Stream {
   bool timeout_twice = false;
   std::string reply;  // the framed response message, while it goes out
   size_t reply_sent = 0;
-  AbandonMark abandon;  // set when the stream goes: reset, answered, or its connection closed
+  size_t reply_counted = 0;  // of the server's unsent answer bytes, until it has gone
+  AbandonMark abandon;       // set when the stream goes: reset, answered, or its connection closed
   ~Stream() { abandon.set(); }
 };
 
@@ -152,6 +153,7 @@ struct GrpcConnection::Callbacks {
     auto found = connection.streams_.find(stream_id);
     if (found == connection.streams_.end()) return 0;
     connection.release(found->second->body.size());
+    connection.sent(found->second->reply_counted);
     connection.streams_.erase(found);
     return 0;
   }
@@ -169,6 +171,8 @@ struct GrpcConnection::Callbacks {
       if (nghttp2_submit_trailer(session, stream_id, trailers, 1) != 0)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
       std::string().swap(stream->reply);
+      self(user).sent(stream->reply_counted);
+      stream->reply_counted = 0;
     }
     return ssize_t(count);
   }
@@ -196,7 +200,22 @@ GrpcConnection::GrpcConnection(GrpcLimits limits, OnCall on_call)
 }
 
 GrpcConnection::~GrpcConnection() {
-  if (limits_.server_held) *limits_.server_held -= held_bytes_;  // its calls go with it
+  // Its calls and answers go with it.
+  if (limits_.server_held) *limits_.server_held -= held_bytes_;
+  if (limits_.server_unsent) *limits_.server_unsent -= unsent_bytes_;
+}
+
+bool GrpcConnection::may_send(size_t size) {
+  if (limits_.server_unsent && *limits_.server_unsent + size > limits_.max_server_unsent_bytes)
+    return false;
+  unsent_bytes_ += size;
+  if (limits_.server_unsent) *limits_.server_unsent += size;
+  return true;
+}
+
+void GrpcConnection::sent(size_t size) {
+  unsent_bytes_ -= size;
+  if (limits_.server_unsent) *limits_.server_unsent -= size;
 }
 
 bool GrpcConnection::may_hold(int32_t stream_id, size_t size) {
@@ -333,8 +352,17 @@ bool GrpcConnection::expire_arriving(std::chrono::steady_clock::time_point now) 
 
 void GrpcConnection::respond(int32_t stream_id, Stream& stream, const GrpcOutgoing& outgoing) {
   if (outgoing.code != 0) return respond_status(stream_id, 200, outgoing.code, outgoing.error);
+  size_t size = outgoing.response.size() + kGrpcPrefixBytes;
+  if (!may_send(size))
+    return respond_status(
+        stream_id, 200, int(GrpcCode::kResourceExhausted),
+        fmt::format("the server holds as many answers not yet read by their clients as it may "
+                    "({} bytes, --max-pending-bytes); read the answers of earlier calls before "
+                    "sending more",
+                    limits_.max_server_unsent_bytes));
   stream.answered = true;
   stream.reply = frame_message(outgoing.response);
+  stream.reply_counted = size;
   nghttp2_nv headers[] = {header(":status", "200"), header("content-type", "application/grpc"),
                           header("grpc-accept-encoding", kGrpcAcceptEncoding)};
   nghttp2_data_provider provider{};

@@ -40,6 +40,11 @@ struct GrpcLimits {
   // (one connection holds four messages' worth at most); none shared: this connection's alone.
   size_t max_server_held_bytes = size_t(256) << 20;
   std::shared_ptr<std::atomic<size_t>> server_held;
+  // Answers not yet taken by their clients that all the connections sharing `server_unsent` may
+  // hold together; past it, an answer is RESOURCE_EXHAUSTED instead (240 clients that read their
+  // answers slowly took a server to 3.4 GB). None shared: no cap.
+  size_t max_server_unsent_bytes = size_t(256) << 20;
+  std::shared_ptr<std::atomic<size_t>> server_unsent;
   // What a call's deadline (`grpc-timeout`) counts from: the time its headers came.
   std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
 };
@@ -99,6 +104,9 @@ class GrpcConnection {
   bool wants_to_send() const;
   /// Calls whose request is still arriving.
   size_t arriving() const;
+  /// Bytes of requests still arriving, and of answers not yet taken by the client.
+  size_t held_bytes() const { return held_bytes_; }
+  size_t unsent_bytes() const { return unsent_bytes_; }
   /// Counts the client's frames of calls (HEADERS and DATA) and the requests come whole: what
   /// the server's timeouts watch, as pings and settings alone keep no connection.
   uint64_t call_frames() const { return call_frames_; }
@@ -118,13 +126,18 @@ class GrpcConnection {
   bool may_hold(int32_t stream_id, size_t size);
   void hold(size_t size);
   void release(size_t size);
+  /// Counts an answer's bytes until the client has taken them; false (nothing counted) when the
+  /// server holds as many as it may.
+  bool may_send(size_t size);
+  void sent(size_t size);
 
   GrpcLimits limits_;
   OnCall on_call_;
   struct Session;
   std::unique_ptr<Session> session_;
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
-  size_t held_bytes_ = 0;  // request bytes of the calls still coming in
+  size_t held_bytes_ = 0;    // request bytes of the calls still coming in
+  size_t unsent_bytes_ = 0;  // answer bytes counted and not yet produced
   size_t unanswered_ = 0;
   uint64_t call_frames_ = 0, requests_received_ = 0;
   int32_t last_stream_ = -1;  // the last one taken, once shut down

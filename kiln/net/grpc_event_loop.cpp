@@ -84,7 +84,8 @@ struct GrpcEventLoop::State {
   bool listening = false;
   bool shut = false;  // GOAWAY sent to every connection
   size_t max_connections = 0;
-  GiveBackAfterPeak give_back;  // after requests still arriving held 4 MiB or more
+  // After requests still arriving and answers not yet sent held 4 MiB or more.
+  GiveBackAfterPeak give_back;
 
   std::atomic<bool> shut_down_asked{false};
   LoopPhase phase;
@@ -321,14 +322,14 @@ void GrpcEventLoop::State::scan_timeouts(Clock::time_point now) {
                         std::chrono::seconds(options.request_timeout_seconds)};
   std::vector<std::pair<Connection*, std::string>> late;
   std::vector<uint64_t> expired;  // flushed once the scan is done: a flush may close
-  size_t arriving = 0;
+  size_t held = 0;                // bytes of requests still arriving and of answers not yet sent
   for (auto& [id, connection] : connections) {
-    arriving += connection->http2.arriving();
+    held += connection->http2.held_bytes() + connection->http2.unsent_bytes();
     if (expire_calls(*connection, now)) expired.push_back(id);
     if (auto why = grpc_idle_reason(connection->times, connection->load(), now, timeouts))
       late.emplace_back(connection.get(), std::move(*why));
   }
-  give_back.note(arriving);
+  give_back.note(held);
   for (auto& [connection, why] : late) {
     connection->http2.time_out(why);
     if (flush(*connection)) close_connection(*connection);  // what fits the socket now has gone

@@ -5,6 +5,7 @@
 // the trim a resume makes, and the incremental read of a live run. Torch-free.
 // Thread-safety: a MetricsCsv on one thread; the functions only read or replace files.
 
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -86,6 +87,12 @@ struct MetricsCells {
   std::string_view split, metric;
   double value = 0, wall_time = 0;
 };
+
+/// What tells one state of a run's metrics.csv from another: its inode, size and status-change
+/// time (the file only grows, or is replaced by a trimmed copy when the run resumes).
+using FileVersion = std::array<int64_t, 3>;
+/// The version of `run`'s metrics.csv; nothing when it is no regular file.
+std::optional<FileVersion> metrics_version(const std::string& run);
 
 /// As read_metrics_since, but each row's cells are given to `take` (in file order) instead of
 /// kept, and `rows` stays empty: a reader of a million rows makes no object per row.

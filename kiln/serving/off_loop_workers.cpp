@@ -20,6 +20,15 @@ OffLoopWorkers::~OffLoopWorkers() {
   for (std::thread& thread : threads_) thread.join();
 }
 
+void OffLoopWorkers::drop_waiting() {
+  std::deque<Waiting> dropped;  // destroyed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped.swap(waiting_);
+    for (const Waiting& waiting : dropped) waiting_cost_ -= waiting.cost;
+  }
+}
+
 bool OffLoopWorkers::post(size_t cost, std::function<void()> work) {
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -454,6 +454,12 @@ TEST(FeatureColumns, AMalformedPreprocessingFileIsAConfigErrorSayingWhat) {
   EXPECT_THAT(problem_of(head + R"({"name": "c", "spec": {"type": "categorical"}, )" +
                          R"("fitted": {"vocabulary": ["a", "b", "a"]}, "width": 4}]})"),
               HasSubstr("\"vocabulary\" lists \"a\" twice (at 0 and 2)"));
+  // A computed vocabulary over its max_tokens is refused before its words are looked at (5
+  // million words took 17 s and 2 GB to be refused by the width).
+  EXPECT_THAT(problem_of(head + R"({"name": "c", "spec": {"type": "categorical", )" +
+                         R"("max_tokens": 2}, "fitted": {"vocabulary": ["a", "b", "c"]}, )" +
+                         R"("width": 3}]})"),
+              HasSubstr("\"vocabulary\" holds 3 words, more than the column's max_tokens (2)"));
   // What a column does not keep of its "fitted" would be ignored in silence (a campaign's find).
   std::string one_word = R"({"name": "c", "spec": {"type": "categorical"}, "width": 2, )";
   EXPECT_EQ(problem_of(head + one_word + R"("fitted": {"vocabulary": ["a"]}}], "width": 2})"),

@@ -23,6 +23,8 @@ net::GrpcLoopOptions loop_options(const GrpcOptions& options) {
   loop.request_timeout_seconds = options.request_timeout_seconds;
   loop.limits.max_server_held_bytes = size_t(std::max<int64_t>(options.max_pending_bytes, 0));
   loop.limits.server_held = std::make_shared<std::atomic<size_t>>(0);
+  loop.limits.max_server_unsent_bytes = loop.limits.max_server_held_bytes;
+  loop.limits.server_unsent = std::make_shared<std::atomic<size_t>>(0);
   return loop;
 }
 
