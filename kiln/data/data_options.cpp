@@ -41,6 +41,14 @@ void DataOptions::describe(Schema& s) {
           "none: read them through the dataset every epoch.");
   s.field("skip", skip, "Leave out the first N training examples.").min(0);
   s.field("take", take, "Train on at most N examples (after skip); 0 = all.").min(0);
+  s.field("labels_per_class", labels_per_class,
+          "Keep the labels of N training examples of each class (drawn by the seed); the rest "
+          "train unlabelled (loop: mean_teacher). 0 = all labelled.")
+      .min(0);
+  s.field("labelled_share", labelled_share,
+          "With labels_per_class: the labelled examples are repeated to about this share of an "
+          "epoch's examples; 1 trains on them alone.")
+      .check([](double share) { return share > 0 && share <= 1; }, "in (0, 1]");
   s.field("transforms", transforms, "Batch transforms for training and for evaluation.");
 }
 

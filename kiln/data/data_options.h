@@ -39,6 +39,8 @@ struct DataOptions {
   DataCache cache = DataCache::kNone;
   int64_t skip = 0;
   int64_t take = 0;
+  int64_t labels_per_class = 0;
+  double labelled_share = 0.25;
   TransformLists transforms;
   ComponentMap columns{"column"};
   tabular::DerivedFeatures derived;

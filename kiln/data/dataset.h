@@ -82,6 +82,9 @@ struct DatasetInfo {
   /// Values its feature columns found in no vocabulary (they went to OOV buckets), by column,
   /// since the dataset was made until this info was asked for.
   std::map<std::string, int64_t> unseen_categories;
+  /// Whether a target of -1 marks an example without its label (data.labels_per_class,
+  /// partly_labelled.h) rather than damage.
+  bool unlabelled_marked = false;
 };
 
 class Dataset {

@@ -1,6 +1,7 @@
 #include "kiln/engine/evaluator.h"
 
 #include "kiln/data/dtype_names.h"
+#include "kiln/data/partly_labelled.h"
 #include "kiln/engine/train_state.h"
 
 namespace kiln::engine {
@@ -76,7 +77,8 @@ void probe_objective(models::Model& model, data::Loader& loader, Objective& obje
     std::optional<data::Batch> batch = loader.next();
     if (batch && batch->size() > 0) {
       check_input_dtype(model, batch->input);
-      objective.compute(model, on_device(*batch, device));
+      objective.compute(model,
+                        data::labelled_rows(on_device(*batch, device), loader.dataset().info()));
     }
   } catch (...) {
     restore();

@@ -1,12 +1,16 @@
 #include "kiln/engine/loop.h"
 
+#include "kiln/engine/objective.h"
+
 namespace kiln::engine {
 
 LoopRegistry& loop_registry() {
   static LoopRegistry registry(
-      "loop", "What a training step computes: supervised, or a distillation from a teacher.");
+      "loop", "What a training step computes: supervised, a mean teacher or a distillation.");
   return registry;
 }
+
+torch::Tensor Loop::counted_loss(const Objective& objective) const { return objective.last_loss(); }
 
 std::unique_ptr<Loop> supervised_loop() {
   ComponentSpec spec("loop", Json{{"type", "supervised"}});

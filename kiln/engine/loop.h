@@ -17,6 +17,7 @@
 #include "kiln/core/registry.h"
 #include "kiln/data/dataset.h"
 #include "kiln/distributed/context.h"
+#include "kiln/engine/checkpoint.h"
 #include "kiln/engine/metric_values.h"
 #include "kiln/models/model.h"
 
@@ -37,6 +38,9 @@ struct LoopSetup {
   models::Model& model;
   torch::Device device;
   std::vector<int64_t> input_shape;
+  /// A new model of the trained model's architecture on the device, weights of its own (a mean
+  /// teacher's).
+  std::function<std::shared_ptr<models::Model>()> build_model;
   /// Opens a run folder's checkpoint `which` (best, last or a checkpoint's folder), or a
   /// checkpoint folder, as a frozen model; a ConfigError at `config_path` when it cannot.
   std::function<FrozenModel(const std::string& location, const std::string& which,
@@ -55,11 +59,35 @@ class Loop {
   /// backward on. `objective` counts the model's loss and metrics on the batch, as logged.
   virtual torch::Tensor batch_loss(models::Model& model, Objective& objective,
                                    const data::Batch& batch) = 0;
+  /// The last batch's loss as the progress bar and the NaN guard count it, detached: the
+  /// objective's (the data's loss) unless the loop's own loss says more.
+  virtual torch::Tensor counted_loss(const Objective& objective) const;
   /// The loop's own values since the last call (train/... tags), combined over the processes of
   /// `context`; then forgotten. Called when the trainer logs a training line.
   virtual MetricValues take_values(distributed::Context& /*context*/) { return {}; }
   /// Every tag take_values() gives, for monitors to name.
   virtual std::vector<std::string> tags() const { return {}; }
+  /// After each update of the model's weights (a mean teacher's average follows them).
+  virtual void after_update(models::Model& /*model*/) {}
+
+  /// Weights that validation, eval and export use in place of the model's own (a mean
+  /// teacher's average), by the model's parameter and buffer names; null: the model's own.
+  virtual const NamedTensors* evaluation_weights() const { return nullptr; }
+  /// Whether validation evaluates the model's own weights too, tagged val/student/...
+  virtual bool validates_student() const { return false; }
+  /// Whether the loop learns from examples without a label (target -1, data.labels_per_class).
+  virtual bool takes_unlabelled() const { return false; }
+
+  /// What every checkpoint keeps of the loop: numbers (train_state.json's "loop") and tensors
+  /// (<tensor_file()>.safetensors). load_state throws a DataError naming `file` for a state it
+  /// cannot take.
+  virtual Json state() const { return Json::object(); }
+  virtual void load_state(const Json& /*state*/, const std::string& /*file*/) {}
+  virtual NamedTensors tensors() const { return {}; }
+  virtual void load_tensors(const NamedTensors& /*tensors*/) {}
+  /// The name of the tensors' file: a mean teacher's is "ema", so that eval and export take its
+  /// average as they take the ema callback's.
+  virtual std::string tensor_file() const { return type; }
 
   /// The registered name and the config path it was given at (`loop`), for messages.
   std::string type, config_path;

@@ -170,11 +170,23 @@ torch::Tensor Objective::head_loss(size_t index, const torch::Tensor& output,
 
 torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch,
                                  models::NamedOutputs* shown) {
+  models::NamedOutputs outputs = forward(model, batch.input);
+  torch::Tensor total = compute_outputs(outputs, batch);
+  if (shown) *shown = std::move(outputs);
+  return total;
+}
+
+models::NamedOutputs Objective::forward(models::Model& model, const torch::Tensor& input) const {
   models::NamedOutputs outputs;
   if (heads_.size() == 1 && heads_.front().name.empty())
-    outputs.insert("", model.forward(batch.input));
+    outputs.insert("", model.forward(input));
   else
-    outputs = model.forward_named(batch.input);
+    outputs = model.forward_named(input);
+  return outputs;
+}
+
+torch::Tensor Objective::compute_outputs(const models::NamedOutputs& outputs,
+                                         const data::Batch& batch) {
   if (!observers_.empty())
     for (size_t i = 0; i < heads_.size(); ++i) {
       const Head& head = heads_[i];
@@ -190,7 +202,6 @@ torch::Tensor Objective::compute(models::Model& model, const data::Batch& batch,
     total = i == 0 ? loss : total + loss;
   }
   last_loss_ = total.detach();
-  if (shown) *shown = std::move(outputs);
   return total;
 }
 

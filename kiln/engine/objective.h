@@ -49,6 +49,11 @@ class Objective {
   /// model's outputs go to `outputs` when given (a loop adds terms of its own to the loss).
   torch::Tensor compute(models::Model& model, const data::Batch& batch,
                         models::NamedOutputs* outputs = nullptr);
+  /// The model's outputs for `input`, by head name ("" for a single-output model).
+  models::NamedOutputs forward(models::Model& model, const torch::Tensor& input) const;
+  /// compute() of outputs forward() gave for `batch` (or for rows of it: `batch` then holds
+  /// the same rows).
+  torch::Tensor compute_outputs(const models::NamedOutputs& outputs, const data::Batch& batch);
   /// The loss the last compute() returned, detached: a 0-dim tensor on its device, which the
   /// trainer reads when the device gets to it.
   const torch::Tensor& last_loss() const { return last_loss_; }

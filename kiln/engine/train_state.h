@@ -38,6 +38,7 @@ struct TrainState {
   std::optional<BestValue> best;
   MetricValues last;                // the latest value of every tag
   Json callbacks = Json::object();  // by callback name: its state()
+  Json loop = Json::object();       // the training loop's state() (loop.h)
   Json rng = Json::object();        // capture_rng()
   double lr_multiplier = 1.0;       // halved by each NaN rewind
   int64_t rewinds = 0;

@@ -108,6 +108,7 @@ Json to_json(const TrainState& s) {
                {"validated", s.validated},
                {"last", values_json(s.last)},
                {"callbacks", s.callbacks},
+               {"loop", s.loop},
                {"rng", s.rng},
                {"lr_multiplier", s.lr_multiplier},
                {"rewinds", s.rewinds},
@@ -135,6 +136,13 @@ TrainState train_state_from_json(const Json& json, const std::string& file) {
   s.validated = required<bool>(json, "validated", file);
   s.last = values_from_json(json, "last", file);
   s.callbacks = required<Json>(json, "callbacks", file);
+  // Checkpoints written before loops had state have none.
+  if (json.contains("loop")) {
+    s.loop = required<Json>(json, "loop", file);
+    if (!s.loop.is_object())
+      throw DataError(file, -1, -1,
+                      "train state key \"loop\": expected an object, got " + show_value(s.loop));
+  }
   s.rng = required<Json>(json, "rng", file);
   if (!s.rng.is_object())
     throw DataError(file, -1, -1, "train state key \"rng\": expected an object of generators");

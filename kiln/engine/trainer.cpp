@@ -58,29 +58,6 @@ Trainer::Trainer(TrainerParts parts, const TrainOptions& options, MetricSink& me
   progress_ = parts_.stage.start;
 }
 
-void Trainer::resume(const TrainState& state, const std::string& checkpoint_dir) {
-  load_model_weights(checkpoint_dir, parts_.model);
-  load_optimizer_state(checkpoint_dir, parts_.optimizer);
-  progress_ = state.progress;
-  validated_ = state.validated;
-  result_.best = state.best;
-  result_.last = state.last;
-  restore_rng(state.rng, train_state_file(checkpoint_dir));
-  parts_.train.seek(state.data);
-  load_scheduler_state(state.scheduler, train_state_file(checkpoint_dir));
-  for (Callback* callback : parts_.callbacks) {
-    if (state.callbacks.contains(callback->type))
-      callback->load_state(state.callbacks.at(callback->type));
-    std::string tensors = checkpoint_dir + "/" + callback->type + ".safetensors";
-    if (std::filesystem::exists(tensors)) callback->load_tensors(read_tensor_file(tensors));
-  }
-  lr_multiplier_ = state.lr_multiplier;
-  rewinds_ = state.rewinds;
-  precision_.scaler().load_state(state.precision);
-  saved_step_ = progress_.steps;
-  result_.checkpoint = checkpoint_dir;
-}
-
 void Trainer::continue_from(const TrainResult& previous) {
   progress_ = previous.progress;
   validated_ = true;  // the previous stage ended with a validation
@@ -232,6 +209,12 @@ void Trainer::validate() {
     values = evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val",
                       options_.val_steps, nullptr, parts_.context.get());
   }
+  // A mean teacher's student: the weights that train, beside the average validated above.
+  if (loop_->validates_student())
+    for (const auto& [tag, value] :
+         evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val/student",
+                  options_.val_steps, nullptr, parts_.context.get()))
+      values[tag] = value;
   record(values);  // the console's sink prints the validation line
   // After record(): a schedule watching a train/ tag reads its latest logged value.
   if (parts_.scheduler) {
@@ -239,16 +222,6 @@ void Trainer::validate() {
     if (!change.empty()) console_.line(fmt::format("step {}: {}", progress_.steps, change));
   }
   for (Callback* callback : parts_.callbacks) callback->on_validation_end(*this, values);
-}
-
-void Trainer::load_scheduler_state(const Json& state, const std::string& file) {
-  // A checkpoint from before schedules had state, or of a schedule without any, holds none.
-  if (!parts_.scheduler || state.empty()) return;
-  try {
-    parts_.scheduler->load_state(state);
-  } catch (const std::exception& e) {
-    throw DataError(file, -1, -1, std::string("the scheduler's state does not fit: ") + e.what());
-  }
 }
 
 void Trainer::report_skipped(int64_t epoch) {
@@ -279,7 +252,8 @@ void Trainer::report_unseen(int64_t epoch) {
 }
 
 const NamedTensors* Trainer::evaluation_weights() const {
-  const NamedTensors* weights = nullptr;
+  const NamedTensors* weights = loop_->evaluation_weights();
+  if (weights) return weights;  // no callback keeps an average beside the loop's (training_loop)
   for (const Callback* callback : parts_.callbacks)
     if (const NamedTensors* own = callback->evaluation_weights()) weights = own;
   return weights;
@@ -313,41 +287,6 @@ void Trainer::record(const MetricValues& values) {
     if (improves(value, best, options_.mode)) result_.best = BestValue{tag, value, progress_.steps};
   }
   metrics_.end_record();
-}
-
-TrainState Trainer::capture_state() const {
-  TrainState state;
-  state.progress = progress_;
-  state.stage = parts_.stage;
-  state.data = parts_.train.position();
-  state.validated = validated_;
-  state.best = result_.best;
-  state.last = result_.last;
-  state.rng = capture_rng();
-  state.lr_multiplier = lr_multiplier_;
-  state.rewinds = rewinds_;
-  state.precision = precision_.scales_loss() ? precision_.scaler().state() : Json();
-  if (parts_.scheduler) state.scheduler = parts_.scheduler->state();
-  for (const Callback* callback : parts_.callbacks)
-    state.callbacks[callback->type] = callback->state();
-  return state;
-}
-
-void Trainer::save_checkpoint() {
-  checkpoint_requested_ = false;
-  if (parts_.checkpoints_dir.empty() || !parts_.saves_checkpoints) return;
-  CheckpointContents contents{progress_.steps,    &parts_.model,
-                              &parts_.optimizer,  to_json(capture_state()),
-                              parts_.config_yaml, {},
-                              parts_.inputs};
-  for (const Callback* callback : parts_.callbacks) {
-    NamedTensors tensors = callback->tensors();
-    if (!tensors.empty()) contents.tensor_files[callback->type] = std::move(tensors);
-  }
-  result_.checkpoint = engine::save_checkpoint(parts_.checkpoints_dir, contents);
-  saved_step_ = progress_.steps;
-  for (Callback* callback : parts_.callbacks)
-    callback->on_checkpoint_saved(*this, result_.checkpoint);
 }
 
 void Trainer::show_progress(int64_t total) {

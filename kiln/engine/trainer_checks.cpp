@@ -59,6 +59,8 @@ std::vector<std::string> monitorable_tags(const Objective& objective, bool has_v
     if (split == "val" && !has_val) continue;
     for (const auto& tag : objective.tags(split)) tags.push_back(tag);
   }
+  if (loop && loop->validates_student() && has_val)
+    for (const auto& tag : objective.tags("val/student")) tags.push_back(tag);
   if (loop)
     for (const std::string& tag : loop->tags()) tags.push_back(tag);
   return tags;

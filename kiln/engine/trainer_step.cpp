@@ -57,7 +57,7 @@ void Trainer::accumulate_batch(const data::Batch& batch, Group& group) {
   group.batches += 1;
   if (batch.size() == 0) return;  // no loss to count
   // Added up on the device; read when the device gets there (settle_through).
-  const torch::Tensor& value = parts_.objective.last_loss();
+  torch::Tensor value = loop_->counted_loss(parts_.objective);
   group.loss = group.loss_batches == 0 ? value : group.loss + value;
   group.loss_batches += 1;
   // The job's samples: every rank's batch is as large as this one (equal shards).
@@ -190,6 +190,7 @@ Trainer::StepOutcome Trainer::optimizer_step(const Group& group, Window& window)
   learning_rates_->apply(stage_steps, lr_multiplier_);
   if (hyper_parameters_) hyper_parameters_->apply(stage_steps);
   parts_.optimizer.step();
+  loop_->after_update(parts_.model);
   // Clipping and schedules count as the update too.
   double stepped = clock_();
   window.optimizer += stepped - started;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <vector>
 
+#include "kiln/data/partly_labelled.h"
 #include "kiln/distributed/context.h"
 #include "kiln/engine/device_feed.h"
 #include "kiln/engine/evaluator.h"
@@ -108,8 +109,10 @@ ChannelsLastChoice choose_on_rank0(RunSession& session, const Json& recorded) {
   torch::Device device = session.experiment.device();
   try {
     engine::Objective objective = session.experiment.build_objective(*session.model);
-    return channels_last_from_times(time_layouts(*session.model, objective,
-                                                 engine::on_device(*batch, device), device,
+    // Unlabelled rows (data.labels_per_class) left out: the loss of the labelled ones times it.
+    data::Batch timed =
+        data::labelled_rows(engine::on_device(*batch, device), loader.dataset().info());
+    return channels_last_from_times(time_layouts(*session.model, objective, timed, device,
                                                  timed_precision(config.train.precision, device)));
   } catch (const std::exception& e) {
     // The checks before training name what does not fit (a loss, a target) better than this.

@@ -8,6 +8,7 @@
 
 #include "kiln/core/usable_cpus.h"
 #include "kiln/data/columns_dataset.h"
+#include "kiln/data/partly_labelled.h"
 #include "kiln/data/resident_dataset.h"
 #include "kiln/data/subset.h"
 #include "kiln/data/tabular_dataset.h"
@@ -137,6 +138,8 @@ std::shared_ptr<const data::Dataset> Experiment::dataset(const std::string& spli
   }
   if (split == "train" && !took_training_range_) {
     slot = data::take_range(slot, config_.data.skip, config_.data.take, "data");
+    slot = data::partly_labelled(slot, config_.data.labels_per_class, config_.data.labelled_share,
+                                 static_cast<uint64_t>(config_.seed), "data");
     took_training_range_ = true;
   }
   return slot;

@@ -45,8 +45,8 @@ void ExperimentConfig::describe(Schema& s) {
           "each a scheduler whose factor multiplies the configured value.");
   s.field("train", train, "Length of training, validation and logging periods.");
   s.field("loop", loop,
-          "What a training step computes: supervised (the config's loss), or distillation "
-          "from a teacher run (kiln list loop).");
+          "What a training step computes: supervised (the config's loss), mean_teacher "
+          "(semi-supervised) or distillation from a teacher run (kiln list loop).");
   s.field("callbacks", callbacks,
           "Optional behaviour: checkpoint, early_stopping, ema, lr_monitor (one of each type).");
   s.field("stages", stages,

@@ -1,5 +1,7 @@
 #include "kiln/experiment/training_loop.h"
 
+#include <fmt/format.h>
+
 namespace kiln::experiment {
 namespace {
 
@@ -22,9 +24,34 @@ engine::FrozenModel open_frozen(const std::string& location, const std::string& 
   return {opened.model, opened.inputs.front().shape};
 }
 
+// What the loop and the rest of the config must agree on: examples without labels only for a
+// loop that learns from them, and no callback whose checkpoint file is the loop's.
+void check_loop_fits(const engine::Loop& loop, const ExperimentConfig& config) {
+  const data::DataOptions& data = config.data;
+  bool unlabelled = data.labels_per_class > 0 && data.labelled_share < 1;
+  if (unlabelled && !loop.takes_unlabelled())
+    throw ConfigError("data.labels_per_class", "",
+                      fmt::format("leaves examples unlabelled, which the {} loop cannot train on: "
+                                  "use loop: mean_teacher, or data.labelled_share: 1 to train on "
+                                  "the labelled examples alone",
+                                  loop.type));
+  if (!unlabelled && loop.takes_unlabelled())
+    throw ConfigError(loop.config_path, "",
+                      fmt::format("the {} loop learns from unlabelled examples, and every example "
+                                  "has its label: set data.labels_per_class (with "
+                                  "data.labelled_share below 1)",
+                                  loop.type));
+  for (const ComponentSpec& callback : config.callbacks.items)
+    if (callback.type() == loop.tensor_file() && loop.tensor_file() != loop.type)
+      throw ConfigError(callback.path, "",
+                        fmt::format("the {} loop keeps a moving average of the weights already "
+                                    "(its checkpoint file {}.safetensors); remove this callback",
+                                    loop.type, loop.tensor_file()));
+}
+
 }  // namespace
 
-std::unique_ptr<engine::Loop> build_loop(const Experiment& experiment, models::Model& model,
+std::unique_ptr<engine::Loop> build_loop(Experiment& experiment, models::Model& model,
                                          const std::vector<ModelInput>& inputs) {
   const ComponentSpec& spec = experiment.config().loop;
   std::unique_ptr<engine::Loop> loop = engine::loop_registry().create(spec);
@@ -36,7 +63,9 @@ std::unique_ptr<engine::Loop> build_loop(const Experiment& experiment, models::M
     return open_frozen(location, which, config_path, device);
   };
   std::vector<int64_t> shape = inputs.size() == 1 ? inputs.front().shape : std::vector<int64_t>{};
-  engine::LoopSetup setup{model, device, shape, opener};
+  check_loop_fits(*loop, experiment.config());
+  engine::LoopSetup setup{model, device, shape,
+                          [&experiment] { return experiment.build_model("train"); }, opener};
   loop->attach(setup);
   return loop;
 }

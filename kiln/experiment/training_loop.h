@@ -13,8 +13,8 @@
 namespace kiln::experiment {
 
 /// The loop `experiment`'s config names, attached to `model`, which takes `inputs`; its config
-/// errors name `loop` and its keys.
-std::unique_ptr<engine::Loop> build_loop(const Experiment& experiment, models::Model& model,
+/// errors name `loop` and its keys, or the key of the data or callback that does not fit it.
+std::unique_ptr<engine::Loop> build_loop(Experiment& experiment, models::Model& model,
                                          const std::vector<ModelInput>& inputs);
 
 }  // namespace kiln::experiment

@@ -26,8 +26,8 @@ std::string kiln() { return KILN_BINARY; }
 // Four blobs in eight dimensions; the teacher is wider than the student. 8 steps per epoch, a
 // log line every 2 steps, checkpoints every epoch.
 constexpr const char* kData = R"(data:
-  train: {type: synthetic, task: blobs, size: 256, classes: 4, features: 8, spread: 3, seed: 1}
-  val: {type: synthetic, task: blobs, size: 128, classes: 4, features: 8, spread: 3, seed: 2}
+  train: {type: synthetic, task: blobs, size: 384, classes: 4, features: 8, spread: 3, seed: 1}
+  val_fraction: 0.25
   batch_size: 32
 optimizer: {type: adam, lr: 1.0e-2}
 callbacks: [{type: checkpoint, every: 1 epoch, keep_last: 2}]
@@ -151,10 +151,10 @@ TEST_F(Loops, ALoopThatCannotWorkFailsBeforeTrainingNamingItsPath) {
       {"--set 'loop.teacher=\"\"'", "config error at loop.teacher: no teacher", false},
       {"--set loop.temperature=0", "config error at loop.temperature", true},
       {"--set loop.alpha=1.5", "config error at loop.alpha", true},
-      {"--set loop.type=mean_teacher", "supervised", true},  // the known loops listed
+      {"--set 'loop={type: gann}'", "distillation, mean_teacher, supervised", true},
       {"--set loop.teacher=" + dir.file("nowhere"), "is not a run directory", false},
       {"--set model.num_classes=3", "the teacher gives [4] logits, the model [3]", false},
-      {"--set data.train.features=6 --set data.val.features=6",
+      {"--set data.train.features=6",
        "the teacher takes examples of shape [8], the training data's are [6]", false},
   };
   int index = 0;

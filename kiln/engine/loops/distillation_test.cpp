@@ -8,21 +8,14 @@
 #include "kiln/engine/loop.h"
 #include "kiln/engine/objective.h"
 #include "tests/golden/golden.h"
+#include "tests/support/matrix_model.h"
 
 namespace kiln::engine {
 namespace distillation_test {
 
 using ::testing::HasSubstr;
 
-// x @ weight: the model of the golden cases, student and teacher alike.
-class MatrixModel : public models::Model {
- public:
-  explicit MatrixModel(const torch::Tensor& weight)
-      : weight_(register_parameter("weight", weight.clone())) {}
-  torch::Tensor forward(const torch::Tensor& input) override { return input.matmul(weight_); }
-  models::Shape output_shape() const override { return {weight_.size(1)}; }
-  torch::Tensor weight_;
-};
+using testing::MatrixModel;
 
 Objective cross_entropy_objective() {
   std::vector<Objective::Head> heads;

@@ -1,0 +1,25 @@
+#pragma once
+// x @ weight as a kiln model: the smallest model whose loss and gradient PyTorch can be asked
+// for by hand (the loops' golden tests).
+
+#include <torch/torch.h>
+
+#include "kiln/models/model.h"
+
+namespace kiln::testing {
+
+class MatrixModel : public models::Model {
+ public:
+  explicit MatrixModel(const torch::Tensor& weight)
+      : weight_(register_parameter("weight", weight.clone())) {}
+  torch::Tensor forward(const torch::Tensor& input) override { return input.matmul(weight_); }
+  models::Shape output_shape() const override { return {weight_.size(1)}; }
+  /// Puts `weight` in place of the current one (no gradient is kept).
+  void set(const torch::Tensor& weight) {
+    torch::NoGradGuard no_grad;
+    weight_.copy_(weight);
+  }
+  torch::Tensor weight_;
+};
+
+}  // namespace kiln::testing
