@@ -5,7 +5,9 @@
 // optimizer step and its schedules, logging, validation, checkpoints, callbacks, stages and
 // several processes. A loop decides what the step's loss is made of (`supervised`: the config's
 // loss of the model's outputs; `distillation`: that blended with a frozen teacher's soft
-// targets) and may log values of its own. Thread-safety: the training thread only.
+// targets; `mean_teacher`: the labelled rows' loss and a consistency with an average of the
+// weights), may log values of its own, follow each update, choose the weights validation and
+// export use, and keep state in every checkpoint. Thread-safety: the training thread only.
 
 #include <torch/torch.h>
 
@@ -46,6 +48,22 @@ struct LoopSetup {
   std::function<FrozenModel(const std::string& location, const std::string& which,
                             const std::string& config_path)>
       open_frozen;
+};
+
+/// A loop's value summed over batches on the device, read by the host only when it is logged (a
+/// read per batch would wait for the device every step).
+class DeviceSum {
+ public:
+  void add(const torch::Tensor& value) { sum_ = sum_.defined() ? sum_ + value : value; }
+  /// The sum so far (0 without any), then forgotten.
+  double take() {
+    double value = sum_.defined() ? sum_.item<double>() : 0.0;
+    sum_ = torch::Tensor();
+    return value;
+  }
+
+ private:
+  torch::Tensor sum_;
 };
 
 class Loop {

@@ -5,11 +5,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <filesystem>
 #include <string>
 
+#include "tests/support/resume_check.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -99,21 +99,9 @@ TEST_F(Loops, ADistillationTrainsTheStudentLogsItsTermsAndExports) {
 
 TEST_F(Loops, ADistillationKilledAndResumedEndsBitwiseEqual) {
   testing::TempDir straight_dir, killed_dir;
-  auto straight = testing::run_command(train_student(straight_dir));
-  ASSERT_EQ(straight.exit_code, 0) << straight.out << straight.err;
   // Killed after the 12th line of output (about step 14 of 48, past the first checkpoint).
-  auto [run, killed] = testing::interrupt(train_student(killed_dir), 12, SIGKILL);
-  ASSERT_EQ(killed, 128 + SIGKILL);
-  auto resumed = testing::run_command(kiln() + " train --resume " + run);
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  std::string a = testing::latest_checkpoint(testing::run_dir_of(straight.out));
-  std::string b = testing::latest_checkpoint(run);
-  EXPECT_EQ(fs::path(a).filename(), fs::path(b).filename());
-  EXPECT_TRUE(testing::read_file(a + "/model.safetensors") ==
-              testing::read_file(b + "/model.safetensors"))
-      << "weights differ from the uninterrupted run's";
-  EXPECT_EQ(testing::validation_rows(testing::run_dir_of(straight.out)),
-            testing::validation_rows(run));
+  testing::expect_resumed_as_straight(kiln(), train_student(straight_dir),
+                                      train_student(killed_dir), 12, {"model.safetensors"});
 }
 
 TEST_F(Loops, ADistillationTrainsOnTwoProcesses) {

@@ -5,7 +5,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <fmt/format.h>
 
@@ -13,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/resume_check.h"
 #include "tests/support/run_command.h"
 #include "tests/support/run_files.h"
 #include "tests/support/temp_dir.h"
@@ -89,20 +89,8 @@ TEST(MeanTeacherE2e, TrainsValidatesBothAndTheTeacherIsWhatEvalAndExportTake) {
 
 TEST(MeanTeacherE2e, KilledAndResumedEndsBitwiseEqual) {
   testing::TempDir straight_dir, killed_dir;
-  auto straight = testing::run_command(train(straight_dir));
-  ASSERT_EQ(straight.exit_code, 0) << straight.out << straight.err;
-  auto [run, killed] = testing::interrupt(train(killed_dir), 14, SIGKILL);
-  ASSERT_EQ(killed, 128 + SIGKILL);
-  auto resumed = testing::run_command(kiln() + " train --resume " + run);
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  std::string a = testing::latest_checkpoint(testing::run_dir_of(straight.out));
-  std::string b = testing::latest_checkpoint(run);
-  EXPECT_EQ(fs::path(a).filename(), fs::path(b).filename());
-  for (const char* file : {"/model.safetensors", "/ema.safetensors"})
-    EXPECT_TRUE(testing::read_file(a + file) == testing::read_file(b + file))
-        << file << " differs from the uninterrupted run's";
-  EXPECT_EQ(testing::validation_rows(testing::run_dir_of(straight.out)),
-            testing::validation_rows(run));
+  testing::expect_resumed_as_straight(kiln(), train(straight_dir), train(killed_dir), 14,
+                                      {"model.safetensors", "ema.safetensors"});
 }
 
 TEST(MeanTeacherE2e, TrainsOnTwoProcesses) {

@@ -87,16 +87,15 @@ class Distillation : public Loop {
                        double(batch.size());
     torch::Tensor soft = kl * (t * t);
     torch::Tensor loss = options_.alpha * hard + (1 - options_.alpha) * soft;
-    add(soft_sum_, soft.detach());
-    add(loss_sum_, loss.detach());
+    soft_sum_.add(soft.detach());
+    loss_sum_.add(loss.detach());
     batches_ += 1;
     return loss;
   }
 
   MetricValues take_values(distributed::Context& context) override {
-    std::vector<double> sums = {read(soft_sum_), read(loss_sum_), double(batches_)};
+    std::vector<double> sums = {soft_sum_.take(), loss_sum_.take(), double(batches_)};
     context.all_reduce(sums, distributed::ReduceOp::kSum);
-    soft_sum_ = loss_sum_ = torch::Tensor();
     batches_ = 0;
     if (sums[2] == 0) return {};
     return {{"train/distillation/soft_loss", sums[0] / sums[2]},
@@ -108,15 +107,9 @@ class Distillation : public Loop {
   }
 
  private:
-  // Added up on the device: the host reads them when a training line is logged.
-  static void add(torch::Tensor& sum, const torch::Tensor& value) {
-    sum = sum.defined() ? sum + value : value;
-  }
-  static double read(const torch::Tensor& sum) { return sum.defined() ? sum.item<double>() : 0; }
-
   DistillationOptions options_;
   std::shared_ptr<models::Model> teacher_;
-  torch::Tensor soft_sum_, loss_sum_;
+  DeviceSum soft_sum_, loss_sum_;
   int64_t batches_ = 0;
 };
 

@@ -15,18 +15,8 @@ namespace distillation_test {
 
 using ::testing::HasSubstr;
 
+using testing::cross_entropy_objective;
 using testing::MatrixModel;
-
-Objective cross_entropy_objective() {
-  std::vector<Objective::Head> heads;
-  heads.push_back({"",
-                   losses::loss_registry().create(read_spec("loss", "cross_entropy")),
-                   1.0,
-                   {},
-                   "target",
-                   "loss"});
-  return Objective(std::move(heads));
-}
 
 // The loop of `config`, attached to `student` with a teacher of `teacher_weight` taking examples
 // of `teacher_input`.

@@ -73,7 +73,7 @@ class MeanTeacher : public Loop {
     torch::Tensor consistency =
         torch::mse_loss(student, torch::softmax(teacher_logits.to(torch::kFloat), 1));
     torch::Tensor loss = consistency * consistency_weight();
-    add(consistency_sum_, consistency.detach());
+    consistency_sum_.add(consistency.detach());
     batches_ += 1;
     torch::Tensor rows = data::labelled_indices(batch);
     if (rows.numel() > 0) {
@@ -102,10 +102,8 @@ class MeanTeacher : public Loop {
   }
 
   MetricValues take_values(distributed::Context& context) override {
-    std::vector<double> sums = {consistency_sum_.defined() ? consistency_sum_.item<double>() : 0,
-                                double(batches_)};
+    std::vector<double> sums = {consistency_sum_.take(), double(batches_)};
     context.all_reduce(sums, distributed::ReduceOp::kSum);
-    consistency_sum_ = torch::Tensor();
     batches_ = 0;
     if (sums[1] == 0) return {};
     return {{"train/mean_teacher/consistency", sums[0] / sums[1]},
@@ -160,15 +158,12 @@ class MeanTeacher : public Loop {
     }
   }
 
-  static void add(torch::Tensor& sum, const torch::Tensor& value) {
-    sum = sum.defined() ? sum + value : value;
-  }
-
   MeanTeacherOptions options_;
   std::shared_ptr<models::Model> teacher_;
   NamedTensors state_;  // the teacher's parameters and buffers, by the student's names
   int64_t updates_ = 0;
-  torch::Tensor consistency_sum_, last_loss_;
+  DeviceSum consistency_sum_;
+  torch::Tensor last_loss_;
   int64_t batches_ = 0;
 };
 

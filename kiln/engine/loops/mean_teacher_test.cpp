@@ -13,19 +13,9 @@
 namespace kiln::engine {
 namespace mean_teacher_test {
 
+using testing::cross_entropy_objective;
 using ::testing::HasSubstr;
 using testing::MatrixModel;
-
-Objective cross_entropy_objective() {
-  std::vector<Objective::Head> heads;
-  heads.push_back({"",
-                   losses::loss_registry().create(read_spec("loss", "cross_entropy")),
-                   1.0,
-                   {},
-                   "target",
-                   "loss"});
-  return Objective(std::move(heads));
-}
 
 // The loop of `config` over `student`, its teacher a MatrixModel of the student's shape.
 std::unique_ptr<Loop> attached_loop(const std::string& config, MatrixModel& student) {
