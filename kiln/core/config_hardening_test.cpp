@@ -96,7 +96,8 @@ TEST(ConfigHardening, AFileOfMillionsOfValuesIsRefusedBeforeItsNodesAreBuilt) {
   EXPECT_THAT(error, HasSubstr("(exp.yaml): more than 200000 values and keys (line 1, column "));
   std::string block = "labels:\n";
   for (int i = 0; i < 300000; ++i) block += "  - b\n";
-  EXPECT_THAT(error_of(block), HasSubstr("more than 200000 values and keys (line 199999, column 5)"));
+  EXPECT_THAT(error_of(block),
+              HasSubstr("more than 200000 values and keys (line 199999, column 5)"));
 }
 
 TEST(ConfigHardening, DuplicateKeysNameBothLines) {

@@ -37,6 +37,7 @@ declare -A allowed=(
   [tune]="core run"
   [board]="core io run tensorboard tune net serving"
   [engine]="core io tabular data models losses metrics optim distributed run"
+  [loops]="core io tabular data models losses metrics optim distributed run engine"
   [experiment]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine"
   [export]="core io tabular data models losses metrics optim distributed run serving serving/rest tensorboard tune engine experiment onnx"
   [bench]="core io tabular data models losses metrics optim distributed run serving tensorboard tune engine experiment"

@@ -14,7 +14,7 @@ a batch of which some rows are unlabelled (target -1) costs
     cross_entropy(labelled rows) * labelled / rows
         + consistency * exp(-5 (1 - 1 / rampup_steps)^2) * mse(softmax(s), softmax(t)).
 
-kiln's engine/loops/*_test.cpp build the loops from each case's config text and compare.
+kiln's kiln/loops/*_test.cpp build the loops from each case's config text and compare.
 Re-run from the repository root (the output is deterministic):
 
     /usr/bin/python3 tests/golden/make_loops_golden.py

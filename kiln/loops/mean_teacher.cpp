@@ -20,8 +20,15 @@
 #include "kiln/engine/loop.h"
 #include "kiln/engine/objective.h"
 
-namespace kiln::engine {
+namespace kiln::loops {
 namespace {
+
+using engine::DeviceSum;
+using engine::Loop;
+using engine::LoopSetup;
+using engine::MetricValues;
+using engine::NamedTensors;
+using engine::Objective;
 
 struct MeanTeacherOptions {
   double ema_decay = 0.99;
@@ -57,8 +64,8 @@ class MeanTeacher : public Loop {
     teacher_ = setup.build_model();
     teacher_->train();  // as the student: dropout and batch statistics, no gradients
     for (torch::Tensor& parameter : teacher_->parameters()) parameter.set_requires_grad(false);
-    state_ = named_state(*teacher_);
-    copy_weights(named_state(setup.model));
+    state_ = engine::named_state(*teacher_);
+    copy_weights(engine::named_state(setup.model));
   }
 
   torch::Tensor batch_loss(models::Model& model, Objective& objective,
@@ -169,8 +176,8 @@ class MeanTeacher : public Loop {
 
 }  // namespace
 
-KILN_REGISTER(loop_registry, "mean_teacher", MeanTeacher, MeanTeacherOptions,
+KILN_REGISTER(engine::loop_registry, "mean_teacher", MeanTeacher, MeanTeacherOptions,
               "Semi-supervised: the model learns from labelled examples and from agreeing with "
               "its weights' moving average on every example (data.labels_per_class).");
 
-}  // namespace kiln::engine
+}  // namespace kiln::loops

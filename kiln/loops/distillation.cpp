@@ -12,8 +12,15 @@
 #include "kiln/engine/loop.h"
 #include "kiln/engine/objective.h"
 
-namespace kiln::engine {
+namespace kiln::loops {
 namespace {
+
+using engine::DeviceSum;
+using engine::FrozenModel;
+using engine::Loop;
+using engine::LoopSetup;
+using engine::MetricValues;
+using engine::Objective;
 
 struct DistillationOptions {
   std::string teacher;
@@ -115,8 +122,8 @@ class Distillation : public Loop {
 
 }  // namespace
 
-KILN_REGISTER(loop_registry, "distillation", Distillation, DistillationOptions,
+KILN_REGISTER(engine::loop_registry, "distillation", Distillation, DistillationOptions,
               "The model learns from the data and from a frozen teacher run's soft targets: "
               "alpha * loss + (1 - alpha) * T^2 * KL(teacher || model).");
 
-}  // namespace kiln::engine
+}  // namespace kiln::loops

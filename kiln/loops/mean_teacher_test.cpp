@@ -10,9 +10,15 @@
 #include "tests/golden/golden.h"
 #include "tests/support/matrix_model.h"
 
-namespace kiln::engine {
+namespace kiln::loops {
 namespace mean_teacher_test {
 
+using engine::FrozenModel;
+using engine::Loop;
+using engine::loop_registry;
+using engine::LoopSetup;
+using engine::MetricValues;
+using engine::Objective;
 using testing::cross_entropy_objective;
 using ::testing::HasSubstr;
 using testing::MatrixModel;
@@ -123,4 +129,4 @@ TEST(MeanTeacher, AModelOfNoClassLogitsIsRefused) {
 }
 
 }  // namespace mean_teacher_test
-}  // namespace kiln::engine
+}  // namespace kiln::loops

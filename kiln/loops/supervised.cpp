@@ -4,8 +4,11 @@
 #include "kiln/engine/loop.h"
 #include "kiln/engine/objective.h"
 
-namespace kiln::engine {
+namespace kiln::loops {
 namespace {
+
+using engine::Loop;
+using engine::Objective;
 
 class Supervised : public Loop {
  public:
@@ -18,7 +21,7 @@ class Supervised : public Loop {
 
 }  // namespace
 
-KILN_REGISTER(loop_registry, "supervised", Supervised, NoOptions,
+KILN_REGISTER(engine::loop_registry, "supervised", Supervised, NoOptions,
               "The config's loss of the model's outputs against the data's targets.");
 
-}  // namespace kiln::engine
+}  // namespace kiln::loops

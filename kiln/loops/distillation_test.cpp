@@ -10,11 +10,17 @@
 #include "tests/golden/golden.h"
 #include "tests/support/matrix_model.h"
 
-namespace kiln::engine {
+namespace kiln::loops {
 namespace distillation_test {
 
 using ::testing::HasSubstr;
 
+using engine::FrozenModel;
+using engine::Loop;
+using engine::loop_registry;
+using engine::LoopSetup;
+using engine::MetricValues;
+using engine::Objective;
 using testing::cross_entropy_objective;
 using testing::MatrixModel;
 
@@ -116,4 +122,4 @@ TEST(Distillation, ATeacherOfOtherInputsOrClassesIsRefusedAtItsPath) {
 }
 
 }  // namespace distillation_test
-}  // namespace kiln::engine
+}  // namespace kiln::loops
