@@ -111,6 +111,11 @@ class Loop {
   std::string type, config_path;
 };
 
+/// A ConfigError at `config_path` unless `model` gives one vector of class logits (one output of
+/// two classes or more): what a loop that compares softmaxes (distillation, mean_teacher) trains.
+void require_class_logits(const models::Model& model, const std::string& config_path,
+                          const std::string& loop);
+
 using LoopRegistry = Registry<Loop>;
 LoopRegistry& loop_registry();
 

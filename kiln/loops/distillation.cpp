@@ -11,6 +11,7 @@
 
 #include "kiln/engine/loop.h"
 #include "kiln/engine/objective.h"
+#include "kiln/models/layer.h"
 
 namespace kiln::loops {
 namespace {
@@ -40,10 +41,6 @@ struct DistillationOptions {
   }
 };
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
-}
-
 class Distillation : public Loop {
  public:
   explicit Distillation(const DistillationOptions& o) : options_(o) {}
@@ -54,26 +51,20 @@ class Distillation : public Loop {
       throw ConfigError(at, "",
                         "no teacher: give the folder of a trained run "
                         "(--set loop.teacher=runs/NAME/TIMESTAMP)");
-    if (!setup.model.heads().empty())
-      throw ConfigError(config_path, "",
-                        "distillation trains a model of one output; this one has several heads");
+    engine::require_class_logits(setup.model, config_path, type);
     models::Shape out = setup.model.output_shape();
-    if (out.size() != 1 || out[0] < 2)
-      throw ConfigError(config_path, "",
-                        fmt::format("distillation needs a model whose output is one vector of "
-                                    "class logits; this one gives {}",
-                                    shape_text(out)));
     FrozenModel teacher = setup.open_frozen(options_.teacher, options_.checkpoint, at);
     if (teacher.input_shape != setup.input_shape)
+      throw ConfigError(at, "",
+                        fmt::format("the teacher takes examples of shape {}, the training data's "
+                                    "are {}",
+                                    models::shape_text(teacher.input_shape),
+                                    models::shape_text(setup.input_shape)));
+    if (teacher.model->output_shape() != out)
       throw ConfigError(
           at, "",
-          fmt::format("the teacher takes examples of shape {}, the training data's "
-                      "are {}",
-                      shape_text(teacher.input_shape), shape_text(setup.input_shape)));
-    if (teacher.model->output_shape() != out)
-      throw ConfigError(at, "",
-                        fmt::format("the teacher gives {} logits, the model {}",
-                                    shape_text(teacher.model->output_shape()), shape_text(out)));
+          fmt::format("the teacher gives {} logits, the model {}",
+                      models::shape_text(teacher.model->output_shape()), models::shape_text(out)));
     teacher_ = teacher.model;
   }
 

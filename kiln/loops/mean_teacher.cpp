@@ -56,11 +56,7 @@ class MeanTeacher : public Loop {
   explicit MeanTeacher(const MeanTeacherOptions& o) : options_(o) {}
 
   void attach(const LoopSetup& setup) override {
-    models::Shape out = setup.model.output_shape();
-    if (!setup.model.heads().empty() || out.size() != 1 || out[0] < 2)
-      throw ConfigError(config_path, "",
-                        "a mean teacher trains a model whose output is one vector of class "
-                        "logits");
+    engine::require_class_logits(setup.model, config_path, type);
     teacher_ = setup.build_model();
     teacher_->train();  // as the student: dropout and batch statistics, no gradients
     for (torch::Tensor& parameter : teacher_->parameters()) parameter.set_requires_grad(false);
