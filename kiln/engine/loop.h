@@ -23,6 +23,10 @@
 #include "kiln/engine/metric_values.h"
 #include "kiln/models/model.h"
 
+namespace kiln::data {
+class Loader;
+}
+
 namespace kiln::engine {
 
 class Objective;
@@ -91,6 +95,14 @@ class Loop {
   /// Weights that validation, eval and export use in place of the model's own (a mean
   /// teacher's average), by the model's parameter and buffer names; null: the model's own.
   virtual const NamedTensors* evaluation_weights() const { return nullptr; }
+  /// The loop's own values of the validation data (val/...), measured with the weights
+  /// validation uses, beside the objective's: a custom step's validation_step. Combined over
+  /// `context`; none by default.
+  virtual MetricValues validation_values(models::Model& /*model*/, data::Loader& /*val*/,
+                                         torch::Device /*device*/, int64_t /*max_batches*/,
+                                         distributed::Context& /*context*/) {
+    return {};
+  }
   /// Whether validation evaluates the model's own weights too, tagged val/student/...
   virtual bool validates_student() const { return false; }
   /// Whether the loop learns from examples without a label (target -1, data.labels_per_class).

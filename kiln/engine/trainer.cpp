@@ -208,6 +208,9 @@ void Trainer::validate() {
     SwappedWeights swapped(parts_.model, evaluation_weights());
     values = evaluate(parts_.model, *parts_.val, *parts_.val_objective, parts_.device, "val",
                       options_.val_steps, nullptr, parts_.context.get());
+    for (const auto& [tag, value] : loop_->validation_values(
+             parts_.model, *parts_.val, parts_.device, options_.val_steps, *parts_.context))
+      values[tag] = value;
   }
   // A mean teacher's student: the weights that train, beside the average validated above.
   if (loop_->validates_student())

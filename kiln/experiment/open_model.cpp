@@ -87,6 +87,14 @@ Json saved_preprocessing(const std::string& checkpoint, const std::string& run) 
   return nullptr;
 }
 
+// A model written in PyTorch is built from the run's copy of its module, whatever file its
+// config named where it trained (which may have changed or gone since).
+void use_run_module(ComponentSpec& network, const std::string& checkpoint, const std::string& run) {
+  if (network.type() != "torchscript") return;
+  std::string owner = run.empty() ? fs::path(checkpoint).parent_path().parent_path().string() : run;
+  network.spec["file"] = (fs::path(owner) / run::kModuleFile).string();
+}
+
 }  // namespace
 
 std::vector<ModelInput> model_inputs(const data::Dataset& dataset) {
@@ -165,6 +173,7 @@ OpenedModel open_model(const std::string& path, const std::string& which, torch:
     opened.inputs = model_inputs(*experiment.dataset("train"));
   }
   const ModelInput& input = opened.inputs.front();
+  use_run_module(opened.config.model.network, opened.checkpoint, run);
   {
     models::AllocationLimit limit(models::build_allowance(opened.checkpoint + "/model.safetensors"),
                                   opened.checkpoint + "/config.yaml",

@@ -7,6 +7,8 @@
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
 #include "kiln/experiment/resume.h"
+#include "kiln/models/torchscript_file.h"
+#include "kiln/models/torchscript_model.h"
 
 namespace kiln::experiment {
 
@@ -74,6 +76,13 @@ void RunFolder::write_trace(const Json& trace) const {
 
 void RunFolder::write_inputs(const Json& inputs) const {
   if (writes()) directory_.write_json(run::kInputsFile, inputs);
+}
+
+void RunFolder::write_module(models::Model& model) const {
+  models::TorchScriptModel* scripted = models::as_torchscript(model);
+  if (writes() && scripted)
+    write_file_atomic(directory_.file(run::kModuleFile),
+                      models::torchscript_bytes(scripted->scripted()));
 }
 
 void RunFolder::write_preprocessing(const Json& preprocessing) const {

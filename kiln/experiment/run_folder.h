@@ -19,6 +19,10 @@
 #include "kiln/run/run_directory.h"
 #include "kiln/tensorboard/event_log.h"
 
+namespace kiln::models {
+class Model;
+}
+
 namespace kiln::experiment {
 
 class RunFolder {
@@ -49,6 +53,9 @@ class RunFolder {
   void write_trace(const Json& trace) const;
   /// What the model takes (open_model.h), beside the config.
   void write_inputs(const Json& inputs) const;
+  /// For a model written in PyTorch, its scripted module (module.pt), so that the run opens
+  /// without the file its config names; nothing for another model.
+  void write_module(models::Model& model) const;
   /// preprocessing.json: the fitted feature columns (tabular inputs).
   void write_preprocessing(const Json& preprocessing) const;
 

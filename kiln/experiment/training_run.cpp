@@ -354,6 +354,7 @@ void prepare_session(RunFolder& run, RunSession& session, const Stages& stages,
                  request.context->world_size());
   check_stages(session, stages);
   run.write_inputs(inputs_json(session.inputs, session.labels));
+  run.write_module(*session.model);
 }
 
 // How training ended, into summary.json, run.json and TensorBoard's hparams session.

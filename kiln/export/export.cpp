@@ -12,6 +12,8 @@
 #include "kiln/export/exported_model.h"
 #include "kiln/export/onnx/onnx_writer.h"
 #include "kiln/io/manifest.h"
+#include "kiln/models/torchscript_file.h"
+#include "kiln/models/torchscript_model.h"
 #include "kiln/serving/version_folders.h"
 
 namespace kiln::exports {
@@ -22,6 +24,8 @@ using namespace experiment;
 
 namespace fs = std::filesystem;
 namespace {
+
+using Files = std::vector<std::pair<std::string, std::string>>;  // name, bytes
 
 // The run a checkpoint directory (RUN/checkpoints/step-N) belongs to.
 std::string run_of(const std::string& checkpoint) {
@@ -58,6 +62,32 @@ Json model_yaml(const OpenedModel& opened, const std::string& name, const std::s
   return yaml;
 }
 
+// A version's model.yaml and weights; a model written in PyTorch is served as one: its scripted
+// module, holding the trained weights, as model.pt.
+Files model_files(const OpenedModel& opened, Json yaml, const ExportRequest& request,
+                  const std::string& checkpoint) {
+  Files contents;
+  if (models::TorchScriptModel* scripted = models::as_torchscript(*opened.model)) {
+    if (request.format != "kiln")
+      throw Error(
+          fmt::format("{} is a model written in PyTorch, exported as TorchScript "
+                      "(model.pt): --format {} needs a model of kiln's layers",
+                      checkpoint, request.format));
+    yaml["format"] = kTorchScriptFormat;
+    yaml.erase("model");
+    yaml.erase("embedding_layer");
+    // A served TorchScript model's one tensor is the output `from: ""`, whatever its name.
+    for (auto& [signature, described] : yaml["signatures"].items())
+      for (auto& [output, out] : described["outputs"].items())
+        if (out.value("from", "") == scripted->output_name()) out.erase("from");
+    contents.emplace_back("model.pt", models::torchscript_bytes(scripted->scripted()));
+  } else {
+    contents.emplace_back("model.safetensors", engine::serialize_weights(*opened.model));
+  }
+  contents.emplace_back("model.yaml", to_yaml(yaml));
+  return contents;
+}
+
 }  // namespace
 
 const std::vector<std::string>& export_formats() {
@@ -78,9 +108,9 @@ ExportedVersion export_model(const ExportRequest& request) {
 
   std::shared_ptr<ExportedModel> runnable = ExportedModel::from_opened(opened);
   serving::Signatures signatures = runnable->signatures();
-  std::vector<std::pair<std::string, std::string>> contents = {
-      {"model.safetensors", engine::serialize_weights(*opened.model)},
-      {"model.yaml", to_yaml(model_yaml(opened, name, exported.checkpoint, signatures))}};
+  std::vector<std::pair<std::string, std::string>> contents =
+      model_files(opened, model_yaml(opened, name, exported.checkpoint, signatures), request,
+                  exported.checkpoint);
   if (request.portable && request.format != "onnx")
     throw Error("--portable writes model.onnx: give --format onnx too");
   if (request.format == "onnx")

@@ -18,6 +18,7 @@
 #include "kiln/export/signatures.h"
 #include "kiln/export/version_inputs.h"
 #include "kiln/models/allocation_limit.h"
+#include "kiln/models/torchscript_file.h"
 #include "kiln/tabular/feature_columns.h"
 
 namespace kiln::exports {
@@ -159,8 +160,7 @@ std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,
   Json yaml = read_model_yaml(file);
   // Version folders of format_version 2 on list their files' checksums; a damaged or altered
   // file is refused before anything is read from it.
-  if (yaml["format"] == kExportFormat &&
-      (yaml["format_version"].get<int64_t>() >= 2 || fs::exists(directory + "/MANIFEST")))
+  if (yaml["format_version"].get<int64_t>() >= 2 || fs::exists(directory + "/MANIFEST"))
     engine::verify_manifest(directory, "version folder");
   std::shared_ptr<ExportedModel> loaded(new ExportedModel());
   loaded->directory_ = directory;
@@ -250,13 +250,7 @@ void ExportedModel::load_torchscript(const std::string& directory, const std::st
   std::string path = directory + "/model.pt";
   if (!fs::exists(path))
     refuse(path, "missing: a TorchScript version folder holds model.pt (from torch.jit.save)");
-  try {
-    torchscript_ = std::make_shared<torch::jit::Module>(torch::jit::load(path, device_));
-  } catch (const std::exception& e) {  // c10::Error, and the zip reader's own
-    std::string message = e.what();
-    refuse(path, "is not a TorchScript model that torch.jit.load reads: " +
-                     message.substr(0, message.find('\n')));
-  }
+  torchscript_ = std::make_shared<torch::jit::Module>(models::read_torchscript(path, device_));
   torchscript_->eval();
 }
 

@@ -22,6 +22,8 @@ inline constexpr const char* kTrainLogFile = "train.log";
 inline constexpr const char* kTraceFile = "trace.json";
 inline constexpr const char* kInputsFile = "inputs.json";
 inline constexpr const char* kPreprocessingFile = "preprocessing.json";
+// A model written in PyTorch: the run's copy of its scripted module (model: {type: torchscript}).
+inline constexpr const char* kModuleFile = "module.pt";
 inline constexpr const char* kCheckpointsFolder = "checkpoints";
 inline constexpr const char* kTensorBoardFolder = "tensorboard";
 

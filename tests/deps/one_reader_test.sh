@@ -19,6 +19,7 @@ formats=(
   "metrics.csv|kMetricsFile|^kiln/run/|^kiln/experiment/run_folder\.cpp$"
   "train_state.json|kTrainStateFile|^kiln/engine/train_state(_json)?\.(h|cpp)$|^kiln/engine/checkpoint\.cpp$"
   "model.yaml|kModelFile|^kiln/export/exported_model\.cpp$|^kiln/export/export\.cpp$|^kiln/export/predict_inputs\.cpp$|^kiln/export/version_inputs\.cpp$"
+  "module.pt|kModuleFile|^kiln/experiment/open_model\.cpp$|^kiln/run/run_directory\.h$|^kiln/experiment/run_folder\.cpp$"
   "preprocessing.json|kPreprocessingFile|^kiln/experiment/preprocessing_file\.cpp$|^kiln/tabular/feature_columns_preprocessing\.cpp$|^kiln/run/run_directory\.h$|^kiln/experiment/run_folder\.cpp$|^kiln/export/export\.cpp$"
 )
 # Beside the owners and writers: the board names summary.json because the page asks `run/` for a
