@@ -2,26 +2,46 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace kiln::experiment {
 namespace {
 
-// A teacher run opened as evaluation opens it (its EMA's weights when it kept one), frozen.
+std::vector<FrozenOpener>& frozen_openers() {
+  static std::vector<FrozenOpener> openers;
+  return openers;
+}
+
+// An export as a registered opener reads it; else a run, opened as evaluation opens it (its EMA's
+// weights when it kept one).
+engine::FrozenModel open_model_at(const std::string& location, const std::string& which,
+                                  torch::Device device) {
+  for (const FrozenOpener& opener : frozen_openers())
+    if (std::optional<engine::FrozenModel> opened = opener(location, device)) return *opened;
+  if (!is_checkpoint_directory(location) && !std::filesystem::exists(location + "/config.yaml"))
+    throw Error(location +
+                ": neither a run folder, one of its checkpoints, nor an export (a version folder "
+                "holding model.yaml, or a model's folder of numbered versions)");
+  OpenedModel opened = open_model(location, which, device);
+  if (opened.inputs.size() != 1)
+    throw Error(location + " takes several inputs; a teacher takes the training data's one");
+  return {opened.model, opened.inputs.front().shape};
+}
+
+// The model at `location`, frozen: no gradients, eval mode.
 engine::FrozenModel open_frozen(const std::string& location, const std::string& which,
                                 const std::string& config_path, torch::Device device) {
-  OpenedModel opened;
+  engine::FrozenModel frozen;
   try {
-    opened = open_model(location, which, device);
+    frozen = open_model_at(location, which, device);
   } catch (const ConfigError&) {
     throw;
   } catch (const Error& e) {
     throw ConfigError(config_path, "", e.what());
   }
-  if (opened.inputs.size() != 1)
-    throw ConfigError(config_path, "",
-                      location + " takes several inputs; a teacher takes the training data's one");
-  for (torch::Tensor& parameter : opened.model->parameters()) parameter.set_requires_grad(false);
-  opened.model->eval();
-  return {opened.model, opened.inputs.front().shape};
+  for (torch::Tensor& parameter : frozen.model->parameters()) parameter.set_requires_grad(false);
+  frozen.model->eval();
+  return frozen;
 }
 
 // What the loop and the rest of the config must agree on: examples without labels only for a
@@ -50,6 +70,11 @@ void check_loop_fits(const engine::Loop& loop, const ExperimentConfig& config) {
 }
 
 }  // namespace
+
+bool register_frozen_opener(FrozenOpener opener) {
+  frozen_openers().push_back(std::move(opener));
+  return true;
+}
 
 std::unique_ptr<engine::Loop> build_loop(Experiment& experiment, models::Model& model,
                                          const std::vector<ModelInput>& inputs) {

@@ -1,9 +1,12 @@
 #pragma once
 // The config's `loop:` built for a run's model (engine/loop.h): what a loop needs beyond the
-// trainer's parts (a distillation's teacher, opened from its run) comes from here.
+// trainer's parts (a distillation's teacher, opened from its run or an export) comes from here.
 // Thread-safety: the training thread.
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kiln/engine/loop.h"
@@ -11,6 +14,15 @@
 #include "kiln/experiment/open_model.h"
 
 namespace kiln::experiment {
+
+/// Opens a frozen model from a kind of folder other than a run (an export's version folder),
+/// or nothing when `location` is not of its kind.
+using FrozenOpener = std::function<std::optional<engine::FrozenModel>(const std::string& location,
+                                                                      torch::Device device)>;
+/// Registered by the folder that reads that kind (export/ registers exports, which experiment/
+/// cannot include), at start-up as components are; a loop's frozen model (a distillation's
+/// teacher) is then a run, a checkpoint or any kind registered.
+bool register_frozen_opener(FrozenOpener opener);
 
 /// The loop `experiment`'s config names, attached to `model`, which takes `inputs`; its config
 /// errors name `loop` and its keys, or the key of the data or callback that does not fit it.

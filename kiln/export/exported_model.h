@@ -57,6 +57,8 @@ class ExportedModel {
 
   /// The kiln model it runs; null for a TorchScript version.
   const std::shared_ptr<models::Model>& module() const { return model_; }
+  /// The scripted module it runs; null for a kiln version.
+  const std::shared_ptr<torch::jit::Module>& scripted() const { return torchscript_; }
 
   /// The signature `name`, or null.
   const serving::Signature* signature(const std::string& name) const;

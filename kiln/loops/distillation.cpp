@@ -3,9 +3,9 @@
 //   alpha * L + (1 - alpha) * T^2 * KL(softmax(t / T) || softmax(s / T)),
 // L the config's loss of the student's logits s, t the teacher's logits, T the temperature; the
 // KL is the batch's mean over examples, and T^2 keeps its gradients' scale as T changes. The
-// teacher is a kiln run (its folder or a checkpoint) trained on examples of the same shape and
-// classes: it sees the student's batches as they are, transforms included. train/loss stays L,
-// comparable with the student trained alone; the loop logs the KL term and the blend.
+// teacher is a kiln run (its folder or a checkpoint) or an export, trained on examples of the same
+// shape and classes: it sees the student's batches as they are, transforms included. train/loss
+// stays L, comparable with the student trained alone; the loop logs the KL term and the blend.
 
 #include <fmt/format.h>
 
@@ -31,7 +31,9 @@ struct DistillationOptions {
   void describe(Schema& s) {
     // Required, but checked when the loop is built: a config without it still reads (kiln
     // model summary of an example that leaves the teacher to --set).
-    s.field("teacher", teacher, "The teacher (required): a run folder or one of its checkpoints.");
+    s.field("teacher", teacher,
+            "The teacher (required): a run folder, one of its checkpoints, or an export (a "
+            "version folder, or a model's folder: its newest version).");
     s.field("checkpoint", checkpoint,
             "The teacher run's checkpoint: best, last or a checkpoint's folder name.");
     s.field("alpha", alpha, "The weight of the data's loss; the soft targets get 1 - alpha.")

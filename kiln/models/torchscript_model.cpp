@@ -75,7 +75,10 @@ TorchScriptModel::TorchScriptModel(torch::jit::Module module, std::string file, 
   shape.insert(shape.end(), input.begin(), input.end());
   torch::Tensor example;
   try {
-    example = single_tensor(run("forward", {torch::zeros(shape)}), file_);
+    // On the module's device: a teacher's is read onto the training device.
+    std::vector<torch::Tensor> tensors = parameters();
+    torch::Device device = tensors.empty() ? torch::Device(torch::kCPU) : tensors.front().device();
+    example = single_tensor(run("forward", {torch::zeros(shape, device)}), file_);
   } catch (const ConfigError&) {
     throw;
   } catch (const std::exception& e) {

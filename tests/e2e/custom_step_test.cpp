@@ -153,6 +153,27 @@ TEST(CustomStep, ExportsTheModuleAsATorchScriptVersionThatServes) {
   EXPECT_THAT(onnx.err, HasSubstr("exported as TorchScript"));
 }
 
+// A model written in PyTorch, exported as TorchScript, teaches a student of kiln's layers.
+TEST(CustomStep, ItsTorchScriptExportTeachesAStudent) {
+  testing::TempDir dir;
+  auto run = testing::run_command(train(dir, "custom"));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto exported = testing::run_command(kiln() + " export " + testing::run_dir_of(run.out) +
+                                       " --to " + dir.file("x"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  std::string student = config("{type: distillation, teacher: " + dir.file("x/scripted") +
+                               ", alpha: 0.5, temperature: 2}");
+  student.replace(student.find("model: {"),
+                  student.find('\n', student.find("model: {")) - student.find("model: {"),
+                  "model: {type: mlp, num_classes: 3, hidden: [8]}");
+  auto distilled = testing::run_command(kiln() + " train " + dir.write("student.yaml", student) +
+                                        " --runs-root " + dir.file("students"));
+  ASSERT_EQ(distilled.exit_code, 0) << distilled.out << distilled.err;
+  std::string folder = testing::run_dir_of(distilled.out);
+  EXPECT_EQ(logged(folder, "train", "distillation/soft_loss").size(), 30u);
+  EXPECT_GT(logged(folder, "val", "accuracy").back(), 0.9);
+}
+
 // Each config fails before any training step, naming the config path and what is wrong.
 TEST(CustomStep, AModuleKilnCannotTrainFailsBeforeTraining) {
   testing::TempDir dir;

@@ -97,6 +97,26 @@ TEST_F(Loops, ADistillationTrainsTheStudentLogsItsTermsAndExports) {
   EXPECT_TRUE(fs::exists(dir.file("export/student/1/model.safetensors"))) << exported.out;
 }
 
+// The teacher run's export (its best checkpoint, as `checkpoint: best` takes from the run)
+// teaches exactly what the run does: the students' validations are the same.
+TEST_F(Loops, AnExportTeachesAsItsRunDoes) {
+  testing::TempDir from_run, from_export;
+  auto exported = testing::run_command(kiln() + " export " + *teacher_ + " --to " +
+                                       from_export.file("exports"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  auto by_run = testing::run_command(train_student(from_run));
+  ASSERT_EQ(by_run.exit_code, 0) << by_run.out << by_run.err;
+  for (const std::string& teacher :
+       {from_export.file("exports/teacher"), from_export.file("exports/teacher/1")}) {
+    testing::TempDir dir;
+    auto by_export = testing::run_command(train_student(dir, "", teacher));
+    ASSERT_EQ(by_export.exit_code, 0) << by_export.out << by_export.err;
+    EXPECT_EQ(testing::validation_rows(testing::run_dir_of(by_export.out)),
+              testing::validation_rows(testing::run_dir_of(by_run.out)))
+        << teacher;
+  }
+}
+
 TEST_F(Loops, ADistillationKilledAndResumedEndsBitwiseEqual) {
   testing::TempDir straight_dir, killed_dir;
   // Killed after the 12th line of output (about step 14 of 48, past the first checkpoint).
@@ -140,7 +160,8 @@ TEST_F(Loops, ALoopThatCannotWorkFailsBeforeTrainingNamingItsPath) {
       {"--set loop.temperature=0", "config error at loop.temperature", true},
       {"--set loop.alpha=1.5", "config error at loop.alpha", true},
       {"--set 'loop={type: gann}'", "distillation, mean_teacher, supervised", true},
-      {"--set loop.teacher=" + dir.file("nowhere"), "is not a run directory", false},
+      {"--set loop.teacher=" + dir.file("nowhere"),
+       "neither a run folder, one of its checkpoints, nor an export", false},
       {"--set model.num_classes=3", "the teacher gives [4] logits, the model [3]", false},
       {"--set data.train.features=6",
        "the teacher takes examples of shape [8], the training data's are [6]", false},
