@@ -16,6 +16,9 @@ tests/golden/custom_step/:
                 and the accuracy of a batch {input, target}
   no_step.pt    a linear model with forward alone (no training_step)
   pair.pt       a model whose forward returns a tuple (not one tensor)
+  bad_steps.pt  a linear model (5 classes) whose training_step gives what the custom loop refuses, chosen by
+                the batch's first target: 0 no loss, 1 a value of two numbers, 2 a loss without
+                gradient, 3 a value named "a b", 4 raises
   expected.json the settings and, per step, the mean cross-entropy PyTorch computed
 """
 
@@ -66,6 +69,29 @@ class Pair(torch.nn.Module):
         return y, y
 
 
+class BadSteps(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 5)  # a class for each case
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear(x)
+
+    @torch.jit.export
+    def training_step(self, batch: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+        loss = F.cross_entropy(self.forward(batch["input"]), batch["target"])
+        case = int(batch["target"][0])
+        if case == 0:
+            return {"accuracy": loss.detach()}
+        if case == 1:
+            return {"loss": loss, "pair": torch.zeros(2)}
+        if case == 2:
+            return {"loss": loss.detach()}
+        if case == 3:
+            return {"loss": loss, "a b": loss.detach()}
+        raise RuntimeError("the step gave up")
+
+
 def write_data(path):
     generator = torch.Generator().manual_seed(7)
     centres = torch.tensor([[2.0, 0.0, -1.0, 1.0], [-2.0, 1.0, 0.0, -1.0], [0.0, -2.0, 2.0, 0.0]])
@@ -111,6 +137,7 @@ def main():
     torch.jit.save(torch.jit.script(step), os.path.join(HERE, "step.pt"))
     torch.jit.save(torch.jit.script(torch.nn.Linear(4, 3)), os.path.join(HERE, "no_step.pt"))
     torch.jit.save(torch.jit.script(Pair()), os.path.join(HERE, "pair.pt"))
+    torch.jit.save(torch.jit.script(BadSteps()), os.path.join(HERE, "bad_steps.pt"))
     features, labels = read_data(os.path.join(HERE, "data.csv"))
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
