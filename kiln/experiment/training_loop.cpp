@@ -76,6 +76,14 @@ bool register_frozen_opener(FrozenOpener opener) {
   return true;
 }
 
+LoopCarry loop_carry(const engine::Loop& loop) { return {loop.type, loop.state(), loop.tensors()}; }
+
+void take_up(engine::Loop& loop, const std::optional<LoopCarry>& carried) {
+  if (!carried || carried->type != loop.type) return;
+  loop.load_state(carried->state, "the stage before");
+  if (!carried->tensors.empty()) loop.load_tensors(carried->tensors);
+}
+
 std::unique_ptr<engine::Loop> build_loop(Experiment& experiment, models::Model& model,
                                          const std::vector<ModelInput>& inputs) {
   const ComponentSpec& spec = experiment.config().loop;

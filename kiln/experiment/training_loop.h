@@ -24,6 +24,18 @@ using FrozenOpener = std::function<std::optional<engine::FrozenModel>(const std:
 /// teacher) is then a run, a checkpoint or any kind registered.
 bool register_frozen_opener(FrozenOpener opener);
 
+/// What a loop kept when its stage ended, for the next stage's loop to take up: a mean
+/// teacher's average and its count of updates go on across the stages of a run.
+struct LoopCarry {
+  std::string type;
+  Json state;
+  engine::NamedTensors tensors;
+};
+LoopCarry loop_carry(const engine::Loop& loop);
+/// `loop` takes up what the stage before left when it is of the same type (else it starts
+/// afresh, as each stage's optimizer does).
+void take_up(engine::Loop& loop, const std::optional<LoopCarry>& carried);
+
 /// The loop `experiment`'s config names, attached to `model`, which takes `inputs`; its config
 /// errors name `loop` and its keys, or the key of the data or callback that does not fit it.
 std::unique_ptr<engine::Loop> build_loop(Experiment& experiment, models::Model& model,

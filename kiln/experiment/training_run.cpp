@@ -8,7 +8,6 @@
 #include "kiln/core/text_file.h"
 #include "kiln/engine/checkpoint.h"
 #include "kiln/engine/runtime.h"
-#include "kiln/engine/train_state.h"
 #include "kiln/engine/trainer.h"
 #include "kiln/experiment/channels_last_choice.h"
 #include "kiln/experiment/experiment.h"
@@ -19,6 +18,7 @@
 #include "kiln/experiment/run_folder.h"
 #include "kiln/experiment/tensorboard_callbacks.h"
 #include "kiln/experiment/tensorboard_graph.h"
+#include "kiln/experiment/training_loop.h"
 #include "kiln/experiment/training_session.h"
 #include "kiln/experiment/trial_reporter.h"
 #include "kiln/models/summary.h"
@@ -29,21 +29,6 @@ namespace kiln::experiment {
 using Stages = std::vector<Stage>;  // a run's, in order
 
 namespace {
-
-int64_t parameter_count(const torch::nn::Module& model) {
-  int64_t count = 0;
-  for (const auto& p : model.parameters()) count += p.numel();
-  return count;
-}
-
-// "421,834 parameters", with the frozen share when train.freeze stopped some.
-std::string parameters_text(const torch::nn::Module& model) {
-  int64_t frozen = 0;
-  for (const auto& p : model.parameters())
-    if (!p.requires_grad()) frozen += p.numel();
-  std::string text = models::with_thousands(parameter_count(model)) + " parameters";
-  return frozen ? text + " (" + models::with_thousands(frozen) + " frozen)" : text;
-}
 
 Json summary_json(const engine::TrainResult& result) {
   Json summary = Json::object();
@@ -143,6 +128,7 @@ struct StageLoop {
     engine::TrainResult result;
     data::LoaderPosition ended;
     int64_t per_epoch = 0;
+    std::optional<LoopCarry> carried;  // the stage before's loop
     for (size_t i = first; i < stages.size(); ++i) {
       std::unique_ptr<StageSession> stage = open_stage(session, stages[i]);
       if (i == first) describe(*stage);
@@ -168,8 +154,10 @@ struct StageLoop {
         stage->train.seek(
             next_position(ended, per_epoch, stages[i - 1].config.data, stages[i].config.data));
         trainer.continue_from(result);
+        take_up(*stage->loop, carried);
       }
       result = trainer.fit();
+      carried = loop_carry(*stage->loop);
       if (!result.checkpoint.empty()) console.line("checkpoint: " + result.checkpoint);
       record.stage_ended(stages[i], mark, result);
       run.write_record(record);
@@ -232,7 +220,7 @@ struct StageLoop {
 
   void describe(StageSession& stage) {
     console.line(fmt::format("model: {}; {} training examples, {} steps per epoch; {}",
-                             parameters_text(*session.model), stage.train.dataset().size(),
+                             models::parameters_text(*session.model), stage.train.dataset().size(),
                              stage.train.batches_per_epoch(), session.experiment.device().str()));
     if (!session.init_report.empty() && request.resume_dir.empty())
       console.line(session.init_report);
@@ -296,8 +284,7 @@ ColumnFitting column_fitting(const run::RunDirectory& run, bool resuming,
 TrainOutcome check_dry_run(const Stages& stages, const engine::Runtime& runtime, std::FILE* out) {
   RunSession session(stages.front().config, runtime.device);
   check_stages(session, stages);
-  std::fprintf(out, "config ok: model has %lld parameters\n",
-               static_cast<long long>(parameter_count(*session.model)));
+  std::fprintf(out, "config ok: model has %s\n", models::parameters_text(*session.model).c_str());
   return {};
 }
 

@@ -84,6 +84,16 @@ ModelSummary summarize(Model& model, const Shape& input) {
   return summary;
 }
 
+std::string parameters_text(const torch::nn::Module& model) {
+  int64_t count = 0, frozen = 0;
+  for (const auto& p : model.parameters()) {
+    count += p.numel();
+    if (!p.requires_grad()) frozen += p.numel();
+  }
+  std::string text = with_thousands(count) + " parameters";
+  return frozen ? text + " (" + with_thousands(frozen) + " frozen)" : text;
+}
+
 std::string with_thousands(int64_t value) {
   std::string digits = std::to_string(value < 0 ? -value : value);
   for (int i = int(digits.size()) - 3; i > 0; i -= 3) digits.insert(size_t(i), ",");

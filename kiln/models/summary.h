@@ -36,6 +36,8 @@ std::string format_summary(const ModelSummary& summary, int max_depth = -1);
 
 /// "1,234,567".
 std::string with_thousands(int64_t value);
+/// "421,834 parameters", with the frozen share when train.freeze stopped some.
+std::string parameters_text(const torch::nn::Module& model);
 
 /// A row's first two cells, as the summary and `kiln bench` print them: its path indented by its
 /// depth ("(model)" for the model), and its output shapes ("-" when it was not called).
