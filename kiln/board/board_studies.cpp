@@ -18,8 +18,13 @@ bool log_scaled(const Json& spec) {
   return spec.value("type", Json()) == "loguniform" || spec.value("log", Json()) == true;
 }
 
+// How long a request waits for a study another process is writing: a study keeps its writes
+// short, and a lock held longer (an open sqlite3 shell) would hold every worker of the board
+// for the tuner's 60 s.
+constexpr double kStudyBusySeconds = 2;
+
 Json study_json(const fs::path& folder, const fs::path& base) {
-  tune::Study study = tune::Study::open((folder / "study.db").string());
+  tune::Study study = tune::Study::open((folder / "study.db").string(), kStudyBusySeconds);
   tune::StudyInfo info = study.info();
   Json parameters = Json::array();
   const Json& tune = info.config.contains("tune") ? info.config["tune"] : Json();

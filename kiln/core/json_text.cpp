@@ -161,6 +161,28 @@ size_t json_depth_exceeded_at(const std::string& text, size_t max_depth) {
   return std::string::npos;
 }
 
+size_t json_values_exceeded_at(const std::string& text, size_t max_values) {
+  // Every value and key but the first follows a bracket, comma or colon: fewer bytes than the
+  // limit hold fewer values.
+  if (text.size() <= max_values) return std::string::npos;
+  size_t values = 1;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{' || c == ',' || c == ':') {
+      if (++values > max_values) return i;
+    }
+  }
+  return std::string::npos;
+}
+
 namespace {
 
 // nlohmann's messages open with its own id ("[json.exception.parse_error.101] "), which tells the
@@ -175,7 +197,7 @@ std::string without_library_id(const char* what) {
 
 }  // namespace
 
-Json parse_json_text(const std::string& text, size_t max_depth) {
+Json parse_json_text(const std::string& text, size_t max_depth, size_t max_values) {
   // nlohmann's lexer takes a NUL byte for the end of the input and would accept what follows it
   // unread; JSON text holds no NUL anywhere (in a string it is written \u0000).
   if (size_t nul = text.find('\0'); nul != std::string::npos)
@@ -187,6 +209,11 @@ Json parse_json_text(const std::string& text, size_t max_depth) {
     throw JsonTextError(fmt::format("nested more than {} levels deep at {} (byte {})", max_depth,
                                     line_and_column(text, deep), deep),
                         static_cast<int64_t>(deep));
+  size_t many = json_values_exceeded_at(text, max_values);
+  if (many != std::string::npos)
+    throw JsonTextError(fmt::format("more than {} values and keys by {} (byte {})", max_values,
+                                    line_and_column(text, many), many),
+                        static_cast<int64_t>(many));
   try {
     return parse_refusing_repeated_keys(text, max_depth, false);
   } catch (const Json::parse_error& e) {
@@ -216,10 +243,10 @@ std::string dump_json(const Json& value, int indent) {
   return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-Json read_json_file(const std::string& path) {
+Json read_json_file(const std::string& path, size_t max_values) {
   std::string text = read_text_file(path);
   try {
-    return parse_json_text(text);
+    return parse_json_text(text, kMaxJsonDepth, max_values);
   } catch (const JsonTextError& e) {
     throw DataError(path, -1, e.byte(), e.what());
   }

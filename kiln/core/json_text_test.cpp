@@ -59,6 +59,28 @@ TEST(JsonText, ObjectsCountAsArraysDo) {
   EXPECT_EQ(error_of(deep.substr(5, deep.size() - 6)), "no error");
 }
 
+// 100 MB of `"",` once became 3.6 GB of tree: a text of more values and keys than the limit is
+// refused by a scan, before anything is built; separators inside strings do not count.
+TEST(JsonText, MoreValuesAndKeysThanTheLimitAreRefusedNamingWhere) {
+  // The array counts as a value: [1,2,3] holds four.
+  EXPECT_EQ(json_values_exceeded_at("[1,2,3]", 4), std::string::npos);
+  EXPECT_EQ(json_values_exceeded_at("[1,2,3]", 3), 4u);
+  EXPECT_EQ(json_values_exceeded_at("{\"a\":1,\"b\":2}", 5), std::string::npos);
+  EXPECT_EQ(json_values_exceeded_at("{\"a\":1,\"b\":2}", 4), 10u);
+  EXPECT_EQ(json_values_exceeded_at("[\"a,b:c[d{\\\",\"]", 2), std::string::npos);
+  std::string strings = "[" + std::string(40, ' ');
+  for (int i = 0; i < 20; ++i) strings += "\"\",";
+  strings += "\"\"]";
+  try {
+    parse_json_text(strings, kMaxJsonDepth, 10);
+    ADD_FAILURE() << "20 values past a limit of 10 were taken";
+  } catch (const JsonTextError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("more than 10 values and keys by line 1, column"));
+    EXPECT_EQ(e.byte(), 67);
+  }
+  EXPECT_EQ(parse_json_text(strings, kMaxJsonDepth, 22).size(), 21u);
+}
+
 TEST(JsonText, SyntaxErrorsAndHugeNumbersGiveTheParsersMessageAndOffset) {
   try {
     parse_json_text("[1, 2,");

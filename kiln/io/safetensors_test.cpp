@@ -200,6 +200,20 @@ TEST(SafeTensorsParser, RejectsInconsistentHeaders) {
   }
 }
 
+// A header of 99 MB of empty objects, under the header's length limit, once took 3.1 GB: a
+// header of more values and keys than a million is refused before it is built.
+TEST(SafeTensors, AHeaderOfMoreValuesThanAnyFileHoldsIsRefusedUnbuilt) {
+  std::string many = "{\"__metadata__\":{},\"x\":[";
+  for (int i = 0; i < (1 << 20); ++i) many += "{},";
+  many += "{}]}";
+  try {
+    parse_safetensors(with_header(many, ""), "big.safetensors");
+    ADD_FAILURE() << "taken";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the header is not JSON: more than 1048576 values and keys"));
+  }
+}
+
 // Fuzzing found this (tests/fuzz/regressions/fuzz_safetensors): a number too large for a double
 // in the header escaped as nlohmann's out_of_range.
 TEST(SafeTensors, AnOverflowingNumberInTheHeaderIsADataError) {

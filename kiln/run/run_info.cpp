@@ -32,13 +32,30 @@ namespace fs = std::filesystem;
 // whole, so listing stays fast however long runs trained.
 constexpr int64_t kMetricsTail = 64 * 1024;
 
-void flatten(const Json& node, const std::string& path, std::map<std::string, Json>& out) {
+// What a run's settings may take as dotted paths: a resolved config has some hundreds, of tens
+// of bytes each. Each leaf holds its whole path, so 62 levels of 1,000-byte keys over 20,000
+// leaves (a 1.5 MB file) once took 1.4 GB to list.
+constexpr size_t kMaxSettings = 20000;
+constexpr size_t kMaxSettingPathBytes = size_t{2} << 20;
+
+struct SettingsBudget {
+  size_t settings = 0, path_bytes = 0;
+  bool exceeded() const { return settings > kMaxSettings || path_bytes > kMaxSettingPathBytes; }
+};
+
+// false when the budget ran out (`out` is then incomplete).
+bool flatten(const Json& node, const std::string& path, std::map<std::string, Json>& out,
+             SettingsBudget& budget) {
   if (node.is_object() && !node.empty()) {
     for (const auto& [key, child] : node.items())
-      flatten(child, path.empty() ? key : path + "." + key, out);
+      if (!flatten(child, path.empty() ? key : path + "." + key, out, budget)) return false;
   } else if (!path.empty()) {
+    budget.settings += 1;
+    budget.path_bytes += path.size();
+    if (budget.exceeded()) return false;
     out[path] = node;
   }
+  return true;
 }
 
 // The JSON object in the run's file `name`; nothing, with the problem noted, when the file is
@@ -188,7 +205,14 @@ void read_config(RunInfo& run) {
     if (!config.is_object()) return;
     if (config.contains("name") && config["name"].is_string())
       run.name = config["name"].get<std::string>();
-    flatten(config, "", run.hparams);
+    SettingsBudget budget;
+    if (!flatten(config, "", run.hparams, budget)) {
+      run.hparams.clear();
+      run.problems.push_back(
+          fmt::format("config.yaml has more than {} settings, or names them in more than {} MiB "
+                      "of dotted paths: its settings are not listed",
+                      kMaxSettings, kMaxSettingPathBytes >> 20));
+    }
   } catch (const Error& e) {
     run.problems.push_back(e.what());  // names config.yaml and the line
   }

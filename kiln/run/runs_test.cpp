@@ -131,6 +131,27 @@ TEST_F(RunsTree, ADamagedRunIsListedWithItsProblemsNamingTheFiles) {
   EXPECT_THAT(table, HasSubstr("(!) " + damaged_ + ": run.json is not a JSON object"));
 }
 
+// A config.yaml of deeply nested long keys (1,000 bytes a key, 40 levels, 2,000 leaves: 80 MB
+// of dotted paths from a 0.1 MB file) once took gigabytes to list: its settings are left out
+// and the run listed with the problem.
+TEST_F(RunsTree, AConfigOfTooManyOrTooLongSettingsIsAProblemNotAListing) {
+  std::string key(1000, 'k');
+  std::string yaml = std::string(kConfigStart) + "optimizer: {type: sgd}\n";
+  std::string indent;
+  for (int level = 0; level < 40; ++level) {
+    yaml += indent + key + std::to_string(level) + ":\n";
+    indent += " ";
+  }
+  for (int leaf = 0; leaf < 2000; ++leaf) yaml += indent + "v" + std::to_string(leaf) + ": 1\n";
+  write(finished_ + "/config.yaml", yaml);
+  RunInfo run = read_run(finished_);
+  EXPECT_TRUE(run.hparams.empty());
+  ASSERT_FALSE(run.problems.empty());
+  EXPECT_THAT(run.problems.back(), HasSubstr("config.yaml has more than 20000 settings"));
+  EXPECT_EQ(run.name, "fashion");
+  EXPECT_EQ(read_run(running_).hparams.at("optimizer.lr"), Json(0.01)) << "the others as ever";
+}
+
 // Hand-edited run files of the wrong types once ended `kiln runs` (exit 3) and dropped the good
 // runs from the board: now each is a problem of its run, and the others are listed as ever.
 TEST_F(RunsTree, RunFilesOfTheWrongTypesAreProblemsOfTheirRunOnly) {

@@ -84,6 +84,10 @@ sqlite3* open_database(const std::string& path, int flags, double busy_seconds);
 // used: SQLite keeps whatever a hand edit stored (text in a REAL column reads as 0 otherwise, and
 // a made-up trial number indexes past the trials). A problem is a DataError naming the file, the
 // table and the row.
+/// The most values and keys a JSON column may hold: a 50 MB config of empty objects once took
+/// the board 2 GB on every request for the studies.
+constexpr size_t kMaxRowJsonValues = size_t{1} << 20;
+
 class CheckedRow {
  public:
   /// `rowid_column`: where the query selected the row's rowid, which names the row in messages.
@@ -119,9 +123,11 @@ class CheckedRow {
       fail(fmt::format("{} holds a NUL byte at {}", name(column), text.find('\0')));
     return text;
   }
+  /// A column of JSON kiln wrote: a study's config (which, like any config, holds no more than
+  /// some hundreds of thousands of values) or a trial's values.
   Json json(int column) const {
     try {
-      return parse_json_text(text(column));
+      return parse_json_text(text(column), kMaxJsonDepth, kMaxRowJsonValues);
     } catch (const JsonTextError& e) {
       fail(fmt::format("{} is not JSON: {}", name(column), e.what()));
     }

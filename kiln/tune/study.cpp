@@ -160,6 +160,14 @@ Study Study::open(const std::string& path, double busy_seconds) {
   } catch (const DataError&) {
     throw;  // a damaged row, named with the file already
   } catch (const Error& e) {
+    // Locked by another process's write (an open sqlite3 shell) for longer than busy_seconds:
+    // the file is a study all the same.
+    int code = sqlite3_errcode(study.db_.get());
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+      throw Error(
+          fmt::format("{} is busy: another process has held a write lock on it for "
+                      "more than {} s (an open sqlite3 shell, say); try again",
+                      path, busy_seconds));
     throw Error(
         fmt::format("{} is not a kiln study database kiln can read ({}); it was left as "
                     "it is",

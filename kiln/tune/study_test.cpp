@@ -12,6 +12,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/text_file.h"
+#include "kiln/tune/sqlite_rows.h"
 #include "tests/support/temp_dir.h"
 
 namespace kiln::tune {
@@ -19,6 +20,7 @@ namespace study_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 SearchSpace space() {
   return SearchSpace::read(
@@ -278,6 +280,43 @@ TEST(Study, AChangeWhileAnotherProcessWritesWaitsThenFailsNamingTheFile) {
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(other);
   EXPECT_EQ(study.start_trial(space(), {{"o", 0}}, "t"), 0);
+}
+
+// The board once waited 60 s for each study another process held locked, every worker of it
+// held so, and then called the study "not a kiln study database".
+TEST(Study, AStudyLockedLongerThanTheWaitIsBusyNotDamaged) {
+  testing::TempDir dir;
+  std::string path = dir.file("study.db");
+  Study::create(path, info(), space());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  // As an open sqlite3 shell in the middle of a change: no reader gets in.
+  ASSERT_EQ(
+      sqlite3_exec(other, "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  EXPECT_THAT(error_of([&] { Study::open(path, 0.05); }),
+              AllOf(HasSubstr(path + " is busy: another process has held a write lock on it"),
+                    Not(HasSubstr("not a kiln study"))));
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_TRUE(Study::open(path, 0.05).trials().empty());
+}
+
+// A config of 50 MB of empty objects once cost the board 2 GB on every request.
+TEST(Study, AJsonColumnOfMoreValuesThanAnyConfigHoldsIsRefusedUnbuilt) {
+  testing::TempDir dir;
+  std::string path = two_trials(dir, "study.db");
+  std::string many = "[";
+  for (size_t i = 0; i < kMaxRowJsonValues; ++i) many += "{},";
+  many += "{}]";
+  Json config = info().config;
+  config["padding"] = "PLACE";
+  std::string text = config.dump();
+  text.replace(text.find("\"PLACE\""), 7, many);
+  edit(path, "UPDATE study SET config = '" + text + "'");
+  EXPECT_THAT(error_of([&] { Study::open(path); }),
+              AllOf(HasSubstr("table study, rowid 1: column config is not JSON: more than 1048576 "
+                              "values and keys")));
 }
 
 TEST(Study, NeverCreatesOverAStudyAndReportsWhatIsNoStudy) {
