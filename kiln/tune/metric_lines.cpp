@@ -35,6 +35,8 @@ double value_of(const std::string& name, const std::string& text) {
 }
 
 void add_value(MetricReport& report, const std::string& name, double value) {
+  if (report.values.size() == kMaxReportValues)
+    throw Error(fmt::format("more than {} values in one report", kMaxReportValues));
   if (!report.values.emplace(name, value).second)
     throw Error(fmt::format("{} is given twice", name));
 }
@@ -72,6 +74,8 @@ MetricReport parse_metric_record(const Json& record) {
   if (!record.is_object())
     throw Error("expected an object of values, e.g. {\"loss\": 0.25, \"step\": 3}, got " +
                 show_value(record));
+  if (record.size() > kMaxReportValues + 1)  // the values and a step
+    throw Error(fmt::format("more than {} values in one report", kMaxReportValues));
   MetricReport report;
   for (const auto& [name, value] : record.items()) {
     if (name == "step") {
