@@ -158,7 +158,9 @@ bool reap(Keeper& keeper) {
   }
 }
 
-// SIGKILL for every descendant until none is left (those it leaves come to the keeper).
+// SIGKILL for every descendant until none is left (those it leaves come to the keeper). Every
+// child that has ended is reaped before the next look at /proc: one look per child reaped made
+// 5,000 leftover processes take 100 s to end.
 void kill_all(Keeper& keeper) {
   while (true) {
     signal_descendants(SIGKILL);
@@ -167,6 +169,7 @@ void kill_all(Keeper& keeper) {
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) return;
     note_end(keeper, pid, status);
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) note_end(keeper, pid, status);
   }
 }
 

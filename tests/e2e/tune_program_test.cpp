@@ -196,6 +196,25 @@ TEST_F(TuneProgram, ATrialThatIgnoresSigtermAndWhatItLeavesAreKilledAfterKillAft
   EXPECT_TRUE(ended(std::stoi(read_text_file(left)))) << "nothing of a trial outlives the study";
 }
 
+// A trial that left 4,000 processes ignoring SIGTERM held its study a minute past kill_after:
+// the keeper looked at /proc once per process it reaped. Now it reaps all that have ended
+// between looks: about 5 s on 2 cores, most of it the program starting them.
+TEST_F(TuneProgram, ThousandsOfProcessesATrialLeavesAreKilledInSeconds) {
+  std::string file =
+      dir_.write("study.yaml",
+                 "name: program\ntune:\n"
+                 "  command: [sh, -c, 'for i in $(seq 4000); do (trap \"\" TERM; exec sleep 600) > "
+                 "/dev/null & done; echo \"kiln-metric loss=0.5\"']\n"
+                 "  metric: loss\n  mode: min\n  trials: 1\n  kill_after: 1 s\n"
+                 "  space: {x: {type: uniform, low: 0, high: 1}}\n");
+  auto start = std::chrono::steady_clock::now();
+  auto ran = tune(file, "--study many");
+  ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_THAT(ran.out, HasSubstr("left processes that did not end within tune.kill_after"));
+  EXPECT_EQ(trials_of("many").at(0).value, 0.5);
+}
+
 // After kill -9 of the study, a process the program had started in a session of its own lived on
 // (only the program was told, by PR_SET_PDEATHSIG). The trial's keeper now tells both, and kills
 // both once tune.kill_after has passed: they ignore SIGTERM.
