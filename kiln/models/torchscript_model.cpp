@@ -38,10 +38,10 @@ void mirror(const torch::jit::Module& scripted, torch::nn::Module& into, int dep
 // The one tensor a trained model's forward returns; anything else is the module's mistake.
 torch::Tensor single_tensor(const c10::IValue& result, const std::string& file) {
   if (!result.isTensor())
-    throw ConfigError("file", "",
-                      fmt::format("{}: forward returns {}; a model kiln trains returns one tensor "
-                                  "(its main output)",
-                                  file, result.type()->str()));
+    throw Error(
+        fmt::format("{}: forward returns {}; a model kiln trains returns one tensor (its "
+                    "main output)",
+                    file, result.type()->str()));
   return result.toTensor();
 }
 
@@ -79,8 +79,8 @@ TorchScriptModel::TorchScriptModel(torch::jit::Module module, std::string file, 
     std::vector<torch::Tensor> tensors = parameters();
     torch::Device device = tensors.empty() ? torch::Device(torch::kCPU) : tensors.front().device();
     example = single_tensor(run("forward", {torch::zeros(shape, device)}), file_);
-  } catch (const ConfigError&) {
-    throw;
+  } catch (const Error& e) {  // what the module gives: a config error where it is named
+    throw ConfigError("file", "", e.what());
   } catch (const std::exception& e) {
     throw ConfigError("file", "",
                       fmt::format("{}: forward fails on a batch of examples of shape {}: {}", file_,
