@@ -138,10 +138,12 @@ Json parse_refusing_repeated_keys(const std::string& text, size_t max_depth, boo
 
 }  // namespace
 
-size_t json_depth_exceeded_at(const std::string& text, size_t max_depth) {
-  // Deep text needs at least max_depth + 1 bytes of brackets: most bodies skip the scan.
-  if (text.size() <= max_depth) return std::string::npos;
-  size_t depth = 0;
+namespace {
+
+// The first byte at which `stop(c)` is true of a character outside JSON strings (brackets and
+// separators inside a string are text), or std::string::npos.
+template <class Stop>
+size_t first_outside_strings(const std::string& text, Stop stop) {
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -152,13 +154,24 @@ size_t json_depth_exceeded_at(const std::string& text, size_t max_depth) {
         in_string = false;
     } else if (c == '"') {
       in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+    } else if (stop(c)) {
+      return i;
     }
   }
   return std::string::npos;
+}
+
+}  // namespace
+
+size_t json_depth_exceeded_at(const std::string& text, size_t max_depth) {
+  // Deep text needs at least max_depth + 1 bytes of brackets: most bodies skip the scan.
+  if (text.size() <= max_depth) return std::string::npos;
+  size_t depth = 0;
+  return first_outside_strings(text, [&](char c) {
+    if (c == '[' || c == '{') return ++depth > max_depth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    return false;
+  });
 }
 
 size_t json_values_exceeded_at(const std::string& text, size_t max_values) {
@@ -166,21 +179,9 @@ size_t json_values_exceeded_at(const std::string& text, size_t max_values) {
   // limit hold fewer values.
   if (text.size() <= max_values) return std::string::npos;
   size_t values = 1;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{' || c == ',' || c == ':') {
-      if (++values > max_values) return i;
-    }
-  }
-  return std::string::npos;
+  return first_outside_strings(text, [&](char c) {
+    return (c == '[' || c == '{' || c == ',' || c == ':') && ++values > max_values;
+  });
 }
 
 namespace {
