@@ -12,6 +12,8 @@ namespace kiln::io {
 namespace {
 
 constexpr uint64_t kMaxHeaderSize = 100'000'000;
+// A tensor takes a few values (dtype, shape, offsets): a million is 100,000 tensors and more,
+// where 99 MB of empty objects under the header's length limit took 3.1 GB.
 constexpr size_t kMaxHeaderValues = size_t{1} << 20;
 
 struct Fail {
@@ -121,8 +123,6 @@ SafeTensorsFile parse_safetensors(std::string bytes, const std::string& name) {
   if (!valid_utf8(header)) fail(8, "the header is not valid UTF-8");
   Json json;
   try {
-    // A tensor takes a few values (dtype, shape, offsets): a million is 100,000 tensors and
-    // more, where 99 MB of empty objects under the header's limit took 3.1 GB.
     json = parse_json_text(header, kMaxJsonDepth, kMaxHeaderValues);
   } catch (const JsonTextError& e) {
     fail(8 + std::max<int64_t>(e.byte(), 0), std::string("the header is not JSON: ") + e.what());

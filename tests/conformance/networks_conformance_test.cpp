@@ -60,6 +60,11 @@ const std::map<std::string, NetworkExample>& examples() {
        {"{type: vgg, depth: 11, batchnorm: true, hidden: 32, pool: 1}", {3, 32, 32}, {"logits"}}},
       {"wide_deep",
        {"{type: wide_deep, num_classes: 2, hidden: [4, 3]}", {{6}, wide_and_deep()}, {"logits"}}},
+      {"torchscript",
+       {std::string("{type: torchscript, output: logits, file: ") + KILN_GOLDEN_DIR +
+            "/custom_step/step.pt}",
+        {4},
+        {"logits"}}},
       {"wide_resnet",
        {"{type: wide_resnet, depth: 10, widen: 1, dropout: 0.3}", {3, 8, 8}, {"logits"}}},
   };
