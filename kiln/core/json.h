@@ -1,6 +1,7 @@
 #pragma once
 // The in-memory form of every config: an insertion-ordered JSON tree, so dumps keep the order the
-// user (or the options struct) wrote keys in.
+// user (or the options struct) wrote keys in. JSON text from outside is read through
+// core/json_text.h, which bounds its depth and its count of values before building the tree.
 
 #include <nlohmann/json.hpp>
 
