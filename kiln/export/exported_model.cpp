@@ -19,6 +19,7 @@
 #include "kiln/export/version_inputs.h"
 #include "kiln/models/allocation_limit.h"
 #include "kiln/models/torchscript_file.h"
+#include "kiln/serving/version_folders.h"
 #include "kiln/tabular/feature_columns.h"
 
 namespace kiln::exports {
@@ -152,6 +153,13 @@ std::shared_ptr<models::Model> build_described(const ComponentSpec& network,
 
 bool ExportedModel::is_version(const std::string& directory) {
   return fs::exists(directory + "/model.yaml");
+}
+
+std::string ExportedModel::version_folder(const std::string& location) {
+  if (is_version(location)) return location;
+  if (fs::exists(location + "/config.yaml")) return "";  // a run folder
+  std::vector<int64_t> versions = serving::list_versions(location);
+  return versions.empty() ? "" : fmt::format("{}/{}", location, versions.back());
 }
 
 std::shared_ptr<ExportedModel> ExportedModel::load(const std::string& directory,

@@ -32,6 +32,9 @@ class ExportedModel {
  public:
   /// Whether `directory` holds a version (its model.yaml); this file is model.yaml's one reader.
   static bool is_version(const std::string& directory);
+  /// The version folder `location` names: itself, or a model folder's newest version; "" when it
+  /// names neither (a run folder, say).
+  static std::string version_folder(const std::string& location);
   /// Loads `directory`; a DataError naming the file at fault when model.yaml is missing or
   /// invalid or the weights are missing, truncated or do not fit the model.
   static std::shared_ptr<ExportedModel> load(const std::string& directory, torch::Device device);

@@ -4,29 +4,16 @@
 // include export/. The export's own transforms are not applied: the teacher sees the student's
 // batches as they are, as a teacher run does.
 
-#include <fmt/format.h>
-
-#include <filesystem>
-
 #include "kiln/experiment/training_loop.h"
 #include "kiln/export/exported_model.h"
 #include "kiln/models/torchscript_model.h"
-#include "kiln/serving/version_folders.h"
 
 namespace kiln::exports {
 namespace {
 
-// The version folder `location` names, or "" when it names no export.
-std::string teacher_version_folder(const std::string& location) {
-  if (ExportedModel::is_version(location)) return location;
-  if (std::filesystem::exists(location + "/config.yaml")) return "";  // a run folder
-  std::vector<int64_t> versions = serving::list_versions(location);
-  return versions.empty() ? "" : fmt::format("{}/{}", location, versions.back());
-}
-
 std::optional<engine::FrozenModel> open_exported_teacher(const std::string& location,
                                                          torch::Device device) {
-  std::string version = teacher_version_folder(location);
+  std::string version = ExportedModel::version_folder(location);
   if (version.empty()) return std::nullopt;
   std::shared_ptr<ExportedModel> loaded = ExportedModel::load(version, device);
   if (loaded->inputs().size() != 1)

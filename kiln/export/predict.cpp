@@ -27,11 +27,8 @@ namespace {
 // The model a source names: a version folder, a model folder's newest version, or a run (or one
 // of its checkpoints) exported in memory.
 std::shared_ptr<ExportedModel> open_source(const PredictOptions& options) {
-  if (ExportedModel::is_version(options.source))
-    return ExportedModel::load(options.source, torch::kCPU);
-  std::vector<int64_t> versions = serving::list_versions(options.source);
-  if (!versions.empty() && !fs::exists(options.source + "/config.yaml"))
-    return ExportedModel::load(fmt::format("{}/{}", options.source, versions.back()), torch::kCPU);
+  std::string version = ExportedModel::version_folder(options.source);
+  if (!version.empty()) return ExportedModel::load(version, torch::kCPU);
   return ExportedModel::from_checkpoint(options.source, options.checkpoint, torch::kCPU);
 }
 
